@@ -1,0 +1,3 @@
+from papertrack.cli import main
+
+main()

@@ -1,0 +1,40 @@
+"""Errors papertrack raises for people to read.
+
+Every message is written as ``<what happened>. <how to fix it>`` so that the CLI
+can print it after ``Error: `` unchanged.
+"""
+
+from __future__ import annotations
+
+
+class PapertrackError(Exception):
+    """Base class of every error papertrack reports without a traceback."""
+
+    #: Exit code the CLI uses: 1 for runtime errors, 2 for bad usage.
+    exit_code = 1
+
+
+class UsageError(PapertrackError):
+    """The user asked for something malformed (a date, a query, an option)."""
+
+    exit_code = 2
+
+
+class FeedError(PapertrackError):
+    """A feed could not be read or parsed."""
+
+
+class StoreError(PapertrackError):
+    """The store could not be read, written or locked."""
+
+
+class UnknownTopicError(UsageError):
+    """No topic has the given name or slug."""
+
+
+class QuerySyntaxError(UsageError):
+    """A topic query does not parse; ``column`` is 1-based."""
+
+    def __init__(self, message: str, column: int) -> None:
+        super().__init__(message)
+        self.column = column

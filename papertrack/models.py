@@ -1,0 +1,234 @@
+"""The data papertrack works with: frozen dataclasses plus their JSON forms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _from_iso(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One arXiv article (or one entry of a non-arXiv feed), keyed by ``arxiv_id``.
+
+    ``arxiv_id`` is versionless (``2508.13167``, ``hep-th/9901001``); entries of
+    other feeds keep their guid or link there. ``author_affiliations`` runs
+    parallel to ``authors`` (empty when the feed names none). All datetimes are
+    timezone-aware UTC.
+    """
+
+    arxiv_id: str
+    title: str
+    version: int | None = None
+    abstract: str = ""
+    authors: tuple[str, ...] = ()
+    author_affiliations: tuple[tuple[str, ...], ...] = ()
+    primary_category: str | None = None
+    categories: tuple[str, ...] = ()
+    published: datetime | None = None
+    updated: datetime | None = None
+    announced: datetime | None = None
+    announce_type: str | None = None
+    doi: str | None = None
+    journal_ref: str | None = None
+    comment: str | None = None
+    url: str | None = None
+    pdf_url: str | None = None
+    license: str | None = None
+    tags: tuple[str, ...] = ()
+    #: True when ``primary_category`` is only the feed's first category (listing feeds).
+    primary_guessed: bool = False
+    #: Which format the record came from: api, listing, legacy-rss, kaggle, oai, feed.
+    source: str = ""
+
+    @property
+    def paper_date(self) -> datetime | None:
+        """First-version date; the announcement date until a better one is known."""
+        return self.published or self.announced
+
+    @property
+    def affiliations(self) -> list[str]:
+        """Distinct affiliations in author order."""
+        seen: dict[str, None] = {}
+        for names in self.author_affiliations:
+            for name in names:
+                seen.setdefault(name, None)
+        return list(seen)
+
+    def with_tags(self, tags: tuple[str, ...]) -> Paper:
+        return replace(self, tags=tags)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON schema of PRODUCT.md (plus a few documented extras)."""
+        return {
+            "arxiv_id": self.arxiv_id,
+            "version": self.version,
+            "title": self.title,
+            "abstract": self.abstract,
+            "authors": list(self.authors),
+            "affiliations": self.affiliations,
+            "author_affiliations": [list(a) for a in self.author_affiliations],
+            "primary_category": self.primary_category,
+            "categories": list(self.categories),
+            "published": _iso(self.published),
+            "updated": _iso(self.updated),
+            "announced": _iso(self.announced),
+            "announce_type": self.announce_type,
+            "paper_date": _iso(self.paper_date),
+            "doi": self.doi,
+            "journal_ref": self.journal_ref,
+            "comment": self.comment,
+            "url": self.url,
+            "pdf_url": self.pdf_url,
+            "license": self.license,
+            "tags": list(self.tags),
+        }
+
+    def to_record(self) -> dict[str, Any]:
+        """The form kept in the store: the JSON schema plus provenance fields."""
+        record = self.to_dict()
+        del record["affiliations"]  # derived from author_affiliations
+        record["primary_guessed"] = self.primary_guessed
+        record["source"] = self.source
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Paper:
+        return cls(
+            arxiv_id=record["arxiv_id"],
+            title=record.get("title") or "",
+            version=record.get("version"),
+            abstract=record.get("abstract") or "",
+            authors=tuple(record.get("authors") or ()),
+            author_affiliations=tuple(tuple(a) for a in record.get("author_affiliations") or ()),
+            primary_category=record.get("primary_category"),
+            categories=tuple(record.get("categories") or ()),
+            published=_from_iso(record.get("published")),
+            updated=_from_iso(record.get("updated")),
+            announced=_from_iso(record.get("announced")),
+            announce_type=record.get("announce_type"),
+            doi=record.get("doi"),
+            journal_ref=record.get("journal_ref"),
+            comment=record.get("comment"),
+            url=record.get("url"),
+            pdf_url=record.get("pdf_url"),
+            license=record.get("license"),
+            tags=tuple(record.get("tags") or ()),
+            primary_guessed=bool(record.get("primary_guessed")),
+            source=record.get("source") or "",
+        )
+
+
+@dataclass(slots=True)
+class SourceReport:
+    """What ingesting one source did. ``error`` is set when the source failed or was cut off."""
+
+    source: str
+    kind: str = ""
+    papers: int = 0
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class UpsertResult:
+    """Counts of one store write."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def add(self, other: UpsertResult) -> None:
+        self.new += other.new
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What ``papertrack ingest`` did, source by source."""
+
+    sources: list[SourceReport] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[SourceReport]:
+        return [s for s in self.sources if s.error]
+
+    def totals(self) -> UpsertResult:
+        total = UpsertResult()
+        for s in self.sources:
+            total.add(UpsertResult(s.new, s.updated, s.unchanged))
+        return total
+
+
+_FILLABLE = (
+    "abstract",
+    "doi",
+    "journal_ref",
+    "comment",
+    "url",
+    "pdf_url",
+    "license",
+    "announce_type",
+    "updated",
+)
+
+
+def merge_papers(stored: Paper | None, incoming: Paper) -> Paper:
+    """Combine what the store holds about a paper with a newly read record.
+
+    The record with the higher version supplies the content (title, abstract,
+    authors, version, updated); an older version never overwrites a newer one.
+    Either side fills fields the other lacks, so an API page adds the
+    submission date, the real primary category and affiliations to a paper first
+    seen in a listing feed. Tags are left to the caller.
+    """
+    if stored is None:
+        return incoming
+    if (incoming.version or 0) > (stored.version or 0):
+        base, other = incoming, stored
+    else:
+        base, other = stored, incoming
+    changes: dict[str, Any] = {}
+    for name in _FILLABLE:
+        if not getattr(base, name) and getattr(other, name):
+            changes[name] = getattr(other, name)
+    if not base.title and other.title:
+        changes["title"] = other.title
+    if not base.authors and other.authors:
+        changes["authors"] = other.authors
+    if not base.categories and other.categories:
+        changes["categories"] = other.categories
+    # The v1 date is the same in every version; keep whichever side knows it.
+    if base.published is None and other.published is not None:
+        changes["published"] = other.published
+    # The first announcement is the one that dates the paper.
+    announced = [d for d in (base.announced, other.announced) if d is not None]
+    if announced and min(announced) != base.announced:
+        changes["announced"] = min(announced)
+    if (base.primary_guessed or not base.primary_category) and other.primary_category and (
+        not other.primary_guessed or not base.primary_category
+    ):
+        changes["primary_category"] = other.primary_category
+        changes["primary_guessed"] = other.primary_guessed
+    authors = changes.get("authors", base.authors)
+    if not any(base.author_affiliations) and any(other.author_affiliations):
+        if len(other.author_affiliations) == len(authors):
+            changes["author_affiliations"] = other.author_affiliations
+    return replace(base, **changes) if changes else base
