@@ -1,0 +1,673 @@
+"""The paper store: TinyDB files partitioned by ISO week, written atomically.
+
+Layout of a store directory (see STORE_MEASUREMENTS.md for the figures behind it)::
+
+    papers/2026-07-27.json   one TinyDB database per ISO week (Monday, UTC) of the paper date
+    papers/undated.json      entries of non-arXiv feeds that carry no date at all
+    ids/2508.json            arxiv_id -> week, sharded by the id's YYMM, so an update finds its paper
+    index.json               per-topic weekly counts ('*' counts every paper) + the catalog's fingerprints
+    .lock                    writers take it; readers never wait
+    .dirty                   present while a write is in flight: the next writer rebuilds what it derives
+
+A single TinyDB file is parse-bound (1.2 s per cold query at 100k papers, 15 s at
+1M) and rewrites itself in place, which corrupted it in 10 of 10 kills. Here a
+query reads the small index plus the newest week files only, and every file is
+replaced atomically (temp file, fsync, ``os.replace``), so a kill leaves either
+the old or the new file, never a mix.
+
+This is the only module that imports tinydb.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tinydb import Query, TinyDB
+from tinydb.middlewares import CachingMiddleware
+from tinydb.storages import Storage
+from tinydb.table import Document
+
+from papertrack.errors import StoreError
+from papertrack.models import Paper, UpsertResult, merge_papers
+
+if TYPE_CHECKING:
+    from papertrack.topics import Catalog
+
+SCHEMA = 1
+UNDATED = "undated"
+ALL = "*"
+PAPERS_TABLE = "papers"
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _fsync_dir(path: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform (Windows).
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise StoreError(
+            f"could not write {path}: {exc.strerror or exc}. "
+            "Check that the disk has space and the directory is writable"
+        ) from exc
+    _fsync_dir(path.parent)
+
+
+def read_json(path: Path) -> Any:
+    """Read one store file; a damaged file is a StoreError naming it."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"could not read {path}: {exc.strerror or exc}. Check its permissions") from exc
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise StoreError(
+            f"store file {path} is damaged ({exc}). "
+            "Restore it from a backup or remove it and re-ingest its papers"
+        ) from exc
+
+
+def _dumps(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class AtomicJSONStorage(Storage):
+    """TinyDB storage that replaces its file atomically instead of rewriting it in place.
+
+    TinyDB's own JSONStorage truncates and rewrites the file, so a kill during a
+    write leaves it unreadable or silently cut (STORE_MEASUREMENTS.md §4).
+    """
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+
+    def read(self) -> dict[str, dict[str, Any]] | None:
+        data = read_json(self.path)
+        if data is not None and not isinstance(data, dict):
+            raise StoreError(
+                f"store file {self.path} is not a TinyDB database. "
+                "Remove it and re-ingest its papers"
+            )
+        return data
+
+    def write(self, data: dict[str, dict[str, Any]]) -> None:
+        if self.read_only:
+            raise StoreError(f"{self.path} was opened read-only. This is a bug in papertrack")
+        write_atomic(self.path, _dumps(data))
+
+    def close(self) -> None:
+        pass
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def week_of(moment: datetime | None) -> str:
+    """The partition key: the Monday (UTC) of the ISO week of ``moment``, or 'undated'."""
+    if moment is None:
+        return UNDATED
+    day = moment.astimezone(UTC).date()
+    return (day - timedelta(days=day.weekday())).isoformat()
+
+
+def week_start(key: str) -> date | None:
+    return None if key == UNDATED else date.fromisoformat(key)
+
+
+def id_shard(arxiv_id: str) -> str:
+    """A safe file name for the id map shard holding ``arxiv_id``.
+
+    New-style ids shard by their YYMM, old-style ones by archive-independent YYMM;
+    anything else (guids of other feeds) by a hash, so an id never becomes a path.
+    """
+    if len(arxiv_id) >= 9 and arxiv_id[:4].isdigit() and arxiv_id[4] == ".":
+        return arxiv_id[:4]
+    head, sep, tail = arxiv_id.partition("/")
+    if sep and len(tail) >= 4 and tail[:4].isdigit() and head.replace("-", "").isalpha():
+        return "o" + tail[:4]
+    return "x" + hashlib.sha1(arxiv_id.encode("utf-8")).hexdigest()[:2]
+
+
+def _week_sort_key(key: str) -> str:
+    # Undated entries sort after every dated week, i.e. last when newest-first.
+    return "0000" if key == UNDATED else key
+
+
+def _recency(paper: Paper) -> tuple[int, str]:
+    updated = paper.updated.isoformat() if paper.updated else ""
+    return (paper.version or 0, updated)
+
+
+def _paper_sort_key(paper: Paper) -> tuple[str, str]:
+    moment = paper.paper_date
+    return (moment.isoformat() if moment else "", paper.arxiv_id)
+
+
+# --------------------------------------------------------------------------- lock
+
+
+class _Lock:
+    """An exclusive lock on ``.lock`` shared by every papertrack process on the machine."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._handle: Any = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+b")  # noqa: SIM115 - kept open while locked
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                _try_lock(handle)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    handle.close()
+                    raise StoreError(
+                        f"another papertrack process has held the store lock {self.path} "
+                        f"for over {self.timeout:g} s. Wait for it to finish, or raise "
+                        "PAPERTRACK_LOCK_TIMEOUT"
+                    ) from None
+                time.sleep(0.05)
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            _unlock(self._handle)
+            self._handle.close()
+            self._handle = None
+
+
+def _try_lock(handle: Any) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            raise BlockingIOError from None
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _unlock(handle: Any) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        with contextlib.suppress(OSError):
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+# --------------------------------------------------------------------------- index
+
+
+@dataclass
+class Index:
+    """Derived data kept beside the partitions: weekly counts per topic and catalog fingerprints."""
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_tinydb(cls, data: dict[str, Any] | None) -> Index:
+        index = cls()
+        if not data:
+            return index
+        for doc in (data.get("counts") or {}).values():
+            index.counts[doc["t"]] = {k: int(v) for k, v in doc["weeks"].items()}
+        for doc in (data.get("meta") or {}).values():
+            if doc.get("schema", SCHEMA) > SCHEMA:
+                raise StoreError(
+                    "the store was written by a newer papertrack. Upgrade papertrack to read it"
+                )
+            index.fingerprints = dict(doc.get("topics") or {})
+        return index
+
+    def to_tinydb(self) -> dict[str, Any]:
+        counts = {
+            str(n): {"t": topic, "weeks": dict(sorted((k, v) for k, v in weeks.items() if v))}
+            for n, (topic, weeks) in enumerate(sorted(self.counts.items()), start=1)
+        }
+        meta = {"1": {"schema": SCHEMA, "topics": dict(sorted(self.fingerprints.items()))}}
+        return {"counts": counts, "meta": meta}
+
+    def bump(self, paper: Paper, delta: int) -> None:
+        week = week_of(paper.paper_date)
+        for topic in (ALL, *paper.tags):
+            weeks = self.counts.setdefault(topic, {})
+            weeks[week] = weeks.get(week, 0) + delta
+
+    def total(self, topic: str) -> int:
+        return sum(self.counts.get(topic, {}).values())
+
+
+# --------------------------------------------------------------------------- store
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    path: Path
+    papers: int
+    partitions: int
+    first_week: str | None
+    last_week: str | None
+    size_bytes: int
+
+
+class Store:
+    """A papertrack store directory. Reads never lock; writes go through :meth:`writer`."""
+
+    def __init__(self, path: Path, lock_timeout: float = 60.0) -> None:
+        self.path = Path(path)
+        self.lock_timeout = lock_timeout
+        if self.path.exists() and not self.path.is_dir():
+            raise StoreError(
+                f"{self.path} is a file, not a papertrack store directory. "
+                "Point --db or PAPERTRACK_DB at a directory"
+            )
+
+    # paths
+    @property
+    def index_path(self) -> Path:
+        return self.path / "index.json"
+
+    def partition_path(self, week: str) -> Path:
+        return self.path / "papers" / f"{week}.json"
+
+    def shard_path(self, shard: str) -> Path:
+        return self.path / "ids" / f"{shard}.json"
+
+    def exists(self) -> bool:
+        return self.index_path.exists()
+
+    # reads
+    def index(self) -> Index:
+        return Index.from_tinydb(AtomicJSONStorage(self.index_path, read_only=True).read())
+
+    def read_partition(self, week: str) -> list[Paper]:
+        path = self.partition_path(week)
+        if not path.exists():
+            return []
+        db = TinyDB(path, storage=AtomicJSONStorage, read_only=True)
+        try:
+            return [Paper.from_record(doc) for doc in db.table(PAPERS_TABLE, cache_size=0).all()]
+        finally:
+            db.close()
+
+    def _search_partition(self, week: str, topic: str | None) -> list[Paper]:
+        path = self.partition_path(week)
+        if not path.exists():
+            return []
+        db = TinyDB(path, storage=AtomicJSONStorage, read_only=True)
+        try:
+            table = db.table(PAPERS_TABLE, cache_size=0)
+            docs = table.all() if topic is None else table.search(Query().tags.any([topic]))
+            return [Paper.from_record(doc) for doc in docs]
+        finally:
+            db.close()
+
+    def weeks(self) -> list[str]:
+        """Every partition key on disk, newest first."""
+        folder = self.path / "papers"
+        if not folder.is_dir():
+            return []
+        keys = [p.stem for p in folder.glob("*.json") if not p.name.startswith(".")]
+        return sorted(keys, key=_week_sort_key, reverse=True)
+
+    def latest(
+        self,
+        topic: str | None = None,
+        *,
+        limit: int | None = 20,
+        since: datetime | None = None,
+        keep: Callable[[Paper], bool] | None = None,
+    ) -> list[Paper]:
+        """Papers of ``topic`` (every paper when None), newest paper date first.
+
+        Only the weeks the index says hold the topic are opened, newest first, and
+        reading stops once ``limit`` papers are in hand: every older week holds only
+        older papers, so the answer is already complete.
+        """
+        counts = self.index().counts.get(topic or ALL, {})
+        weeks = sorted((w for w, n in counts.items() if n > 0), key=_week_sort_key, reverse=True)
+        since_week = week_of(since) if since else None
+        found: list[Paper] = []
+        for week in weeks:
+            if since_week is not None and (week == UNDATED or week < since_week):
+                break
+            for paper in self._search_partition(week, topic):
+                if since is not None and (paper.paper_date is None or paper.paper_date < since):
+                    continue
+                if keep is not None and not keep(paper):
+                    continue
+                found.append(paper)
+            if limit is not None and len(found) >= limit:
+                break
+        found.sort(key=_paper_sort_key, reverse=True)
+        return found if limit is None else found[:limit]
+
+    def count(self, topic: str | None = None) -> int:
+        return self.index().total(topic or ALL)
+
+    def info(self) -> StoreInfo:
+        weeks = self.weeks()
+        dated = [w for w in weeks if w != UNDATED]
+        size = sum(p.stat().st_size for p in self.path.rglob("*.json")) if self.path.is_dir() else 0
+        return StoreInfo(
+            path=self.path,
+            papers=self.count(),
+            partitions=len(weeks),
+            first_week=dated[-1] if dated else None,
+            last_week=dated[0] if dated else None,
+            size_bytes=size,
+        )
+
+    def tags_current(self, catalog: Catalog) -> bool:
+        """Whether stored tags were computed with this catalog's definitions."""
+        return not self.exists() or self.index().fingerprints == catalog.fingerprints()
+
+    # writes
+    @contextlib.contextmanager
+    def writer(self, catalog: Catalog) -> Iterator[StoreWriter]:
+        """Hold the store lock; recover from an interrupted write and retag changed topics first."""
+        lock = _Lock(self.path / ".lock", self.lock_timeout)
+        lock.acquire()
+        try:
+            writer = StoreWriter(self, catalog)
+            writer.prepare()
+            yield writer
+        finally:
+            lock.release()
+
+
+class StoreWriter:
+    """Writes batches of papers while the store lock is held. Made by :meth:`Store.writer`."""
+
+    def __init__(self, store: Store, catalog: Catalog) -> None:
+        self.store = store
+        self.catalog = catalog
+        self.index = Index()
+
+    @property
+    def _dirty(self) -> Path:
+        return self.store.path / ".dirty"
+
+    def prepare(self) -> None:
+        for stray in self.store.path.rglob(".*.tmp"):
+            # Only writers make temp files, and we hold the lock: these are leftovers of a kill.
+            with contextlib.suppress(OSError):
+                stray.unlink()
+        if self._dirty.exists():
+            self.rebuild()
+        self.index = self.store.index()
+        wanted = self.catalog.fingerprints()
+        if self.index.fingerprints != wanted:
+            changed = {
+                slug
+                for slug in set(wanted) | set(self.index.fingerprints)
+                if wanted.get(slug) != self.index.fingerprints.get(slug)
+            }
+            self.retag(changed)
+
+    # -- batches
+    def upsert(self, papers: Iterable[Paper]) -> UpsertResult:
+        """Insert new papers, update papers with newer versions, leave the rest alone."""
+        incoming: dict[str, Paper] = {}
+        for paper in papers:
+            incoming[paper.arxiv_id] = merge_papers(incoming.get(paper.arxiv_id), paper)
+        result = UpsertResult()
+        if not incoming:
+            return result
+
+        shards = _Shards(self.store)
+        old_weeks = {pid: shards.get(pid) for pid in incoming}
+        parts = _Partitions(self.store)
+        for pid, paper in incoming.items():
+            old_week = old_weeks[pid]
+            stored = parts.get(old_week, pid) if old_week is not None else None
+            merged = merge_papers(stored, paper)
+            merged = merged.with_tags(self.catalog.tag(merged))
+            if stored is None:
+                result.new += 1
+            elif stored.to_record() == merged.to_record():
+                result.unchanged += 1
+                continue
+            else:
+                result.updated += 1
+                self.index.bump(stored, -1)
+                parts.remove(old_week or UNDATED, pid)
+            new_week = week_of(merged.paper_date)
+            parts.put(new_week, merged)
+            shards.set(pid, new_week)
+            self.index.bump(merged, +1)
+
+        if parts.changed or shards.changed:
+            self._commit(parts, shards)
+        return result
+
+    def _commit(self, parts: _Partitions, shards: _Shards) -> None:
+        # Order: mark dirty, partitions (the truth), id shards and index (derived), unmark.
+        # A kill anywhere leaves whole files; the marker makes the next writer rebuild
+        # the derived files from the partitions.
+        write_atomic(self._dirty, b"1")
+        parts.flush()
+        shards.flush()
+        self._write_index()
+        with contextlib.suppress(OSError):
+            self._dirty.unlink()
+
+    def _write_index(self) -> None:
+        self.index.fingerprints = self.catalog.fingerprints()
+        write_atomic(self.store.index_path, _dumps(self.index.to_tinydb()))
+
+    # -- maintenance
+    def retag(self, changed: set[str]) -> int:
+        """Recompute the tags of ``changed`` topics on every stored paper; returns papers touched."""
+        from papertrack.topics import PaperText
+
+        topics = [t for t in self.catalog.topics if t.slug in changed]
+        order = {t.slug: n for n, t in enumerate(self.catalog.topics)}
+        touched = 0
+        if self.store.weeks():
+            write_atomic(self._dirty, b"1")
+        for week in self.store.weeks():
+            parts = _Partitions(self.store)
+            for paper in parts.load(week):
+                text = PaperText.of(paper)
+                kept = [t for t in paper.tags if t not in changed and t in order]
+                kept += [t.slug for t in topics if t.matches(text)]
+                tags = tuple(sorted(kept, key=order.__getitem__))
+                if tags != paper.tags:
+                    parts.replace(week, paper.with_tags(tags))
+                    touched += 1
+            parts.flush()
+        self.index = self._recount()
+        self._write_index()
+        with contextlib.suppress(OSError):
+            self._dirty.unlink()
+        return touched
+
+    def _recount(self) -> Index:
+        index = Index()
+        for week in self.store.weeks():
+            for paper in self.store.read_partition(week):
+                index.bump(paper, +1)
+        return index
+
+    def rebuild(self) -> None:
+        """Rebuild the id map and the index from the partitions after an interrupted write.
+
+        A paper found in two partitions (a kill between writing its new week and
+        removing it from the old one) keeps its newest copy.
+        """
+        best: dict[str, tuple[str, Paper]] = {}
+        duplicates: list[tuple[str, str]] = []
+        for week in self.store.weeks():
+            for paper in self.store.read_partition(week):
+                seen = best.get(paper.arxiv_id)
+                if seen is None:
+                    best[paper.arxiv_id] = (week, paper)
+                    continue
+                keep_new = _recency(paper) > _recency(seen[1])
+                loser = seen[0] if keep_new else week
+                duplicates.append((loser, paper.arxiv_id))
+                if keep_new:
+                    best[paper.arxiv_id] = (week, paper)
+        parts = _Partitions(self.store)
+        for week, pid in duplicates:
+            parts.load(week)
+            parts.remove(week, pid)
+        parts.flush()
+
+        shard_maps: dict[str, dict[str, str]] = defaultdict(dict)
+        index = Index()
+        for pid, (week, paper) in best.items():
+            shard_maps[id_shard(pid)][pid] = week
+            index.bump(paper, +1)
+        folder = self.store.path / "ids"
+        on_disk = {p.stem for p in folder.glob("*.json")} if folder.is_dir() else set()
+        for shard in on_disk - set(shard_maps):
+            self.store.shard_path(shard).unlink()
+        for shard, mapping in shard_maps.items():
+            write_atomic(self.store.shard_path(shard), _dumps({"ids": {"1": mapping}}))
+        try:
+            index.fingerprints = self.store.index().fingerprints
+        except StoreError:
+            index.fingerprints = {}  # a damaged index only costs a full retag
+        self.index = index
+        write_atomic(self.store.index_path, _dumps(self.index.to_tinydb()))
+        with contextlib.suppress(OSError):
+            self._dirty.unlink()
+
+
+class _Shards:
+    """The id -> week map, loaded shard by shard as ids need it."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.maps: dict[str, dict[str, str]] = {}
+        self.changed: set[str] = set()
+
+    def _map(self, shard: str) -> dict[str, str]:
+        if shard not in self.maps:
+            data = AtomicJSONStorage(self.store.shard_path(shard)).read() or {}
+            self.maps[shard] = dict((data.get("ids") or {}).get("1") or {})
+        return self.maps[shard]
+
+    def get(self, arxiv_id: str) -> str | None:
+        return self._map(id_shard(arxiv_id)).get(arxiv_id)
+
+    def set(self, arxiv_id: str, week: str) -> None:
+        shard = id_shard(arxiv_id)
+        mapping = self._map(shard)
+        if mapping.get(arxiv_id) != week:
+            mapping[arxiv_id] = week
+            self.changed.add(shard)
+
+    def flush(self) -> None:
+        for shard in sorted(self.changed):
+            write_atomic(self.store.shard_path(shard), _dumps({"ids": {"1": self.maps[shard]}}))
+        self.changed.clear()
+
+
+class _Partitions:
+    """Week partitions opened for writing: one read and one atomic write per touched file."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.dbs: dict[str, TinyDB] = {}
+        self.docs: dict[str, dict[str, Document]] = {}
+        self.removed: dict[str, set[int]] = defaultdict(set)
+        self.added: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        self.changed: set[str] = set()
+
+    def load(self, week: str) -> list[Paper]:
+        if week not in self.dbs:
+            path = self.store.partition_path(week)
+            db = TinyDB(path, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[arg-type]
+            table = db.table(PAPERS_TABLE, cache_size=0)
+            self.dbs[week] = db
+            self.docs[week] = {doc["arxiv_id"]: doc for doc in table.all()}
+        return [Paper.from_record(doc) for doc in self.docs[week].values()]
+
+    def get(self, week: str, arxiv_id: str) -> Paper | None:
+        self.load(week)
+        record = self.added[week].get(arxiv_id)
+        if record is not None:
+            return Paper.from_record(record)
+        doc = self.docs[week].get(arxiv_id)
+        return Paper.from_record(doc) if doc is not None else None
+
+    def remove(self, week: str, arxiv_id: str) -> None:
+        self.load(week)
+        self.added[week].pop(arxiv_id, None)
+        doc = self.docs[week].pop(arxiv_id, None)
+        if doc is not None:
+            self.removed[week].add(doc.doc_id)
+        self.changed.add(week)
+
+    def put(self, week: str, paper: Paper) -> None:
+        self.load(week)
+        if paper.arxiv_id in self.docs[week]:
+            self.remove(week, paper.arxiv_id)
+        self.added[week][paper.arxiv_id] = paper.to_record()
+        self.changed.add(week)
+
+    replace = put
+
+    def flush(self) -> None:
+        for week in sorted(self.changed):
+            db = self.dbs[week]
+            table = db.table(PAPERS_TABLE, cache_size=0)
+            if self.removed[week]:
+                table.remove(doc_ids=sorted(self.removed[week]))
+            if self.added[week]:
+                table.insert_multiple(list(self.added[week].values()))
+            if len(table) == 0:
+                db.storage.cache = None  # type: ignore[attr-defined]  # nothing to flush
+                with contextlib.suppress(FileNotFoundError):
+                    self.store.partition_path(week).unlink()
+                continue
+            db.close()  # CachingMiddleware: exactly one atomic write of the whole week
+        self.changed.clear()

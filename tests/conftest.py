@@ -1,0 +1,28 @@
+"""Shared fixtures: every test gets its own data home; nothing touches the real one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "papertrack-home"
+    monkeypatch.setenv("PAPERTRACK_HOME", str(home))
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.delenv("PAPERTRACK_DB", raising=False)
+    monkeypatch.delenv("PAPERTRACK_LOCK_TIMEOUT", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+    yield home
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    return DATA

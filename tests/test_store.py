@@ -1,0 +1,340 @@
+"""The partitioned TinyDB store: identity, versions, partitions, index, atomic writes, lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from papertrack.errors import StoreError
+from papertrack.models import Paper
+from papertrack.store import ALL, AtomicJSONStorage, Store, id_shard, week_of
+from papertrack.topics import Catalog
+
+TOPICS = """
+[[topic]]
+name = "Agents"
+query = 'agent OR agents'
+
+[[topic]]
+name = "Vision"
+query = 'image OR vision'
+"""
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Catalog:
+    path = tmp_path / "topics.toml"
+    path.write_text(TOPICS, encoding="utf-8")
+    return Catalog.load(path)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "store")
+
+
+def day(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def paper(pid: str, when: str | None, version: int = 1, title: str = "An agent", **kw: object) -> Paper:
+    return Paper(
+        arxiv_id=pid,
+        title=title,
+        version=version,
+        abstract=kw.pop("abstract", "Abstract."),  # type: ignore[arg-type]
+        published=day(when) if when else None,
+        updated=day(when) if when else None,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def stored_ids(store: Store) -> list[str]:
+    return sorted(p.arxiv_id for w in store.weeks() for p in store.read_partition(w))
+
+
+def recount(store: Store) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for week in store.weeks():
+        for p in store.read_partition(week):
+            for topic in (ALL, *p.tags):
+                counts.setdefault(topic, {}).setdefault(week, 0)
+                counts[topic][week] += 1
+    return counts
+
+
+def test_week_of_is_the_monday_of_the_iso_week_in_utc() -> None:
+    assert week_of(day("2026-08-06")) == "2026-08-03"  # a Thursday
+    assert week_of(day("2026-08-03")) == "2026-08-03"  # Monday itself
+    assert week_of(day("2026-08-09T23:59:59")) == "2026-08-03"  # Sunday night
+    late_sunday_in_new_york = datetime.fromisoformat("2026-08-09T21:00:00-04:00")
+    assert week_of(late_sunday_in_new_york) == "2026-08-10"  # already Monday in UTC
+    assert week_of(None) == "undated"
+
+
+@pytest.mark.parametrize(
+    "pid", ["../../etc/passwd", "/abs/path", "a/../../b", "x" * 500, "..", "C:\\evil", "2508.1316/../x"]
+)
+def test_id_shard_never_makes_a_path(pid: str) -> None:
+    shard = id_shard(pid)
+    assert "/" not in shard and "\\" not in shard and ".." not in shard
+    assert len(shard) <= 5
+
+
+def test_id_shards_by_month() -> None:
+    assert id_shard("2508.13167") == "2508"
+    assert id_shard("hep-th/9901001") == "o9901"
+
+
+def test_new_unchanged_updated(store: Store, catalog: Catalog) -> None:
+    with store.writer(catalog) as w:
+        first = w.upsert([paper("2508.00001", "2025-08-04"), paper("2508.00002", "2025-08-12")])
+        again = w.upsert([paper("2508.00001", "2025-08-04"), paper("2508.00002", "2025-08-12")])
+    assert (first.new, first.updated, first.unchanged) == (2, 0, 0)
+    assert (again.new, again.updated, again.unchanged) == (0, 0, 2)
+    assert store.count() == 2
+    assert store.count("agents") == 2
+    assert sorted(store.weeks()) == ["2025-08-04", "2025-08-11"]
+
+
+def test_newer_version_updates_and_older_never_overwrites(store: Store, catalog: Catalog) -> None:
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00001", "2025-08-04", version=1, title="An agent")])
+        v3 = paper("2508.00001", "2025-08-04", version=3, title="A vision model", abstract="New.")
+        res = w.upsert([v3])
+        assert (res.new, res.updated) == (0, 1)
+        res = w.upsert([paper("2508.00001", "2025-08-04", version=2, title="Old title")])
+        assert res.unchanged == 1
+    [stored] = store.latest(None)
+    assert (stored.version, stored.title, stored.abstract) == (3, "A vision model", "New.")
+    # tags follow the new title, and so do the counts
+    assert stored.tags == ("vision",)
+    assert store.count("agents") == 0 and store.count("vision") == 1
+
+
+def test_listing_paper_moves_week_when_its_submission_date_arrives(store: Store, catalog: Catalog) -> None:
+    listed = Paper(
+        arxiv_id="2508.00009",
+        title="An agent",
+        version=1,
+        announced=day("2025-08-20"),
+        primary_category="cs.AI",
+        categories=("cs.AI", "cs.CL"),
+        primary_guessed=True,
+        source="listing",
+    )
+    from_api = Paper(
+        arxiv_id="2508.00009",
+        title="An agent",
+        version=1,
+        published=day("2025-08-14"),
+        updated=day("2025-08-14"),
+        primary_category="cs.CL",
+        categories=("cs.CL", "cs.AI"),
+        author_affiliations=(("MIT",),),
+        authors=("A. Author",),
+        source="api",
+    )
+    with store.writer(catalog) as w:
+        w.upsert([listed])
+        assert store.weeks() == ["2025-08-18"]
+        res = w.upsert([from_api])
+    assert res.updated == 1
+    assert store.weeks() == ["2025-08-11"]
+    [p] = store.latest("agents")
+    assert p.published == day("2025-08-14") and p.announced == day("2025-08-20")
+    assert p.primary_category == "cs.CL" and not p.primary_guessed
+    assert p.affiliations == ["MIT"]
+    assert store.index().counts == recount(store)
+
+
+def test_duplicates_inside_one_batch_keep_the_newest(store: Store, catalog: Catalog) -> None:
+    with store.writer(catalog) as w:
+        res = w.upsert(
+            [
+                paper("2508.00001", "2025-08-04", version=2, title="Second"),
+                paper("2508.00001", "2025-08-04", version=1, title="First"),
+            ]
+        )
+    assert res.new == 1
+    [p] = store.latest(None)
+    assert (p.version, p.title) == (2, "Second")
+
+
+def test_latest_is_newest_first_and_reads_only_what_it_needs(store: Store, catalog: Catalog) -> None:
+    papers = [paper(f"2508.{n:05d}", f"2025-08-{n:02d}") for n in range(1, 29)]
+    with store.writer(catalog) as w:
+        w.upsert(papers)
+    got = store.latest("agents", limit=5)
+    assert [p.arxiv_id for p in got] == [f"2508.{n:05d}" for n in (28, 27, 26, 25, 24)]
+    opened: list[str] = []
+    original = store._search_partition
+
+    def spy(week: str, topic: str | None) -> list[Paper]:
+        opened.append(week)
+        return original(week, topic)
+
+    store._search_partition = spy  # type: ignore[method-assign]
+    store.latest("agents", limit=3)
+    assert opened == ["2025-08-25"]  # the newest week holds 4 papers: enough
+    since = store.latest("agents", limit=None, since=day("2025-08-20"))
+    assert [p.paper_date for p in since] == sorted((p.paper_date for p in since), reverse=True)
+    assert len(since) == 9
+    assert store.latest("vision") == []
+
+
+def test_undated_entries_are_kept_and_sorted_last(store: Store, catalog: Catalog) -> None:
+    with store.writer(catalog) as w:
+        w.upsert([paper("https://blog.example/post-1", None), paper("2508.00001", "2025-08-04")])
+    got = store.latest("agents")
+    assert [p.arxiv_id for p in got] == ["2508.00001", "https://blog.example/post-1"]
+    assert "undated" in store.weeks()
+
+
+def test_catalog_change_retags_only_changed_topics(store: Store, catalog: Catalog, tmp_path: Path) -> None:
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00001", "2025-08-04", title="An agent for image editing")])
+    assert store.latest(None)[0].tags == ("agents", "vision")
+    changed = tmp_path / "changed.toml"
+    changed.write_text(TOPICS.replace("image OR vision", "editing"), encoding="utf-8")
+    new_catalog = Catalog.load(changed)
+    assert not store.tags_current(new_catalog)
+    with store.writer(new_catalog) as w:
+        pass
+    assert store.tags_current(new_catalog)
+    assert store.latest(None)[0].tags == ("agents", "vision")
+    gone = tmp_path / "gone.toml"
+    gone.write_text(TOPICS.replace("image OR vision", "telescope"), encoding="utf-8")
+    with store.writer(Catalog.load(gone)):
+        pass
+    assert store.latest(None)[0].tags == ("agents",)
+    assert store.count("vision") == 0
+
+
+def test_atomic_storage_keeps_the_old_file_when_a_write_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "part.json"
+    storage = AtomicJSONStorage(target)
+    storage.write({"papers": {"1": {"arxiv_id": "old"}}})
+
+    def broken_replace(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(StoreError, match="No space left on device"):
+        storage.write({"papers": {"1": {"arxiv_id": "new"}}})
+    monkeypatch.undo()
+    assert json.loads(target.read_text())["papers"]["1"]["arxiv_id"] == "old"
+    assert list(tmp_path.glob(".*.tmp")) == []
+
+
+def test_damaged_partition_is_reported_by_name(store: Store, catalog: Catalog) -> None:
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00001", "2025-08-04")])
+    part = store.partition_path("2025-08-04")
+    part.write_text(part.read_text()[:40], encoding="utf-8")
+    with pytest.raises(StoreError, match="2025-08-04.json is damaged"):
+        store.latest("agents")
+
+
+def test_interrupted_write_is_recovered_by_the_next_writer(store: Store, catalog: Catalog) -> None:
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00001", "2025-08-04"), paper("2508.00002", "2025-08-12")])
+    # What a kill between the partitions and the index leaves behind: a stale index,
+    # a stray temp file, a copy of a paper in its old week, and the marker.
+    store.index_path.unlink()
+    (store.path / "papers" / ".2025-08-04.json.999.tmp").write_text("{garbage")
+    old = store.partition_path("2025-08-04")
+    data = json.loads(old.read_text())
+    stale = dict(data["papers"]["1"], arxiv_id="2508.00002", version=0, title="stale copy")
+    data["papers"]["2"] = stale
+    old.write_text(json.dumps(data))
+    (store.path / ".dirty").write_text("1")
+    with store.writer(catalog):
+        pass
+    assert stored_ids(store) == ["2508.00001", "2508.00002"]
+    assert store.index().counts == recount(store)
+    assert not (store.path / ".dirty").exists()
+    assert list(store.path.rglob("*.tmp")) == []
+    assert store.latest(None)[0].title == "An agent"
+
+
+def test_second_writer_waits_for_the_lock_then_gives_up(tmp_path: Path, catalog: Catalog) -> None:
+    holder = Store(tmp_path / "store")
+    waiter = Store(tmp_path / "store", lock_timeout=0.3)
+    with holder.writer(catalog):
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="lock"), waiter.writer(catalog):
+            pass
+        assert time.monotonic() - started >= 0.3
+    with waiter.writer(catalog) as w:  # free again
+        assert w.upsert([paper("2508.00001", "2025-08-04")]).new == 1
+
+
+def test_store_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "papers.json"
+    f.write_text("{}")
+    with pytest.raises(StoreError, match="not a papertrack store directory"):
+        Store(f)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from datetime import UTC, datetime, timedelta
+    from pathlib import Path
+    from papertrack.models import Paper
+    from papertrack.store import Store
+    from papertrack.topics import Catalog
+
+    store = Store(Path(sys.argv[1]))
+    catalog = Catalog.load(Path(sys.argv[2]))
+    start = datetime(2025, 1, 6, tzinfo=UTC)
+    with store.writer(catalog) as w:
+        for batch in range(1000):
+            papers = [
+                Paper(arxiv_id=f"2501.{batch * 50 + n:05d}", title="An agent" if n % 2 else "Vision",
+                      version=1, abstract="x" * 800,
+                      published=start + timedelta(days=(batch * 50 + n) % 120))
+                for n in range(50)
+            ]
+            w.upsert(papers)
+            print(batch, flush=True)
+    """
+)
+
+
+def test_kill_during_writes_loses_nothing_committed(tmp_path: Path, catalog: Catalog) -> None:
+    """SIGKILL a writer at several moments; the store always opens whole and consistent."""
+    topics = tmp_path / "topics.toml"
+    topics.write_text(TOPICS, encoding="utf-8")
+    root = tmp_path / "store"
+    for delay in (0.35, 0.6, 0.9, 1.3):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(root), str(topics)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        out, _ = proc.communicate()
+        committed = {int(line) for line in out.split()}
+        store = Store(root)
+        with store.writer(catalog):  # recovery, as the next run would do
+            pass
+        ids = stored_ids(store)
+        assert len(ids) == len(set(ids)), "a paper is stored twice"
+        for batch in committed:
+            assert f"2501.{batch * 50:05d}" in ids
+        assert store.index().counts == recount(store)
+        assert store.count() == len(ids)
