@@ -1,0 +1,101 @@
+"""Benchmarks for papertrack's store: cold `latest` time as the store grows.
+
+Builds synthetic stores (see bench/synth.py) of growing size under bench/out/,
+then times `papertrack latest TOPIC` in fresh processes (cold: a new interpreter
+each time, as cron or a shell runs it) and prints the median of several runs and
+the ratio to the smallest store. The cost of `latest` must not grow with the store.
+
+    python bench/run.py --quick          # 10k and 100k papers (a few minutes the first time)
+    python bench/run.py                  # 10k, 100k and 1M papers
+    python bench/run.py --sizes 10000 --runs 9
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from synth import synthetic_papers  # noqa: E402
+
+from papertrack.store import Store  # noqa: E402
+from papertrack.topics import Catalog  # noqa: E402
+
+OUT = HERE / "out"
+TOPIC = "llm-agent-training"
+
+
+def build(size: int, batch: int = 5000) -> tuple[Path, float]:
+    """A store of ``size`` synthetic papers; reused when already built. Returns (path, papers/s)."""
+    path = OUT / f"store-{size}"
+    done = path / ".bench-complete"
+    if done.exists():
+        return path, float(done.read_text() or 0)
+    shutil.rmtree(path, ignore_errors=True)
+    catalog = Catalog.default()
+    store = Store(path)
+    started = time.perf_counter()
+    papers = synthetic_papers(size)
+    with store.writer(catalog) as writer:
+        chunk = []
+        for paper in papers:
+            chunk.append(paper)
+            if len(chunk) >= batch:
+                writer.upsert(chunk)
+                chunk = []
+        if chunk:
+            writer.upsert(chunk)
+    rate = size / (time.perf_counter() - started)
+    done.write_text(f"{rate:.0f}")
+    return path, rate
+
+
+def cold(args: list[str], runs: int) -> float:
+    """Median wall time of ``runs`` fresh processes."""
+    env = dict(os.environ, COLUMNS="200", PAPERTRACK_HOME=str(OUT / "home"))
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="only 10k and 100k papers")
+    parser.add_argument("--sizes", type=int, nargs="*", help="store sizes to measure")
+    parser.add_argument("--runs", type=int, default=7, help="cold processes per figure (median)")
+    parser.add_argument("--topic", default=TOPIC)
+    opts = parser.parse_args()
+    sizes = opts.sizes or ([10_000, 100_000] if opts.quick else [10_000, 100_000, 1_000_000])
+
+    python = sys.executable
+    floor = cold([python, "-c", "pass"], opts.runs)
+    print(f"python -c pass: {floor:.3f} s (median of {opts.runs})")
+    rows = []
+    for size in sizes:
+        path, rate = build(size)
+        latest = cold([python, "-m", "papertrack", "--db", str(path), "latest", opts.topic], opts.runs)
+        papers = Store(path).count()
+        rows.append((size, latest))
+        print(
+            f"{size:>9,} papers: latest {opts.topic} cold {latest:.3f} s "
+            f"(median of {opts.runs}); store built at {rate:,.0f} papers/s; {papers:,} stored"
+        )
+    base = rows[0][1]
+    for size, latest in rows[1:]:
+        print(f"ratio latest {size:,} / {rows[0][0]:,}: {latest / base:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Reading the dates users type: ISO dates, anything dateutil reads, and relative forms."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+
+from papertrack.errors import UsageError
+
+_UNITS = {"d": 1, "day": 1, "w": 7, "week": 7, "m": 30, "month": 30, "y": 365, "year": 365}
+_RELATIVE = re.compile(
+    r"^(?P<n>\d+|an?|one)\s*(?P<unit>d|w|m|y|days?|weeks?|months?|years?)(?:\s+ago)?$"
+)
+ACCEPTED = (
+    "a date such as 2026-08-01 or 'Aug 1 2026', 'today', 'yesterday', "
+    "or a relative form such as '3 weeks ago', '10 days ago', '2w' or '1 month ago'"
+)
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
+    """The start (00:00 UTC) of the day ``text`` names, relative to ``now``.
+
+    Raises:
+        UsageError: ``text`` is not a date in any accepted form.
+    """
+    now = now or datetime.now(UTC)
+    today = now.astimezone(UTC).date()
+    value = " ".join(text.strip().lower().split())
+    if value in ("today", "now"):
+        return _midnight(today)
+    if value == "yesterday":
+        return _midnight(today - timedelta(days=1))
+    match = _RELATIVE.match(value)
+    if match:
+        raw = match["n"]
+        count = 1 if raw in ("a", "an", "one") else int(raw)
+        unit = match["unit"].rstrip("s") if len(match["unit"]) > 1 else match["unit"]
+        try:
+            return _midnight(today - timedelta(days=count * _UNITS[unit]))
+        except OverflowError:
+            pass
+    else:
+        from dateutil import parser
+
+        try:
+            parsed = parser.parse(text, default=datetime(today.year, 1, 1))
+        except (ValueError, OverflowError, parser.ParserError):
+            parsed = None
+        if parsed is not None:
+            if parsed.tzinfo is not None:
+                return parsed.astimezone(UTC)
+            # A bare date means that day in UTC, like every stored time.
+            return parsed.replace(tzinfo=UTC)
+    raise UsageError(f"can't read {option} {text!r} as a date. Use {ACCEPTED}")

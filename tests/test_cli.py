@@ -1,0 +1,287 @@
+"""The command line: wiring, output formats, messages and exit codes, on real recorded feeds."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from papertrack import __version__
+from papertrack.cli import app
+
+DATA = Path(__file__).parent / "data"
+LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
+TRUNCATED = DATA / "rss" / "atom-cs.AI-2025-08-20.TRUNCATED.xml"
+API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
+API_ERROR = DATA / "api-atom" / "arxiv.py-2026-recorded" / "id_abc_s0_m100_b79c8dcf6bc3.xml"
+KAGGLE = DATA / "kaggle-jsonl" / "arxiv-metadata-oai-snapshot.head200.jsonl"
+
+SCHEMA_KEYS = {
+    "arxiv_id", "version", "title", "abstract", "authors", "affiliations", "primary_category",
+    "categories", "published", "updated", "announced", "doi", "journal_ref", "comment", "url",
+    "pdf_url", "tags",
+}  # fmt: skip
+
+
+def run(*args: str, input: bytes | str | None = None) -> Result:
+    return CliRunner().invoke(app, list(args), input=input)
+
+
+def ingest(*paths: Path) -> Result:
+    result = run("ingest", *map(str, paths))
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def no_traceback(result: Result) -> None:
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"papertrack {__version__}"
+
+
+def test_ingest_is_idempotent_and_says_so() -> None:
+    first = ingest(LISTING)
+    assert "papers: 86 new, 0 updated, 0 unchanged" in first.stderr
+    again = ingest(LISTING)
+    assert "1 source ok; papers: 0 new, 0 updated, 86 unchanged" in again.stderr
+    assert again.stdout == ""
+
+
+def test_ingest_every_format_together() -> None:
+    result = ingest(API_PAGE, LISTING, KAGGLE)
+    assert "3 sources ok; papers: 386 new" in result.stderr
+    data = json.loads(run("latest", "--json", "-n", "1000").stdout)
+    assert len(data) == 386
+    assert {p["arxiv_id"] for p in data} >= {"0704.0001", "2508.13426", "cs/0503050"}
+
+
+def test_latest_json_follows_the_schema_newest_first() -> None:
+    ingest(API_PAGE, LISTING)
+    result = run("latest", "LLM-agent-training", "--format", "json", "-n", "50")
+    assert result.exit_code == 0, result.stderr
+    papers = json.loads(result.stdout)
+    assert papers, "the cs.AI listing holds LLM agent training papers"
+    for paper in papers:
+        assert SCHEMA_KEYS <= set(paper)
+        assert "llm-agent-training" in paper["tags"]
+        assert isinstance(paper["authors"], list) and isinstance(paper["affiliations"], list)
+    dates = [(p["paper_date"], p["arxiv_id"]) for p in papers]
+    assert dates == sorted(dates, reverse=True)
+
+
+def test_latest_limit_jsonl_and_csv_agree() -> None:
+    ingest(API_PAGE)
+    as_json = json.loads(run("latest", "-n", "7", "--json").stdout)
+    lines = run("latest", "-n", "7", "-f", "jsonl").stdout.splitlines()
+    assert [json.loads(line) for line in lines] == as_json
+    csv_out = run("latest", "-n", "7", "-f", "csv").stdout.splitlines()
+    assert csv_out[0].startswith("arxiv_id,version,paper_date")
+    assert len(csv_out) == 8
+    assert [row.split(",")[0] for row in csv_out[1:]] == [p["arxiv_id"] for p in as_json]
+
+
+def test_latest_table_shows_the_topic_page() -> None:
+    ingest(LISTING)
+    result = run("latest", "llm-agent-training")
+    assert result.exit_code == 0
+    count = len(json.loads(run("latest", "llm-agent-training", "--json", "-n", "500").stdout))
+    assert f"LLM Agent Training — latest papers ({count})" in result.stdout
+    assert "Aug 20, 2025" in result.stdout
+    assert "cs.AI" in result.stdout
+    # authors as "A, B, C +N"
+    assert re.search(r"\w+, [^,\n│]+, [^,\n│]+ \+\d+", result.stdout)
+
+
+def test_latest_abstract_cards_show_the_abstract() -> None:
+    ingest(API_PAGE)
+    papers = json.loads(run("latest", "-n", "2", "--json").stdout)
+    result = run("latest", "-n", "2", "--abstract")
+    assert result.exit_code == 0
+    flat = " ".join(result.stdout.replace("│", " ").split())
+    for paper in papers:
+        assert " ".join(paper["abstract"].split()[:6]) in flat
+
+
+def test_latest_since_and_category_filter() -> None:
+    ingest(API_PAGE)
+    every = json.loads(run("latest", "-n", "1000", "--json").stdout)
+    recent = json.loads(run("latest", "-n", "1000", "--json", "--since", "2024-01-01").stdout)
+    assert recent and len(recent) < len(every)
+    assert all(p["paper_date"] >= "2024-01-01" for p in recent)
+    assert len(recent) == sum(p["paper_date"] >= "2024-01-01" for p in every)
+    cs = json.loads(run("latest", "-n", "1000", "--json", "--category", "cs.*").stdout)
+    assert cs and all(any(c.startswith("cs.") for c in p["categories"]) for p in cs)
+    assert len(cs) == sum(any(c.startswith("cs.") for c in p["categories"]) for p in every)
+
+
+def test_relative_since_is_accepted() -> None:
+    ingest(LISTING)
+    result = run("latest", "--since", "3 weeks ago", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == []  # the sample is from 2025
+    assert "match --since/--category" in result.stderr
+
+
+def test_bad_since_names_the_accepted_forms() -> None:
+    result = run("latest", "--since", "the day after tomorrow-ish")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: can't read --since")
+    assert "3 weeks ago" in result.stderr and "2026-08-01" in result.stderr
+    no_traceback(result)
+
+
+def test_unknown_topic_suggests_close_names() -> None:
+    result = run("latest", "llm-agent-trainin")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: no topic named 'llm-agent-trainin'")
+    assert "LLM Agent Training" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    no_traceback(result)
+
+
+def test_topic_lookup_ignores_case_and_form() -> None:
+    ingest(LISTING)
+    outputs = {run("latest", name, "--json").stdout for name in
+               ("LLM Agent Training", "llm-agent-training", "LLM-AGENT-TRAINING", "llm agent training")}
+    assert len(outputs) == 1
+
+
+def test_empty_store_prints_a_hint_and_succeeds() -> None:
+    result = run("latest", "llm-agent-training")
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert "papertrack ingest" in result.stderr
+    assert run("latest", "--json").stdout.strip() == "[]"
+
+
+def test_truncated_feed_keeps_whole_entries_and_fails() -> None:
+    result = run("ingest", str(TRUNCATED))
+    assert result.exit_code == 1
+    assert "Error:" in result.stderr and "cut off" in result.stderr
+    no_traceback(result)
+    stored = json.loads(run("latest", "-n", "500", "--json").stdout)
+    assert len(stored) == 86  # the 87th entry was cut off mid-way and must not be stored
+    whole = {p["arxiv_id"]: p for p in json.loads(_ingest_and_dump(LISTING))}
+    assert {p["arxiv_id"] for p in stored} == set(whole)
+
+
+def _ingest_and_dump(path: Path) -> str:
+    runner = CliRunner()
+    assert runner.invoke(app, ["--db", "other-store", "ingest", str(path)]).exit_code == 0
+    return runner.invoke(app, ["--db", "other-store", "latest", "-n", "500", "--json"]).stdout
+
+
+def test_failed_source_does_not_stop_the_others() -> None:
+    result = run("ingest", str(API_ERROR), "missing.xml", str(LISTING))
+    assert result.exit_code == 1
+    assert "incorrect id format for abc" in result.stderr
+    assert "Error: no such file: missing.xml" in result.stderr
+    assert "1 source ok, 2 errors; papers: 86 new" in result.stderr
+    no_traceback(result)
+
+
+def test_ingest_from_stdin() -> None:
+    result = run("ingest", "-", input=LISTING.read_bytes())
+    assert result.exit_code == 0, result.stderr
+    assert "86 new" in result.stderr
+
+
+def test_ingest_without_sources_is_a_usage_error() -> None:
+    result = run("ingest")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: nothing to ingest")
+
+
+def test_sample_shows_llm_agent_papers() -> None:
+    result = run("ingest", "--sample")
+    assert result.exit_code == 0
+    assert "0 errors" not in result.stderr and "sources ok" in result.stderr
+    papers = json.loads(run("latest", "llm-agent-training", "--json").stdout)
+    assert len(papers) >= 2
+    assert all("llm-agent-training" in p["tags"] for p in papers)
+
+
+HOSTILE = """<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0"><channel><title>t</title>
+<item><title>[bold red]Injected[/] \u009b31mred \u202eevil</title>
+<link>https://blog.example/1</link><guid>https://blog.example/1</guid>
+<description>[link=http://evil]click[/link] agents</description>
+<pubDate>Tue, 19 Aug 2025 10:00:00 GMT</pubDate></item>
+</channel></rss>
+"""
+
+
+def hostile_jsonl_line() -> str:
+    record = json.loads(KAGGLE.read_text(encoding="utf-8").splitlines()[0])
+    record["id"] = "0704.9999"
+    record["title"] = "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\ \x1b[2J[red]cleared[/red]"
+    return json.dumps(record) + "\n"
+
+
+def test_feed_text_never_becomes_markup_or_escape_sequences(tmp_path: Path) -> None:
+    feed = tmp_path / "hostile.xml"
+    feed.write_text(HOSTILE, encoding="utf-8")
+    snapshot = tmp_path / "hostile.jsonl"
+    snapshot.write_text(hostile_jsonl_line(), encoding="utf-8")
+    ingest(feed, snapshot)
+    for args in (["latest"], ["latest", "--abstract"]):
+        out = run(*args).stdout
+        assert "[bold red]Injected[/]" in out
+        assert "[red]cleared[/red]" in out
+        for bad in ("\x1b", "\x9b", "\u202e"):
+            assert bad not in out
+    cards = run("latest", "--abstract").stdout
+    assert "[link=http://evil]click[/link]" in cards
+    raw = run("latest", "--json").stdout
+    assert "\x1b" not in raw and "\x9b" not in raw
+
+
+def test_path_and_db_override(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = run("path")
+    assert "home:" in result.stdout and str(isolated_home) in result.stdout
+    assert str(isolated_home / "store") in result.stdout
+    assert str(tmp_path / "x") in run("--db", str(tmp_path / "x"), "path").stdout
+    monkeypatch.setenv("PAPERTRACK_DB", str(tmp_path / "y"))
+    assert json.loads(run("path", "--json").stdout)["store"] == str(tmp_path / "y")
+    ingest(LISTING)
+    assert (tmp_path / "y" / "index.json").exists()
+    assert not (isolated_home / "store").exists()
+
+
+def test_db_pointing_at_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    f = tmp_path / "papers.json"
+    f.write_text("{}")
+    result = run("--db", str(f), "latest")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error:") and "not a papertrack store directory" in result.stderr
+
+
+def test_python_dash_m_and_console_script_share_the_cli(isolated_home: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "papertrack", "--version"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == f"papertrack {__version__}"
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for command in ("ingest", "latest", "topics", "path"):
+        result = run(command, "--help")
+        assert result.exit_code == 0
+        assert "papertrack " + command in result.stdout
+        assert "Example" in result.stdout
+
+
+def test_readme_documents_every_command() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    for command in ("ingest", "latest", "topics", "path"):
+        assert f"papertrack {command}" in readme
