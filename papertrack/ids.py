@@ -1,0 +1,131 @@
+"""arXiv identifiers: recognise them in every form the feeds use, and normalise them.
+
+The rules come from arXiv's identifier help pages (``arxiv_identifier.md``,
+summarised in ARXIV_FORMATS.md §5):
+
+* new scheme (from April 2007): ``YYMM.NNNN`` up to 1412, ``YYMM.NNNNN`` from
+  1501 on, with an optional ``vN`` (N >= 1);
+* old scheme (9107 to 0703): ``archive[.SC]/YYMMNNN[vN]``. The external form
+  drops the subject class, so ``math.GT/0309136`` is keyed as ``math/0309136``.
+
+Every function here is total: any string goes in, and nothing but the
+documented return values comes out.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "abs_url",
+    "format_arxiv_id",
+    "is_arxiv_id",
+    "parse_arxiv_id",
+    "pdf_url",
+]
+
+# Compiled once: this runs for every entry of every feed.
+# The wrappers, all case-insensitive (ARXIV_FORMATS.md §5, "where ids appear"):
+#   arXiv:<id>                      canonical citation form
+#   oai:arXiv.org:<id>              listing guids and OAI-PMH identifiers
+#   http(s)://[www.|export.]arxiv.org/(abs|pdf)/<id>[.pdf]   links and API entry ids
+_PREFIX_RE = re.compile(
+    r"(?:arxiv:|oai:arxiv\.org:|(?P<url>https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/))",
+    re.IGNORECASE,
+)
+# The id itself is case-sensitive: an old-style archive is lower case and its
+# subject class upper case (``math.GT``). Month and digit-count rules are
+# checked in Python, where they stay readable.
+_CORE_RE = re.compile(
+    r"(?:(?P<yymm>\d{4})\.(?P<num>\d{4,5})"  # new scheme
+    r"|(?P<archive>[a-z]+(?:-[a-z]+)?)(?:\.(?P<sc>[A-Z]{2}))?/(?P<old>\d{7}))"  # old scheme
+    r"(?:v(?P<version>\d{1,4}))?",
+    re.ASCII,  # \d must not match other scripts' digits (int() would accept them)
+)
+
+
+def _valid_new(yymm: str, num: str) -> bool:
+    year, month = int(yymm[:2]), int(yymm[2:])
+    if not 1 <= month <= 12:
+        return False
+    # The new scheme began with 0704 (April 2007). arXiv says YY may one day
+    # wrap to 00-06 for 2100-2106; no such id exists yet, so those are rejected
+    # rather than guessed at.
+    if year < 7 or (year == 7 and month < 4):
+        return False
+    # Four digits after the dot up to 1412, five from 1501 on (§5). arXiv
+    # itself silently drops a five-digit 2008 id such as 0808.05394.
+    return len(num) == (4 if int(yymm) < 1501 else 5)
+
+
+def _valid_old(digits: str) -> bool:
+    year, month = int(digits[:2]), int(digits[2:4])
+    if not 1 <= month <= 12:
+        return False
+    # The old scheme ran from 9107 (July 1991) to 0703 (March 2007).
+    if year >= 91:
+        return (year, month) >= (91, 7)
+    return (year, month) <= (7, 3)
+
+
+def parse_arxiv_id(text: str) -> tuple[str, int | None] | None:
+    """Split an arXiv identifier, in any of its usual wrappers, into (id, version).
+
+    Accepts bare ids (``2508.13167``, ``hep-th/9901001``), versioned ids,
+    ``arXiv:`` citations, ``oai:arXiv.org:`` identifiers and abs/pdf URLs on
+    arxiv.org or export.arxiv.org. Old-style ids lose their subject class
+    (``math.GT/0309136`` becomes ``math/0309136``).
+
+    Returns:
+        The versionless id and the version number (``None`` when the text names
+        no version), or ``None`` when the text is not a valid arXiv id. Never raises.
+    """
+    if not isinstance(text, str) or len(text) > 300:
+        return None
+    rest = text.strip()
+    prefix = _PREFIX_RE.match(rest)
+    if prefix is not None:
+        rest = rest[prefix.end() :]
+        if prefix.group("url"):
+            # Links may carry a query, a fragment, a trailing slash or ".pdf"
+            # (old pdf links: http://arxiv.org/pdf/2508.13167v2.pdf).
+            rest = rest.partition("#")[0].partition("?")[0].rstrip("/")
+            rest = rest.removesuffix(".pdf")
+    match = _CORE_RE.fullmatch(rest)
+    if match is None:
+        return None
+    version_text = match.group("version")
+    version = int(version_text) if version_text is not None else None
+    if version is not None and version < 1:
+        return None  # versions start at v1
+    yymm = match.group("yymm")
+    if yymm is not None:
+        num = match.group("num")
+        if not _valid_new(yymm, num):
+            return None
+        return f"{yymm}.{num}", version
+    old = match.group("old")
+    if not _valid_old(old):
+        return None
+    # The subject class is dropped: it is not part of the external identifier.
+    return f"{match.group('archive')}/{old}", version
+
+
+def is_arxiv_id(text: str) -> bool:
+    """True when ``text`` is an arXiv identifier in any accepted form."""
+    return parse_arxiv_id(text) is not None
+
+
+def format_arxiv_id(arxiv_id: str, version: int | None = None) -> str:
+    """``2508.13167`` + 2 → ``2508.13167v2``; without a version, the id unchanged."""
+    return arxiv_id if version is None else f"{arxiv_id}v{version}"
+
+
+def abs_url(arxiv_id: str) -> str:
+    """The versionless abstract page, which always shows the latest version."""
+    return f"https://arxiv.org/abs/{arxiv_id}"
+
+
+def pdf_url(arxiv_id: str, version: int | None = None) -> str:
+    """The PDF of one version (or of the latest version when ``version`` is None)."""
+    return f"https://arxiv.org/pdf/{format_arxiv_id(arxiv_id, version)}"
