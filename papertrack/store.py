@@ -556,7 +556,6 @@ class StoreWriter:
                     best[paper.arxiv_id] = (week, paper)
         parts = _Partitions(self.store)
         for week, pid in duplicates:
-            parts.load(week)
             parts.remove(week, pid)
         parts.flush()
 
@@ -623,16 +622,20 @@ class _Partitions:
         self.changed: set[str] = set()
 
     def load(self, week: str) -> list[Paper]:
+        """The papers of ``week`` as stored (opening the file for writing)."""
+        self._open(week)
+        return [Paper.from_record(doc) for doc in self.docs[week].values()]
+
+    def _open(self, week: str) -> None:
         if week not in self.dbs:
             path = self.store.partition_path(week)
             db = TinyDB(path, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[arg-type]
             table = db.table(PAPERS_TABLE, cache_size=0)
             self.dbs[week] = db
             self.docs[week] = {doc["arxiv_id"]: doc for doc in table.all()}
-        return [Paper.from_record(doc) for doc in self.docs[week].values()]
 
     def get(self, week: str, arxiv_id: str) -> Paper | None:
-        self.load(week)
+        self._open(week)
         record = self.added[week].get(arxiv_id)
         if record is not None:
             return Paper.from_record(record)
@@ -640,7 +643,7 @@ class _Partitions:
         return Paper.from_record(doc) if doc is not None else None
 
     def remove(self, week: str, arxiv_id: str) -> None:
-        self.load(week)
+        self._open(week)
         self.added[week].pop(arxiv_id, None)
         doc = self.docs[week].pop(arxiv_id, None)
         if doc is not None:
@@ -648,7 +651,7 @@ class _Partitions:
         self.changed.add(week)
 
     def put(self, week: str, paper: Paper) -> None:
-        self.load(week)
+        self._open(week)
         if paper.arxiv_id in self.docs[week]:
             self.remove(week, paper.arxiv_id)
         self.added[week][paper.arxiv_id] = paper.to_record()
