@@ -21,6 +21,7 @@ This is the only module that imports tinydb.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -301,6 +302,7 @@ class Store:
     def __init__(self, path: Path, lock_timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
+        self._index: tuple[tuple[int, int, int] | None, Index] | None = None
         if self.path.exists() and not self.path.is_dir():
             raise StoreError(
                 f"{self.path} is a file, not a papertrack store directory. "
@@ -323,7 +325,16 @@ class Store:
 
     # reads
     def index(self) -> Index:
-        return Index.from_tinydb(AtomicJSONStorage(self.index_path, read_only=True).read())
+        """The index as on disk; read once per change of the file, not once per question."""
+        try:
+            stat = self.index_path.stat()
+            key: tuple[int, int, int] | None = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        except FileNotFoundError:
+            key = None
+        if self._index is None or self._index[0] != key:
+            data = AtomicJSONStorage(self.index_path, read_only=True).read() if key else None
+            self._index = (key, Index.from_tinydb(data))
+        return self._index[1]
 
     def read_partition(self, week: str) -> list[Paper]:
         path = self.partition_path(week)
@@ -440,7 +451,8 @@ class StoreWriter:
                 stray.unlink()
         if self._dirty.exists():
             self.rebuild()
-        self.index = self.store.index()
+        # A private copy: the writer bumps counts before they are committed.
+        self.index = copy.deepcopy(self.store.index())
         wanted = self.catalog.fingerprints()
         if self.index.fingerprints != wanted:
             changed = {
