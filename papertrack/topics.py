@@ -1059,10 +1059,18 @@ class Catalog:
             self._by_slug[topic.slug] = topic
             by_name[folded] = topic
         self._by_name = by_name
-        # Compiled together so that sub-queries common to several topics (the
-        # block of LLM terms, agent*) are evaluated once per paper.
-        shared = _shared_nodes(t.membership for t in self.topics)
-        self._matchers = [(t.slug, compile_query(t.membership, shared)) for t in self.topics]
+        self._compiled: list[tuple[str, Matcher]] | None = None
+
+    @property
+    def _matchers(self) -> list[tuple[str, Matcher]]:
+        # Compiled on first use: read-only commands such as `latest` never tag, and
+        # compiling the catalog costs ~25 ms of their start-up. Compiled together
+        # so that sub-queries common to several topics (the block of LLM terms,
+        # agent*) are evaluated once per paper.
+        if self._compiled is None:
+            shared = _shared_nodes(t.membership for t in self.topics)
+            self._compiled = [(t.slug, compile_query(t.membership, shared)) for t in self.topics]
+        return self._compiled
 
     @classmethod
     def load(cls, default_path: Path, user_path: Path | None = None) -> Catalog:
