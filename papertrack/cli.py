@@ -144,7 +144,10 @@ def _catalog() -> Catalog:
     from papertrack.topics import Catalog
 
     user = paths.user_topics_file()
-    return Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
+    catalog = Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
+    for warning in catalog.warnings:
+        _say(f"Warning: {warning}")
+    return catalog
 
 
 def _fresh_tags(store: Store, catalog: Catalog) -> None:

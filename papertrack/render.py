@@ -61,17 +61,22 @@ def papers_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, st
     table.add_column("Cat.", no_wrap=True, style="cyan")
     table.add_column("Title", ratio=4, overflow="fold", style="bold")
     table.add_column("Authors", ratio=2, overflow="fold")
-    table.add_column("Affiliations", ratio=2, overflow="fold", style="dim")
+    # Listing feeds carry no affiliations: an empty column would only cost width.
+    with_affiliations = any(paper.author_affiliations for paper in papers)
+    if with_affiliations:
+        table.add_column("Affiliations", ratio=2, overflow="fold", style="dim")
     table.add_column("Tags", ratio=2, overflow="fold", style="green")
     for paper in papers:
-        table.add_row(
+        cells = [
             Text(format_date(paper.paper_date)),
             Text(safe(paper.primary_category or "")),
             Text(safe(paper.title)),
             Text(safe(format_names(paper.authors))),
-            Text(safe(format_affiliations(paper.affiliations))),
-            Text(safe(format_tags(paper.tags, tag_names, shown=4))),
-        )
+        ]
+        if with_affiliations:
+            cells.append(Text(safe(format_affiliations(paper.affiliations))))
+        cells.append(Text(safe(format_tags(paper.tags, tag_names, shown=4))))
+        table.add_row(*cells)
     return table
 
 

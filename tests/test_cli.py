@@ -281,3 +281,23 @@ def test_readme_documents_every_command() -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     for command in ("ingest", "latest", "topics", "path"):
         assert f"papertrack {command}" in readme
+
+
+def test_user_topics_file_adds_a_topic_and_warnings_reach_stderr(isolated_home: Path) -> None:
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Benchmarks Everywhere"\nquery = \'benchmark*\'\n\n'
+        '[[topic]]\nslug = "no-such-topic"\nhidden = true\n',
+        encoding="utf-8",
+    )
+    ingest(LISTING)
+    papers = json.loads(run("latest", "benchmarks-everywhere", "--json", "-n", "100").stdout)
+    assert papers
+    for paper in papers:
+        text = (paper["title"] + " " + paper["abstract"]).lower()
+        assert "benchmark" in text
+    result = run("topics", "--json")
+    assert "Warning:" in result.stderr and "no-such-topic" in result.stderr
+    rows = {row["slug"]: row for row in json.loads(result.stdout)}
+    assert rows["benchmarks-everywhere"]["source"] == "user"
+    assert rows["benchmarks-everywhere"]["papers"] == len(papers)
