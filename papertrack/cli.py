@@ -12,9 +12,8 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from enum import Enum
+from enum import StrEnum
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -45,7 +44,7 @@ app = typer.Typer(
 )
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     table = "table"
     json = "json"
     jsonl = "jsonl"
@@ -120,7 +119,9 @@ def main_options(
     ] = None,
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit."),
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Track arXiv papers by topic."""
@@ -178,7 +179,8 @@ def _summary(report: IngestReport) -> str:
     sources = f"{ok} source{'s' if ok != 1 else ''} ok"
     if failed:
         sources += f", {failed} error{'s' if failed != 1 else ''}"
-    return f"{sources}; papers: {totals.new} new, {totals.updated} updated, {totals.unchanged} unchanged"
+    counts = f"{totals.new} new, {totals.updated} updated, {totals.unchanged} unchanged"
+    return f"{sources}; papers: {counts}"
 
 
 @app.command()
@@ -215,7 +217,9 @@ def ingest(
 
     names = list(sources or [])
     if sample:
-        names += [str(p) for p in sorted(paths.samples_dir().glob("*")) if p.suffix in (".xml", ".jsonl")]
+        names += [
+            str(p) for p in sorted(paths.samples_dir().glob("*")) if p.suffix in (".xml", ".jsonl")
+        ]
     with _errors():
         if not names:
             raise UsageError(
@@ -249,7 +253,9 @@ def _csv_row(paper: Paper) -> list[str]:
     row = []
     for key in CSV_COLUMNS:
         value = data[key]
-        row.append("; ".join(value) if isinstance(value, list) else "" if value is None else str(value))
+        row.append(
+            "; ".join(value) if isinstance(value, list) else "" if value is None else str(value)
+        )
     return row
 
 
@@ -274,7 +280,9 @@ CSV_COLUMNS = (
 
 def _emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) -> None:
     if fmt is Format.json:
-        sys.stdout.write(json.dumps([p.to_dict() for p in papers], ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps([p.to_dict() for p in papers], ensure_ascii=False, indent=2) + "\n"
+        )
     elif fmt is Format.jsonl:
         for paper in papers:
             sys.stdout.write(json.dumps(paper.to_dict(), ensure_ascii=False) + "\n")
@@ -305,22 +313,30 @@ def _category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | Non
 def latest(
     topic: Annotated[
         str | None,
-        typer.Argument(help="Topic name or slug, any case (see 'papertrack topics'). Omit for all papers."),
+        typer.Argument(
+            help="Topic name or slug, any case (see 'papertrack topics'). Omit for all papers."
+        ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")
+    ] = 20,
     since: Annotated[
         str | None,
         typer.Option(
             "--since",
             "-s",
-            help="Only papers dated on or after this: 2026-08-01, 'Aug 1 2026', '3 weeks ago', yesterday.",
+            help="Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago'.",
         ),
     ] = None,
     category: Annotated[
         list[str] | None,
-        typer.Option("--category", "-c", help="Only papers in this arXiv category (repeatable; cs.* works)."),
+        typer.Option(
+            "--category", "-c", help="Only papers in this arXiv category (repeatable; cs.* works)."
+        ),
     ] = None,
-    abstract: Annotated[bool, typer.Option("--abstract", "-a", help="Show a card per paper with its abstract.")] = False,
+    abstract: Annotated[
+        bool, typer.Option("--abstract", "-a", help="Show a card per paper with its abstract.")
+    ] = False,
     fmt: FormatOpt = Format.table,
     as_json: JsonOpt = False,
 ) -> None:
@@ -405,7 +421,9 @@ def topics_list(fmt: FormatOpt = Format.table, as_json: JsonOpt = False) -> None
         elif fmt is Format.jsonl:
             sys.stdout.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         elif fmt is Format.csv:
-            writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n")
+            writer = csv.DictWriter(
+                sys.stdout, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n"
+            )
             writer.writeheader()
             writer.writerows(rows)
         else:
@@ -438,7 +456,9 @@ def path(as_json: JsonOpt = False) -> None:
             sys.stdout.write(json.dumps(where, indent=2) + "\n")
         else:
             width = max(map(len, where))
-            sys.stdout.writelines(f"{key + ':':<{width + 1}} {value}\n" for key, value in where.items())
+            sys.stdout.writelines(
+                f"{key + ':':<{width + 1}} {value}\n" for key, value in where.items()
+            )
 
 
 def main() -> None:

@@ -46,6 +46,7 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
     else:
         from dateutil import parser
 
+        parsed: datetime | None
         try:
             parsed = parser.parse(text, default=datetime(today.year, 1, 1))
         except (ValueError, OverflowError, parser.ParserError):

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import feedparser  # type: ignore[import-untyped]
+import feedparser
 
 from .errors import FeedError
 from .ids import abs_url, parse_arxiv_id, pdf_url

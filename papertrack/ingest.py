@@ -48,7 +48,9 @@ def _fetch(url: str, timeout: float) -> bytes:
         raise FeedError(f"{url} answered HTTP {exc.code} {exc.reason}. Try again later") from exc
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise FeedError(f"could not fetch {url} ({reason}). Check the URL and your connection") from exc
+        raise FeedError(
+            f"could not fetch {url} ({reason}). Check the URL and your connection"
+        ) from exc
 
 
 def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60.0) -> IO[bytes]:
@@ -56,9 +58,9 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
     if source == "-":
         if stdin is None:
             raise FeedError("'-' needs standard input. Pipe a feed into papertrack")
-        return stdin if hasattr(stdin, "peek") else io.BufferedReader(stdin)  # type: ignore[arg-type]
+        return stdin
     if _is_url(source):
-        return io.BufferedReader(io.BytesIO(_fetch(source, timeout)))  # type: ignore[arg-type]
+        return io.BytesIO(_fetch(source, timeout))
     path = Path(source)
     try:
         handle: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller
@@ -67,7 +69,9 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
     except IsADirectoryError:
         raise FeedError(f"{source} is a directory. Name the feed files inside it") from None
     except OSError as exc:
-        raise FeedError(f"could not open {source}: {exc.strerror or exc}. Check its permissions") from exc
+        raise FeedError(
+            f"could not open {source}: {exc.strerror or exc}. Check its permissions"
+        ) from exc
     if handle.read(2) == b"\x1f\x8b":
         handle.seek(0)
         return gzip.open(handle, "rb")  # type: ignore[return-value]
@@ -76,14 +80,19 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
 
 
 def _head(stream: IO[bytes]) -> bytes:
+    """The first bytes of ``stream``, left in place for the parser."""
     peek = getattr(stream, "peek", None)
-    if peek is None:
-        return b""
     try:
-        head: bytes = peek(64)
+        if peek is not None:
+            head: bytes = peek(64)
+            return head
+        if stream.seekable():
+            head = stream.read(64)
+            stream.seek(0)
+            return head
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise FeedError(f"could not read the stream: {exc}. Check that the file is whole") from exc
-    return head
+    return b""
 
 
 def ingest_source(

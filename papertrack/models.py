@@ -222,8 +222,10 @@ def merge_papers(stored: Paper | None, incoming: Paper) -> Paper:
     announced = [d for d in (base.announced, other.announced) if d is not None]
     if announced and min(announced) != base.announced:
         changes["announced"] = min(announced)
-    if (base.primary_guessed or not base.primary_category) and other.primary_category and (
-        not other.primary_guessed or not base.primary_category
+    if (
+        (base.primary_guessed or not base.primary_category)
+        and other.primary_category
+        and (not other.primary_guessed or not base.primary_category)
     ):
         changes["primary_category"] = other.primary_category
         changes["primary_guessed"] = other.primary_guessed

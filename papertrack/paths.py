@@ -23,7 +23,9 @@ def home(env: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
-def store_dir(db: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
+def store_dir(
+    db: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+) -> Path:
     """The store directory: ``--db`` > ``PAPERTRACK_DB`` > ``<home>/store``."""
     env = os.environ if env is None else env
     if db:

@@ -19,7 +19,9 @@ from rich.text import Text
 
 from papertrack.models import Paper
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def safe(value: object) -> str:
@@ -97,7 +99,9 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
         if paper.abstract:
             body.append(Padding(Text(safe(paper.abstract)), (1, 0, 0, 0)))
         if paper.tags:
-            body.append(Padding(Text(safe(format_tags(paper.tags, tag_names)), style="green"), (1, 0, 0, 0)))
+            body.append(
+                Padding(Text(safe(format_tags(paper.tags, tag_names)), style="green"), (1, 0, 0, 0))
+            )
         cards.append(Panel(Group(*body)))
     return Group(*cards)
 

@@ -2,12 +2,12 @@
 
 Layout of a store directory (see STORE_MEASUREMENTS.md for the figures behind it)::
 
-    papers/2026-07-27.json   one TinyDB database per ISO week (Monday, UTC) of the paper date
-    papers/undated.json      entries of non-arXiv feeds that carry no date at all
-    ids/2508.json            arxiv_id -> week, sharded by the id's YYMM, so an update finds its paper
-    index.json               per-topic weekly counts ('*' counts every paper) + the catalog's fingerprints
-    .lock                    writers take it; readers never wait
-    .dirty                   present while a write is in flight: the next writer rebuilds what it derives
+    papers/2026-07-27.json  one TinyDB database per ISO week (Monday, UTC) of the paper date
+    papers/undated.json     entries of non-arXiv feeds that carry no date at all
+    ids/2508.json           arxiv_id -> week, sharded by the id's YYMM: finds a paper to update
+    index.json              per-topic weekly counts ('*' counts all) + catalog fingerprints
+    .lock                   writers take it; readers never wait
+    .dirty                  set while a write is in flight: the next writer rebuilds derived files
 
 A single TinyDB file is parse-bound (1.2 s per cold query at 100k papers, 15 s at
 1M) and rewrites itself in place, which corrupted it in 10 of 10 kills. Here a
@@ -25,6 +25,7 @@ import copy
 import hashlib
 import json
 import os
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -90,7 +91,9 @@ def read_json(path: Path) -> Any:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(f"could not read {path}: {exc.strerror or exc}. Check its permissions") from exc
+        raise StoreError(
+            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
+        ) from exc
     try:
         return json.loads(raw)
     except ValueError as exc:
@@ -214,30 +217,27 @@ class _Lock:
             self._handle = None
 
 
-def _try_lock(handle: Any) -> None:
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        import msvcrt
+if sys.platform == "win32":
+    import msvcrt
 
+    def _try_lock(handle: Any) -> None:
         try:
             msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
         except OSError:
             raise BlockingIOError from None
-        return
-    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
-
-def _unlock(handle: Any) -> None:
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        import msvcrt
-
+    def _unlock(handle: Any) -> None:
         with contextlib.suppress(OSError):
             msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-        return
-    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+else:
+    import fcntl
+
+    def _try_lock(handle: Any) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(handle: Any) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 # --------------------------------------------------------------------------- index
@@ -515,7 +515,7 @@ class StoreWriter:
 
     # -- maintenance
     def retag(self, changed: set[str]) -> int:
-        """Recompute the tags of ``changed`` topics on every stored paper; returns papers touched."""
+        """Recompute the tags of ``changed`` topics on every paper; returns how many changed."""
         from papertrack.topics import PaperText
 
         topics = [t for t in self.catalog.topics if t.slug in changed]
@@ -641,7 +641,7 @@ class _Partitions:
     def _open(self, week: str) -> None:
         if week not in self.dbs:
             path = self.store.partition_path(week)
-            db = TinyDB(path, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[arg-type]
+            db = TinyDB(path, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[no-untyped-call]
             table = db.table(PAPERS_TABLE, cache_size=0)
             self.dbs[week] = db
             self.docs[week] = {doc["arxiv_id"]: doc for doc in table.all()}

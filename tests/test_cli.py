@@ -151,8 +151,15 @@ def test_unknown_topic_suggests_close_names() -> None:
 
 def test_topic_lookup_ignores_case_and_form() -> None:
     ingest(LISTING)
-    outputs = {run("latest", name, "--json").stdout for name in
-               ("LLM Agent Training", "llm-agent-training", "LLM-AGENT-TRAINING", "llm agent training")}
+    outputs = {
+        run("latest", name, "--json").stdout
+        for name in (
+            "LLM Agent Training",
+            "llm-agent-training",
+            "LLM-AGENT-TRAINING",
+            "llm agent training",
+        )
+    }
     assert len(outputs) == 1
 
 
@@ -242,7 +249,9 @@ def test_feed_text_never_becomes_markup_or_escape_sequences(tmp_path: Path) -> N
     assert "\x1b" not in raw and "\x9b" not in raw
 
 
-def test_path_and_db_override(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_path_and_db_override(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = run("path")
     assert "home:" in result.stdout and str(isolated_home) in result.stdout
     assert str(isolated_home / "store") in result.stdout
@@ -259,12 +268,17 @@ def test_db_pointing_at_a_file_is_a_clear_error(tmp_path: Path) -> None:
     f.write_text("{}")
     result = run("--db", str(f), "latest")
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error:") and "not a papertrack store directory" in result.stderr
+    assert (
+        result.stderr.startswith("Error:") and "not a papertrack store directory" in result.stderr
+    )
 
 
 def test_python_dash_m_and_console_script_share_the_cli(isolated_home: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "papertrack", "--version"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "papertrack", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert done.stdout.strip() == f"papertrack {__version__}"
 
@@ -286,7 +300,7 @@ def test_readme_documents_every_command() -> None:
 def test_user_topics_file_adds_a_topic_and_warnings_reach_stderr(isolated_home: Path) -> None:
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "topics.toml").write_text(
-        '[[topic]]\nname = "Benchmarks Everywhere"\nquery = \'benchmark*\'\n\n'
+        "[[topic]]\nname = \"Benchmarks Everywhere\"\nquery = 'benchmark*'\n\n"
         '[[topic]]\nslug = "no-such-topic"\nhidden = true\n',
         encoding="utf-8",
     )

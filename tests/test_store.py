@@ -46,7 +46,9 @@ def day(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
-def paper(pid: str, when: str | None, version: int = 1, title: str = "An agent", **kw: object) -> Paper:
+def paper(
+    pid: str, when: str | None, version: int = 1, title: str = "An agent", **kw: object
+) -> Paper:
     return Paper(
         arxiv_id=pid,
         title=title,
@@ -82,7 +84,8 @@ def test_week_of_is_the_monday_of_the_iso_week_in_utc() -> None:
 
 
 @pytest.mark.parametrize(
-    "pid", ["../../etc/passwd", "/abs/path", "a/../../b", "x" * 500, "..", "C:\\evil", "2508.1316/../x"]
+    "pid",
+    ["../../etc/passwd", "/abs/path", "a/../../b", "x" * 500, "..", "C:\\evil", "2508.1316/../x"],
 )
 def test_id_shard_never_makes_a_path(pid: str) -> None:
     shard = id_shard(pid)
@@ -121,7 +124,9 @@ def test_newer_version_updates_and_older_never_overwrites(store: Store, catalog:
     assert store.count("agents") == 0 and store.count("vision") == 1
 
 
-def test_listing_paper_moves_week_when_its_submission_date_arrives(store: Store, catalog: Catalog) -> None:
+def test_listing_paper_moves_week_when_its_submission_date_arrives(
+    store: Store, catalog: Catalog
+) -> None:
     listed = Paper(
         arxiv_id="2508.00009",
         title="An agent",
@@ -170,7 +175,9 @@ def test_duplicates_inside_one_batch_keep_the_newest(store: Store, catalog: Cata
     assert (p.version, p.title) == (2, "Second")
 
 
-def test_latest_is_newest_first_and_reads_only_what_it_needs(store: Store, catalog: Catalog) -> None:
+def test_latest_is_newest_first_and_reads_only_what_it_needs(
+    store: Store, catalog: Catalog
+) -> None:
     papers = [paper(f"2508.{n:05d}", f"2025-08-{n:02d}") for n in range(1, 29)]
     with store.writer(catalog) as w:
         w.upsert(papers)
@@ -200,7 +207,9 @@ def test_undated_entries_are_kept_and_sorted_last(store: Store, catalog: Catalog
     assert "undated" in store.weeks()
 
 
-def test_catalog_change_retags_only_changed_topics(store: Store, catalog: Catalog, tmp_path: Path) -> None:
+def test_catalog_change_retags_only_changed_topics(
+    store: Store, catalog: Catalog, tmp_path: Path
+) -> None:
     with store.writer(catalog) as w:
         w.upsert([paper("2508.00001", "2025-08-04", title="An agent for image editing")])
     assert store.latest(None)[0].tags == ("agents", "vision")
@@ -303,8 +312,8 @@ WRITER = textwrap.dedent(
     with store.writer(catalog) as w:
         for batch in range(1000):
             papers = [
-                Paper(arxiv_id=f"2501.{batch * 50 + n:05d}", title="An agent" if n % 2 else "Vision",
-                      version=1, abstract="x" * 800,
+                Paper(arxiv_id=f"2501.{batch * 50 + n:05d}",
+                      title="An agent" if n % 2 else "Vision", version=1, abstract="x" * 800,
                       published=start + timedelta(days=(batch * 50 + n) % 120))
                 for n in range(50)
             ]
