@@ -315,3 +315,25 @@ def test_user_topics_file_adds_a_topic_and_warnings_reach_stderr(isolated_home: 
     rows = {row["slug"]: row for row in json.loads(result.stdout)}
     assert rows["benchmarks-everywhere"]["source"] == "user"
     assert rows["benchmarks-everywhere"]["papers"] == len(papers)
+
+
+def test_ingest_from_a_url_served_on_loopback(httpserver) -> None:  # type: ignore[no-untyped-def]
+    """A real HTTP server on 127.0.0.1 replays recorded arXiv answers."""
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(
+        LISTING.read_bytes(), content_type="application/atom+xml"
+    )
+    httpserver.expect_request("/api/query").respond_with_data(
+        API_ERROR.read_bytes(), status=400, content_type="application/atom+xml"
+    )
+    httpserver.expect_request("/down").respond_with_data("Service Unavailable", status=503)
+    result = run(
+        "ingest", httpserver.url_for("/atom/cs.AI"), httpserver.url_for("/api/query"),
+        httpserver.url_for("/down"),
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "86 new" in result.stderr
+    assert "incorrect id format for abc" in result.stderr  # the error feed came with HTTP 400
+    assert "HTTP 503" in result.stderr
+    no_traceback(result)
+    user_agents = {req.headers.get("User-Agent", "") for req, _ in httpserver.log}
+    assert all(ua.startswith(f"papertrack/{__version__}") for ua in user_agents)
