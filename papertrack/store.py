@@ -66,9 +66,9 @@ def _fsync_dir(path: Path) -> None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -192,8 +192,14 @@ class _Lock:
         self._handle: Any = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+b")  # noqa: SIM115 - kept open while locked
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path, "a+b")  # noqa: SIM115 - kept open while locked
+        except OSError as exc:
+            raise StoreError(
+                f"could not create the store at {self.path.parent}: {exc.strerror or exc}. "
+                "Choose a writable place with --db, PAPERTRACK_DB or PAPERTRACK_HOME"
+            ) from exc
         deadline = time.monotonic() + self.timeout
         while True:
             try:

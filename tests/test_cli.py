@@ -337,3 +337,22 @@ def test_ingest_from_a_url_served_on_loopback(httpserver) -> None:  # type: igno
     no_traceback(result)
     user_agents = {req.headers.get("User-Agent", "") for req, _ in httpserver.log}
     assert all(ua.startswith(f"papertrack/{__version__}") for ua in user_agents)
+
+
+def test_unwritable_store_location_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = run("--db", str(blocker / "store"), "ingest", str(LISTING))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: could not create the store at")
+    assert "--db" in result.stderr
+    no_traceback(result)
+    assert blocker.read_text() == "not a directory"
+
+
+def test_cross_listed_paper_in_another_listing_format_is_the_same_paper() -> None:
+    ingest(LISTING)
+    rss20 = DATA / "rss-derived" / "rss20-cs.AI-2025-08-20.6items.xml"
+    result = ingest(rss20)
+    assert "papers: 0 new, 0 updated, 6 unchanged" in result.stderr
+    assert len(json.loads(run("latest", "-n", "500", "--json").stdout)) == 86
