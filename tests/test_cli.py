@@ -356,3 +356,27 @@ def test_cross_listed_paper_in_another_listing_format_is_the_same_paper() -> Non
     result = ingest(rss20)
     assert "papers: 0 new, 0 updated, 6 unchanged" in result.stderr
     assert len(json.loads(run("latest", "-n", "500", "--json").stdout)) == 86
+
+
+def test_concurrent_ingests_end_with_the_union(isolated_home: Path) -> None:
+    """Three papertrack processes writing one store at once lose and double nothing."""
+    feeds = [API_PAGE, LISTING, KAGGLE]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "papertrack", "ingest", str(feed)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for feed in feeds
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()
+    papers = json.loads(run("latest", "-n", "1000", "--json").stdout)
+    ids = [p["arxiv_id"] for p in papers]
+    assert len(ids) == len(set(ids)) == 386
+    from papertrack.store import Store
+
+    store = Store(isolated_home / "store")
+    assert store.count() == 386
+    assert sum(store.index().counts["*"].values()) == 386
