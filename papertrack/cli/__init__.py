@@ -1,0 +1,18 @@
+"""The papertrack command line: parse options, call the core, render, set the exit code.
+
+Each module registers its commands on the one Typer app of :mod:`papertrack.cli.common`.
+Heavy modules (feedparser, dateutil) are imported inside the commands that need
+them, so ``papertrack latest`` starts fast from cron.
+"""
+
+from __future__ import annotations
+
+from papertrack.cli import papers, topics  # noqa: F401  (registers the commands)
+from papertrack.cli.common import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="papertrack")

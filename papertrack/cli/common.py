@@ -1,0 +1,222 @@
+"""What every papertrack command shares: the Typer app, consoles, errors, output formats.
+
+Only the modules of this package import typer; only they and render.py import rich.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from enum import StrEnum
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from papertrack import __version__, paths
+from papertrack.errors import PapertrackError, UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from papertrack.models import Paper
+    from papertrack.store import Store
+    from papertrack.topics import Catalog
+
+EXIT_CODES = "Exit codes: 0 success (also when nothing matches), 1 error, 2 bad usage."
+
+app = typer.Typer(
+    name="papertrack",
+    help=(
+        "Track arXiv papers by topic: ingest feeds into a local store, then see the "
+        f"latest papers of a topic.\n\n{EXIT_CODES}"
+    ),
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+FormatOpt = Annotated[
+    Format, typer.Option("--format", "-f", help="Output format: a table for people, or data.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
+
+
+class State:
+    db: str | None = None
+
+
+state = State()
+
+
+@cache
+def out() -> Console:
+    from rich.console import Console
+
+    return Console(soft_wrap=False)
+
+
+@cache
+def err() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def say(message: str) -> None:
+    """A message for people on stderr, printed as plain text (never as Rich markup)."""
+    typer.echo(message, err=True)
+
+
+@contextlib.contextmanager
+def errors() -> Iterator[None]:
+    """Turn papertrack's own errors into ``Error: …`` on stderr and their exit code."""
+    try:
+        yield
+    except PapertrackError as exc:
+        message = str(exc).rstrip()
+        if not message.endswith((".", "?", "!")):
+            message += "."
+        say(f"Error: {message}")
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        say("Interrupted. Everything written before the interruption is kept.")
+        raise typer.Exit(130) from None
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"papertrack {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            envvar="PAPERTRACK_DB",
+            help="Store directory (default: <PAPERTRACK_HOME>/store).",
+            show_default=False,
+        ),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Track arXiv papers by topic."""
+    state.db = db
+
+
+def open_store() -> Store:
+    from papertrack.store import Store
+
+    timeout = os.environ.get("PAPERTRACK_LOCK_TIMEOUT", "60")
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        raise UsageError(
+            f"PAPERTRACK_LOCK_TIMEOUT={timeout!r} is not a number of seconds. Set it to e.g. 60"
+        ) from None
+    return Store(paths.store_dir(state.db), lock_timeout=seconds)
+
+
+def load_catalog() -> Catalog:
+    from papertrack.topics import Catalog
+
+    user = paths.user_topics_file()
+    catalog = Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
+    for warning in catalog.warnings:
+        say(f"Warning: {warning}")
+    return catalog
+
+
+def fresh_tags(store: Store, catalog: Catalog) -> None:
+    """Retag stored papers before answering if a topic definition changed since they were tagged."""
+    if not store.tags_current(catalog):
+        with store.writer(catalog):
+            pass
+
+
+def pick_format(fmt: Format, as_json: bool) -> Format:
+    return Format.json if as_json else fmt
+
+
+def _csv_row(paper: Paper) -> list[str]:
+    data = paper.to_dict()
+    row = []
+    for key in CSV_COLUMNS:
+        value = data[key]
+        row.append(
+            "; ".join(value) if isinstance(value, list) else "" if value is None else str(value)
+        )
+    return row
+
+
+CSV_COLUMNS = (
+    "arxiv_id",
+    "version",
+    "paper_date",
+    "published",
+    "updated",
+    "announced",
+    "primary_category",
+    "categories",
+    "title",
+    "authors",
+    "affiliations",
+    "tags",
+    "doi",
+    "url",
+    "pdf_url",
+)
+
+
+def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) -> None:
+    if fmt is Format.json:
+        sys.stdout.write(
+            json.dumps([p.to_dict() for p in papers], ensure_ascii=False, indent=2) + "\n"
+        )
+    elif fmt is Format.jsonl:
+        for paper in papers:
+            sys.stdout.write(json.dumps(paper.to_dict(), ensure_ascii=False) + "\n")
+    elif fmt is Format.csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        writer.writerows(_csv_row(p) for p in papers)
+    elif papers:
+        out().print(table())
+
+
+def category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | None:
+    if not categories:
+        return None
+    exact = {c.casefold() for c in categories if not c.endswith("*")}
+    prefixes = tuple(c[:-1].casefold() for c in categories if c.endswith("*"))
+
+    def keep(paper: Paper) -> bool:
+        return any(
+            cat.casefold() in exact or (prefixes and cat.casefold().startswith(prefixes))
+            for cat in paper.categories
+        )
+
+    return keep

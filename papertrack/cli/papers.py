@@ -1,0 +1,222 @@
+"""Commands about papers: ingest, latest, path."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from papertrack import paths
+from papertrack.cli.common import (
+    Format,
+    FormatOpt,
+    JsonOpt,
+    QuietOpt,
+    app,
+    category_filter,
+    emit_papers,
+    errors,
+    fresh_tags,
+    load_catalog,
+    open_store,
+    pick_format,
+    say,
+    state,
+)
+from papertrack.errors import UsageError
+
+if TYPE_CHECKING:
+    from papertrack.models import IngestReport, SourceReport
+
+# --------------------------------------------------------------------------- ingest
+
+
+def _source_line(item: SourceReport) -> str:
+    kind = f" ({item.kind})" if item.kind else ""
+    counts = f"{item.new} new, {item.updated} updated, {item.unchanged} unchanged"
+    skipped = f", {item.skipped} skipped" if item.skipped else ""
+    return f"{item.source}{kind}: {item.papers} papers: {counts}{skipped}"
+
+
+def _summary(report: IngestReport) -> str:
+    failed = len(report.failed)
+    ok = len(report.sources) - failed
+    totals = report.totals()
+    sources = f"{ok} source{'s' if ok != 1 else ''} ok"
+    if failed:
+        sources += f", {failed} error{'s' if failed != 1 else ''}"
+    counts = f"{totals.new} new, {totals.updated} updated, {totals.unchanged} unchanged"
+    return f"{sources}; papers: {counts}"
+
+
+@app.command()
+def ingest(
+    sources: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Feed files (.xml, .jsonl, .gz), http(s) URLs, or '-' for standard input.",
+            show_default=False,
+        ),
+    ] = None,
+    sample: Annotated[
+        bool, typer.Option("--sample", help="Also ingest the bundled sample of real arXiv feeds.")
+    ] = False,
+    quiet: QuietOpt = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print one line per source.")
+    ] = False,
+) -> None:
+    """Read arXiv feeds into the store; re-reading a feed changes nothing.
+
+    Formats are detected: arXiv API pages (Atom), rss.arxiv.org listings (RSS 2.0 or
+    Atom), legacy RSS 1.0 listings, OAI-PMH responses, Kaggle snapshot JSON lines
+    (plain or .gz) and any other RSS/Atom feed.
+
+    Examples:
+
+    \b
+        papertrack ingest api-page.xml listing.xml arxiv-metadata-oai-snapshot.json.gz
+        curl -s 'https://rss.arxiv.org/atom/cs.AI' | papertrack ingest -
+        papertrack ingest --sample
+    """
+    from papertrack.ingest import ingest as run_ingest
+
+    names = list(sources or [])
+    if sample:
+        names += [
+            str(p) for p in sorted(paths.samples_dir().glob("*")) if p.suffix in (".xml", ".jsonl")
+        ]
+    with errors():
+        if not names:
+            raise UsageError(
+                "nothing to ingest. Name a feed file, a URL or '-' for standard input, "
+                "or use --sample for the bundled sample"
+            )
+
+        def progress(item: SourceReport) -> None:
+            if item.error:
+                say(f"Error: {item.error.rstrip('.')}.")
+            elif verbose:
+                say(_source_line(item))
+            for warning in item.warnings if verbose else ():
+                say(f"Warning: {warning}")
+
+        store, catalog = open_store(), load_catalog()
+        stdin = sys.stdin.buffer if "-" in names else None
+        with store.writer(catalog) as writer:
+            report = run_ingest(names, writer, stdin=stdin, progress=progress)
+        if not quiet or report.failed:
+            say(_summary(report))
+        if report.failed:
+            raise typer.Exit(1)
+
+
+# --------------------------------------------------------------------------- latest
+
+
+@app.command()
+def latest(
+    topic: Annotated[
+        str | None,
+        typer.Argument(
+            help="Topic name or slug, any case (see 'papertrack topics'). Omit for all papers."
+        ),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")
+    ] = 20,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            "-s",
+            help="Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago'.",
+        ),
+    ] = None,
+    category: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--category", "-c", help="Only papers in this arXiv category (repeatable; cs.* works)."
+        ),
+    ] = None,
+    abstract: Annotated[
+        bool, typer.Option("--abstract", "-a", help="Show a card per paper with its abstract.")
+    ] = False,
+    fmt: FormatOpt = Format.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the latest papers of a topic, newest first by paper date.
+
+    Examples:
+
+    \b
+        papertrack latest LLM-agent-training
+        papertrack latest "GUI Agents" -n 5 --abstract
+        papertrack latest llm-agent-training --since '2 weeks ago' --category cs.CL
+        papertrack latest llm-agent-training --format json | jq '.[].title'
+    """
+    from papertrack.dates import parse_date
+
+    fmt = pick_format(fmt, as_json)
+    with errors():
+        catalog = load_catalog()
+        chosen = catalog.find(topic) if topic else None
+        start = parse_date(since) if since else None
+        store = open_store()
+        fresh_tags(store, catalog)
+        slug = chosen.slug if chosen else None
+        papers = store.latest(slug, limit=limit, since=start, keep=category_filter(category or []))
+        total = store.count(slug)
+        name = chosen.name if chosen else "All topics"
+        header = f"{name} — latest papers ({total:,})"
+        names = {t.slug: t.name for t in catalog.topics}
+
+        def table() -> Any:
+            from papertrack import render
+
+            if abstract:
+                return render.paper_cards(papers, header, names)
+            return render.papers_table(papers, header, names)
+
+        emit_papers(papers, fmt, table)
+        if not papers:
+            if not store.exists() or store.count() == 0:
+                say(
+                    "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
+                    "or 'papertrack ingest --sample' to try the bundled sample."
+                )
+            elif since or category:
+                say(f"No papers of {name} match --since/--category. Widen or drop those filters.")
+            else:
+                say(f"No papers of {name} in the store yet. Ingest feeds of its categories.")
+
+
+# --------------------------------------------------------------------------- path
+
+
+@app.command()
+def path(as_json: JsonOpt = False) -> None:
+    """Show where papertrack keeps its data.
+
+    Example:
+
+    \b
+        papertrack path
+        PAPERTRACK_HOME=/tmp/pt papertrack path --json
+    """
+    with errors():
+        where = {
+            "home": str(paths.home()),
+            "store": str(paths.store_dir(state.db)),
+            "topics": str(paths.user_topics_file()),
+            "default_topics": str(paths.default_topics_file()),
+        }
+        if as_json:
+            sys.stdout.write(json.dumps(where, indent=2) + "\n")
+        else:
+            width = max(map(len, where))
+            sys.stdout.writelines(
+                f"{key + ':':<{width + 1}} {value}\n" for key, value in where.items()
+            )
