@@ -65,7 +65,8 @@ def synthetic_papers(count: int, seed: int = 7, end: datetime | None = None) -> 
             abstract=model.abstract,
             authors=authors,
             author_affiliations=affs if any(affs) else (),
-            primary_category=model.primary_category or (model.categories[0] if model.categories else None),
+            primary_category=model.primary_category
+            or (model.categories[0] if model.categories else None),
             categories=model.categories,
             published=published,
             updated=published,

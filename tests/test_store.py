@@ -16,7 +16,7 @@ import pytest
 
 from papertrack.errors import StoreError
 from papertrack.models import Paper
-from papertrack.store import ALL, AtomicJSONStorage, Store, id_shard, week_of
+from papertrack.store import ALL, AtomicJSONStorage, FieldMatcher, Store, id_shard, week_of
 from papertrack.topics import Catalog
 
 TOPICS = """
@@ -186,9 +186,9 @@ def test_latest_is_newest_first_and_reads_only_what_it_needs(
     opened: list[str] = []
     original = store._search_partition
 
-    def spy(week: str, topic: str | None) -> list[Paper]:
+    def spy(week: str, topic: str | None, match: FieldMatcher | None = None) -> list[Paper]:
         opened.append(week)
-        return original(week, topic)
+        return original(week, topic, match)
 
     store._search_partition = spy  # type: ignore[method-assign]
     store.latest("agents", limit=3)
@@ -347,3 +347,99 @@ def test_kill_during_writes_loses_nothing_committed(tmp_path: Path, catalog: Cat
             assert f"2501.{batch * 50:05d}" in ids
         assert store.index().counts == recount(store)
         assert store.count() == len(ids)
+
+
+# ------------------------------------------------------------- topics: get, search, retag
+
+REAL = Path(__file__).parent / "data"
+
+
+def real_papers() -> list[Paper]:
+    from papertrack.feeds import parse_feed
+
+    found: list[Paper] = []
+    for name in (
+        "rss/atom-cs.AI-2025-08-20.first86.xml",
+        "api-atom/arxiv.py-2026-recorded/q_testing_s0_m100_cfe7536492ca.xml",
+    ):
+        found += parse_feed((REAL / name).read_bytes()).papers
+    return found
+
+
+def test_get_finds_a_paper_through_the_id_map(store: Store, catalog: Catalog) -> None:
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00001", "2025-08-04"), paper("2507.00002", "2025-07-01")])
+        w.upsert([paper("hep-th/9901001", "1999-01-04"), paper("https://blog.example/1", None)])
+    for pid in ("2508.00001", "2507.00002", "hep-th/9901001", "https://blog.example/1"):
+        got = store.get(pid)
+        assert got is not None and got.arxiv_id == pid
+    assert store.get("2508.99999") is None
+    assert store.get("2601.00001") is None  # no shard at all
+    assert Store(store.path.parent / "nothing-here").get("2508.00001") is None
+
+
+def test_latest_with_a_query_reads_newest_weeks_until_it_has_enough(
+    store: Store, catalog: Catalog
+) -> None:
+    from papertrack.topics import Topic
+
+    papers = [
+        paper(f"2508.{n:05d}", f"2025-08-{n:02d}", title="An agent" if n % 2 else "A robot")
+        for n in range(1, 29)
+    ]
+    with store.writer(catalog) as w:
+        w.upsert(papers)
+    query = Topic("Query", "query", "robot")
+    opened: list[str] = []
+    original = store._search_partition
+
+    def spy(week: str, topic: str | None, match: FieldMatcher | None = None) -> list[Paper]:
+        opened.append(week)
+        return original(week, topic, match)
+
+    store._search_partition = spy  # type: ignore[method-assign]
+    got = store.latest(None, limit=2, match=query.matches_fields)
+    assert [p.arxiv_id for p in got] == ["2508.00028", "2508.00026"]
+    assert opened == ["2025-08-25"]  # the newest week holds two robots: enough
+    opened.clear()
+    got = store.latest(None, limit=3, match=query.matches_fields)
+    assert [p.arxiv_id for p in got] == ["2508.00028", "2508.00026", "2508.00024"]
+    assert opened == ["2025-08-25", "2025-08-18"]  # two are not enough: the week before
+    hits = [p.arxiv_id for _, p in store.search(query.matches_fields)]
+    assert sorted(hits) == [f"2508.{n:05d}" for n in range(2, 29, 2)]
+
+
+def test_retag_after_a_catalog_change_equals_tagging_from_scratch(tmp_path: Path) -> None:
+    from papertrack.paths import default_topics_file
+    from papertrack.store import Index
+
+    default = Catalog.load(default_topics_file())
+    store = Store(tmp_path / "store")
+    with store.writer(default) as w:
+        w.upsert(real_papers())
+    user = tmp_path / "topics.toml"
+    user.write_text(
+        # one changed, one hidden, one new topic; the rest as they were
+        "[[topic]]\nname = \"GUI Agents\"\nquery = 'gui OR agent*'\n\n"
+        '[[topic]]\nslug = "computer-vision"\nhidden = true\n\n'
+        '[[topic]]\nname = "Benchmarks"\nquery = \'benchmark* AND NOT author:"Zhang"\'\n',
+        encoding="utf-8",
+    )
+    changed = Catalog.load(default_topics_file(), user)
+    assert store.count("computer-vision") > 0
+    with store.writer(changed):
+        pass
+    stored = [p for week in store.weeks() for p in store.read_partition(week)]
+    assert len(stored) == 186
+    for item in stored:
+        assert item.tags == changed.tag(item), item.arxiv_id
+    assert sum("benchmarks" in p.tags for p in stored) > 0
+    expected = Index()
+    for item in stored:
+        expected.bump(item, +1)
+    index = store.index()
+    assert index.counts == {t: w for t, w in expected.counts.items() if any(w.values())}
+    assert index.days == {t: d for t, d in expected.days.items() if t in index.counts}
+    assert "computer-vision" not in index.counts
+    assert store.tags_current(changed)
+    assert not (store.path / ".dirty").exists()
