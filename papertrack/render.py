@@ -106,17 +106,303 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
     return Group(*cards)
 
 
-def topics_table(rows: Sequence[Mapping[str, object]]) -> Table:
-    table = Table(title=Text("Topics", style="bold"), title_justify="left")
+def topics_table(rows: Sequence[Mapping[str, object]], title: str = "Topics") -> Table:
+    """`topics`: one row a topic with its slug, source and counts."""
+    table = Table(title=Text(safe(title), style="bold"), title_justify="left")
     table.add_column("Name", style="bold")
     table.add_column("Slug", style="cyan")
     table.add_column("Source")
     table.add_column("Papers", justify="right")
+    table.add_column("Last 4 weeks", justify="right")
     for row in rows:
         table.add_row(
             Text(safe(row["name"])),
             Text(safe(row["slug"])),
             Text(safe(row["source"])),
-            Text(str(row["papers"])),
+            Text(f"{row['papers']:,}"),
+            Text(f"{row['last_4_weeks']:,}"),
         )
     return table
+
+
+# --------------------------------------------------------------------------- momentum
+
+from datetime import date  # noqa: E402  (this block was appended; momentum.py is pure)
+
+from papertrack.momentum import (  # noqa: E402
+    Momentum,
+    WeekBucket,
+    describe,
+    footer,
+    notes,
+    sparkline,
+    window_phrase,
+)
+
+_EIGHTHS = ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")
+
+
+def bar(value: int, top: int, width: int) -> str:
+    """A horizontal bar of ``value`` out of ``top`` in ``width`` cells, to an eighth of a cell.
+
+    Any paper at all shows at least a sliver, so one paper never looks like none.
+    """
+    if value <= 0 or top <= 0:
+        return ""
+    eighths = max(1, round(value / top * width * 8))
+    full, rest = divmod(eighths, 8)
+    return "█" * full + _EIGHTHS[rest]
+
+
+def week_label(start: date, as_of: date) -> str:
+    """'Week of Sep 28' (with the year when it is not the as-of day's)."""
+    label = f"Week of {start:%b} {start.day}"
+    return label if start.year == as_of.year else f"{label}, {start.year}"
+
+
+def change_label(m: Momentum) -> str:
+    """'+145%', '-30%', '0%', 'new', or '–' when there is nothing to compare."""
+    pct = m.change_pct
+    if pct is None:
+        return "new" if m.current.count and m.previous.covered_days else "–"
+    return f"{pct:+d}%" if pct else "0%"
+
+
+def momentum_chart(m: Momentum, width: int = 40) -> Table:
+    """One bar per ISO week, oldest first, the count beside it, the current window bracketed."""
+    table = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
+    table.add_column("Week", no_wrap=True)
+    table.add_column("Bar", no_wrap=True, min_width=width)
+    table.add_column("Count", no_wrap=True, justify="right")
+    table.add_column("Window", no_wrap=True, style="bold")
+    top = max((w.count or 0 for w in m.weeks), default=0)
+    current = [n for n, w in enumerate(m.weeks) if w.current]
+    for n, week in enumerate(m.weeks):
+        table.add_row(
+            Text(week_label(week.start, m.as_of), style="bold" if week.current else ""),
+            *_bar_cells(week, top, width),
+            Text(_bracket(n, current, m.window_weeks) + ("" if week.complete else " so far")),
+        )
+    return table
+
+
+def _bar_cells(week: WeekBucket, top: int, width: int) -> tuple[Text, Text]:
+    if week.count is None:
+        return Text("no data", style="dim italic"), Text("")
+    cells = Text(bar(week.count, top, width), style="bold cyan" if week.current else "cyan")
+    return cells, Text(f"{week.count:,}")
+
+
+def _bracket(n: int, rows: list[int], window: int) -> str:
+    if n not in rows:
+        return ""
+    label = window_phrase(window)
+    if len(rows) == 1:
+        return f"◀ {label}"
+    if n == rows[0]:
+        return f"┐ {label}"
+    return "┘" if n == rows[-1] else "│"
+
+
+def chart_width(console_width: int) -> int:
+    """Cells for the longest bar: 40, less on a narrow terminal (labels and counts need ~45)."""
+    return max(8, min(40, console_width - 45))
+
+
+def momentum_block(m: Momentum, title: str | None = None, width: int = 40) -> Group:
+    """The topic page's momentum: the sentence, cautions, the weekly chart, what was counted.
+
+    ``width`` is the longest bar in cells (see :func:`chart_width`).
+    """
+    parts: list[RenderableType] = []
+    if title:
+        parts.append(Text(safe(title), style="bold"))
+    parts.append(Text(describe(m)))
+    parts.extend(Text(note, style="yellow") for note in notes(m))
+    # Blank lines rather than Padding, which fills its lines with spaces to the full width.
+    parts.extend((Text(""), momentum_chart(m, width), Text("")))
+    parts.append(Text(footer(m), style="dim"))
+    return Group(*parts)
+
+
+def trending_table(results: Sequence[Momentum], title: str) -> Table:
+    """Topics ranked by momentum: counts in both windows, change, share and a sparkline."""
+    table = Table(title=Text(safe(title), style="bold"), title_justify="left")
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("Topic", style="bold")
+    table.add_column("Now", justify="right")
+    table.add_column("Before", justify="right")
+    table.add_column("Change", justify="right")
+    table.add_column("Share", justify="right")
+    table.add_column("Weeks", no_wrap=True, style="cyan")
+    few = False
+    for n, m in enumerate(results, start=1):
+        change = change_label(m)
+        if m.low_count and change != "–":
+            change += "*"
+            few = True
+        share = "–" if m.share is None else f"{100 * m.share:.1f}%"
+        table.add_row(
+            str(n),
+            Text(safe(m.name)),
+            f"{m.current.count:,}" if m.current.covered_days else "no data",
+            f"{m.previous.count:,}" if m.previous.covered_days else "no data",
+            change,
+            share,
+            sparkline([w.count for w in m.weeks]),
+        )
+    if few:
+        table.caption = "* fewer than 10 papers in a window: too few to call a trend"
+        table.caption_justify = "left"
+    return table
+
+
+def topic_page(
+    m: Momentum,
+    description: str,
+    papers: RenderableType | None,
+    latest_title: str,
+    width: int = 40,
+) -> Group:
+    """The topic page: header, momentum with its chart, then the latest papers."""
+    parts: list[RenderableType] = [Text(safe(m.name), style="bold")]
+    if description:
+        parts.append(Text(safe(description), style="dim"))
+    parts.extend(
+        (Text(""), momentum_block(m, f"Momentum as of {format_day(m.as_of)}", width), Text(""))
+    )
+    parts.append(papers if papers is not None else Text(safe(latest_title), style="bold"))
+    return Group(*parts)
+
+
+def format_day(day: date) -> str:
+    """'Sep 30, 2026'."""
+    return f"{day:%b} {day.day}, {day.year}"
+
+
+# ------------------------------------------------------------- topics: show, test, explain
+
+from typing import TYPE_CHECKING, Any  # noqa: E402  (this block was appended)
+
+from papertrack.text import shorten  # noqa: E402
+
+if TYPE_CHECKING:
+    from papertrack.diagnose import TopicExplanation, Trial
+
+
+def topic_card(info: Mapping[str, Any]) -> Group:
+    """`topics show`: a topic's definition and its counts."""
+    head = Text(safe(info["name"]), style="bold")
+    head.append(f"  ({safe(info['slug'])})", style="cyan")
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column()
+    source = str(info["source"])
+    if info.get("overrides_default"):
+        source += ", replacing the default topic with this slug"
+    grid.add_row("source", Text(safe(f"{source} ({info['file']})")))
+    grid.add_row("categories", Text(safe(", ".join(info["categories"]) or "any")))
+    grid.add_row(
+        "papers",
+        Text(
+            f"{info['papers']:,} stored, {info['last_4_weeks']:,} in the last 4 weeks "
+            f"(to {info['as_of']})"
+        ),
+    )
+    parts: list[RenderableType] = [head]
+    if info["description"]:
+        parts.append(Text(safe(info["description"])))
+    parts += [Text(""), grid, Text(""), Text("query", style="dim")]
+    query = str(info["query"]).strip("\n").splitlines()
+    parts.append(Text(safe("\n".join("  " + line for line in query))))
+    return Group(*parts)
+
+
+def trial_view(trial: Trial, title: str) -> Group:
+    """`topics test`: matches, share of the store, matches per week and a sample of hits."""
+    share = "–" if trial.share is None else f"{100 * trial.share:.2f}%"
+    parts: list[RenderableType] = [
+        Text(safe(title), style="bold"),
+        Text(
+            f"{trial.matches:,} of {trial.total:,} stored papers match ({share}); "
+            f"{trial.recent:,} in the last 4 weeks (to {trial.as_of.isoformat()})."
+        ),
+        Text(""),
+    ]
+    weeks = Table(title="Matches per week", title_justify="left")
+    weeks.add_column("Week of", no_wrap=True)
+    weeks.add_column("Matches", justify="right")
+    weeks.add_column("All papers", justify="right")
+    weeks.add_column("Share", justify="right")
+    for week in trial.weeks:
+        part = "–" if not week.total else f"{100 * week.count / week.total:.1f}%"
+        weeks.add_row(format_day(week.start), f"{week.count:,}", f"{week.total:,}", part)
+    parts += [weeks, Text("")]
+    if trial.sample:
+        sample = Table(
+            title=f"Sample: {len(trial.sample)} of {trial.matches:,} (--seed {trial.seed})",
+            title_justify="left",
+        )
+        sample.add_column("Date", no_wrap=True)
+        sample.add_column("arXiv id", no_wrap=True, style="cyan")
+        sample.add_column("Title", overflow="fold", style="bold")
+        for paper in trial.sample:
+            sample.add_row(
+                format_date(paper.paper_date), Text(safe(paper.arxiv_id)), Text(safe(paper.title))
+            )
+        parts.append(sample)
+    return Group(*parts)
+
+
+def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], asked: bool) -> Group:
+    """`topics explain`: the terms of each matching topic found, and in which fields.
+
+    With one topic asked for (``asked``): each of its conditions, met or not, and why not.
+    """
+    head = Text(safe(paper.arxiv_id), style="cyan")
+    head.append("  ")
+    head.append(safe(paper.title), style="bold")
+    meta = Text(format_date(paper.paper_date), style="dim")
+    meta.append(f"  {safe(', '.join(paper.categories))}", style="dim")
+    parts: list[RenderableType] = [head, meta, Text("")]
+    if not asked:
+        if not explanations:
+            parts.append(Text("Matches no topic."))
+            return Group(*parts)
+        table = Table(
+            title=f"Matches {len(explanations)} topic{'s' if len(explanations) != 1 else ''}",
+            title_justify="left",
+        )
+        table.add_column("Topic", style="bold")
+        table.add_column("Term")
+        table.add_column("Found in", style="green")
+        for item in explanations:
+            for n, hit in enumerate(item.hits):
+                table.add_row(
+                    Text(safe(item.name)) if n == 0 else Text(""),
+                    Text(safe(hit.term)),
+                    Text(", ".join(hit.fields)),
+                    end_section=n == len(item.hits) - 1,
+                )
+        parts.append(table)
+        return Group(*parts)
+    item = explanations[0]
+    verdict = "matches" if item.matched else "does not match"
+    parts.append(Text(safe(f"{paper.arxiv_id} {verdict} {item.name} ({item.slug})."), style="bold"))
+    table = Table(title_justify="left")
+    table.add_column("Condition", overflow="fold")
+    table.add_column("Met", no_wrap=True)
+    table.add_column("Found", overflow="fold", style="green")
+    labels = {"categories": "in one of", "requires": "needs", "excludes": "excludes"}
+    for cond in item.conditions:
+        table.add_row(
+            Text(safe(f"{labels[cond.kind]} {shorten(cond.text)}")),
+            Text("yes" if cond.met else "NO", style="green" if cond.met else "bold red"),
+            Text(safe("; ".join(map(str, cond.hits)) or "nothing")),
+        )
+    parts.append(table)
+    if not item.matched:
+        parts.append(Text("Why not:", style="bold"))
+        for reason in item.reasons():
+            parts.append(Text(safe(f"  - {reason}" + ("" if reason.endswith("…") else "."))))
+    return Group(*parts)

@@ -7,7 +7,7 @@ them, so ``papertrack latest`` starts fast from cron.
 
 from __future__ import annotations
 
-from papertrack.cli import papers, topics  # noqa: F401  (registers the commands)
+from papertrack.cli import momentum, papers, topics  # noqa: F401  (registers the commands)
 from papertrack.cli.common import app
 
 __all__ = ["app", "main"]

@@ -151,8 +151,11 @@ def load_catalog() -> Catalog:
 
 
 def fresh_tags(store: Store, catalog: Catalog) -> None:
-    """Retag stored papers before answering if a topic definition changed since they were tagged."""
-    if not store.tags_current(catalog):
+    """Retag stored papers before answering if a topic definition changed since they were tagged.
+
+    Also upgrades an index written by an older papertrack (rebuilt from the partitions).
+    """
+    if not store.tags_current(catalog) or store.index_outdated():
         with store.writer(catalog):
             pass
 

@@ -1,0 +1,463 @@
+"""Momentum: is a topic growing? Pure functions over the store index's daily counts.
+
+Semantics (PRODUCT.md), for topic T as of day D with a window of W weeks:
+
+- ``current`` = papers of T with a paper date (UTC day) in (D − W, D], i.e. the
+  7·W days ending with D; ``previous`` = those in (D − 2W, D − W].
+- ``change_pct`` = round(100 × (current − previous) / previous), ``None`` ("new")
+  when previous is 0.
+- ``share`` = current / every paper in the store dated in (D − W, D].
+- the weekly series is the ISO weeks (Monday, UTC) ending with D's week.
+
+The index keeps counts per day, so the windows are exact to the day even when D is
+not a Sunday and they cut ISO weeks in the middle.
+
+Gaps: a week in which the store holds no paper at all (before the first ingest,
+after the last) is *no data*, not zero. When a window is only partly covered by
+weeks with data, the change compares papers per covered day, so missing weeks
+count neither as a fall nor as a rise; :attr:`Window.coverage` says how much of
+each window had data.
+
+Nothing here prints or reads the clock unless asked to (``now``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+#: {week Monday ISO date: [papers on Monday, …, on Sunday]}, as in the store index.
+DayCounts = Mapping[str, Sequence[int]]
+
+#: Below this many papers in either window a change is noise, not news.
+LOW_COUNT = 10
+DEFAULT_WINDOW = 4
+DEFAULT_WEEKS = 12
+SPARKS = "▁▂▃▄▅▆▇█"
+
+_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+# --------------------------------------------------------------------------- days
+
+
+def today(now: datetime | None = None) -> date:
+    """The UTC day of ``now`` (default: the clock)."""
+    return (now or datetime.now(UTC)).astimezone(UTC).date()
+
+
+def monday(day: date) -> date:
+    """The Monday starting the ISO week of ``day``."""
+    return day - timedelta(days=day.weekday())
+
+
+def day_counts(days: Mapping[date, int]) -> dict[str, list[int]]:
+    """Daily counts {day: papers} in the index's form {week: [Mon … Sun]}."""
+    weeks: dict[str, list[int]] = {}
+    for day, count in days.items():
+        weeks.setdefault(monday(day).isoformat(), [0] * 7)[day.weekday()] += count
+    return weeks
+
+
+def count_days(days: DayCounts, first: date, last: date) -> int:
+    """Papers dated from ``first`` to ``last``, both included (0 when last < first)."""
+    total = 0
+    week = monday(first)
+    while week <= last:
+        row = days.get(week.isoformat())
+        if row:
+            lo = max((first - week).days, 0)
+            hi = min((last - week).days, 6)
+            total += sum(row[lo : hi + 1])
+        week += timedelta(days=7)
+    return total
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Window:
+    """A run of days, ``first`` to ``last`` included, with the papers dated in it."""
+
+    first: date
+    last: date
+    count: int
+    total: int
+    covered_days: int
+
+    @property
+    def days(self) -> int:
+        return (self.last - self.first).days + 1
+
+    @property
+    def coverage(self) -> float:
+        """Fraction of the window's days that fall in weeks with data (0..1)."""
+        return self.covered_days / self.days
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.first.isoformat(),
+            "end": self.last.isoformat(),
+            "days": self.days,
+            "count": self.count,
+            "total": self.total,
+            "covered_days": self.covered_days,
+            "coverage": self.coverage,
+        }
+
+
+@dataclass(frozen=True)
+class WeekBucket:
+    """One ISO week of the series: the topic's papers and the store's, up to the as-of day.
+
+    ``total == 0`` means the store holds nothing for the week: *no data*, and
+    ``count`` is then None rather than a zero nobody measured.
+    """
+
+    start: date
+    count: int | None
+    total: int
+    #: False for the as-of day's week when that day is not its Sunday.
+    complete: bool = True
+    #: Whether some of the week's days fall in the current window.
+    current: bool = False
+
+    @property
+    def no_data(self) -> bool:
+        return self.total == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "week_start": self.start.isoformat(),
+            "count": self.count,
+            "total": self.total,
+            "no_data": self.no_data,
+            "complete": self.complete,
+            "in_current_window": self.current,
+        }
+
+
+@dataclass(frozen=True)
+class Momentum:
+    """The momentum of one topic as of one day. See the module docstring for the rules."""
+
+    topic: str
+    name: str
+    as_of: date
+    window_weeks: int
+    current: Window
+    previous: Window
+    weeks: tuple[WeekBucket, ...]
+
+    @property
+    def window_days(self) -> int:
+        return 7 * self.window_weeks
+
+    @property
+    def change_pct(self) -> int | None:
+        """round(100 × (current − previous) / previous), per covered day when gaps cut a window.
+
+        None when previous is 0 or either window has no data at all.
+        """
+        cur, prev = self.current, self.previous
+        if prev.count == 0 or cur.covered_days == 0 or prev.covered_days == 0:
+            return None
+        # Rates per covered day, kept in integers: with both windows fully covered
+        # this is exactly round(100 * (current - previous) / previous).
+        num = 100 * (cur.count * prev.covered_days - prev.count * cur.covered_days)
+        return round(num / (prev.count * cur.covered_days))
+
+    @property
+    def share(self) -> float | None:
+        """current / all papers dated in the current window; None when the store has none."""
+        if self.current.total == 0:
+            return None
+        return self.current.count / self.current.total
+
+    @property
+    def low_count(self) -> bool:
+        return min(self.current.count, self.previous.count) < LOW_COUNT
+
+    @property
+    def partial(self) -> bool:
+        """Whether a window is only partly covered by weeks with data."""
+        return any(0 < w.covered_days < w.days for w in (self.current, self.previous))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON form (PRODUCT.md's keys first)."""
+        return {
+            "topic": self.topic,
+            "name": self.name,
+            "as_of": self.as_of.isoformat(),
+            "window_days": self.window_days,
+            "current": self.current.count,
+            "previous": self.previous.count,
+            "change_pct": self.change_pct,
+            "share": self.share,
+            "total_current": self.current.total,
+            "weeks": [w.to_dict() for w in self.weeks],
+            "low_count": self.low_count,
+            "window_weeks": self.window_weeks,
+            "total_previous": self.previous.total,
+            "coverage": {
+                "current": self.current.coverage,
+                "previous": self.previous.coverage,
+            },
+            "windows": {
+                "current": self.current.to_dict(),
+                "previous": self.previous.to_dict(),
+            },
+            "summary": describe(self),
+            "notes": notes(self),
+        }
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+def _window(topic: DayCounts, store: DayCounts, first: date, last: date, as_of: date) -> Window:
+    covered = 0
+    week = monday(first)
+    while week <= last:
+        lo, hi = max(first, week), min(last, week + timedelta(days=6))
+        if _has_data(store, week, as_of):
+            covered += (hi - lo).days + 1
+        week += timedelta(days=7)
+    return Window(
+        first=first,
+        last=last,
+        count=count_days(topic, first, last),
+        total=count_days(store, first, last),
+        covered_days=covered,
+    )
+
+
+def _has_data(store: DayCounts, week: date, as_of: date) -> bool:
+    # A week with data is one the store holds any paper for, up to the as-of day.
+    return count_days(store, week, min(week + timedelta(days=6), as_of)) > 0
+
+
+def measure(
+    topic_days: DayCounts,
+    all_days: DayCounts,
+    *,
+    as_of: date,
+    window: int = DEFAULT_WINDOW,
+    weeks: int = DEFAULT_WEEKS,
+    topic: str = "",
+    name: str = "",
+) -> Momentum:
+    """The momentum of a topic from its daily counts and the store's (the index's '*').
+
+    Args:
+        topic_days: the topic's counts, {week: [Mon … Sun]}.
+        all_days: every paper's counts (the share's denominator, and what tells gaps).
+        as_of: the last day counted (D).
+        window: the window W in weeks.
+        weeks: how many ISO weeks the series shows, ending with D's week.
+
+    Raises:
+        ValueError: ``window`` or ``weeks`` is below 1, or the weeks reach past the
+            calendar (before year 1 or after 9999).
+    """
+    if window < 1 or weeks < 1:
+        raise ValueError("window and weeks must be at least 1")
+    try:
+        return _measure(topic_days, all_days, as_of, window, weeks, topic, name)
+    except OverflowError:
+        raise ValueError("the weeks reach past the calendar (year 1 to 9999)") from None
+
+
+def _measure(
+    topic_days: DayCounts,
+    all_days: DayCounts,
+    as_of: date,
+    window: int,
+    weeks: int,
+    topic: str,
+    name: str,
+) -> Momentum:
+    span = timedelta(days=7 * window)
+    current_first = as_of - span + timedelta(days=1)
+    previous_first = current_first - span
+    series_first = monday(as_of) - timedelta(days=7 * (weeks - 1))
+    current = _window(topic_days, all_days, current_first, as_of, as_of)
+    previous = _window(
+        topic_days, all_days, previous_first, current_first - timedelta(days=1), as_of
+    )
+    buckets = []
+    for n in range(weeks):
+        start = series_first + timedelta(days=7 * n)
+        last = min(start + timedelta(days=6), as_of)
+        total = count_days(all_days, start, last)
+        buckets.append(
+            WeekBucket(
+                start=start,
+                count=count_days(topic_days, start, last) if total else None,
+                total=total,
+                complete=last == start + timedelta(days=6),
+                current=last >= current_first,
+            )
+        )
+    return Momentum(
+        topic=topic,
+        name=name,
+        as_of=as_of,
+        window_weeks=window,
+        current=current,
+        previous=previous,
+        weeks=tuple(buckets),
+    )
+
+
+def rank(results: Iterable[Momentum]) -> list[Momentum]:
+    """Topics by change over the window, fastest growing first; ties by current count.
+
+    A topic that is *new* (none in the previous window, some now) ranks above any
+    percentage; topics whose change cannot be told (nothing in either window, or
+    no data) come last. Remaining ties go by name.
+    """
+
+    def key(m: Momentum) -> tuple[int, float, int, str]:
+        pct = m.change_pct
+        if pct is not None:
+            return (1, -pct, -m.current.count, m.name.casefold())
+        if m.current.count and m.previous.covered_days:
+            return (0, 0.0, -m.current.count, m.name.casefold())
+        return (2, 0.0, -m.current.count, m.name.casefold())
+
+    return sorted(results, key=key)
+
+
+def sparkline(counts: Sequence[int | None]) -> str:
+    """One block character per week, ▁ for 0 up to █ for the largest; a space for no data."""
+    top = max((c for c in counts if c is not None), default=0)
+    chars = []
+    for count in counts:
+        if count is None:
+            chars.append(" ")
+        elif top == 0:
+            chars.append(SPARKS[0])
+        else:
+            chars.append(SPARKS[round(count / top * (len(SPARKS) - 1))])
+    return "".join(chars)
+
+
+# --------------------------------------------------------------------------- words
+
+
+def number_word(n: int) -> str:
+    """'four' for 4: words up to twelve, digits after."""
+    return _WORDS[n] if 0 <= n < len(_WORDS) else f"{n:,}"
+
+
+def window_phrase(weeks: int, *, last: bool = True) -> str:
+    """'last four weeks' / 'last week', or with ``last=False`` 'four weeks' / 'week'."""
+    span = "week" if weeks == 1 else f"{number_word(weeks)} weeks"
+    return f"last {span}" if last else span
+
+
+def _papers(n: int) -> str:
+    return f"{n:,} paper{'' if n == 1 else 's'}"
+
+
+def format_share(share: float) -> str:
+    """'0.5%' for 0.005: one decimal below 10%, whole percents above."""
+    pct = 100 * share
+    if pct == 0:
+        return "0%"
+    if pct < 0.1:
+        return "under 0.1%"
+    if pct >= 10:
+        return f"{pct:.0f}%"
+    return f"{pct:.1f}%"
+
+
+def _span(window: Window) -> str:
+    first, last = window.first, window.last
+    head = f"{first:%b} {first.day}" + (f", {first.year}" if first.year != last.year else "")
+    return f"{head} – {last:%b} {last.day}, {last.year}"
+
+
+def describe(m: Momentum) -> str:
+    """The momentum sentence, e.g. '54 papers in the last four weeks, up 145% on the four
+    weeks before. 0.5% of all new papers.' Cautions come separately: :func:`notes`."""
+    now, before = m.current, m.previous
+    recent = window_phrase(m.window_weeks)
+    earlier = f"the {window_phrase(m.window_weeks, last=False)} before"
+    if now.covered_days == 0:
+        return f"No data for the {recent}: the store holds no papers dated {_span(now)}."
+    text = f"{_papers(now.count)} in the {recent}"
+    pct = m.change_pct
+    if before.covered_days == 0:
+        text += f"; no data for {earlier}"
+    elif pct is None and now.count == 0:
+        text += f", as in {earlier}"
+    elif pct is None:
+        text += f", new: none in {earlier}"
+    elif pct == 0 and now.count == before.count and now.covered_days == before.covered_days:
+        text += f", unchanged on {earlier}"
+    elif pct == 0:
+        rising = now.count * before.covered_days > before.count * now.covered_days
+        text += f", {'up' if rising else 'down'} less than 1% on {earlier}"
+    else:
+        text += f", {'up' if pct > 0 else 'down'} {abs(pct)}% on {earlier}"
+    text += "."
+    if m.share is not None:
+        text += f" {format_share(m.share)} of all new papers."
+    return text
+
+
+def notes(m: Momentum) -> list[str]:
+    """Cautions that go with the sentence: too few papers, windows with gaps."""
+    now, before = m.current, m.previous
+    found = []
+    if m.low_count and now.covered_days and before.covered_days and (now.count or before.count):
+        found.append(
+            f"Few papers: {now.count:,} now against {before.count:,} before, under "
+            f"{LOW_COUNT} in a window, too few to call a trend."
+        )
+    recent = f"the {window_phrase(m.window_weeks)}"
+    earlier = f"the {window_phrase(m.window_weeks, last=False)} before"
+    gaps = [
+        f"{w.days - w.covered_days} of the {w.days} days of {label}"
+        for w, label in ((now, recent), (before, earlier))
+        if 0 < w.covered_days < w.days
+    ]
+    if gaps:
+        found.append(
+            f"No data for {' and '.join(gaps)}: "
+            + (
+                "the change compares papers per day of data."
+                if now.covered_days and before.covered_days
+                else "nothing to compare."
+            )
+        )
+    return found
+
+
+def footer(m: Momentum) -> str:
+    """What 'all new papers' counted, and how many weeks shown had no data."""
+    now = m.current
+    text = (
+        f"Share of all new papers: {now.count:,} of {now.total:,} "
+        f"paper{'' if now.total == 1 else 's'} ingested with a paper date "
+        f"in the {window_phrase(m.window_weeks)} ({_span(now)})"
+    )
+    gaps = sum(w.no_data for w in m.weeks)
+    if gaps:
+        text += f"; no data (nothing ingested) for {gaps} of the {len(m.weeks)} weeks shown"
+    return text + "."
+
+
+def papers_through(days: DayCounts, as_of: date) -> int:
+    """Papers dated on or before ``as_of``."""
+    total = 0
+    for key, row in days.items():
+        week = date.fromisoformat(key)
+        if week <= as_of:
+            total += sum(row[: (as_of - week).days + 1])
+    return total

@@ -1,0 +1,634 @@
+"""Momentum: pure functions on frozen dates, the index's daily counts, and the commands.
+
+The CLI tests ingest a Kaggle-style JSON-lines feed generated here with papers on
+chosen days, so every number the commands print is known in advance.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner, Result
+
+from papertrack import momentum as m
+from papertrack.cli import app
+from papertrack.models import Paper
+from papertrack.render import bar, momentum_block, week_label
+from papertrack.store import SCHEMA, Index, Store
+
+D = date
+
+
+def days(counts: dict[date, int]) -> dict[str, list[int]]:
+    return m.day_counts(counts)
+
+
+def spread(first: date, last: date, total: int) -> dict[date, int]:
+    """``total`` papers spread over the days ``first`` to ``last`` (earliest days get the rest)."""
+    n = (last - first).days + 1
+    each, rest = divmod(total, n)
+    return {first + timedelta(days=i): each + (i < rest) for i in range(n)}
+
+
+def merged(*parts: dict[date, int]) -> dict[date, int]:
+    total: Counter[date] = Counter()
+    for part in parts:
+        total.update(part)
+    return dict(total)
+
+
+SUNDAY = D(2026, 9, 27)  # D: the current window is Aug 31 - Sep 27, the previous Aug 3 - Aug 30
+
+
+def example(current: int, previous: int, others: int = 0, **kw: object) -> m.Momentum:
+    """A topic with ``current``/``previous`` papers; the store also holds ``others`` per window."""
+    topic = merged(
+        spread(D(2026, 8, 31), SUNDAY, current), spread(D(2026, 8, 3), D(2026, 8, 30), previous)
+    )
+    store = merged(
+        topic,
+        spread(D(2026, 8, 31), SUNDAY, others),
+        spread(D(2026, 8, 3), D(2026, 8, 30), others),
+        spread(D(2026, 6, 1), D(2026, 8, 2), 500),  # every week of the chart has data
+    )
+    return m.measure(days(topic), days(store), as_of=SUNDAY, topic="t", name="T", **kw)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def test_the_example_of_the_topic_page() -> None:
+    result = example(54, 22, others=10_812 - 54)
+    assert (result.current.count, result.previous.count, result.current.total) == (54, 22, 10_812)
+    assert result.change_pct == 145
+    assert m.describe(result) == (
+        "54 papers in the last four weeks, up 145% on the four weeks before. "
+        "0.5% of all new papers."
+    )
+    assert not result.low_count and m.notes(result) == []
+    assert "of 10,812 papers ingested with a paper date in the last four weeks" in m.footer(result)
+    data = result.to_dict()
+    assert data["share"] == 54 / 10_812
+    assert data["window_days"] == 28 and data["as_of"] == "2026-09-27"
+    assert data["coverage"] == {"current": 1.0, "previous": 1.0}
+
+
+def test_down_unchanged_new_and_none() -> None:
+    assert m.describe(example(49, 70, others=951)).startswith(
+        "49 papers in the last four weeks, down 30% on the four weeks before. 4.9% of all"
+    )
+    assert "12 papers in the last four weeks, unchanged on the four weeks before." in m.describe(
+        example(12, 12, others=100)
+    )
+    new = example(3, 0, others=100)
+    assert new.change_pct is None
+    assert m.describe(new).startswith(
+        "3 papers in the last four weeks, new: none in the four weeks before."
+    )
+    assert m.describe(example(0, 0, others=5)).startswith(
+        "0 papers in the last four weeks, as in the four weeks before."
+    )
+    assert m.describe(example(1, 1)).startswith("1 paper in the last four weeks")
+
+
+def test_change_that_rounds_to_zero_is_not_called_unchanged() -> None:
+    result = example(1001, 1000, others=5000)
+    assert result.change_pct == 0
+    assert "up less than 1% on the four weeks before" in m.describe(result)
+
+
+def test_change_pct_rounds_like_python() -> None:
+    assert example(54, 22, 100).change_pct == round(100 * (54 - 22) / 22) == 145
+    assert example(5, 8, 100).change_pct == round(100 * (5 - 8) / 8) == -38
+    assert example(3, 8, 100).change_pct == round(-62.5) == -62
+
+
+def test_small_numbers_carry_a_caution() -> None:
+    result = example(7, 3, others=400)
+    assert result.change_pct == 133 and result.low_count
+    assert result.to_dict()["low_count"] is True
+    assert m.notes(result) == [
+        "Few papers: 7 now against 3 before, under 10 in a window, too few to call a trend."
+    ]
+    assert not example(10, 10).low_count
+    assert example(10, 9).low_count and example(9, 30).low_count
+
+
+@pytest.mark.parametrize(
+    ("weeks", "last", "other"),
+    [
+        (1, "last week", "the week before"),
+        (2, "last two weeks", "the two weeks before"),
+        (12, "last twelve weeks", "the twelve weeks before"),
+        (13, "last 13 weeks", "the 13 weeks before"),
+    ],
+)
+def test_the_window_is_spelled_as_set(weeks: int, last: str, other: str) -> None:
+    topic = days(spread(D(2025, 1, 1), SUNDAY, 2000))
+    result = m.measure(topic, topic, as_of=SUNDAY, window=weeks)
+    assert result.window_days == 7 * weeks
+    assert m.describe(result).startswith(f"{result.current.count:,} papers in the {last}, ")
+    assert f" on {other}." in m.describe(result)
+
+
+def test_share_format() -> None:
+    assert [m.format_share(x) for x in (0.0, 0.0004, 0.005, 0.0123, 0.25)] == [
+        "0%", "under 0.1%", "0.5%", "1.2%", "25%",
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- windows
+
+
+def test_windows_are_exact_to_the_day_mid_week() -> None:
+    wednesday = D(2026, 9, 30)  # current: Sep 3 (Thu) - Sep 30; previous: Aug 6 - Sep 2
+    topic = {
+        D(2026, 9, 30): 1,  # D itself: current
+        D(2026, 10, 1): 50,  # after D: never counted
+        D(2026, 9, 3): 2,  # D - 27: current
+        D(2026, 9, 2): 4,  # D - 28: previous
+        D(2026, 8, 6): 8,  # D - 55: previous
+        D(2026, 8, 5): 16,  # D - 56: neither
+    }
+    result = m.measure(days(topic), days(topic), as_of=wednesday, weeks=10)
+    assert (result.current.first, result.current.last) == (D(2026, 9, 3), wednesday)
+    assert (result.previous.first, result.previous.last) == (D(2026, 8, 6), D(2026, 9, 2))
+    assert (result.current.count, result.previous.count) == (3, 12)
+    last = result.weeks[-1]
+    assert last.start == D(2026, 9, 28) and last.count == 1 and not last.complete
+    assert [w.current for w in result.weeks].count(True) == 5  # Aug 31 … Sep 28 overlap (D-28, D]
+
+
+def test_count_days_matches_a_day_by_day_count() -> None:
+    counts = {D(2026, 1, 1) + timedelta(days=i): (i * 7) % 5 for i in range(120)}
+    index = days(counts)
+    spans = [(D(2026, 1, 3), D(2026, 2, 11)), (D(2025, 12, 1), D(2026, 1, 1)),
+             (D(2026, 3, 5), D(2026, 3, 5)), (D(2026, 3, 6), D(2026, 3, 5))]  # fmt: skip
+    for first, last in spans:
+        expected = sum(n for day, n in counts.items() if first <= day <= last)
+        assert m.count_days(index, first, last) == expected
+
+
+def test_weekly_series_are_iso_weeks_oldest_first() -> None:
+    topic = days({D(2026, 9, 27): 1, D(2026, 9, 28): 2})
+    result = m.measure(topic, topic, as_of=D(2026, 9, 28))
+    starts = [w.start for w in result.weeks]
+    assert len(starts) == 12 and starts[-1] == D(2026, 9, 28) and starts[0] == D(2026, 7, 13)
+    assert all(s.weekday() == 0 for s in starts)
+    assert [w["week_start"] for w in result.to_dict()["weeks"]][-2:] == ["2026-09-21", "2026-09-28"]
+    assert week_label(D(2026, 9, 28), D(2026, 9, 30)) == "Week of Sep 28"
+    assert week_label(D(2025, 12, 29), D(2026, 1, 7)) == "Week of Dec 29, 2025"
+
+
+def test_weeks_without_any_paper_are_no_data_not_zero() -> None:
+    topic = days({D(2026, 9, 1): 3})
+    store = days({D(2026, 9, 1): 3, D(2026, 9, 15): 4})  # nothing in the week of Sep 7
+    result = m.measure(topic, store, as_of=D(2026, 9, 20), weeks=4)
+    rows = [(w.start.isoformat(), w.count, w.total, w.no_data) for w in result.weeks]
+    assert rows == [
+        ("2026-08-24", None, 0, True),
+        ("2026-08-31", 3, 3, False),
+        ("2026-09-07", None, 0, True),
+        ("2026-09-14", 0, 4, False),  # data that week, none of the topic: a real zero
+    ]
+    assert result.to_dict()["weeks"][0]["count"] is None
+
+
+def test_partly_covered_windows_compare_papers_per_day_of_data() -> None:
+    # The store starts on Mon Aug 17: the previous window (Aug 3 - Aug 30) has data for 14 days.
+    topic = merged(spread(D(2026, 8, 17), D(2026, 8, 30), 10), spread(D(2026, 8, 31), SUNDAY, 40))
+    store = merged(topic, spread(D(2026, 8, 17), SUNDAY, 420))
+    result = m.measure(days(topic), days(store), as_of=SUNDAY)
+    assert (result.current.count, result.previous.count) == (40, 10)
+    assert (result.current.covered_days, result.previous.covered_days) == (28, 14)
+    assert result.to_dict()["coverage"] == {"current": 1.0, "previous": 0.5}
+    assert result.change_pct == 100  # 40 per 28 days against 10 per 14 days, not +300%
+    assert m.describe(result).startswith("40 papers in the last four weeks, up 100% on the")
+    assert m.notes(result) == [
+        "No data for 14 of the 28 days of the four weeks before: "
+        "the change compares papers per day of data."
+    ]
+    assert "no data (nothing ingested) for 6 of the 12 weeks shown" in m.footer(result)
+
+
+def test_no_data_at_all_in_a_window() -> None:
+    topic = days(spread(D(2026, 9, 7), SUNDAY, 30))
+    result = m.measure(topic, topic, as_of=SUNDAY)
+    assert result.change_pct is None and result.previous.coverage == 0
+    assert m.describe(result).startswith(
+        "30 papers in the last four weeks; no data for the four weeks before."
+    )
+    later = m.measure(topic, topic, as_of=D(2027, 3, 1))
+    assert later.share is None and later.current.coverage == 0
+    assert m.describe(later) == (
+        "No data for the last four weeks: the store holds no papers dated Feb 2 – Mar 1, 2027."
+    )
+
+
+def test_bad_window_is_a_value_error() -> None:
+    with pytest.raises(ValueError):
+        m.measure({}, {}, as_of=SUNDAY, window=0)
+    with pytest.raises(ValueError):
+        m.measure({}, {}, as_of=D(1, 1, 20))
+
+
+# --------------------------------------------------------------------------- trending, sparkline
+
+
+def test_sparkline() -> None:
+    assert m.sparkline([0, 1, 2, 3, 4, 5, 6, 7]) == "▁▂▃▄▅▆▇█"
+    assert m.sparkline([None, 0, 14, 7]) == " ▁█▅"
+    assert m.sparkline([0, 0]) == "▁▁" and m.sparkline([]) == ""
+
+
+def test_rank_by_change_new_first_ties_by_count() -> None:
+    store = spread(D(2026, 6, 1), SUNDAY, 5000)
+
+    def topic(name: str, current: int, previous: int) -> m.Momentum:
+        counts = merged(
+            spread(D(2026, 8, 31), SUNDAY, current), spread(D(2026, 8, 3), D(2026, 8, 30), previous)
+        )
+        return m.measure(days(counts), days(merged(store, counts)), as_of=SUNDAY, name=name)
+
+    ranked = m.rank([
+        topic("flat", 10, 10), topic("none", 0, 0), topic("up small", 20, 10),
+        topic("up big", 200, 100), topic("new", 2, 0), topic("down", 5, 10),
+    ])  # fmt: skip
+    assert [r.name for r in ranked] == ["new", "up big", "up small", "flat", "down", "none"]
+
+
+def test_bars_have_eighths_and_a_sliver_for_one_paper() -> None:
+    assert bar(10, 10, 4) == "████"
+    assert bar(5, 10, 4) == "██"
+    assert bar(1, 1000, 4) == "▏"
+    assert bar(0, 10, 4) == ""
+
+
+def test_momentum_block_renders_the_chart() -> None:
+    result = example(54, 22, others=1000)
+    console = Console(record=True, width=100, color_system=None)
+    console.print(momentum_block(result, "T — momentum"))
+    text = console.export_text()
+    assert "54 papers in the last four weeks, up 145%" in text
+    assert "Week of Sep 21" in text and "┐ last four weeks" in text
+    assert "no data" not in text
+
+
+# --------------------------------------------------------------------------- the index
+
+
+def paper(pid: str, when: datetime, tags: tuple[str, ...] = ()) -> Paper:
+    return Paper(arxiv_id=pid, title="t", published=when, tags=tags)
+
+
+def test_index_keeps_days_in_step_with_weeks() -> None:
+    index = Index()
+    index.bump(paper("2609.00001", datetime(2026, 9, 30, 23, 59, tzinfo=UTC), ("a",)), +1)
+    index.bump(paper("2609.00002", datetime(2026, 9, 28, 0, 0, tzinfo=UTC)), +1)
+    index.bump(paper("2609.00003", datetime(2026, 9, 28, 5, 0, tzinfo=UTC), ("a",)), +1)
+    index.bump(paper("2609.00003", datetime(2026, 9, 28, 5, 0, tzinfo=UTC), ("a",)), -1)
+    index.bump(Paper(arxiv_id="x", title="undated"), +1)
+    assert index.days["*"] == {"2026-09-28": [1, 0, 1, 0, 0, 0, 0]}
+    assert index.days["a"] == {"2026-09-28": [0, 0, 1, 0, 0, 0, 0]}
+    assert index.counts["*"] == {"2026-09-28": 2, "undated": 1}
+    again = Index.from_tinydb(json.loads(json.dumps(index.to_tinydb())))
+    assert again.days == index.days and again.counts == index.counts
+    assert again.schema == SCHEMA == 2
+
+
+# --------------------------------------------------------------------------- the commands
+
+FIRST, LAST = D(2026, 7, 6), D(2026, 9, 30)
+GAP = (D(2026, 7, 20), D(2026, 7, 26))  # a week in which nothing at all is ingested
+TITLES = {
+    "llm": ("Large language models for code review number {n}", "cs.CL"),
+    "rl": ("Reinforcement learning for robot locomotion number {n}", "cs.RO"),
+    "cv": ("Object detection in aerial images number {n}", "eess.IV"),
+    "other": ("Soil erosion in alpine meadows number {n}", "physics.geo-ph"),
+}
+
+
+def planned() -> Iterator[tuple[datetime, str]]:
+    """The papers of the test feed: (paper date, kind), known in advance.
+
+    LLM: one a weekday to Aug 30, then three a day. RL: Tuesdays and Thursdays.
+    CV: one a day from Sep 21 only. Others: ten a day. Nothing in the gap week.
+    Times alternate 00:00:00 and 23:59:59 UTC, so day boundaries are tested too.
+    """
+    day = FIRST
+    while day <= LAST:
+        if not GAP[0] <= day <= GAP[1]:
+            kinds: list[str] = ["other"] * 10
+            if day >= D(2026, 8, 31):
+                kinds += ["llm"] * 3
+            elif day.weekday() < 5:
+                kinds.append("llm")
+            if day.weekday() in (1, 3):
+                kinds.append("rl")
+            if day >= D(2026, 9, 21):
+                kinds.append("cv")
+            for n, kind in enumerate(kinds):
+                clock = (23, 59, 59) if n % 2 else (0, 0, 0)
+                yield datetime(day.year, day.month, day.day, *clock, tzinfo=UTC), kind
+        day += timedelta(days=1)
+
+
+def write_feed(path: Path) -> Path:
+    seq: Counter[str] = Counter()
+    lines = []
+    for when, kind in planned():
+        yymm = when.strftime("%y%m")
+        seq[yymm] += 1
+        title, category = TITLES[kind]
+        lines.append(json.dumps({
+            "id": f"{yymm}.{seq[yymm]:05d}", "title": title.format(n=seq[yymm]),
+            "authors": "Ada Lovelace, Alan Turing", "categories": category,
+            "abstract": "We report measurements.", "versions": [
+                {"version": "v1", "created": when.strftime("%a, %d %b %Y %H:%M:%S GMT")}],
+        }))  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def expected(kind: str | None, as_of: date, window: int = 4) -> dict[str, int]:
+    """The oracle: count the planned papers directly."""
+    span = 7 * window
+    dated = [(when.date(), k) for when, k in planned()]
+
+    def count(first: date, last: date, want: str | None) -> int:
+        return sum(first <= d <= last and (want is None or k == want) for d, k in dated)
+
+    cur_first = as_of - timedelta(days=span - 1)
+    prev_first = cur_first - timedelta(days=span)
+    return {
+        "current": count(cur_first, as_of, kind),
+        "previous": count(prev_first, cur_first - timedelta(days=1), kind),
+        "total_current": count(cur_first, as_of, None),
+    }
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One store for the CLI tests, ingested once with the CLI."""
+    root = tmp_path_factory.mktemp("momentum")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PAPERTRACK_HOME", str(root / "home"))
+        feed = write_feed(root / "feed.jsonl")
+        result = CliRunner().invoke(app, ["--db", str(root / "store"), "ingest", str(feed)])
+    assert result.exit_code == 0, result.stderr
+    assert f"papers: {sum(1 for _ in planned())} new" in result.stderr
+    return root / "store"
+
+
+def momentum_json(store_dir: Path, *args: str) -> dict[str, object]:
+    result = run("--db", str(store_dir), "momentum", *args, "--json")
+    assert result.exit_code == 0, result.stderr
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("as_of", "current", "previous", "change_pct", "total_current"),
+    [
+        # Sunday: Aug 31 - Sep 27 (28 days x 3) against Aug 3 - Aug 30 (20 weekdays)
+        ("2026-09-27", 84, 20, 320, 84 + 8 + 7 + 280),
+        # Wednesday: Sep 3 - Sep 30 against Aug 6 - Sep 2: cut weeks, exact to the day
+        ("2026-09-30", 84, 17 + 3 * 3, 223, None),
+        # Friday: Jul 4 - Jul 31 holds the gap week; Jun 6 - Jul 3 holds no data at all
+        ("2026-07-31", 15, 0, None, None),
+    ],
+)
+def test_momentum_json_numbers_at_several_dates(
+    store_dir: Path,
+    as_of: str,
+    current: int,
+    previous: int,
+    change_pct: int | None,
+    total_current: int | None,
+) -> None:
+    data = momentum_json(store_dir, "Large Language Models", "--as-of", as_of)
+    want = expected("llm", D.fromisoformat(as_of))
+    assert (data["current"], data["previous"]) == (want["current"], want["previous"])
+    assert (data["current"], data["previous"]) == (current, previous)
+    assert data["total_current"] == want["total_current"]
+    if total_current is not None:
+        assert data["total_current"] == total_current
+    if change_pct is not None:
+        assert data["change_pct"] == change_pct
+    assert data["share"] == want["current"] / want["total_current"]
+    assert data["topic"] == "large-language-models" and data["name"] == "Large Language Models"
+    assert data["as_of"] == as_of and data["window_days"] == 28
+    assert {"weeks", "low_count", "coverage"} <= set(data)
+
+
+def test_momentum_mid_week_with_a_gap_compares_per_day(store_dir: Path) -> None:
+    # Sep 16 (Wed): current Aug 20 - Sep 16; previous Jul 23 - Aug 19, of which Jul 23-26
+    # fall in the gap week: 24 of its 28 days have data.
+    data = momentum_json(store_dir, "large-language-models", "--as-of", "2026-09-16")
+    want = expected("llm", D(2026, 9, 16))
+    assert (data["current"], data["previous"]) == (want["current"], want["previous"]) == (58, 18)
+    assert data["coverage"] == {"current": 1.0, "previous": 24 / 28}
+    assert data["change_pct"] == round(100 * (58 * 24 - 18 * 28) / (18 * 28)) == 176
+    assert data["notes"] == [
+        "No data for 4 of the 28 days of the four weeks before: "
+        "the change compares papers per day of data."
+    ]
+
+
+def test_momentum_window_option_and_weeks(store_dir: Path) -> None:
+    data = momentum_json(
+        store_dir,
+        "reinforcement-learning",
+        "--as-of",
+        "2026-09-27",
+        "--window",
+        "2",
+        "--weeks",
+        "3",
+    )
+    want = expected("rl", D(2026, 9, 27), window=2)
+    assert (data["current"], data["previous"]) == (want["current"], want["previous"]) == (4, 4)
+    assert data["change_pct"] == 0 and data["low_count"] is True and data["window_days"] == 14
+    assert data["summary"].startswith(  # type: ignore[union-attr]
+        "4 papers in the last two weeks, unchanged on the two weeks before."
+    )
+    weeks = data["weeks"]
+    assert isinstance(weeks, list)
+    assert [(w["week_start"], w["count"], w["total"]) for w in weeks] == [
+        ("2026-09-07", 2, 10 * 7 + 3 * 7 + 2),
+        ("2026-09-14", 2, 10 * 7 + 3 * 7 + 2),
+        ("2026-09-21", 2, 10 * 7 + 3 * 7 + 2 + 7),
+    ]
+
+
+def test_momentum_table_sentence_chart_and_footer(store_dir: Path) -> None:
+    result = run(
+        "--db", str(store_dir), "momentum", "Large Language Models", "--as-of", "2026-09-30"
+    )
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Large Language Models — momentum as of Sep 30, 2026" in out
+    want = expected("llm", D(2026, 9, 30))
+    assert f"{want['current']} papers in the last four weeks, up " in out
+    lines = {line.split("  ")[0]: line for line in out.splitlines() if line.startswith("Week of")}
+    assert list(lines) == [f"Week of {d}" for d in (
+        "Jul 13", "Jul 20", "Jul 27", "Aug 3", "Aug 10", "Aug 17", "Aug 24", "Aug 31", "Sep 7",
+        "Sep 14", "Sep 21", "Sep 28")]  # fmt: skip
+    assert "no data" in lines["Week of Jul 20"] and "█" not in lines["Week of Jul 20"]
+    assert lines["Week of Jul 13"].rstrip().endswith(" 5") and "█" in lines["Week of Jul 13"]
+    assert re.search(r"█ +21 +│$", lines["Week of Sep 21"].rstrip())
+    # Mon - Wed only: 9 of 21 is 17.1 of 40 cells
+    assert re.search(r" █{17}▏ +9 +┘ so far$", lines["Week of Sep 28"].rstrip())
+    assert "┐ last four weeks" in lines["Week of Aug 31"]
+    assert "last four weeks" not in lines["Week of Aug 24"]
+    assert lines["Week of Sep 7"].count("█") == 40  # the largest week: the whole width
+    assert "█" * 9 + "▌ " in lines["Week of Aug 24"]  # 5/21 of 40 cells = 9.52
+    footer = (
+        f"of {want['total_current']:,} papers ingested with a paper date in the last four weeks"
+    )
+    assert footer in " ".join(out.split())
+    assert "(Sep 3 – Sep 30, 2026)" in out
+    assert "\x1b" not in out
+
+
+def test_momentum_as_of_before_any_data_and_empty_store(store_dir: Path, tmp_path: Path) -> None:
+    result = run(
+        "--db", str(store_dir), "momentum", "Large Language Models", "--as-of", "2026-06-01"
+    )
+    assert result.exit_code == 0
+    assert "No data for the last four weeks" in result.stdout
+    assert sum("no data" in line for line in result.stdout.splitlines() if "Week of" in line) == 12
+    empty = run("--db", str(tmp_path / "none"), "momentum", "Large Language Models", "--json")
+    assert empty.exit_code == 0 and json.loads(empty.stdout)["current"] == 0
+    assert "No papers in the store yet" in empty.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["momentum", "no-such-topic"], "Error: no topic named 'no-such-topic'"),
+        (
+            ["momentum", "Large Language Models", "--as-of", "someday soon"],
+            "Error: can't read --as-of",
+        ),
+        (
+            ["momentum", "Large Language Models", "--window", "0"],
+            "Error: --window 0 is not a number of weeks",
+        ),
+        (["trending", "--weeks", "-1"], "Error: --weeks -1 is not a number of weeks"),
+        (["topic", "Large Language Models", "--window", "0"], "Error: --window 0"),
+        (
+            ["momentum", "Large Language Models", "--as-of", "0001-01-10"],
+            "Error: --as-of 0001-01-10",
+        ),
+        (["trending", "--as-of", "9999-12-31"], "Error: --as-of 9999-12-31"),
+    ],
+)
+def test_usage_errors_exit_2_without_traceback(args: list[str], message: str) -> None:
+    result = run(*args)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith(message), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_trending_orders_topics_and_min_hides(store_dir: Path) -> None:
+    db = ["--db", str(store_dir)]
+    rows = json.loads(run(*db, "trending", "--as-of", "2026-09-27", "--json").stdout)
+    order = [r["topic"] for r in rows]
+    assert order[:3] == ["computer-vision", "large-language-models", "reinforcement-learning"]
+    assert [r["change_pct"] for r in rows[:3]] == [None, 320, 0]
+    assert rows[0]["current"] == 7 and rows[0]["previous"] == 0
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    assert all(r["current"] == 0 for r in rows[3:])
+    assert rows[1]["sparkline"][-1] == "█" and " " in rows[1]["sparkline"]  # the gap week
+
+    hidden = json.loads(
+        run(*db, "trending", "--as-of", "2026-09-27", "--min", "10", "--json").stdout
+    )
+    assert [r["topic"] for r in hidden] == ["large-language-models"]
+
+    table = run(*db, "trending", "--as-of", "2026-09-27")
+    assert table.exit_code == 0
+    lines = [line for line in table.stdout.splitlines() if "│" in line]
+    assert "Computer Vision" in lines[0] and "new*" in lines[0]
+    assert "Large Language Models" in lines[1] and "+320%" in lines[1]
+    csv_out = run(*db, "trending", "--as-of", "2026-09-27", "-f", "csv", "--min", "1")
+    assert csv_out.stdout.splitlines()[0].startswith("rank,topic,name,current,previous")
+    assert csv_out.stdout.splitlines()[2].startswith(
+        "2,large-language-models,Large Language Models,84,20,320,"
+    )
+    jsonl = run(*db, "trending", "--as-of", "2026-09-27", "-f", "jsonl", "--min", "1")
+    assert [json.loads(line)["topic"] for line in jsonl.stdout.splitlines()] == order[:3]
+    nothing = run(*db, "trending", "--as-of", "2026-09-27", "--min", "1000")
+    assert nothing.exit_code == 0 and "Lower --min" in nothing.stderr
+
+
+def test_topic_page_shows_momentum_above_latest_papers(store_dir: Path) -> None:
+    db = ["--db", str(store_dir)]
+    result = run(*db, "topic", "Reinforcement Learning", "--as-of", "2026-09-27", "-n", "3")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    want = expected("rl", D(2026, 9, 27))
+    sentence = (
+        f"{want['current']} papers in the last four weeks, unchanged on the four weeks before."
+    )
+    assert out.index("Reinforcement Learning") < out.index(sentence) < out.index("Week of Sep 21")
+    total = sum(1 for when, k in planned() if k == "rl" and when.date() <= D(2026, 9, 27))
+    assert out.index("Week of Sep 21") < out.index(f"Latest papers ({total})")
+    assert "Sep 24, 2026" in out and "Sep 29, 2026" not in out  # nothing after --as-of
+    data = json.loads(
+        run(
+            *db, "topic", "reinforcement learning", "--as-of", "2026-09-27", "-n", "3", "--json"
+        ).stdout
+    )
+    assert data["momentum"]["current"] == want["current"] and data["papers_total"] == total
+    assert [p["paper_date"][:10] for p in data["papers"]] == [
+        "2026-09-24",
+        "2026-09-22",
+        "2026-09-17",
+    ]
+
+
+def test_momentum_reads_only_the_index(store_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("momentum must not open week files")
+
+    monkeypatch.setattr(Store, "read_partition", refuse)
+    monkeypatch.setattr(Store, "_search_partition", refuse)
+    for args in (
+        ["momentum", "Large Language Models"],
+        ["trending"],
+        ["momentum", "reinforcement-learning", "--json"],
+    ):
+        result = run("--db", str(store_dir), *args, "--as-of", "2026-09-27")
+        assert result.exit_code == 0, result.stderr
+
+
+def test_an_index_of_the_previous_schema_is_rebuilt(tmp_path: Path) -> None:
+    feed = write_feed(tmp_path / "feed.jsonl")
+    db = ["--db", str(tmp_path / "store")]
+    assert run(*db, "ingest", str(feed)).exit_code == 0
+    before = momentum_json(tmp_path / "store", "large-language-models", "--as-of", "2026-09-30")
+    index_path = tmp_path / "store" / "index.json"
+    old = json.loads(index_path.read_text())
+    for doc in old["counts"].values():
+        del doc["days"]  # what papertrack 0.1 wrote: weekly counts only, schema 1
+    old["meta"]["1"]["schema"] = 1
+    index_path.write_text(json.dumps(old))
+    assert Store(tmp_path / "store").index_outdated()
+    after = momentum_json(tmp_path / "store", "large-language-models", "--as-of", "2026-09-30")
+    assert after == before
+    assert json.loads(index_path.read_text())["meta"]["1"]["schema"] == SCHEMA
+    assert not Store(tmp_path / "store").index_outdated()
