@@ -14,7 +14,7 @@ import html
 import re
 import unicodedata
 
-__all__ = ["clean_text", "decode_tex_accents", "strip_html"]
+__all__ = ["clean_text", "decode_tex_accents", "shorten", "strip_html"]
 
 
 def _build_clean_table() -> dict[int, str | None]:
@@ -194,3 +194,9 @@ def strip_html(s: str | None) -> str:
     if "&" in s:
         s = html.unescape(s)
     return s
+
+
+def shorten(s: str, width: int = 72) -> str:
+    """``s`` on one line, cut to ``width`` characters with an ellipsis (long queries in tables)."""
+    flat = " ".join(s.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"

@@ -40,7 +40,7 @@ import hashlib
 import re
 import tomllib
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -863,6 +863,75 @@ def _terms(node: Node, positive: bool = True) -> Iterator[tuple[Term | Category,
 
 
 # ---------------------------------------------------------------------------
+# A cheap test before tokenizing
+#
+# Tokenizing a paper (PaperText) is most of the cost of matching it. When a
+# query needs one of a few words, a paper whose raw text does not even contain
+# one of them as a substring cannot match, and need not be tokenized: retagging
+# one changed topic, `topics test` and `latest --query` scan whole stores.
+
+#: A test on a paper's raw title, abstract and authors; False means it cannot match.
+Prefilter: TypeAlias = Callable[[str, str, Sequence[str]], bool]
+
+
+def _anchors(node: Node) -> frozenset[str] | None:
+    """Words of which every paper ``node`` matches contains one; None when there is no such set.
+
+    A term needs each of its words, so its longest word serves; an OR needs one
+    of its children's anchors; an AND any one child's, the most selective. NOT
+    and categories need no word.
+    """
+    if isinstance(node, Term):
+        return frozenset({max(node.words, key=len)})
+    if isinstance(node, Or):
+        union: set[str] = set()
+        for child in node.children:
+            anchors = _anchors(child)
+            if anchors is None:
+                return None
+            union |= anchors
+        return frozenset(union)
+    if isinstance(node, And):
+        found = [a for a in map(_anchors, node.children) if a is not None]
+        # Fewest and longest words: the most likely to rule a paper out.
+        return min(found, key=lambda a: (len(a), -min(map(len, a))), default=None)
+    return None
+
+
+def prefilter(nodes: Iterable[Node]) -> Prefilter:
+    """A substring test that is False only for papers none of ``nodes`` can match.
+
+    It holds for ASCII text, where folding is lower-casing and a word is a run of
+    letters and digits, so every word of the text is a substring of the
+    lower-cased text. Other text, and authors written with TeX accents, always
+    pass (and are tokenized).
+    """
+    union: set[str] = set()
+    for node in nodes:
+        anchors = _anchors(node)
+        if anchors is None:
+            return _always
+        union |= anchors
+    words = tuple(sorted(union, key=len, reverse=True))
+
+    def possible(title: str, abstract: str, authors: Sequence[str]) -> bool:
+        names = "\n".join(authors)
+        if "\\" in names:
+            return True
+        raw = f"{title}\n{abstract}\n{names}"
+        if not raw.isascii():
+            return True
+        low = raw.lower()
+        return any(word in low for word in words)
+
+    return possible
+
+
+def _always(title: str, abstract: str, authors: Sequence[str]) -> bool:
+    return True
+
+
+# ---------------------------------------------------------------------------
 # Topics
 
 
@@ -900,6 +969,7 @@ class Topic:
     #: What decides membership: the category filter AND the query.
     membership: Node = field(init=False, repr=False, compare=False)
     _matcher: Matcher | None = field(init=False, repr=False, compare=False, default=None)
+    _prefilter: Prefilter | None = field(init=False, repr=False, compare=False, default=None)
     _fingerprint: str = field(init=False, repr=False, compare=False, default="")
 
     def __post_init__(self) -> None:
@@ -922,6 +992,17 @@ class Topic:
             object.__setattr__(self, "_matcher", compile_query(self.membership))
         assert self._matcher is not None
         return self._matcher(text)
+
+    def matches_fields(
+        self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
+    ) -> bool:
+        """Like :meth:`matches` for raw fields; tokenizes only what :func:`prefilter` passes."""
+        if self._prefilter is None:
+            object.__setattr__(self, "_prefilter", prefilter([self.membership]))
+        assert self._prefilter is not None
+        if not self._prefilter(title, abstract, authors):
+            return False
+        return self.matches(PaperText(title, abstract, authors, categories))
 
     @property
     def fingerprint(self) -> str:
@@ -946,9 +1027,9 @@ class Topic:
 _TOPIC_KEYS = frozenset({"name", "slug", "description", "query", "categories", "hidden"})
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, text: str | None = None) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8") if text is None else text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}. Fix the file.") from None
     except UnicodeDecodeError:
@@ -966,9 +1047,14 @@ def _string(entry: dict[str, Any], key: str, where: str, required: bool = False)
     return value
 
 
-def _topics_in(path: Path, source: str) -> list[tuple[str, str, Topic | None]]:
-    """(slug, name, topic) for each [[topic]] of ``path``; the topic is None when hidden."""
-    data = _read_toml(path)
+def _topics_in(
+    path: Path, source: str, text: str | None = None
+) -> list[tuple[str, str, Topic | None]]:
+    """(slug, name, topic) for each [[topic]] of ``path``; the topic is None when hidden.
+
+    ``text``, when given, is read instead of the file (messages still name ``path``).
+    """
+    data = _read_toml(path, text)
     extra = sorted(set(data) - {"topic"})
     if extra:
         raise UsageError(
@@ -1060,6 +1146,7 @@ class Catalog:
             by_name[folded] = topic
         self._by_name = by_name
         self._compiled: list[tuple[str, Matcher]] | None = None
+        self._prefilter: Prefilter | None = None
 
     @property
     def _matchers(self) -> list[tuple[str, Matcher]]:
@@ -1073,12 +1160,16 @@ class Catalog:
         return self._compiled
 
     @classmethod
-    def load(cls, default_path: Path, user_path: Path | None = None) -> Catalog:
+    def load(
+        cls, default_path: Path, user_path: Path | None = None, *, user_text: str | None = None
+    ) -> Catalog:
         """The default catalog at ``default_path`` merged with the user's file, if it exists.
 
         A user topic with a default topic's slug replaces it in place; other user
         topics follow the defaults. A user entry with ``hidden = true`` removes
-        the topic with its slug (or name).
+        the topic with its slug (or name). ``user_text``, when given, is read as
+        the user's file instead of the file itself (to check an edit before
+        writing it).
 
         Raises:
             UsageError: a file is not valid TOML or a topic is malformed.
@@ -1091,11 +1182,12 @@ class Catalog:
         merged: dict[str, Topic] = {}
         warnings: list[str] = []
         sources = [(default_path, "default")]
-        if user_path is not None and user_path.exists():
+        if user_path is not None and (user_text is not None or user_path.exists()):
             sources.append((user_path, "user"))
         for path, source in sources:
             seen: set[str] = set()
-            for slug, name, topic in _topics_in(path, source):
+            text = user_text if source == "user" else None
+            for slug, name, topic in _topics_in(path, source, text):
                 if slug in seen:
                     raise UsageError(f"{path} defines the topic {slug!r} twice. Remove one.")
                 seen.add(slug)
@@ -1174,6 +1266,20 @@ class Catalog:
         """Like :meth:`tag` for an already tokenized paper."""
         return tuple([slug for slug, matcher in self._matchers if matcher(text)])
 
+    def tag_fields(
+        self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
+    ) -> tuple[str, ...]:
+        """Like :meth:`tag` for raw fields; tokenizes only what :func:`prefilter` lets through."""
+        if self._prefilter is None:
+            self._prefilter = prefilter(t.membership for t in self.topics)
+        if not self._prefilter(title, abstract, authors):
+            return ()
+        return self.tag_text(PaperText(title, abstract, authors, categories))
+
     def fingerprints(self) -> dict[str, str]:
         """Slug -> fingerprint of every topic, to tell which tags are out of date."""
         return {t.slug: t.fingerprint for t in self.topics}
+
+    def subset(self, slugs: AbstractSet[str]) -> Catalog:
+        """The topics with these slugs, in catalog order: retagging compiles only those."""
+        return Catalog(t for t in self.topics if t.slug in slugs)

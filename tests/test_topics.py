@@ -763,3 +763,60 @@ def test_catalog_and_single_topics_agree(catalog: Catalog) -> None:
         alone = tuple(t.slug for t in catalog if t.matches(PaperText.of(paper)))
         assert catalog.tag_text(text) == alone
         assert catalog.tag_text(text) == alone  # again, from the cache
+
+
+# ---------------------------------------------------------------------------
+# The prefilter: a cheap substring test before tokenizing, never a false "no"
+
+
+def test_prefilter_rules_out_only_papers_that_cannot_match(catalog: Catalog) -> None:
+    from papertrack.topics import prefilter
+
+    papers = [COMPUTER_RL, CAUSAL_PLAN, MM_BROWSECOMP, GENETIC, MUTATION_DRL, WHISPERING]
+    for topic in catalog:
+        possible = prefilter([topic.membership])
+        for paper in papers:
+            if topic.matches(paper):
+                assert possible(paper.title, paper.abstract, paper.authors), topic.slug
+            assert topic.matches_fields(
+                paper.title, paper.abstract, paper.authors, paper.categories
+            ) == topic.matches(paper)
+    agents = prefilter([parse_query("agent* AND (llm OR gpt)")])
+    assert not agents("Robots", "We study robots.", ())
+    assert agents("Agents", "no model here", ())  # passes the test, fails the query
+    # Without a word every match needs (NOT, categories only), everything passes.
+    assert prefilter([parse_query("NOT agent")])("x", "y", ())
+    assert prefilter([parse_query("category:cs.AI")])("x", "y", ())
+
+
+@pytest.mark.parametrize(
+    ("query", "title", "authors"),
+    [
+        ("naive", "Naïve Bayes", ()),  # accents: not ASCII, always tokenized
+        ('author:"andre lima"', "x", ("Paulo Andr\\'e Lima",)),  # TeX accents in names
+        ("strasse", "Straße", ()),
+        ('"large language model*"', "Large-Language-Models", ()),
+    ],
+)
+def test_prefilter_never_hides_a_match_in_unusual_text(
+    query: str, title: str, authors: tuple[str, ...]
+) -> None:
+    topic = Topic("T", "t", query)
+    assert topic.matches(Paper("1", title, authors=authors))
+    assert topic.matches_fields(title, "", authors, ())
+
+
+@given(
+    words=st.lists(
+        st.sampled_from(["Agent", "agents", "LLM", "llm-based", "GPT-4o", "rl"]), max_size=8
+    ),
+    query=st.sampled_from(
+        ["agent*", "llm", '"llm based"', "gpt AND NOT rl", "(agents OR rl) AND 4o", "title:llm*"]
+    ),
+)
+def test_prefilter_agrees_with_the_matcher(words: list[str], query: str) -> None:
+    topic = Topic("T", "t", query)
+    title = " ".join(words[:3])
+    abstract = ", ".join(words[3:])
+    paper = Paper("1", title, abstract=abstract)
+    assert topic.matches_fields(title, abstract, (), ()) == topic.matches(paper)

@@ -144,10 +144,22 @@ def latest(
     abstract: Annotated[
         bool, typer.Option("--abstract", "-a", help="Show a card per paper with its abstract.")
     ] = False,
+    query: Annotated[
+        str | None,
+        typer.Option(
+            "--query",
+            help="Only papers matching this query, as a topic would (see 'Topics' in the README).",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOpt = Format.table,
     as_json: JsonOpt = False,
 ) -> None:
     """Show the latest papers of a topic, newest first by paper date.
+
+    --query matches a query as an unsaved topic would: alone it searches every
+    paper, with a TOPIC only that topic's papers. Week files are read newest first
+    until --limit papers match.
 
     Examples:
 
@@ -156,21 +168,38 @@ def latest(
         papertrack latest "GUI Agents" -n 5 --abstract
         papertrack latest llm-agent-training --since '2 weeks ago' --category cs.CL
         papertrack latest llm-agent-training --format json | jq '.[].title'
+        papertrack latest --query 'agent* AND benchmark*'
+        papertrack latest llm-agent-training --query 'title:(rl OR "reinforcement learning")'
     """
     from papertrack.dates import parse_date
+    from papertrack.topics import Topic
 
     fmt = pick_format(fmt, as_json)
     with errors():
+        # Parsed first: a syntax error stops the command before anything is read.
+        unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
         start = parse_date(since) if since else None
         store = open_store()
         fresh_tags(store, catalog)
         slug = chosen.slug if chosen else None
-        papers = store.latest(slug, limit=limit, since=start, keep=category_filter(category or []))
-        total = store.count(slug)
+        papers = store.latest(
+            slug,
+            limit=limit,
+            since=start,
+            keep=category_filter(category or []),
+            match=unsaved.matches_fields if unsaved else None,
+        )
         name = chosen.name if chosen else "All topics"
-        header = f"{name} — latest papers ({total:,})"
+        if query is None:
+            header = f"{name} — latest papers ({store.count(slug):,})"
+        else:
+            # Counting every match would read the whole store: the header gives none.
+            flat = " ".join(query.split())
+            scope = f"{chosen.name}, query" if chosen else "Query"
+            header = f'{scope} "{flat}" — latest papers'
+            name = f'{scope} "{flat}"'
         names = {t.slug: t.name for t in catalog.topics}
 
         def table() -> Any:
@@ -189,6 +218,8 @@ def latest(
                 )
             elif since or category:
                 say(f"No papers of {name} match --since/--category. Widen or drop those filters.")
+            elif query is not None:
+                say(f"No papers match {name}. Try it with 'papertrack topics test'.")
             else:
                 say(f"No papers of {name} in the store yet. Ingest feeds of its categories.")
 

@@ -1,11 +1,17 @@
-"""Commands about topics."""
+"""Commands about topics: the `topics` group (list, show, add, remove, test, explain)."""
 
 from __future__ import annotations
 
 import csv
 import json
 import sys
+from datetime import date
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
 
+import typer
+
+from papertrack import paths
 from papertrack.cli.common import (
     Format,
     FormatOpt,
@@ -17,40 +23,137 @@ from papertrack.cli.common import (
     open_store,
     out,
     pick_format,
+    say,
 )
+from papertrack.errors import PapertrackError, UnknownTopicError
 
-# --------------------------------------------------------------------------- topics
+if TYPE_CHECKING:
+    from papertrack.store import Store
+    from papertrack.topics import Catalog, Topic
+
+topics_app = typer.Typer(
+    name="topics",
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(topics_app, name="topics")
 
 
-@app.command("topics")
-def topics_list(fmt: FormatOpt = Format.table, as_json: JsonOpt = False) -> None:
-    """List the topics papers are tagged with, and how many stored papers each has.
+class ViewFormat(StrEnum):
+    table = "table"
+    json = "json"
 
-    Example:
+
+ViewFormatOpt = Annotated[
+    ViewFormat, typer.Option("--format", "-f", help="Output format: a view for people, or JSON.")
+]
+AsOfOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        help="Count up to this day (UTC; default today): 2026-09-30, 'last friday', '1 week ago'.",
+        show_default=False,
+    ),
+]
+CategoryOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--category",
+        "-c",
+        help="The paper must be in one of these categories (repeatable; cs.* works).",
+    ),
+]
+
+
+def _as_of(value: str | None) -> date:
+    from papertrack.dates import parse_date
+
+    if value is None:
+        from datetime import UTC, datetime
+
+        return datetime.now(UTC).date()
+    return parse_date(value, option="--as-of").date()
+
+
+def _write_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _counted_store(catalog: Catalog) -> Store:
+    store = open_store()
+    fresh_tags(store, catalog)
+    return store
+
+
+def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
+    from papertrack.diagnose import recent_count
+
+    counted = store.exists()
+    return {
+        "name": topic.name,
+        "slug": topic.slug,
+        "source": topic.source,
+        "description": topic.description,
+        "query": topic.query,
+        "categories": list(topic.categories),
+        "papers": store.count(topic.slug) if counted else 0,
+        "last_4_weeks": recent_count(store, topic.slug, as_of) if counted else 0,
+    }
+
+
+# --------------------------------------------------------------------------- list
+
+
+@topics_app.callback(invoke_without_command=True)
+def topics_main(
+    ctx: typer.Context,
+    fmt: FormatOpt = Format.table,
+    as_json: JsonOpt = False,
+    as_of: AsOfOpt = None,
+) -> None:
+    """List, show, add, remove and test topics; explain why a paper is in one.
+
+    Without a subcommand, lists every topic (as 'papertrack topics list').
+
+    Examples:
 
     \b
         papertrack topics
+        papertrack topics show llm-agent-training
+        papertrack topics test 'agent* AND benchmark*' --category 'cs.*'
+        papertrack topics add "Agent Benchmarks" --query 'agent* AND benchmark*'
+        papertrack topics explain 2508.13167 llm-agent-training
+        papertrack topics remove gui-agents
+    """
+    if ctx.invoked_subcommand is None:
+        topics_list(fmt, as_json, as_of)
+
+
+@topics_app.command("list")
+def topics_list(
+    fmt: FormatOpt = Format.table, as_json: JsonOpt = False, as_of: AsOfOpt = None
+) -> None:
+    """List every topic with its stored papers: all, and in the last 4 weeks.
+
+    The last 4 weeks are the 28 days ending with --as-of (default today, UTC), as
+    in 'papertrack momentum'. Source is 'default' (the bundled catalog) or 'user'
+    (your topics file; see 'papertrack path').
+
+    Examples:
+
+    \b
+        papertrack topics list
         papertrack topics --json
+        papertrack topics --format csv --as-of 2026-09-30
     """
     fmt = pick_format(fmt, as_json)
     with errors():
+        day = _as_of(as_of)
         catalog = load_catalog()
-        store = open_store()
-        fresh_tags(store, catalog)
-        counts = store.index().counts if store.exists() else {}
-        rows = [
-            {
-                "name": t.name,
-                "slug": t.slug,
-                "source": t.source,
-                "description": t.description,
-                "query": t.query,
-                "papers": sum(counts.get(t.slug, {}).values()),
-            }
-            for t in catalog.topics
-        ]
+        store = _counted_store(catalog)
+        rows = [_topic_row(t, store, day) for t in catalog.topics]
         if fmt is Format.json:
-            sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+            _write_json(rows)
         elif fmt is Format.jsonl:
             sys.stdout.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         elif fmt is Format.csv:
@@ -58,8 +161,333 @@ def topics_list(fmt: FormatOpt = Format.table, as_json: JsonOpt = False) -> None
                 sys.stdout, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n"
             )
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({**r, "categories": "; ".join(r["categories"])} for r in rows)
+        elif rows:
+            from papertrack import render
+
+            out().print(render.topics_table(rows, f"Topics ({len(rows)})"))
+        if not rows:
+            say("No topics: every default is hidden. Add one with 'papertrack topics add'.")
+
+
+# --------------------------------------------------------------------------- show
+
+
+@topics_app.command("show")
+def topics_show(
+    topic: Annotated[str, typer.Argument(help="Topic name or slug, any case.")],
+    as_of: AsOfOpt = None,
+    fmt: ViewFormatOpt = ViewFormat.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show a topic's definition and how many stored papers it has.
+
+    Prints the name, slug, source (and file), description, categories and query
+    as written, then the topic's papers: all, and in the 28 days to --as-of.
+
+    Examples:
+
+    \b
+        papertrack topics show llm-agent-training
+        papertrack topics show "GUI Agents" --json
+    """
+    from papertrack.topics import Catalog
+
+    with errors():
+        day = _as_of(as_of)
+        catalog = load_catalog()
+        chosen = catalog.find(topic)
+        store = _counted_store(catalog)
+        info = _topic_row(chosen, store, day)
+        default = Catalog.load(paths.default_topics_file()).by_slug(chosen.slug)
+        user = chosen.source == "user"
+        info.update(
+            overrides_default=user and default is not None,
+            file=str(paths.user_topics_file() if user else paths.default_topics_file()),
+            fingerprint=chosen.fingerprint,
+            as_of=day.isoformat(),
+        )
+        if as_json or fmt is ViewFormat.json:
+            _write_json(info)
         else:
             from papertrack import render
 
-            out().print(render.topics_table(rows))
+            out().print(render.topic_card(info))
+
+
+# --------------------------------------------------------------------------- add / remove
+
+
+def _tags_follow(catalog: Catalog) -> Store | None:
+    """Retag the store for an edited catalog now, so the counts printed are true."""
+    store = open_store()
+    if not store.exists():
+        return None
+    try:
+        fresh_tags(store, catalog)
+    except PapertrackError as exc:
+        # The file is written; the next command retags. Say so rather than fail.
+        say(f"Warning: {str(exc).rstrip('.')}. Tags are updated by the next command instead.")
+        return None
+    return store
+
+
+@topics_app.command("add")
+def topics_add(
+    name: Annotated[str, typer.Argument(help='The topic\'s name, e.g. "Agent Benchmarks".')],
+    query: Annotated[
+        str,
+        typer.Option(
+            "--query",
+            help="What the topic matches (see 'Topics' in the README).",
+            show_default=False,
+        ),
+    ],
+    category: CategoryOpt = None,
+    description: Annotated[
+        str, typer.Option("--description", help="One sentence on what the topic is.")
+    ] = "",
+    slug: Annotated[
+        str | None,
+        typer.Option("--slug", help="The slug (default: made from the name).", show_default=False),
+    ] = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace", help="Redefine the topic with this slug (yours or a default) whole."
+        ),
+    ] = False,
+) -> None:
+    """Add a topic to your topics file, or redefine one with --replace.
+
+    The query is checked first: one that does not parse is refused with the column
+    of the mistake, and the file is left as it was. A topic with the slug of a
+    default topic replaces that default; a slug already in use needs --replace,
+    which rewrites the topic's entry whole (options left out are dropped).
+    Comments and the rest of the file stay as you wrote them. Stored papers are
+    retagged for the new definition straight away.
+
+    Examples:
+
+    \b
+        papertrack topics add "Agent Benchmarks" --query 'agent* AND benchmark*'
+        papertrack topics add "LeCun" --query 'author:"Yann LeCun"'
+        papertrack topics add "GUI Agents" --query '"gui agent*" OR "web agent*"' --replace
+        papertrack topics add "Diffusion LMs" --query '"diffusion language model*"' \\
+            --description "Language models that generate by denoising." --slug dlm
+    """
+    from papertrack.userfile import Action, add_topic
+
+    with errors():
+        edit = add_topic(
+            paths.user_topics_file(),
+            paths.default_topics_file(),
+            name=name,
+            query=query,
+            categories=category or [],
+            description=description,
+            slug=slug,
+            replace=replace,
+        )
+        what = "Redefined the topic" if edit.action is Action.replaced else "Added the topic"
+        where = "in" if edit.action is Action.replaced else "to"
+        message = f"{what} {edit.name!r} ({edit.slug}) {where} {edit.path}"
+        if edit.action is Action.overrode:
+            message += "; it replaces the default topic with this slug"
+        store = _tags_follow(edit.catalog)
+        if store is not None:
+            count = store.count(edit.slug)
+            message += f". {count:,} stored paper{'s' if count != 1 else ''} match"
+        say(message + ".")
+
+
+@topics_app.command("remove")
+def topics_remove(
+    topic: Annotated[str, typer.Argument(help="Topic name or slug, any case.")],
+) -> None:
+    """Remove a topic: delete your own, or hide a default one.
+
+    Your topic's entry is deleted from your topics file (its comments with it; the
+    rest of the file stays). If it replaced a default topic, that default comes
+    back: remove it again to hide it. A default topic is hidden with a
+    'hidden = true' entry in your file; delete that entry to bring it back.
+    Stored papers lose the topic's tag straight away.
+
+    Examples:
+
+    \b
+        papertrack topics remove agent-benchmarks
+        papertrack topics remove "GUI Agents"
+    """
+    from papertrack.userfile import Action, remove_topic
+
+    with errors():
+        store = open_store()
+        tagged = ""
+        if store.exists():
+            before = store.count(load_catalog().find(topic).slug)
+            tagged = f" {before:,} stored paper{'s' if before != 1 else ''} had its tag."
+        edit = remove_topic(paths.user_topics_file(), paths.default_topics_file(), topic)
+        if edit.action is Action.hid:
+            message = (
+                f"Hid the default topic {edit.name!r} ({edit.slug}): {edit.path} now holds "
+                f"'hidden = true' for it (delete that entry to bring it back).{tagged}"
+            )
+        else:
+            message = f"Removed your topic {edit.name!r} ({edit.slug}) from {edit.path}.{tagged}"
+            if edit.restored is not None:
+                message += (
+                    f" The default topic {edit.restored.name!r} with this slug is back; run "
+                    f"'papertrack topics remove {edit.slug}' again to hide it too."
+                )
+        _tags_follow(edit.catalog)
+        say(message)
+
+
+# --------------------------------------------------------------------------- test
+
+
+def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Topic, bool]:
+    """The topic ``text`` names, or an unsaved topic with ``text`` as its query."""
+    import re
+
+    from papertrack.topics import Topic
+
+    # Only plain words can name a topic: anything with query syntax is a query.
+    if not categories and re.fullmatch(r"[\w .-]+", text.strip()):
+        try:
+            return catalog.find(text), True
+        except UnknownTopicError:
+            pass
+    return Topic(name="Query", slug="query", query=text, categories=tuple(categories)), False
+
+
+@topics_app.command("test")
+def topics_test(
+    definition: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY|TOPIC", help="A query, or the name or slug of a topic to test."
+        ),
+    ],
+    category: CategoryOpt = None,
+    as_of: AsOfOpt = None,
+    sample: Annotated[
+        int, typer.Option("--sample", min=0, help="How many matching papers to show.")
+    ] = 5,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="Seed of the sample, to get the same one again.", show_default=False
+        ),
+    ] = None,
+    fmt: ViewFormatOpt = ViewFormat.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Try a query or a topic on the stored papers, without saving anything.
+
+    Prints how many papers match and their share of the store, the matches in
+    each of the 12 ISO weeks (Monday start, UTC) ending with --as-of, and a sample
+    of matching papers (random; the seed is printed, pass it as --seed to get
+    the same sample again). A topic's name or slug tests that topic; anything
+    else is read as a query, with --category as 'topics add' takes it. Reads the
+    whole store, one week at a time.
+
+    Examples:
+
+    \b
+        papertrack topics test 'agent* AND benchmark*'
+        papertrack topics test '"world model*" AND (llm* OR agent*)' -c 'cs.*' --sample 10
+        papertrack topics test llm-agent-training --seed 7 --json
+    """
+    import secrets
+
+    from papertrack.diagnose import try_topic
+
+    with errors():
+        day = _as_of(as_of)
+        catalog = load_catalog()
+        topic, saved = _definition(catalog, definition, category or [])
+        store = _counted_store(catalog) if saved else open_store()
+        chosen_seed = secrets.randbelow(10_000) if seed is None else seed
+        trial = try_topic(store, topic, as_of=day, saved=saved, sample=sample, seed=chosen_seed)
+        if as_json or fmt is ViewFormat.json:
+            _write_json(trial.to_dict())
+        else:
+            from papertrack import render
+
+            title = f"{topic.name} ({topic.slug})" if saved else f'Query "{topic.query.strip()}"'
+            if topic.categories and not saved:
+                title += f" in {', '.join(topic.categories)}"
+            out().print(render.trial_view(trial, title))
+        if not store.exists() or trial.total == 0:
+            say("No papers in the store yet. Run 'papertrack ingest FILE' first.")
+
+
+# --------------------------------------------------------------------------- explain
+
+
+@topics_app.command("explain")
+def topics_explain(
+    arxiv_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="ARXIV_ID",
+            help="A stored paper: 2508.13167, 2508.13167v2, arXiv:2508.13167 or its URL.",
+        ),
+    ],
+    topic: Annotated[
+        str | None,
+        typer.Argument(help="A topic to explain, also (above all) when the paper is not in it."),
+    ] = None,
+    fmt: ViewFormatOpt = ViewFormat.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Explain which topics a paper is in: which terms matched, in which field.
+
+    With a TOPIC, goes through that topic's conditions (its category filter and
+    each AND-ed part of its query) and says which the paper meets; when it is not
+    in the topic, says why not.
+
+    Examples:
+
+    \b
+        papertrack topics explain 2508.13167
+        papertrack topics explain https://arxiv.org/abs/2508.13167v2 gui-agents
+        papertrack topics explain arXiv:2508.13167 llm-agent-training --json
+    """
+    from papertrack.diagnose import explain
+    from papertrack.errors import UsageError
+    from papertrack.ids import parse_arxiv_id
+
+    with errors():
+        catalog = load_catalog()
+        chosen = catalog.find(topic) if topic else None
+        parsed = parse_arxiv_id(arxiv_id)
+        key = parsed[0] if parsed else arxiv_id.strip()
+        store = open_store()
+        paper = store.get(key) if store.exists() else None
+        if paper is None:
+            if parsed is None:
+                raise UsageError(
+                    f"{arxiv_id!r} is not an arXiv id, and no stored paper has it as its id. "
+                    "Write it like 2508.13167, arXiv:2508.13167 or https://arxiv.org/abs/2508.13167"
+                )
+            raise PapertrackError(
+                f"no paper {key} in the store. Ingest a feed that has it, or check the id with "
+                "'papertrack latest --json'"
+            )
+        explanations = explain(paper, catalog, chosen)
+        if as_json or fmt is ViewFormat.json:
+            _write_json(
+                {
+                    "arxiv_id": paper.arxiv_id,
+                    "title": paper.title,
+                    "categories": list(paper.categories),
+                    "topics": [e.to_dict() for e in explanations],
+                }
+            )
+        else:
+            from papertrack import render
+
+            out().print(render.explanation_view(paper, explanations, asked=chosen is not None))

@@ -1,0 +1,362 @@
+"""Seeing what a topic definition does: try it on the store, explain a match.
+
+* :func:`try_topic` runs a definition (a saved topic, or a query not saved yet)
+  over every stored paper: how many match, their share of the store, matches per
+  ISO week, and a reproducible sample of hits. It streams the store one week file
+  at a time.
+* :func:`explain` tells, for one paper, which terms of which topics it contains
+  and in which field, and for one topic which of its conditions failed.
+
+Pure over a :class:`~papertrack.store.Store` and a :class:`~papertrack.topics.Catalog`:
+nothing here prints or reads the clock (``as_of`` is a parameter).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import lru_cache
+from typing import Any, Literal
+
+from papertrack.models import Paper
+from papertrack.momentum import count_days, day_counts, monday
+from papertrack.store import ALL, Store
+from papertrack.text import shorten
+from papertrack.topics import (
+    And,
+    Catalog,
+    Category,
+    Matcher,
+    Node,
+    Not,
+    Or,
+    PaperText,
+    Term,
+    Topic,
+    compile_query,
+)
+
+__all__ = [
+    "Condition",
+    "TermHit",
+    "TopicExplanation",
+    "Trial",
+    "WeekCount",
+    "explain",
+    "explain_topic",
+    "recent_count",
+    "try_topic",
+]
+
+#: Days in the "last 4 weeks" window: papers dated in (as_of − 28 days, as_of].
+RECENT_DAYS = 28
+
+
+def recent_count(store: Store, slug: str | None, as_of: date, days: int = RECENT_DAYS) -> int:
+    """Papers of topic ``slug`` (every paper when None) dated in the ``days`` days ending ``as_of``.
+
+    Read from the index's daily counts, as ``momentum``'s current window is.
+    """
+    counts = store.index().days.get(slug or ALL, {})
+    return count_days(counts, as_of - timedelta(days=days - 1), as_of)
+
+
+# --------------------------------------------------------------------------- try
+
+
+@dataclass(frozen=True)
+class WeekCount:
+    """One ISO week (Monday, UTC): papers matching, and all stored papers, up to ``as_of``."""
+
+    start: date
+    count: int
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"week_start": self.start.isoformat(), "count": self.count, "total": self.total}
+
+
+@dataclass(frozen=True)
+class Trial:
+    """What a definition matches in the store. ``saved`` is false for an ad-hoc query."""
+
+    topic: Topic
+    saved: bool
+    as_of: date
+    matches: int
+    total: int
+    recent: int
+    weeks: tuple[WeekCount, ...]
+    sample: tuple[Paper, ...]
+    seed: int
+
+    @property
+    def share(self) -> float | None:
+        """Matches as a fraction of every stored paper; None for an empty store."""
+        return self.matches / self.total if self.total else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic.slug if self.saved else None,
+            "name": self.topic.name if self.saved else None,
+            "query": self.topic.query,
+            "categories": list(self.topic.categories),
+            "as_of": self.as_of.isoformat(),
+            "matches": self.matches,
+            "total": self.total,
+            "share": self.share,
+            "recent_days": RECENT_DAYS,
+            "recent": self.recent,
+            "weeks": [w.to_dict() for w in self.weeks],
+            "seed": self.seed,
+            "sample": [p.to_dict() for p in self.sample],
+        }
+
+
+def try_topic(
+    store: Store,
+    topic: Topic,
+    *,
+    as_of: date,
+    saved: bool = True,
+    weeks: int = 12,
+    sample: int = 5,
+    seed: int = 0,
+) -> Trial:
+    """Match ``topic`` against every stored paper, without saving or tagging anything.
+
+    Week files are read one at a time, newest first; only papers that match are
+    kept, and of those only ``sample`` (reservoir sampling with ``seed``, so the
+    same store and seed give the same sample). The weekly series is the ``weeks``
+    ISO weeks ending with ``as_of``'s week, counting papers dated up to ``as_of``.
+    """
+    rng = random.Random(seed)
+    chosen: list[Paper] = []
+    matches = 0
+    per_day: dict[date, int] = {}
+    for _week, paper in store.search(topic.matches_fields):
+        matches += 1
+        if paper.paper_date is not None:
+            day = paper.paper_date.date()
+            per_day[day] = per_day.get(day, 0) + 1
+        # Reservoir sampling (Algorithm R): every match is kept with equal chance.
+        if len(chosen) < sample:
+            chosen.append(paper)
+        else:
+            slot = rng.randrange(matches)
+            if slot < sample:
+                chosen[slot] = paper
+    days = day_counts(per_day)
+    all_days = store.index().days.get(ALL, {})
+    first = monday(as_of) - timedelta(days=7 * (weeks - 1))
+    series = []
+    for n in range(weeks):
+        start = first + timedelta(days=7 * n)
+        last = min(start + timedelta(days=6), as_of)
+        series.append(
+            WeekCount(start, count_days(days, start, last), count_days(all_days, start, last))
+        )
+    recent = count_days(days, as_of - timedelta(days=RECENT_DAYS - 1), as_of)
+    chosen.sort(key=lambda p: (p.paper_date.isoformat() if p.paper_date else "", p.arxiv_id))
+    return Trial(
+        topic=topic,
+        saved=saved,
+        as_of=as_of,
+        matches=matches,
+        total=store.count(),
+        recent=recent,
+        weeks=tuple(series),
+        sample=tuple(reversed(chosen)),
+        seed=seed,
+    )
+
+
+# --------------------------------------------------------------------------- explain
+
+Field = Literal["title", "abstract", "author", "category"]
+
+
+@dataclass(frozen=True)
+class TermHit:
+    """A term of a query that the paper contains, and the fields it is in."""
+
+    term: str
+    fields: tuple[Field, ...]
+
+    def __str__(self) -> str:
+        return f"{self.term} ({', '.join(self.fields)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"term": self.term, "fields": list(self.fields)}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition a paper must meet to belong to a topic.
+
+    A topic's membership is its category filter (if any) AND each top-level
+    AND-branch of its query. ``kind`` is ``categories`` for the filter,
+    ``excludes`` for a ``NOT`` branch and ``requires`` for the others. ``hits``
+    are the terms of the condition found in the paper: for ``excludes``, what
+    triggered the exclusion.
+    """
+
+    kind: Literal["categories", "requires", "excludes"]
+    text: str
+    met: bool
+    hits: tuple[TermHit, ...]
+    #: For an unmet OR with AND-ed alternatives: what its closest alternative lacks.
+    lacking: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "condition": self.text,
+            "met": self.met,
+            "found": [h.to_dict() for h in self.hits],
+            "closest_alternative_lacks": list(self.lacking),
+        }
+
+
+@dataclass(frozen=True)
+class TopicExplanation:
+    """Whether a paper belongs to a topic, and why (or why not)."""
+
+    slug: str
+    name: str
+    matched: bool
+    hits: tuple[TermHit, ...]
+    conditions: tuple[Condition, ...]
+    categories: tuple[str, ...]
+
+    def reasons(self) -> list[str]:
+        """Why the paper does not match, one sentence a failed condition."""
+        reasons = []
+        for cond in self.conditions:
+            if cond.met:
+                continue
+            found = "; ".join(map(str, cond.hits))
+            if cond.kind == "categories":
+                have = ", ".join(self.categories) or "none"
+                reasons.append(
+                    f"the topic needs a category among {cond.text}; the paper has {have}"
+                )
+            elif cond.kind == "excludes":
+                reasons.append(f"the topic excludes {shorten(cond.text)}; the paper has {found}")
+            elif cond.hits:
+                reason = f"{shorten(cond.text)} does not hold: the paper has only {found}"
+                if cond.lacking:
+                    lacks = " and ".join(shorten(text, 48) for text in cond.lacking)
+                    reason += f"; the closest alternative also needs {lacks}"
+                reasons.append(reason)
+            else:
+                reasons.append(f"nothing of {shorten(cond.text)} is in the paper")
+        return reasons
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.slug,
+            "name": self.name,
+            "matched": self.matched,
+            "found": [h.to_dict() for h in self.hits],
+            "conditions": [c.to_dict() for c in self.conditions],
+            "reasons": self.reasons(),
+        }
+
+
+@lru_cache(maxsize=4096)
+def _matcher(node: Node) -> Matcher:
+    return compile_query(node)
+
+
+def _fields_of(node: Term | Category, text: PaperText) -> tuple[Field, ...]:
+    if isinstance(node, Category):
+        return ("category",) if _matcher(node)(text) else ()
+    if node.field == "text":
+        found: list[Field] = []
+        if _matcher(Term("title", node.words, node.prefix))(text):
+            found.append("title")
+        if _matcher(Term("abstract", node.words, node.prefix))(text):
+            found.append("abstract")
+        return tuple(found)
+    return (node.field,) if _matcher(node)(text) else ()
+
+
+def _hits(node: Node, text: PaperText) -> tuple[TermHit, ...]:
+    """The terms of ``node`` outside any NOT that the paper contains, each once."""
+    found: dict[str, TermHit] = {}
+    for term, positive in _terms(node):
+        if not positive or str(term) in found:
+            continue
+        fields = _fields_of(term, text)
+        if fields:
+            found[str(term)] = TermHit(str(term), fields)
+    return tuple(found.values())
+
+
+def _lacking(node: Node, text: PaperText) -> tuple[str, ...]:
+    """For an OR, the unmet parts of its AND-ed alternative that comes closest to holding."""
+    if not isinstance(node, Or):
+        return ()
+    best: tuple[tuple[int, int], list[Node]] | None = None
+    for child in node.children:
+        if isinstance(child, And):
+            unmet = [part for part in child.children if not _matcher(part)(text)]
+            met = len(child.children) - len(unmet)
+            score = (len(unmet), -met)
+            if met and (best is None or score < best[0]):
+                best = (score, unmet)
+    return tuple(str(part) for part in best[1]) if best else ()
+
+
+def _terms(node: Node, positive: bool = True) -> list[tuple[Term | Category, bool]]:
+    if isinstance(node, Term | Category):
+        return [(node, positive)]
+    if isinstance(node, Not):
+        return _terms(node.child, not positive)
+    return [pair for child in node.children for pair in _terms(child, positive)]
+
+
+def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> TopicExplanation:
+    """Which of ``topic``'s conditions ``paper`` meets, and which of its terms it contains.
+
+    ``text`` is the paper already tokenized, when the caller has it.
+    """
+    text = text or PaperText.of(paper)
+    conditions: list[Condition] = []
+    if topic.categories:
+        assert isinstance(topic.membership, And)
+        node = topic.membership.children[0]
+        conditions.append(
+            Condition(
+                "categories", ", ".join(topic.categories), _matcher(node)(text), _hits(node, text)
+            )
+        )
+    branches = topic.node.children if isinstance(topic.node, And) else (topic.node,)
+    for branch in branches:
+        if isinstance(branch, Not):
+            hits = _hits(branch.child, text)
+            conditions.append(
+                Condition("excludes", str(branch.child), _matcher(branch)(text), hits)
+            )
+        else:
+            met = _matcher(branch)(text)
+            lacking = () if met else _lacking(branch, text)
+            conditions.append(Condition("requires", str(branch), met, _hits(branch, text), lacking))
+    return TopicExplanation(
+        slug=topic.slug,
+        name=topic.name,
+        matched=topic.matches(text),
+        hits=_hits(topic.membership, text),
+        conditions=tuple(conditions),
+        categories=paper.categories,
+    )
+
+
+def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[TopicExplanation]:
+    """Why ``paper`` matches each topic it matches, or, given ``topic``, that topic alone."""
+    text = PaperText.of(paper)
+    if topic is not None:
+        return [explain_topic(topic, paper, text)]
+    return [explain_topic(catalog.find(slug), paper, text) for slug in catalog.tag_text(text)]

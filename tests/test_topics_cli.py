@@ -1,0 +1,482 @@
+"""`papertrack topics …` and `latest --query`: topics a user can see, test and trust.
+
+Real recorded feeds, a real store under the isolated PAPERTRACK_HOME, numbers
+cross-checked between commands and against the papers themselves.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tomllib
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from papertrack.cli import app
+from papertrack.store import Store
+from papertrack.topics import tokenize
+
+DATA = Path(__file__).parent / "data"
+LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
+API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
+AS_OF = "2025-08-31"
+
+# A paper of the listing in many topics, and one in AI Agent Benchmarks but not in
+# LLM Agent Training (no LLM term, no training term).
+CHAIN_OF_AGENTS = "2508.13167"
+BROWSECOMP = "2508.13186"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def ok(*args: str) -> Result:
+    result = run(*args)
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def data(*args: str) -> Any:
+    return json.loads(ok(*args).stdout)
+
+
+def papers(*args: str) -> list[dict[str, Any]]:
+    return data("latest", *args, "-n", "10000", "--json")  # type: ignore[no-any-return]
+
+
+def words(paper: dict[str, Any]) -> list[str]:
+    return tokenize(paper["title"]) + tokenize(paper["abstract"])
+
+
+@pytest.fixture
+def stored() -> None:
+    ok("ingest", str(API_PAGE), str(LISTING))
+
+
+@pytest.fixture
+def user_file(isolated_home: Path) -> Path:
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    return isolated_home / "topics.toml"
+
+
+HAND_WRITTEN = """\
+# My topics -- written by hand.
+
+# Robots, but only in the title.
+[[topic]]
+name = "Robot Papers"   # short name
+query = 'title:robot*'
+
+# Benchmarks of any kind
+[[topic]]
+name = "Benchmarks"
+query = '''
+benchmark*   # the word and its forms
+'''
+"""
+
+
+# --------------------------------------------------------------------------- list and show
+
+
+def test_topics_list_counts_agree_with_latest(stored: None) -> None:
+    assert data("topics", "--json") == data("topics", "list", "--json")
+    tagged = {slug: papers(slug) for slug in (r["slug"] for r in data("topics", "--json"))}
+    for as_of in (AS_OF, "2025-10-01", "2026-03-01"):
+        rows = data("topics", "--json", "--as-of", as_of)
+        first = (date.fromisoformat(as_of) - timedelta(days=27)).isoformat()
+        recent = 0
+        for row in rows:
+            assert row["source"] == "default"
+            mine = tagged[row["slug"]]
+            assert row["papers"] == len(mine)
+            assert row["last_4_weeks"] == sum(first <= p["paper_date"][:10] <= as_of for p in mine)
+            recent += row["last_4_weeks"]
+        if as_of == AS_OF:
+            assert recent >= 20  # the listing's Aug 20 papers are in the window
+
+
+def test_topics_list_table_and_csv(stored: None) -> None:
+    rows = {r["slug"]: r for r in data("topics", "--json", "--as-of", AS_OF)}
+    table = ok("topics", "--as-of", AS_OF).stdout
+    assert "Last 4 weeks" in table
+    line = next(x for x in table.splitlines() if "llm-agent-training" in x)
+    cells = [c.strip() for c in line.split("│") if c.strip()]
+    row = rows["llm-agent-training"]
+    assert cells == ["LLM Agent Training", "llm-agent-training", "default", "2", "2"]
+    assert (row["papers"], row["last_4_weeks"]) == (2, 2)
+    parsed = list(csv.DictReader(io.StringIO(ok("topics", "-f", "csv", "--as-of", AS_OF).stdout)))
+    assert [r["slug"] for r in parsed] == list(rows)
+    for line in parsed:
+        row = rows[line["slug"]]
+        assert line["query"] == row["query"]  # multi-line queries survive, quoted
+        assert (int(line["papers"]), int(line["last_4_weeks"])) == (
+            row["papers"],
+            row["last_4_weeks"],
+        )
+
+
+def test_topics_show_prints_the_definition_and_counts(stored: None) -> None:
+    shown = data("topics", "show", "LLM Agent Training", "--json", "--as-of", AS_OF)
+    listed = {r["slug"]: r for r in data("topics", "--json", "--as-of", AS_OF)}
+    row = listed["llm-agent-training"]
+    for key in ("name", "slug", "source", "description", "query", "categories", "papers"):
+        assert shown[key] == row[key]
+    assert shown["last_4_weeks"] == row["last_4_weeks"]
+    assert shown["overrides_default"] is False
+    assert shown["file"].endswith("topics.toml")
+    table = ok("topics", "show", "llm-agent-training", "--as-of", AS_OF).stdout
+    assert "LLM Agent Training" in table and "(llm-agent-training)" in table
+    assert "2 stored, 2 in the last 4 weeks (to 2025-08-31)" in table
+    assert "  AND agent*" in table  # the query as written, indented
+
+
+def test_topics_show_unknown_topic_is_a_usage_error() -> None:
+    result = run("topics", "show", "llm-agent-trainin")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: no topic named 'llm-agent-trainin'. Did you mean")
+
+
+# --------------------------------------------------------------------------- add and remove
+
+
+def test_add_appends_an_entry_and_keeps_the_users_comments(stored: None, user_file: Path) -> None:
+    user_file.write_text(HAND_WRITTEN, encoding="utf-8")
+    result = ok(
+        "topics", "add", "Agent Benchmarks", "--query", 'agent* AND "benchmark*"',
+        "--category", "cs.AI", "-c", "cs.CL", "--description", "Benchmarks  for agents.",
+    )  # fmt: skip
+    text = user_file.read_text(encoding="utf-8")
+    assert text.startswith(HAND_WRITTEN)  # every byte the user wrote is still there
+    assert text[len(HAND_WRITTEN) :] == (
+        "\n[[topic]]\n"
+        'name = "Agent Benchmarks"\n'
+        'description = "Benchmarks for agents."\n'
+        "query = 'agent* AND \"benchmark*\"'\n"
+        'categories = ["cs.AI", "cs.CL"]\n'
+    )
+    matched = papers("agent-benchmarks")
+    assert matched
+    assert f"{len(matched)} stored papers match." in result.stderr
+    assert "Added the topic 'Agent Benchmarks' (agent-benchmarks) to " in result.stderr
+    for paper in matched:
+        assert any(w.startswith("agent") for w in words(paper))
+        assert any(w.startswith("benchmark") for w in words(paper))
+        assert {"cs.AI", "cs.CL"} & set(paper["categories"])
+    row = {r["slug"]: r for r in data("topics", "--json")}["agent-benchmarks"]
+    assert (row["source"], row["papers"]) == ("user", len(matched))
+
+
+def test_add_creates_a_commented_file_that_loads(user_file: Path) -> None:
+    ok("topics", "add", "Agents", "--query", "agent*")
+    text = user_file.read_text(encoding="utf-8")
+    assert text.startswith("# Your papertrack topics.")
+    assert tomllib.loads(text) == {"topic": [{"name": "Agents", "query": "agent*"}]}
+
+
+def test_a_query_with_a_syntax_error_is_refused_before_writing(user_file: Path) -> None:
+    result = run("topics", "add", "Broken", "--query", "agent* AND (llm OR gpt")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: unbalanced parenthesis at column 12. Close it with ')' or remove it.\n"
+    )
+    assert not user_file.exists()  # not even created
+    user_file.write_text(HAND_WRITTEN, encoding="utf-8")
+    before = user_file.read_bytes()
+    for query, column in (("agent* AND", 8), ('"open phrase', 1), ("title:author:x", 7)):
+        result = run("topics", "add", "Broken", "--query", query)
+        assert result.exit_code == 2, query
+        assert f"at column {column}" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert user_file.read_bytes() == before
+
+
+def test_add_refuses_a_taken_slug_unless_replace(stored: None, user_file: Path) -> None:
+    user_file.write_text(HAND_WRITTEN, encoding="utf-8")
+    before = user_file.read_bytes()
+    result = run("topics", "add", "Robot Papers", "--query", "robot*")
+    assert result.exit_code == 2
+    assert "your topic 'Robot Papers' already has the slug 'robot-papers'" in result.stderr
+    assert "--replace" in result.stderr
+    result = run("topics", "add", "GUI Agents", "--query", "gui")
+    assert result.exit_code == 2 and "the default topic 'GUI Agents'" in result.stderr
+    clash = run("topics", "add", "benchmarks", "--query", "x", "--slug", "other-benchmarks")
+    assert clash.exit_code == 2 and "two topics are named" in clash.stderr
+    assert user_file.read_bytes() == before
+
+    result = ok("topics", "add", "Robot Papers", "--query", "robot* OR robotic", "--replace")
+    assert "Redefined the topic 'Robot Papers' (robot-papers) in" in result.stderr
+    text = user_file.read_text(encoding="utf-8")
+    # The entry is rewritten where it was; the comments around it stay.
+    assert text == HAND_WRITTEN.replace(
+        "name = \"Robot Papers\"   # short name\nquery = 'title:robot*'\n",
+        "name = \"Robot Papers\"\nquery = 'robot* OR robotic'\n",
+    )
+
+
+def test_a_user_topic_with_a_defaults_slug_overrides_it(stored: None, user_file: Path) -> None:
+    default_count = len(papers("gui-agents"))
+    result = ok("topics", "add", "GUI Agents", "--query", "gui OR guis", "--replace")
+    assert "it replaces the default topic with this slug" in result.stderr
+    mine = papers("gui-agents")
+    assert mine and len(mine) != default_count
+    assert all({"gui", "guis"} & set(words(p)) for p in mine)
+    shown = data("topics", "show", "gui-agents", "--json")
+    assert (shown["source"], shown["overrides_default"]) == ("user", True)
+    assert shown["file"] == str(user_file)
+
+
+def test_remove_deletes_a_user_topic_and_its_tags(stored: None, user_file: Path) -> None:
+    user_file.write_text(HAND_WRITTEN, encoding="utf-8")
+    tagged = papers("benchmarks")
+    assert tagged
+    result = ok("topics", "remove", "Benchmarks")
+    assert f"Removed your topic 'Benchmarks' (benchmarks) from {user_file}." in result.stderr
+    assert f"{len(tagged)} stored papers had its tag." in result.stderr
+    # The entry and the comment above it are gone; the rest is as the user wrote it.
+    kept = HAND_WRITTEN.split("# Benchmarks of")[0].rstrip("\n") + "\n"
+    assert user_file.read_text(encoding="utf-8") == kept
+    assert all("benchmarks" not in p["tags"] for p in papers())
+    assert "benchmarks" not in Store(user_file.parent / "store").index().counts
+    assert "benchmarks" not in {r["slug"] for r in data("topics", "--json")}
+    result = run("latest", "benchmarks")
+    assert result.exit_code == 2 and "no topic named 'benchmarks'" in result.stderr
+
+
+def test_remove_hides_a_default_and_removing_an_override_restores_it(
+    stored: None, user_file: Path
+) -> None:
+    count = len(papers("gui-agents"))
+    assert count
+    ok("topics", "add", "GUI Agents", "--query", "gui", "--replace")
+    result = ok("topics", "remove", "gui-agents")
+    assert "The default topic 'GUI Agents' with this slug is back" in result.stderr
+    assert len(papers("gui-agents")) == count  # the default's tags, recomputed
+    result = ok("topics", "remove", "GUI Agents")
+    assert result.stderr.startswith("Hid the default topic 'GUI Agents' (gui-agents)")
+    assert tomllib.loads(user_file.read_text(encoding="utf-8"))["topic"] == [
+        {"name": "GUI Agents", "slug": "gui-agents", "hidden": True}
+    ]
+    assert "gui-agents" not in {r["slug"] for r in data("topics", "--json")}
+    assert all("gui-agents" not in p["tags"] for p in papers())
+    # Adding it again replaces the hidden entry.
+    ok("topics", "add", "GUI Agents", "--query", "gui")
+    assert tomllib.loads(user_file.read_text(encoding="utf-8"))["topic"] == [
+        {"name": "GUI Agents", "query": "gui"}
+    ]
+
+
+def test_remove_unknown_topic_is_a_usage_error(user_file: Path) -> None:
+    result = run("topics", "remove", "no such topic")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: no topic named 'no such topic'.")
+    assert not user_file.exists()
+
+
+def test_authors_are_topics_too(stored: None) -> None:
+    ok("topics", "add", "Weizhen Li", "--query", 'author:"Weizhen Li"')
+    found = papers("weizhen-li")
+    assert [p["arxiv_id"] for p in found] == [CHAIN_OF_AGENTS]
+    assert "Weizhen Li" in found[0]["authors"]
+    explained = data("topics", "explain", CHAIN_OF_AGENTS, "weizhen-li", "--json")
+    assert explained["topics"][0]["found"] == [
+        {"term": 'author:"weizhen li"', "fields": ["author"]}
+    ]
+
+
+# --------------------------------------------------------------------------- tags stay true
+
+
+def test_a_hand_edit_is_seen_by_the_next_latest(stored: None, user_file: Path) -> None:
+    user_file.write_text('[[topic]]\nname = "Mine"\nquery = "benchmark"\n', encoding="utf-8")
+    first = papers("mine")
+    assert first and all("benchmark" in words(p) for p in first)
+    user_file.write_text('[[topic]]\nname = "Mine"\nquery = "planning"\n', encoding="utf-8")
+    second = papers("mine")
+    assert second and all("planning" in words(p) for p in second)
+    assert {p["arxiv_id"] for p in first} != {p["arxiv_id"] for p in second}
+    # Every stored paper's tag is true, not just those latest shows.
+    every = papers()
+    assert sum("mine" in p["tags"] for p in every) == len(second)
+    assert sum("planning" in words(p) for p in every) == len(second)
+    assert {r["slug"]: r["papers"] for r in data("topics", "--json")}["mine"] == len(second)
+
+
+# --------------------------------------------------------------------------- test
+
+
+def test_topics_test_counts_share_weeks_and_a_reproducible_sample(stored: None) -> None:
+    query = "agent* AND benchmark*"
+    trial = data("topics", "test", query, "--json", "--seed", "7", "--as-of", AS_OF)
+    matches = papers("--query", query)
+    assert trial["matches"] == len(matches) > 5
+    assert trial["total"] == len(papers()) == 186
+    assert trial["share"] == pytest.approx(len(matches) / 186)
+    assert trial["topic"] is None and trial["query"] == query
+    weeks = trial["weeks"]
+    assert len(weeks) == 12
+    starts = [date.fromisoformat(w["week_start"]) for w in weeks]
+    assert all(d.weekday() == 0 for d in starts)
+    assert starts[-1] == date(2025, 8, 25) and starts == sorted(starts)
+    in_series = [p for p in matches if starts[0].isoformat() <= p["paper_date"][:10] <= AS_OF]
+    assert sum(w["count"] for w in weeks) == len(in_series)
+    aug18 = next(w for w in weeks if w["week_start"] == "2025-08-18")
+    assert aug18["total"] == sum(
+        "2025-08-18" <= p["paper_date"][:10] <= "2025-08-24" for p in papers()
+    )
+    assert aug18["total"] >= 86  # the listing's day
+    assert trial["recent"] == sum(
+        (date.fromisoformat(AS_OF) - timedelta(days=27)).isoformat() <= p["paper_date"][:10]
+        for p in matches
+    )
+    ids = {p["arxiv_id"] for p in matches}
+    sample = [p["arxiv_id"] for p in trial["sample"]]
+    assert len(sample) == 5 and set(sample) <= ids
+    again = data("topics", "test", query, "--json", "--seed", "7", "--as-of", AS_OF)
+    assert [p["arxiv_id"] for p in again["sample"]] == sample
+    others = {
+        tuple(p["arxiv_id"] for p in data("topics", "test", query, "--json", "--seed", s)["sample"])
+        for s in ("1", "2", "3", "4")
+    }
+    assert len(others | {tuple(sample)}) > 1
+    everything = data("topics", "test", query, "--json", "--sample", "1000")
+    assert {p["arxiv_id"] for p in everything["sample"]} == ids
+
+
+def test_topics_test_a_saved_topic_and_the_table(stored: None) -> None:
+    trial = data("topics", "test", "LLM Agent Training", "--json", "--as-of", AS_OF)
+    assert trial["topic"] == "llm-agent-training"
+    assert trial["matches"] == len(papers("llm-agent-training"))
+    table = ok("topics", "test", "agent* AND benchmark*", "--seed", "7", "--as-of", AS_OF)
+    assert 'Query "agent* AND benchmark*"' in table.stdout
+    matches = len(papers("--query", "agent* AND benchmark*"))
+    assert f"{matches} of 186 stored papers match ({100 * matches / 186:.2f}%)" in table.stdout
+    assert "Aug 18, 2025" in table.stdout and "Sample: 5 of" in table.stdout
+    assert "(--seed 7)" in table.stdout
+
+
+def test_topics_test_with_categories_and_errors(stored: None) -> None:
+    query = "agent*"
+    every = data("topics", "test", query, "--json")["matches"]
+    narrowed = data("topics", "test", query, "-c", "cs.CL", "--json")
+    assert 0 < narrowed["matches"] < every
+    assert narrowed["matches"] == len(papers("--query", query, "--category", "cs.CL"))
+    bad = run("topics", "test", "agent* OR")
+    assert bad.exit_code == 2
+    assert "Error: operator OR at column 8 has nothing after it" in bad.stderr
+
+
+# --------------------------------------------------------------------------- explain
+
+
+def test_explain_a_paper_lists_its_topics_terms_and_fields(stored: None) -> None:
+    stored_paper = next(p for p in papers() if p["arxiv_id"] == CHAIN_OF_AGENTS)
+    result = data("topics", "explain", CHAIN_OF_AGENTS, "--json")
+    assert result["arxiv_id"] == CHAIN_OF_AGENTS
+    assert [t["topic"] for t in result["topics"]] == stored_paper["tags"]
+    training = result["topics"][0]
+    assert training["topic"] == "llm-agent-training" and training["matched"] is True
+    found = {h["term"]: h["fields"] for h in training["found"]}
+    assert found["agent*"] == ["title", "abstract"]
+    assert found['"agentic rl"'] == ["title", "abstract"]
+    assert found["title:distill*"] == ["title"]
+    for form in (f"{CHAIN_OF_AGENTS}v2", f"arXiv:{CHAIN_OF_AGENTS}",
+                 f"https://arxiv.org/abs/{CHAIN_OF_AGENTS}v1",
+                 f"https://arxiv.org/pdf/{CHAIN_OF_AGENTS}"):  # fmt: skip
+        assert data("topics", "explain", form, "--json") == result
+    table = ok("topics", "explain", CHAIN_OF_AGENTS).stdout
+    assert f"Matches {len(stored_paper['tags'])} topics" in table
+    assert "Chain-of-Agents" in table and "title, abstract" in table
+
+
+def test_explain_why_a_paper_is_not_in_a_topic(stored: None) -> None:
+    assert BROWSECOMP not in {p["arxiv_id"] for p in papers("llm-agent-training")}
+    result = data("topics", "explain", BROWSECOMP, "llm-agent-training", "--json")
+    why = result["topics"][0]
+    assert why["matched"] is False
+    met = [c["met"] for c in why["conditions"]]
+    assert met == [False, True, False]  # no LLM term; agent*; no training signal
+    assert why["conditions"][0]["found"] == []
+    assert why["conditions"][1]["found"] == [{"term": "agent*", "fields": ["title", "abstract"]}]
+    assert why["reasons"][0].startswith("nothing of llm OR llms OR")
+    assert len(why["reasons"]) == 2
+    table = ok("topics", "explain", BROWSECOMP, "llm-agent-training").stdout
+    assert f"{BROWSECOMP} does not match LLM Agent Training (llm-agent-training)." in table
+    assert "Why not:" in table
+    # A matching paper, asked about one topic: every condition met.
+    yes = data("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training", "--json")
+    assert yes["topics"][0]["matched"] is True
+    assert all(c["met"] for c in yes["topics"][0]["conditions"])
+
+
+def test_explain_a_failed_category_filter(stored: None) -> None:
+    ok("topics", "add", "Vision Agents", "--query", "agent*", "--category", "cs.CV")
+    result = data("topics", "explain", CHAIN_OF_AGENTS, "vision-agents", "--json")
+    why = result["topics"][0]
+    assert why["matched"] is False
+    assert [(c["kind"], c["met"]) for c in why["conditions"]] == [
+        ("categories", False),
+        ("requires", True),
+    ]
+    assert why["reasons"] == ["the topic needs a category among cs.CV; the paper has cs.AI, cs.CL"]
+
+
+def test_explain_unknown_or_malformed_ids() -> None:
+    ok("ingest", str(LISTING))
+    result = run("topics", "explain", "2508.99999")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: no paper 2508.99999 in the store. ")
+    result = run("topics", "explain", "not-an-id")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: 'not-an-id' is not an arXiv id")
+
+
+# --------------------------------------------------------------------------- latest --query
+
+
+def test_latest_query_is_newest_first_and_stops_at_the_limit(stored: None) -> None:
+    every = papers("--query", "agent*")
+    assert len(every) > 20
+    assert all(any(w.startswith("agent") for w in words(p)) for p in every)
+    assert sum(any(w.startswith("agent") for w in words(p)) for p in papers()) == len(every)
+    keys = [(p["paper_date"], p["arxiv_id"]) for p in every]
+    assert keys == sorted(keys, reverse=True)
+    five = data("latest", "--query", "agent*", "-n", "5", "--json")
+    assert five == every[:5]
+    # With a topic: the topic's papers that also match.
+    both = papers("llm-agent-training", "--query", "title:distill*")
+    assert [p["arxiv_id"] for p in both] == [CHAIN_OF_AGENTS]
+    table = ok("latest", "--query", "agent*  AND\nbenchmark*", "-n", "2").stdout
+    assert table.splitlines()[0].strip() == 'Query "agent* AND benchmark*" — latest papers'
+    header = ok("latest", "llm-agent-training", "--query", "rl").stdout.splitlines()[0]
+    assert header.strip() == 'LLM Agent Training, query "rl" — latest papers'
+
+
+def test_latest_query_errors_and_empty_results(stored: None) -> None:
+    result = run("latest", "--query", "agent* AND (benchmark")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: unbalanced parenthesis at column 12. Close it with ')' or remove it.\n"
+    )
+    empty = run("latest", "--query", "zyzzyva", "--json")
+    assert empty.exit_code == 0 and empty.stdout.strip() == "[]"
+    assert "No papers match" in empty.stderr
+
+
+# --------------------------------------------------------------------------- help
+
+
+@pytest.mark.parametrize("command", ["list", "show", "add", "remove", "test", "explain"])
+def test_every_topics_command_has_help_with_an_example_and_is_documented(command: str) -> None:
+    result = ok("topics", command, "--help")
+    assert f"papertrack topics {command}" in result.stdout
+    assert "Examples:" in result.stdout
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"papertrack topics {command}" in readme
