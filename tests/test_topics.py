@@ -732,7 +732,6 @@ WHISPERING = Paper(
                 "llm-agent-training",
                 "rl-for-llm-agents",
                 "agentic-rl",
-                "llm-tool-use",
                 "gui-agents",
                 "computer-use-agents",
                 "large-language-models",
@@ -742,7 +741,7 @@ WHISPERING = Paper(
         (CAUSAL_PLAN, {"multi-agent-llm-systems", "large-language-models"}),
         (
             MM_BROWSECOMP,
-            {"deep-research-agents", "web-search-agents", "ai-agent-benchmarks", "computer-vision"},
+            {"web-search-agents", "ai-agent-benchmarks", "computer-vision"},
         ),
         (GENETIC, set()),
         (MUTATION_DRL, {"reinforcement-learning"}),

@@ -110,8 +110,8 @@ def test_topics_list_table_and_csv(stored: None) -> None:
     line = next(x for x in table.splitlines() if "llm-agent-training" in x)
     cells = [c.strip() for c in line.split("│") if c.strip()]
     row = rows["llm-agent-training"]
-    assert cells == ["LLM Agent Training", "llm-agent-training", "default", "2", "2"]
-    assert (row["papers"], row["last_4_weeks"]) == (2, 2)
+    assert cells == ["LLM Agent Training", "llm-agent-training", "default", "3", "3"]
+    assert (row["papers"], row["last_4_weeks"]) == (3, 3)
     parsed = list(csv.DictReader(io.StringIO(ok("topics", "-f", "csv", "--as-of", AS_OF).stdout)))
     assert [r["slug"] for r in parsed] == list(rows)
     for line in parsed:
@@ -134,7 +134,7 @@ def test_topics_show_prints_the_definition_and_counts(stored: None) -> None:
     assert shown["file"].endswith("topics.toml")
     table = ok("topics", "show", "llm-agent-training", "--as-of", AS_OF).stdout
     assert "LLM Agent Training" in table and "(llm-agent-training)" in table
-    assert "2 stored, 2 in the last 4 weeks (to 2025-08-31)" in table
+    assert "3 stored, 3 in the last 4 weeks (to 2025-08-31)" in table
     assert "  AND agent*" in table  # the query as written, indented
 
 
