@@ -15,7 +15,6 @@ same command with nothing to retag is the baseline.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -28,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from run import build  # noqa: E402
+from run import bench_env, build  # noqa: E402
 
 from papertrack.store import Store  # noqa: E402
 
@@ -62,7 +61,7 @@ def main() -> None:
         home, store = Path(tmp) / "home", Path(tmp) / "store"
         home.mkdir()
         shutil.copytree(source, store)
-        env = dict(os.environ, COLUMNS="200", PAPERTRACK_HOME=str(home))
+        env = bench_env(PAPERTRACK_HOME=str(home))
         args = [sys.executable, "-m", "papertrack", "--db", str(store), "topics"]
         topics_file = home / "topics.toml"
         retag, still = [], []
