@@ -78,19 +78,25 @@ def bench_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def cold(args: list[str], runs: int) -> float:
-    """Median wall time of ``runs`` fresh processes."""
+def timed_runs(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+    """Wall times of ``runs`` fresh processes per command, taken round-robin.
+
+    Interleaving the commands spreads the machine's passing noise (other tenants
+    of a 2-core VM) over every figure alike, so the ratios compare like with like.
+    """
     env = bench_env(PAPERTRACK_HOME=str(OUT / "home"))
-    # One untimed run first: it writes the bytecode caches a real install has.
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    times = []
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+    for args in commands.values():
+        # One untimed run first: it writes the bytecode caches a real install has
+        # (and brings a store's tags up to date with the current catalog).
+        subprocess.run(args, check=True, **quiet)  # type: ignore[call-overload]
+    times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(
-            args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
-        )
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for name, args in commands.items():
+            started = time.perf_counter()
+            subprocess.run(args, check=True, **quiet)  # type: ignore[call-overload]
+            times[name].append(time.perf_counter() - started)
+    return times
 
 
 def main() -> None:
@@ -105,39 +111,40 @@ def main() -> None:
     sizes = opts.sizes or ([10_000, 100_000] if opts.quick else [10_000, 100_000, 1_000_000])
 
     python = sys.executable
-    floor = cold([python, "-c", "pass"], opts.runs)
-    print(f"python -c pass: {floor:.3f} s (median of {opts.runs})")
-    rows = []
-    momentum_rows = []
-    for size in sizes:
-        path, rate = build(size)
-        latest = cold(
-            [python, "-m", "papertrack", "--db", str(path), "latest", opts.topic], opts.runs
-        )
-        papers = Store(path).count()
-        rows.append((size, latest))
-        print(
-            f"{size:>9,} papers: latest {opts.topic} cold {latest:.3f} s "
-            f"(median of {opts.runs}); store built at {rate:,.0f} papers/s; {papers:,} stored"
-        )
+    built = {size: build(size) for size in sizes}
+    commands: dict[str, list[str]] = {"pass": [python, "-c", "pass"]}
+    for size, (path, _rate) in built.items():
         db = [python, "-m", "papertrack", "--db", str(path)]
-        momentum = cold([*db, "momentum", opts.topic, "--as-of", AS_OF], opts.runs)
-        trending = cold([*db, "trending", "--as-of", AS_OF], opts.runs)
+        commands[f"latest {size}"] = [*db, "latest", opts.topic]
+        commands[f"momentum {size}"] = [*db, "momentum", opts.topic, "--as-of", AS_OF]
+        commands[f"trending {size}"] = [*db, "trending", "--as-of", AS_OF]
+    times = timed_runs(commands, opts.runs)
+    med = {name: statistics.median(t) for name, t in times.items()}
+    low = {name: min(t) for name, t in times.items()}
+    n = opts.runs
+    print(f"python -c pass: {med['pass']:.3f} s (median of {n}, min {low['pass']:.3f})")
+    for size, (path, rate) in built.items():
+        papers = Store(path).count()
         index_kib = (path / "index.json").stat().st_size / 1024
-        momentum_rows.append((size, momentum, trending))
         print(
-            f"{size:>9,} papers: momentum {opts.topic} cold {momentum:.3f} s, trending cold "
-            f"{trending:.3f} s (median of {opts.runs}); index.json {index_kib:,.0f} KiB"
+            f"{size:>9,} papers: latest {opts.topic} cold {med[f'latest {size}']:.3f} s "
+            f"(median of {n}, min {low[f'latest {size}']:.3f}); "
+            f"store built at {rate:,.0f} papers/s; {papers:,} stored"
         )
-    base = rows[0][1]
-    for size, latest in rows[1:]:
-        print(f"ratio latest {size:,} / {rows[0][0]:,}: {latest / base:.2f}x")
-    first = momentum_rows[0]
-    for size, momentum, trending in momentum_rows[1:]:
         print(
-            f"ratio momentum {size:,} / {first[0]:,}: {momentum / first[1]:.2f}x; "
-            f"trending {trending / first[2]:.2f}x"
+            f"{size:>9,} papers: momentum {opts.topic} cold {med[f'momentum {size}']:.3f} s, "
+            f"trending cold {med[f'trending {size}']:.3f} s (median of {n}); "
+            f"index.json {index_kib:,.0f} KiB"
         )
+    first = sizes[0]
+    for size in sizes[1:]:
+        for what in ("latest", "momentum", "trending"):
+            ratio = med[f"{what} {size}"] / med[f"{what} {first}"]
+            ratio_min = low[f"{what} {size}"] / low[f"{what} {first}"]
+            print(
+                f"ratio {what} {size:,} / {first:,}: {ratio:.2f}x (medians), "
+                f"{ratio_min:.2f}x (minimums)"
+            )
 
 
 if __name__ == "__main__":
