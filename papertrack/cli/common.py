@@ -57,6 +57,26 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Short for --format json."
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
 
 
+class ViewFormat(StrEnum):
+    """Formats of the single-answer views (momentum, topic page, topic details)."""
+
+    table = "table"
+    json = "json"
+
+
+ViewFormatOpt = Annotated[
+    ViewFormat, typer.Option("--format", "-f", help="Output format: a view for people, or JSON.")
+]
+AsOfOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        help="Count up to this day (UTC; default today): 2026-09-30, 'Sep 30 2026', '1 week ago'.",
+        show_default=False,
+    ),
+]
+
+
 class State:
     db: str | None = None
 

@@ -6,15 +6,17 @@ import csv
 import json
 import sys
 from datetime import UTC, date
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from papertrack.cli.common import (
+    AsOfOpt,
     Format,
     FormatOpt,
     JsonOpt,
+    ViewFormat,
+    ViewFormatOpt,
     app,
     errors,
     fresh_tags,
@@ -29,30 +31,14 @@ from papertrack.errors import UsageError
 if TYPE_CHECKING:
     from papertrack.momentum import Momentum
     from papertrack.store import Store
-    from papertrack.topics import Topic
+    from papertrack.topics import Catalog, Topic
 
 
-class PageFormat(StrEnum):
-    table = "table"
-    json = "json"
-
-
-PageFormatOpt = Annotated[
-    PageFormat, typer.Option("--format", "-f", help="Output format: a chart for people, or JSON.")
-]
 WindowOpt = Annotated[
     int,
     typer.Option("--window", help="Window in weeks: the last N weeks against the N weeks before."),
 ]
 WeeksOpt = Annotated[int, typer.Option("--weeks", help="How many ISO weeks the chart shows.")]
-AsOfOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--as-of",
-        help="Count up to this day (UTC) instead of today: 2026-09-30, 'Sep 30 2026', '2w'.",
-        show_default=False,
-    ),
-]
 TopicArg = Annotated[str, typer.Argument(help="Topic name or slug, any case.")]
 
 EMPTY_STORE = (
@@ -72,6 +58,18 @@ def _as_of(text: str | None, window: int, weeks: int) -> date:
     if text is None:
         return momentum.today()
     return parse_date(text, option="--as-of").astimezone(UTC).date()
+
+
+def _topic_momentum(
+    topic: str, as_of: str | None, window: int, weeks: int
+) -> tuple[Catalog, Topic, Store, date, Momentum]:
+    """Resolve the topic and the day, bring tags up to date, and measure (momentum, topic)."""
+    catalog = load_catalog()
+    chosen = catalog.find(topic)
+    day = _as_of(as_of, window, weeks)
+    store = open_store()
+    fresh_tags(store, catalog)
+    return catalog, chosen, store, day, _measure(store, chosen, day, window, weeks)
 
 
 def _measure(store: Store, topic: Topic, as_of: date, window: int, weeks: int) -> Momentum:
@@ -109,7 +107,7 @@ def momentum(
     window: WindowOpt = 4,
     weeks: WeeksOpt = 12,
     as_of: AsOfOpt = None,
-    fmt: PageFormatOpt = PageFormat.table,
+    fmt: ViewFormatOpt = ViewFormat.table,
     as_json: JsonOpt = False,
 ) -> None:
     """Show whether a topic is growing: its papers in the last weeks against the weeks before.
@@ -127,13 +125,8 @@ def momentum(
         papertrack momentum llm-agent-training --as-of 2026-09-30 --json
     """
     with errors():
-        catalog = load_catalog()
-        chosen = catalog.find(topic)
-        day = _as_of(as_of, window, weeks)
-        store = open_store()
-        fresh_tags(store, catalog)
-        result = _measure(store, chosen, day, window, weeks)
-        if as_json or fmt is PageFormat.json:
+        catalog, chosen, store, day, result = _topic_momentum(topic, as_of, window, weeks)
+        if as_json or fmt is ViewFormat.json:
             _dump(result.to_dict())
         else:
             from papertrack import render
@@ -245,7 +238,7 @@ def topic_page(
     window: WindowOpt = 4,
     weeks: WeeksOpt = 12,
     as_of: AsOfOpt = None,
-    fmt: PageFormatOpt = PageFormat.table,
+    fmt: ViewFormatOpt = ViewFormat.table,
     as_json: JsonOpt = False,
 ) -> None:
     """Show a topic's page: its momentum and weekly chart above its latest papers.
@@ -263,12 +256,7 @@ def topic_page(
     from papertrack.store import UNDATED
 
     with errors():
-        catalog = load_catalog()
-        chosen = catalog.find(topic)
-        day = _as_of(as_of, window, weeks)
-        store = open_store()
-        fresh_tags(store, catalog)
-        result = _measure(store, chosen, day, window, weeks)
+        catalog, chosen, store, day, result = _topic_momentum(topic, as_of, window, weeks)
         index = store.index()
         total = core.papers_through(index.days.get(chosen.slug, {}), day)
         total += index.counts.get(chosen.slug, {}).get(UNDATED, 0)
@@ -277,7 +265,7 @@ def topic_page(
             limit=limit,
             keep=lambda p: p.paper_date is None or p.paper_date.astimezone(UTC).date() <= day,
         )
-        if as_json or fmt is PageFormat.json:
+        if as_json or fmt is ViewFormat.json:
             _dump(
                 {
                     "topic": chosen.slug,

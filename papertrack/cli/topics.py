@@ -6,16 +6,18 @@ import csv
 import json
 import sys
 from datetime import date
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from papertrack import paths
 from papertrack.cli.common import (
+    AsOfOpt,
     Format,
     FormatOpt,
     JsonOpt,
+    ViewFormat,
+    ViewFormatOpt,
     app,
     errors,
     fresh_tags,
@@ -39,22 +41,6 @@ topics_app = typer.Typer(
 app.add_typer(topics_app, name="topics")
 
 
-class ViewFormat(StrEnum):
-    table = "table"
-    json = "json"
-
-
-ViewFormatOpt = Annotated[
-    ViewFormat, typer.Option("--format", "-f", help="Output format: a view for people, or JSON.")
-]
-AsOfOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--as-of",
-        help="Count up to this day (UTC; default today): 2026-09-30, 'last friday', '1 week ago'.",
-        show_default=False,
-    ),
-]
 CategoryOpt = Annotated[
     list[str] | None,
     typer.Option(
