@@ -7,7 +7,12 @@ them, so ``papertrack latest`` starts fast from cron.
 
 from __future__ import annotations
 
-from papertrack.cli import momentum, papers, topics  # noqa: F401  (registers the commands)
+# Commands register on import, and --help lists them in that order: papers first.
+# isort: off
+from papertrack.cli import papers  # noqa: F401
+from papertrack.cli import fetch, momentum, topics  # noqa: F401
+
+# isort: on
 from papertrack.cli.common import app
 
 __all__ = ["app", "main"]

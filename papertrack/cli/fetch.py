@@ -1,0 +1,190 @@
+"""The fetch command: pull the daily listing or a date range from arXiv into the store."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from papertrack import paths
+from papertrack.cli.common import QuietOpt, app, errors, load_catalog, open_store, say
+from papertrack.errors import UsageError
+
+if TYPE_CHECKING:
+    from papertrack.fetch import FetchProgress
+    from papertrack.models import Paper, UpsertResult
+
+_API_URL = "https://export.arxiv.org/api/query"
+_LISTING_URL = "https://rss.arxiv.org/atom"
+
+
+@contextlib.contextmanager
+def _progress_bar(show: bool) -> Iterator[Callable[[FetchProgress], None] | None]:
+    """A Rich progress bar on stderr, or a no-op callback when it should stay silent."""
+    if not show:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from papertrack.cli.common import err
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("pages"),
+        TextColumn("{task.fields[papers]} papers"),
+        TimeRemainingColumn(),
+        console=err(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("fetching", total=None, papers=0)
+
+        def update(event: FetchProgress) -> None:
+            note = f"retry in {event.wait:.0f}s ({event.retry})" if event.retry else "fetching"
+            bar.update(
+                task,
+                completed=event.pages,
+                total=event.pages_total,
+                papers=event.papers,
+                description=note,
+            )
+
+        yield update
+
+
+@app.command()
+def fetch(
+    category: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--category", "-c", help="arXiv category to fetch (repeatable).", show_default=False
+        ),
+    ] = None,
+    listing: Annotated[
+        bool,
+        typer.Option(
+            "--listing", help="Fetch today's listing (the default without a date option)."
+        ),
+    ] = False,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", "-s", help="API: papers submitted since this day (UTC).", show_default=False
+        ),
+    ] = None,
+    days: Annotated[
+        int | None,
+        typer.Option(
+            "--days", min=0, help="API: papers submitted in the last N days.", show_default=False
+        ),
+    ] = None,
+    backfill: Annotated[
+        int | None,
+        typer.Option(
+            "--backfill",
+            min=1,
+            help="API: papers submitted in the last N weeks.",
+            show_default=False,
+        ),
+    ] = None,
+    page_size: Annotated[
+        int, typer.Option("--page-size", min=1, max=2000, help="API results per request.")
+    ] = 2000,
+    retries: Annotated[
+        int,
+        typer.Option("--retries", min=0, help="Retries per request on 429/5xx/timeouts/bad pages."),
+    ] = 5,
+    interval: Annotated[
+        float,
+        typer.Option(
+            "--interval",
+            min=0.0,
+            envvar="PAPERTRACK_FETCH_INTERVAL",
+            help="Seconds between requests, across all papertrack processes.",
+        ),
+    ] = 3.0,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="Seconds to wait for an answer.")
+    ] = 60.0,
+    api_url: Annotated[str, typer.Option("--api-url", help="arXiv API endpoint.")] = _API_URL,
+    listing_url: Annotated[
+        str, typer.Option("--listing-url", help="Listing feeds base URL.")
+    ] = _LISTING_URL,
+    quiet: QuietOpt = False,
+) -> None:
+    """Fetch new papers from arXiv into the store, politely and resumably.
+
+    Without a date option, fetch today's listing from rss.arxiv.org (new, cross-lists
+    and replacements). --since, --days or --backfill page through the arXiv API by
+    submission date instead. Requests are at least --interval seconds apart, 429s,
+    5xx, timeouts and empty or cut-off pages are retried with backoff, and a run that
+    stops half-way continues where it stopped when run again.
+
+    Examples:
+
+    \b
+        papertrack fetch -c cs.AI -c cs.CL
+        papertrack fetch -c cs.AI --days 7
+        papertrack fetch -c cs.AI -c cs.CL --backfill 12 --page-size 1000
+    """
+    from papertrack.dates import parse_date
+    from papertrack.fetch import FetchSettings, fetch_listing, fetch_range, today
+
+    with errors():
+        cats = list(dict.fromkeys(category or []))
+        if not cats:
+            raise UsageError(
+                "no category to fetch. Name categories with --category cs.AI --category cs.CL"
+            )
+        options = (("--since", since), ("--days", days), ("--backfill", backfill))
+        chosen = [name for name, value in options if value is not None]
+        chosen += ["--listing"] if listing else []
+        if len(chosen) > 1:
+            raise UsageError(f"{' and '.join(chosen)} exclude each other. Use one of them")
+        settings = FetchSettings(
+            home=paths.home(),
+            api_url=api_url,
+            listing_url=listing_url,
+            page_size=page_size,
+            retries=retries,
+            interval=interval,
+            timeout=timeout,
+        )
+        last = today()
+        first = None
+        if since is not None:
+            first = parse_date(since).date()
+        elif days is not None:
+            first = last - timedelta(days=days)
+        elif backfill is not None:
+            first = last - timedelta(weeks=backfill)
+        store, catalog = open_store(), load_catalog()
+
+        def upsert(papers: list[Paper]) -> UpsertResult:
+            # One short store transaction per page: a concurrent ingest is not held up
+            # for the whole (polite, hence slow) fetch, and every page is kept at once.
+            with store.writer(catalog) as writer:
+                return writer.upsert(papers)
+
+        # A bar only for the multi-page API fetches; a listing is one request.
+        show = first is not None and not quiet and sys.stderr.isatty()
+        with _progress_bar(show) as progress:
+            if first is None:
+                report = fetch_listing(cats, upsert, settings, progress=progress)
+            else:
+                report = fetch_range(cats, first, last, upsert, settings, progress=progress)
+        if report.resumed_at and not quiet:
+            say(f"Resumed after {report.resumed_at} pages fetched by an earlier run.")
+        if not quiet:
+            say(report.summary())

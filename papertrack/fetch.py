@@ -1,0 +1,536 @@
+"""Fetch papers from arXiv: the daily listing and API date ranges, politely and resumably.
+
+Every page goes through the same parse → store path as ``papertrack ingest``.
+Nothing here prints: progress goes to an optional callback and the result is a
+:class:`FetchReport`. Failures arXiv is known for (``ARXIV_FORMATS.md`` §1.5:
+HTTP 429 with no Retry-After, 503s, empty pages while ``totalResults`` promises
+more, cut-off bodies) are retried with exponential backoff and jitter; when the
+tries run out, :class:`FetchError` says so and everything stored before is kept.
+A checkpoint in the data home lets the same command continue where it stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import hashlib
+import http.client
+import json
+import random
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from papertrack.errors import FeedError, PapertrackError, UsageError
+from papertrack.ingest import USER_AGENT
+from papertrack.models import Paper, UpsertResult
+from papertrack.store import _Lock, write_atomic
+
+__all__ = [
+    "API_CAP",
+    "DEFAULT_API_URL",
+    "DEFAULT_INTERVAL",
+    "DEFAULT_LISTING_URL",
+    "FetchError",
+    "FetchProgress",
+    "FetchReport",
+    "FetchSettings",
+    "api_query",
+    "fetch_listing",
+    "fetch_range",
+]
+
+DEFAULT_API_URL = "https://export.arxiv.org/api/query"
+DEFAULT_LISTING_URL = "https://rss.arxiv.org/atom"
+#: arXiv's terms of use: "no more than one request every three seconds" (§1.2).
+DEFAULT_INTERVAL = 3.0
+DEFAULT_RETRIES = 5
+DEFAULT_PAGE_SIZE = 2000
+#: The API serves slices of at most 2000 and at most 30,000 results per query (§1.2).
+MAX_PAGE_SIZE = 2000
+API_CAP = 30000
+#: No single wait between tries is longer than this (Retry-After included).
+MAX_BACKOFF = 300.0
+LOCK_FILE = "fetch.lock"
+CHECKPOINT_FILE = "fetch-checkpoint.json"
+
+Upsert = Callable[[list[Paper]], UpsertResult]
+
+
+class FetchError(PapertrackError):
+    """arXiv could not be fetched after every try; what was stored before is kept."""
+
+
+@dataclass
+class FetchSettings:
+    """How to talk to arXiv. ``home`` holds the politeness lock and the checkpoint."""
+
+    home: Path
+    api_url: str = DEFAULT_API_URL
+    listing_url: str = DEFAULT_LISTING_URL
+    page_size: int = DEFAULT_PAGE_SIZE
+    retries: int = DEFAULT_RETRIES
+    interval: float = DEFAULT_INTERVAL
+    timeout: float = 60.0
+    #: First backoff in seconds (doubled per try); None means ``interval``.
+    backoff: float | None = None
+    sleep: Callable[[float], None] = time.sleep
+    #: Wall-clock seconds: the politeness file is shared between processes.
+    clock: Callable[[], float] = time.time
+    jitter: Callable[[], float] = random.random
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.page_size <= MAX_PAGE_SIZE:
+            raise UsageError(
+                f"--page-size {self.page_size} is out of range. Use 1 to {MAX_PAGE_SIZE}"
+            )
+        if self.retries < 0:
+            raise UsageError("--retries must be 0 or more")
+        if self.interval < 0:
+            raise UsageError("--interval must be 0 or more seconds")
+
+
+@dataclass
+class FetchProgress:
+    """One step of a fetch, for progress bars: a stored page, or a retry about to wait."""
+
+    pages: int
+    pages_total: int | None
+    papers: int
+    retry: str | None = None
+    wait: float = 0.0
+
+
+@dataclass
+class FetchReport:
+    """What a fetch did."""
+
+    categories: tuple[str, ...]
+    mode: str  # "listing" or "api"
+    pages: int = 0
+    pages_retried: int = 0
+    retries: int = 0
+    papers: int = 0
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    resumed_at: int | None = None  # pages already done by an earlier run
+    note: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, result: UpsertResult, papers: int) -> None:
+        self.papers += papers
+        self.new += result.new
+        self.updated += result.updated
+        self.unchanged += result.unchanged
+
+    def summary(self) -> str:
+        """One line: ``cs.AI, cs.CL: 412 new, 37 updated, 3 unchanged, 2 pages retried``."""
+        head = ", ".join(self.categories)
+        if self.note and not self.papers:
+            return f"{head}: {self.note}"
+        retried = f", {self.pages_retried} page{'s' if self.pages_retried != 1 else ''} retried"
+        return (
+            f"{head}: {self.new} new, {self.updated} updated, {self.unchanged} unchanged"
+            f"{retried if self.pages_retried else ''}"
+        )
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+class _Retry(Exception):
+    """A failed try worth repeating; ``reason`` is for people."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+def _retry_after(value: str | None, now: float) -> float | None:
+    """Seconds from a Retry-After header: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    with contextlib.suppress(TypeError, ValueError, IndexError):
+        moment = email.utils.parsedate_to_datetime(value)
+        return max(0.0, moment.timestamp() - now)
+    return None
+
+
+class _Throttle:
+    """At most one request every ``interval`` seconds, across every papertrack process.
+
+    The time of the last request lives in ``<home>/fetch.lock``, read and written
+    while the file is flock-ed, so concurrent processes queue behind each other
+    (arXiv's limit applies "to all of the machines under your control as a whole").
+    """
+
+    def __init__(self, settings: FetchSettings) -> None:
+        self.settings = settings
+        self.path = settings.home / LOCK_FILE
+
+    def wait(self) -> None:
+        settings = self.settings
+        # The wait can be long when other processes queue: never time out on it.
+        lock = _Lock(self.path, timeout=max(600.0, settings.interval * 100))
+        lock.acquire()
+        try:
+            handle = lock._handle
+            handle.seek(0)
+            raw = handle.read().decode("ascii", "replace").strip()
+            try:
+                last = float(raw) if raw else 0.0
+            except ValueError:
+                last = 0.0
+            now = settings.clock()
+            if last > now + 3600:  # a clock step back: don't wait for ever
+                last = 0.0
+            delay = last + settings.interval - now
+            if delay > 0:
+                settings.sleep(delay)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{settings.clock():.6f}\n".encode("ascii"))
+            handle.flush()
+        finally:
+            lock.release()
+
+
+def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
+    """GET ``url`` on a fresh connection; retryable failures raise :class:`_Retry`."""
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body: bytes = response.read()
+            return int(response.status), body
+    except urllib.error.HTTPError as exc:
+        code = exc.code
+        try:
+            body = exc.read()
+        except (OSError, http.client.HTTPException):
+            body = b""
+        if code == 429 or code >= 500:
+            detail = body.decode("utf-8", "replace").strip()[:60]
+            reason = f"HTTP {code}" + (f" ({detail})" if detail and "<" not in detail else "")
+            raise _Retry(reason, _retry_after(exc.headers.get("Retry-After"), now)) from None
+        if body.lstrip().startswith(b"<"):
+            # The arXiv API sends its error feed with HTTP 400 (§1.4): parse it.
+            return code, body
+        raise FeedError(f"{url} answered HTTP {code} {exc.reason}. Check the URL") from None
+    except http.client.IncompleteRead:
+        raise _Retry("a cut-off body") from None
+    except TimeoutError:
+        raise _Retry("a timeout") from None
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, TimeoutError):
+            raise _Retry("a timeout") from None
+        raise _Retry(f"a connection error ({exc.reason})") from None
+    except (ConnectionError, http.client.HTTPException, OSError) as exc:
+        raise _Retry(f"a dropped connection ({exc.__class__.__name__})") from None
+
+
+class _Client:
+    def __init__(self, settings: FetchSettings, report: FetchReport) -> None:
+        self.settings = settings
+        self.report = report
+        self.throttle = _Throttle(settings)
+
+    def page(
+        self,
+        url: str,
+        label: str,
+        check: Callable[[int, bytes], Any],
+        on_retry: Callable[[str, float], None],
+    ) -> Any:
+        """Fetch ``url`` and ``check`` it, retrying what may pass on a later try."""
+        settings = self.settings
+        base = settings.interval if settings.backoff is None else settings.backoff
+        tries = settings.retries + 1
+        reason = ""
+        for attempt in range(tries):
+            self.throttle.wait()
+            try:
+                status, body = _get(url, settings.timeout, settings.clock())
+                result = check(status, body)
+                if attempt:
+                    self.report.pages_retried += 1
+                return result
+            except _Retry as exc:
+                reason = exc.reason
+                if attempt + 1 >= tries:
+                    break
+                if exc.retry_after is not None:
+                    delay = min(exc.retry_after, MAX_BACKOFF)
+                else:
+                    # Exponential backoff with "equal jitter": half fixed, half random.
+                    full = min(MAX_BACKOFF, max(base, 0.01) * 2**attempt)
+                    delay = full / 2 + full / 2 * settings.jitter()
+                self.report.retries += 1
+                on_retry(reason, delay)
+                settings.sleep(delay)
+        done = self.report.pages
+        kept = (
+            f"the {done} page{'s' if done != 1 else ''} fetched before are kept; "
+            "run the same command again to resume"
+            if done
+            else "run the same command again later"
+        )
+        raise FetchError(
+            f"arXiv kept answering {reason} for {label} after {tries} "
+            f"tr{'ies' if tries != 1 else 'y'}; {kept}"
+        )
+
+
+# --------------------------------------------------------------------------- listing
+
+
+_FEED_DATE_RE = re.compile(
+    rb"<(?:\w+:)?(?:updated|pubDate|lastBuildDate|dc:date)>([^<]+)<", re.IGNORECASE
+)
+
+
+def _feed_date(data: bytes) -> str | None:
+    match = _FEED_DATE_RE.search(data[:8192])
+    if not match:
+        return None
+    text = match.group(1).decode("utf-8", "replace").strip()
+    with contextlib.suppress(ValueError):
+        return datetime.fromisoformat(text).date().isoformat()
+    with contextlib.suppress(TypeError, ValueError, IndexError):
+        return email.utils.parsedate_to_datetime(text).date().isoformat()
+    return text or None
+
+
+def fetch_listing(
+    categories: Sequence[str],
+    upsert: Upsert,
+    settings: FetchSettings,
+    *,
+    progress: Callable[[FetchProgress], None] | None = None,
+) -> FetchReport:
+    """Fetch today's rss.arxiv.org listing of ``categories`` (one request) and store it.
+
+    An empty listing is normal on arXiv's weekends and holidays (§2.1): the report's
+    ``note`` then says "no announcement since …".
+
+    Raises:
+        FetchError: every try failed; FeedError: the answer is no feed.
+    """
+    from papertrack import feeds
+
+    report = FetchReport(categories=tuple(categories), mode="listing")
+    url = settings.listing_url.rstrip("/") + "/" + "+".join(categories)
+
+    def check(status: int, body: bytes) -> tuple[feeds.ParsedFeed, bytes]:
+        try:
+            parsed = feeds.parse_feed(body, url)
+        except FeedError as exc:
+            if status >= 400:
+                raise
+            raise _Retry("a malformed body") from exc
+        if parsed.error:
+            raise _Retry("a cut-off or malformed listing")
+        return parsed, body
+
+    def on_retry(reason: str, wait: float) -> None:
+        if progress is not None:
+            progress(FetchProgress(report.pages, 1, report.papers, retry=reason, wait=wait))
+
+    parsed, body = _Client(settings, report).page(url, "the listing", check, on_retry)
+    report.pages = 1
+    report.skipped += parsed.skipped
+    report.warnings.extend(parsed.warnings)
+    if parsed.papers:
+        report.add(upsert(parsed.papers), len(parsed.papers))
+    else:
+        since = _feed_date(body) or "the last listing"
+        report.note = (
+            f"no announcement since {since} (arXiv announces nothing on Friday and "
+            "Saturday nights and on holidays)"
+        )
+    if progress is not None:
+        progress(FetchProgress(report.pages, 1, report.papers))
+    return report
+
+
+# --------------------------------------------------------------------------- API ranges
+
+
+def api_query(categories: Sequence[str], first: date, last: date) -> str:
+    """``search_query`` for papers of ``categories`` submitted from ``first`` to ``last`` (UTC)."""
+    cats = " OR ".join(f"cat:{c}" for c in categories)
+    if len(categories) > 1:
+        cats = f"({cats})"
+    return f"{cats} AND submittedDate:[{first:%Y%m%d}0000 TO {last:%Y%m%d}2359]"
+
+
+def _api_url(base: str, query: str, start: int, size: int) -> str:
+    # Spaces as '+', parentheses encoded, ':' and '[ ]' literal, as in the user manual (§1.1).
+    params = [
+        ("search_query", query),
+        ("sortBy", "submittedDate"),
+        ("sortOrder", "ascending"),
+        ("start", str(start)),
+        ("max_results", str(size)),
+    ]
+    encoded = urllib.parse.urlencode(params, quote_via=urllib.parse.quote_plus, safe=":[]")
+    return f"{base}{'&' if '?' in base else '?'}{encoded}"
+
+
+class _Checkpoint:
+    """Resume state of API fetches, one entry per query, in ``<home>/fetch-checkpoint.json``."""
+
+    def __init__(self, home: Path, key: str) -> None:
+        self.path = home / CHECKPOINT_FILE
+        self.key = key
+
+    def _all(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def load(self) -> dict[str, Any] | None:
+        state = self._all().get(self.key)
+        return state if isinstance(state, dict) else None
+
+    def save(self, state: dict[str, Any] | None) -> None:
+        data = self._all()
+        if state is None:
+            if self.key not in data:
+                return
+            data.pop(self.key)
+        else:
+            data[self.key] = state
+        if data:
+            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode())
+        else:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+
+
+def _valid_state(state: dict[str, Any] | None) -> bool:
+    if state is None:
+        return False
+    windows = state.get("windows")
+    return (
+        isinstance(windows, list)
+        and all(isinstance(w, list) and len(w) == 2 for w in windows)
+        and isinstance(state.get("start"), int)
+        and isinstance(state.get("pages"), int)
+    )
+
+
+def fetch_range(
+    categories: Sequence[str],
+    first: date,
+    last: date,
+    upsert: Upsert,
+    settings: FetchSettings,
+    *,
+    progress: Callable[[FetchProgress], None] | None = None,
+) -> FetchReport:
+    """Fetch every paper of ``categories`` submitted from ``first`` to ``last`` from the API.
+
+    Windows whose query exceeds the API's 30,000-result cap are split in halves by
+    date; each window is paged in ``settings.page_size`` slices, sorted by submission
+    date. A checkpoint after each stored page lets the same call resume.
+
+    Raises:
+        FetchError: a page failed every try (the pages before it are stored);
+        FeedError: arXiv answered with an error feed (not retried).
+    """
+    from papertrack import feeds
+
+    if last < first:
+        raise UsageError(f"the date range {first} to {last} is empty. Check --since")
+    cats = tuple(categories)
+    report = FetchReport(categories=cats, mode="api")
+    size = settings.page_size
+    digest = hashlib.sha1(settings.api_url.encode()).hexdigest()[:8]
+    key = f"api {'+'.join(sorted(cats))} {first}..{last} size={size} {digest}"
+    checkpoint = _Checkpoint(settings.home, key)
+    state = checkpoint.load()
+    if _valid_state(state):
+        assert state is not None
+        report.resumed_at = int(state["pages"])
+    else:
+        state = {"windows": [[first.isoformat(), last.isoformat()]], "start": 0, "pages": 0}
+    client = _Client(settings, report)
+    pages_total: int | None = None
+
+    def notify(retry: str | None = None, wait: float = 0.0) -> None:
+        if progress is not None:
+            progress(FetchProgress(report.pages, pages_total, report.papers, retry, wait))
+
+    while state["windows"]:
+        low, high = (date.fromisoformat(d) for d in state["windows"][0])
+        start: int = state["start"]
+        query = api_query(cats, low, high)
+        url = _api_url(settings.api_url, query, start, size)
+        label = f"{', '.join(cats)} {low}..{high} from result {start}"
+
+        def check(status: int, body: bytes, start: int = start, url: str = url) -> feeds.ParsedFeed:
+            try:
+                parsed = feeds.parse_feed(body, url)
+            except FeedError as exc:
+                if status >= 400 or str(exc).startswith("arXiv API error"):
+                    raise
+                raise _Retry("a malformed body") from exc
+            if parsed.error:
+                raise _Retry("a cut-off or malformed page")
+            total = parsed.total_results or 0
+            if not parsed.papers and not parsed.skipped and start < min(total, API_CAP):
+                # §1.5, arxiv.py #43: a valid but empty page although more results exist.
+                raise _Retry(f"an empty page although {total} results are reported")
+            return parsed
+
+        parsed = client.page(url, label, check, notify)
+        total = parsed.total_results or 0
+        report.pages += 1
+        report.skipped += parsed.skipped
+        report.warnings.extend(parsed.warnings)
+        if parsed.papers:
+            report.add(upsert(parsed.papers), len(parsed.papers))
+        if total > API_CAP and low < high:
+            # Too many for one query: split the window by date and page each half.
+            mid = low + (high - low) // 2
+            halves = [[low.isoformat(), mid.isoformat()]]
+            halves.append([(mid + timedelta(days=1)).isoformat(), high.isoformat()])
+            state["windows"][0:1] = halves
+            state["start"] = 0
+        else:
+            if total > API_CAP and start == 0:
+                report.warnings.append(
+                    f"{query}: {total} results on one day exceed the API's cap of {API_CAP}; "
+                    f"only the first {API_CAP} are fetched"
+                )
+            following = start + size
+            if following < min(total, API_CAP):
+                state["start"] = following
+                pages_total = report.pages + -(-(min(total, API_CAP) - following) // size)
+            else:
+                state["windows"].pop(0)
+                state["start"] = 0
+        state["pages"] = int(state["pages"]) + 1
+        checkpoint.save(state if state["windows"] else None)
+        notify()
+    return report
+
+
+def today(now: datetime | None = None) -> date:
+    """The current UTC date (arXiv's ``submittedDate`` is in GMT)."""
+    return (now or datetime.now(UTC)).astimezone(UTC).date()

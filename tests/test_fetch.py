@@ -1,0 +1,352 @@
+"""papertrack fetch against a real HTTP server on 127.0.0.1 replaying recorded arXiv answers.
+
+The API pages are cut from a recorded 100-entry API page (same result set, rewritten
+opensearch counters); failures arXiv is known for (ARXIV_FORMATS.md §1.5) are injected
+in front of the good answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+from typer.testing import CliRunner, Result
+from werkzeug import Request, Response
+
+from papertrack import __version__
+from papertrack.cli import app
+from papertrack.fetch import FetchError, FetchProgress, FetchSettings, api_query, fetch_range
+from papertrack.paths import default_topics_file, store_dir
+from papertrack.store import Store
+from papertrack.topics import Catalog
+
+DATA = Path(__file__).parent / "data"
+RECORDED = DATA / "api-atom" / "arxiv.py-2026-recorded"
+API_PAGE = RECORDED / "q_testing_s0_m100_cfe7536492ca.xml"
+API_ERROR = RECORDED / "id_abc_s0_m100_b79c8dcf6bc3.xml"
+LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
+TRUNCATED = DATA / "rss" / "atom-cs.AI-2025-08-20.TRUNCATED.xml"
+INTERVAL = 0.05
+
+_RAW = API_PAGE.read_text(encoding="utf-8")
+_HEAD = _RAW[: _RAW.index("<entry>")]
+ENTRIES = re.findall(r"<entry>.*?</entry>", _RAW, flags=re.S)
+
+
+def api_page(start: int, size: int, total: int, entries: list[str] | None = None) -> bytes:
+    """A page of the recorded result set, as arXiv would serve it at ``start``."""
+    head = re.sub(r"(<opensearch:totalResults>)\d+", rf"\g<1>{total}", _HEAD)
+    head = re.sub(r"(<opensearch:startIndex>)\d+", rf"\g<1>{start}", head)
+    head = re.sub(r"(<opensearch:itemsPerPage>)\d+", rf"\g<1>{size}", head)
+    chosen = ENTRIES[start : min(start + size, total)] if entries is None else entries
+    return (head + "\n".join(chosen) + "\n</feed>\n").encode()
+
+
+def ids(entries: list[str]) -> set[str]:
+    return {re.search(r"abs/([^<]+?)v\d+</id>", e)[1] for e in entries}  # type: ignore[index]
+
+
+class FakeArxiv:
+    """The API at /api/query: TOTAL results in pages; ``faults[start]`` answered first."""
+
+    def __init__(self, server: HTTPServer, total: int = 25) -> None:
+        self.total = total
+        self.faults: dict[int, list[Callable[[int, int], Response]]] = {}
+        self.calls: list[tuple[float, dict[str, str]]] = []
+        server.expect_request("/api/query").respond_with_handler(self.handle)
+        self.url = server.url_for("/api/query")
+
+    def handle(self, request: Request) -> Response:
+        args = dict(request.args.items())
+        self.calls.append((time.monotonic(), args))
+        start, size = int(args["start"]), int(args["max_results"])
+        pending = self.faults.get(start)
+        if pending:
+            return pending.pop(0)(start, size)
+        return Response(api_page(start, size, self.total), content_type="application/atom+xml")
+
+    def starts(self) -> list[int]:
+        return [int(args["start"]) for _, args in self.calls]
+
+
+def status(code: int, headers: dict[str, str] | None = None) -> Callable[[int, int], Response]:
+    return lambda _s, _n: Response("Rate exceeded.", status=code, headers=headers or {})
+
+
+def empty_page(total: int) -> Callable[[int, int], Response]:
+    return lambda start, size: Response(api_page(start, size, total, entries=[]))
+
+
+def cut_off(total: int) -> Callable[[int, int], Response]:
+    def respond(start: int, size: int) -> Response:
+        whole = api_page(start, size, total)
+        return Response(whole[: len(whole) * 2 // 3])
+
+    return respond
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def fetch_api(api_url: str, *extra: str) -> Result:
+    return run(
+        "fetch", "-c", "cs.AI", "-c", "cs.CL", "--since", "2026-08-01", "--page-size", "10",
+        "--interval", str(INTERVAL), "--api-url", api_url, *extra,
+    )  # fmt: skip
+
+
+def stored() -> list[dict[str, Any]]:
+    result = run("latest", "--json", "-n", "1000")
+    assert result.exit_code == 0, result.stderr
+    papers: list[dict[str, Any]] = json.loads(result.stdout)
+    return papers
+
+
+def assert_polite(times: list[float], interval: float = INTERVAL) -> None:
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    # The server sees a request a little after the client's throttle let it go.
+    assert all(gap >= interval * 0.9 for gap in gaps), gaps
+
+
+def test_query_format_follows_the_user_manual() -> None:
+    query = api_query(["cs.AI", "cs.CL"], date(2026, 8, 1), date(2026, 8, 7))
+    assert query == "(cat:cs.AI OR cat:cs.CL) AND submittedDate:[202608010000 TO 202608072359]"
+    assert api_query(["cs.AI"], date(2026, 8, 1), date(2026, 8, 1)).startswith("cat:cs.AI AND")
+
+
+def test_backfill_pages_through_every_result_once(httpserver: HTTPServer) -> None:
+    api = FakeArxiv(httpserver)
+    result = fetch_api(api.url)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.strip() == "cs.AI, cs.CL: 25 new, 0 updated, 0 unchanged"
+    assert api.starts() == [0, 10, 20]
+    args = api.calls[0][1]
+    assert args["search_query"] == (
+        f"(cat:cs.AI OR cat:cs.CL) AND submittedDate:[202608010000 TO {date.today():%Y%m%d}2359]"
+    )
+    assert (args["sortBy"], args["sortOrder"], args["max_results"]) == (
+        "submittedDate", "ascending", "10",
+    )  # fmt: skip
+    raw = httpserver.log[0][0].query_string.decode()
+    assert "submittedDate:[202608010000+TO+" in raw and "%28cat:cs.AI+OR+cat:cs.CL%29" in raw
+    assert all(
+        r.headers["User-Agent"].startswith(f"papertrack/{__version__}") for r, _ in httpserver.log
+    )
+    papers = stored()
+    assert len(papers) == 25 and {p["arxiv_id"] for p in papers} == ids(ENTRIES[:25])
+    again = fetch_api(api.url)
+    assert "0 new, 0 updated, 25 unchanged" in again.stderr
+    assert len(stored()) == 25
+    assert not (Path(os.environ["PAPERTRACK_HOME"]) / "fetch-checkpoint.json").exists()
+
+
+def test_429_then_503_with_retry_after_then_empty_then_cut_off_are_retried(
+    httpserver: HTTPServer,
+) -> None:
+    api = FakeArxiv(httpserver)
+    api.faults[0] = [status(429)]
+    api.faults[10] = [status(503, {"Retry-After": "1"}), empty_page(25)]
+    api.faults[20] = [cut_off(25)]
+    result = fetch_api(api.url)
+    assert result.exit_code == 0, result.stderr
+    assert "cs.AI, cs.CL: 25 new, 0 updated, 0 unchanged, 3 pages retried" in result.stderr
+    assert api.starts() == [0, 0, 10, 10, 10, 20, 20]
+    times = [t for t, _ in api.calls]
+    assert times[3] - times[2] >= 0.95  # Retry-After: 1 was honoured
+    assert_polite(times)
+    papers = stored()
+    assert len(papers) == len({p["arxiv_id"] for p in papers}) == 25
+
+
+def test_exhausted_retries_keep_earlier_pages_and_a_rerun_resumes(httpserver: HTTPServer) -> None:
+    api = FakeArxiv(httpserver)
+    api.faults[20] = [status(503)] * 3
+    result = fetch_api(api.url, "--retries", "2")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: arXiv kept answering HTTP 503")
+    assert "run the same command again to resume" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(stored()) == 20
+    assert api.starts() == [0, 10, 20, 20, 20]
+    api.calls.clear()
+    again = fetch_api(api.url)
+    assert again.exit_code == 0, again.stderr
+    assert api.starts() == [20]  # finished pages are not fetched again
+    assert "Resumed after 2 pages" in again.stderr
+    assert "5 new" in again.stderr
+    assert len(stored()) == 25
+
+
+def test_an_http_400_error_feed_is_reported_not_retried(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/api/query").respond_with_data(
+        API_ERROR.read_bytes(), status=400, content_type="application/atom+xml"
+    )
+    result = fetch_api(httpserver.url_for("/api/query"))
+    assert result.exit_code == 1
+    assert "incorrect id format for abc" in result.stderr
+    assert len(httpserver.log) == 1
+
+
+def _settings(home: Path, url: str) -> FetchSettings:
+    return FetchSettings(home=home, api_url=url, page_size=10, interval=INTERVAL)
+
+
+def _upsert(store: Store) -> Callable[[list[Any]], Any]:
+    catalog = Catalog.load(default_topics_file())
+
+    def upsert(papers: list[Any]) -> Any:
+        with store.writer(catalog) as writer:
+            return writer.upsert(papers)
+
+    return upsert
+
+
+def test_interrupted_backfill_resumes_where_it_stopped(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+
+    def stop_after_first_page(event: FetchProgress) -> None:
+        if event.pages == 1 and event.retry is None:
+            raise KeyboardInterrupt
+
+    window = (date(2026, 8, 1), date(2026, 8, 7))
+    with pytest.raises(KeyboardInterrupt):
+        fetch_range(["cs.AI"], *window, _upsert(store), settings, progress=stop_after_first_page)
+    assert api.starts() == [0]
+    report = fetch_range(["cs.AI"], *window, _upsert(store), settings)
+    assert api.starts() == [0, 10, 20]
+    assert (report.resumed_at, report.pages, report.new) == (1, 2, 15)
+    assert store.count() == 25
+
+
+def test_a_window_over_the_api_cap_is_split_by_date(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    windows: list[str] = []
+
+    def handle(request: Request) -> Response:
+        query = request.args["search_query"]
+        low, high = re.search(r"\[(\d{8})0000 TO (\d{8})2359\]", query).groups()  # type: ignore[union-attr]
+        windows.append(f"{low}-{high}")
+        span = (date.fromisoformat(high) - date.fromisoformat(low)).days + 1
+        total = 31000 if span > 15 else 3
+        return Response(api_page(int(request.args["start"]), 3, total, entries=ENTRIES[:3]))
+
+    httpserver.expect_request("/api/query").respond_with_handler(handle)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, httpserver.url_for("/api/query"))
+    report = fetch_range(["cs.AI"], date(2026, 8, 1), date(2026, 8, 31), _upsert(store), settings)
+    assert windows == [
+        "20260801-20260831", "20260801-20260816", "20260801-20260808",
+        "20260809-20260816", "20260817-20260831",
+    ]  # fmt: skip
+    assert report.new == 3 and store.count() == 3
+
+
+def test_retries_run_out_with_a_clear_fetch_error(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    api = FakeArxiv(httpserver)
+    api.faults[0] = [empty_page(25)] * 2
+    settings = _settings(isolated_home, api.url)
+    settings.retries = 1
+    with pytest.raises(FetchError, match="empty page although 25 results"):
+        fetch_range(["cs.AI"], date(2026, 8, 1), date(2026, 8, 2), lambda p: None, settings)  # type: ignore[arg-type,return-value]
+
+
+# --------------------------------------------------------------------------- listing
+
+
+def test_listing_is_the_default_and_a_cut_off_one_is_retried(httpserver: HTTPServer) -> None:
+    httpserver.expect_oneshot_request("/atom/cs.AI+cs.CL").respond_with_data(TRUNCATED.read_bytes())
+    httpserver.expect_request("/atom/cs.AI+cs.CL").respond_with_data(LISTING.read_bytes())
+    url = httpserver.url_for("/atom")
+    args = (
+        "fetch",
+        "-c",
+        "cs.AI",
+        "-c",
+        "cs.CL",
+        "--interval",
+        str(INTERVAL),
+        "--listing-url",
+        url,
+    )
+    result = run(*args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.strip() == "cs.AI, cs.CL: 86 new, 0 updated, 0 unchanged, 1 page retried"
+    assert len(httpserver.log) == 2
+    again = run(*args, "--listing")
+    assert "0 new, 0 updated, 86 unchanged" in again.stderr
+    assert len(stored()) == 86
+
+
+def test_an_empty_weekend_listing_is_no_error(httpserver: HTTPServer) -> None:
+    raw = LISTING.read_text(encoding="utf-8")
+    empty = raw[: raw.index("<entry>")] + "</feed>\n"
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(empty)
+    result = run(
+        "fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", httpserver.url_for("/atom")
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.startswith("cs.AI: no announcement since 2025-08-20")
+    assert len(httpserver.log) == 1
+
+
+def test_fetch_needs_a_category_and_one_date_option() -> None:
+    result = run("fetch")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "Error: no category to fetch. Name categories with --category cs.AI"
+    )
+    result = run("fetch", "-c", "cs.AI", "--days", "3", "--backfill", "2")
+    assert result.exit_code == 2 and "exclude each other" in result.stderr
+
+
+def test_two_processes_share_the_politeness_interval(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    api = FakeArxiv(httpserver, total=30)
+    interval = 0.2
+    env = {**os.environ, "PAPERTRACK_FETCH_INTERVAL": str(interval)}
+    commands = [
+        [sys.executable, "-m", "papertrack", "--db", str(isolated_home / f"store{n}"), "fetch",
+         "-c", cat, "--since", "2026-08-01", "--page-size", "10", "--api-url", api.url, "-q"]
+        for n, cat in enumerate(("cs.AI", "cs.CL"))
+    ]  # fmt: skip
+    procs = [subprocess.Popen(c, env=env, stderr=subprocess.PIPE) for c in commands]
+    for proc in procs:
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err.decode()
+    assert len(api.calls) == 6
+    assert_polite(sorted(t for t, _ in api.calls), interval)
+
+
+def test_a_slow_answer_times_out_and_is_retried(httpserver: HTTPServer) -> None:
+    api = FakeArxiv(httpserver, total=5)
+
+    def slow(start: int, size: int) -> Response:
+        time.sleep(0.4)
+        return Response(api_page(start, size, 5))
+
+    api.faults[0] = [slow]
+    result = fetch_api(api.url, "--timeout", "0.2")
+    assert result.exit_code == 0, result.stderr
+    assert "5 new, 0 updated, 0 unchanged, 1 page retried" in result.stderr
+    # The test server answers one request at a time: a retry may queue behind the slow one.
+    assert api.starts() in ([0, 0], [0, 0, 0])
+    assert len(stored()) == 5
