@@ -426,12 +426,58 @@ def _valid_state(state: dict[str, Any] | None) -> bool:
     if state is None:
         return False
     windows = state.get("windows")
+    span = state.get("range")
     return (
         isinstance(windows, list)
         and all(isinstance(w, list) and len(w) == 2 for w in windows)
+        and isinstance(span, list)
+        and len(span) == 2
         and isinstance(state.get("start"), int)
         and isinstance(state.get("pages"), int)
     )
+
+
+Span = tuple[date, date]
+
+
+def _subtract(spans: list[Span], cut: list[Span]) -> list[Span]:
+    """The days of ``spans`` that are in no span of ``cut`` (inclusive date ranges), in order."""
+    result: list[Span] = []
+    for low, high in spans:
+        pieces = [(low, high)]
+        for c_low, c_high in cut:
+            next_pieces = []
+            for p_low, p_high in pieces:
+                if c_high < p_low or c_low > p_high:
+                    next_pieces.append((p_low, p_high))
+                    continue
+                if p_low < c_low:
+                    next_pieces.append((p_low, c_low - timedelta(days=1)))
+                if c_high < p_high:
+                    next_pieces.append((c_high + timedelta(days=1), p_high))
+            pieces = next_pieces
+        result.extend(pieces)
+    return sorted(result)
+
+
+def _resume_plan(first: date, last: date, state: dict[str, Any]) -> tuple[list[Span], int]:
+    """What is left of [first, last] after an earlier, interrupted run, and where to start.
+
+    The earlier run may have asked for another range (``--days 7`` moves with the
+    date): only the days it finished are skipped, every other day of the new range
+    is fetched, and the offset inside the window it stopped in is kept when that
+    window is still the first one to fetch.
+    """
+    pending = [(date.fromisoformat(a), date.fromisoformat(b)) for a, b in state["windows"]]
+    saved = (date.fromisoformat(state["range"][0]), date.fromisoformat(state["range"][1]))
+    finished = _subtract([saved], pending)
+    if pending and pending[0][0] <= last and pending[0][1] >= first:
+        # Continue the window the earlier run stopped in, with the same query and
+        # offset, even where it reaches outside the new range: extra papers are
+        # harmless, refetching its finished pages is not.
+        head = pending[0]
+        return [head, *_subtract([(first, last)], [*finished, head])], int(state["start"])
+    return _subtract([(first, last)], finished), 0
 
 
 def fetch_range(
@@ -461,14 +507,22 @@ def fetch_range(
     report = FetchReport(categories=cats, mode="api")
     size = settings.page_size
     digest = hashlib.sha1(settings.api_url.encode()).hexdigest()[:8]
-    key = f"api {'+'.join(sorted(cats))} {first}..{last} size={size} {digest}"
+    # Keyed without the dates, so that a run resumed on a later day (when --days or
+    # --backfill end today) still skips what the interrupted run finished.
+    key = f"api {'+'.join(sorted(cats))} size={size} {digest}"
     checkpoint = _Checkpoint(settings.home, key)
-    state = checkpoint.load()
-    if _valid_state(state):
-        assert state is not None
-        report.resumed_at = int(state["pages"])
-    else:
-        state = {"windows": [[first.isoformat(), last.isoformat()]], "start": 0, "pages": 0}
+    saved = checkpoint.load()
+    state: dict[str, Any] = {"windows": [[first.isoformat(), last.isoformat()]], "start": 0}
+    state["pages"] = 0
+    if saved is not None and _valid_state(saved):
+        todo, start = _resume_plan(first, last, saved)
+        report.resumed_at = int(saved["pages"])
+        state = {
+            "windows": [[a.isoformat(), b.isoformat()] for a, b in todo],
+            "start": start,
+            "pages": int(saved["pages"]),
+        }
+    state["range"] = [first.isoformat(), last.isoformat()]
     client = _Client(settings, report)
     pages_total: int | None = None
 
@@ -528,6 +582,8 @@ def fetch_range(
         state["pages"] = int(state["pages"]) + 1
         checkpoint.save(state if state["windows"] else None)
         notify()
+    if not state["windows"]:
+        checkpoint.save(None)  # also when a resumed run found nothing left to fetch
     return report
 
 

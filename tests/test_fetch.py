@@ -25,7 +25,14 @@ from werkzeug import Request, Response
 
 from papertrack import __version__
 from papertrack.cli import app
-from papertrack.fetch import FetchError, FetchProgress, FetchSettings, api_query, fetch_range
+from papertrack.fetch import (
+    FetchError,
+    FetchProgress,
+    FetchSettings,
+    _resume_plan,
+    api_query,
+    fetch_range,
+)
 from papertrack.paths import default_topics_file, store_dir
 from papertrack.store import Store
 from papertrack.topics import Catalog
@@ -77,6 +84,9 @@ class FakeArxiv:
 
     def starts(self) -> list[int]:
         return [int(args["start"]) for _, args in self.calls]
+
+    def queries(self) -> list[str]:
+        return [args.get("search_query", "") for _, args in self.calls]
 
 
 def status(code: int, headers: dict[str, str] | None = None) -> Callable[[int, int], Response]:
@@ -231,6 +241,60 @@ def test_interrupted_backfill_resumes_where_it_stopped(
     assert api.starts() == [0, 10, 20]
     assert (report.resumed_at, report.pages, report.new) == (1, 2, 15)
     assert store.count() == 25
+
+
+def test_a_backfill_resumed_on_a_later_day_skips_what_was_finished(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """--days/--backfill end today: a rerun after midnight asks for a moved range."""
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+
+    def stop_after_first_page(event: FetchProgress) -> None:
+        if event.pages == 1 and event.retry is None:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fetch_range(
+            ["cs.AI"], date(2026, 8, 1), date(2026, 8, 7), _upsert(store), settings,
+            progress=stop_after_first_page,
+        )  # fmt: skip
+    report = fetch_range(["cs.AI"], date(2026, 8, 2), date(2026, 8, 8), _upsert(store), settings)
+    queries = api.queries()
+    # the interrupted window continues at result 10 with the same query (no page is
+    # fetched twice), then only the new day 08-08 is fetched
+    assert api.starts() == [0, 10, 20, 0, 10, 20]
+    assert all("202608010000 TO 202608072359" in q for q in queries[:3])
+    assert all("202608080000 TO 202608082359" in q for q in queries[3:])
+    assert report.resumed_at == 1
+    assert not (isolated_home / "fetch-checkpoint.json").exists()
+
+
+def test_resume_plan_arithmetic() -> None:
+    d = date.fromisoformat
+    state = {"range": ["2026-08-01", "2026-08-31"], "windows": [["2026-08-16", "2026-08-31"]]}
+    state |= {"start": 40, "pages": 3}
+    # same range: continue the pending window at its offset
+    assert _resume_plan(d("2026-08-01"), d("2026-08-31"), state) == (
+        [(d("2026-08-16"), d("2026-08-31"))],
+        40,
+    )
+    # a day later: the finished days are skipped, the new day is added
+    assert _resume_plan(d("2026-08-02"), d("2026-09-01"), state) == (
+        [(d("2026-08-16"), d("2026-08-31")), (d("2026-09-01"), d("2026-09-01"))],
+        40,
+    )
+    # a range reaching further back: the stopped window first, then the new days
+    assert _resume_plan(d("2026-07-30"), d("2026-08-31"), state) == (
+        [(d("2026-08-16"), d("2026-08-31")), (d("2026-07-30"), d("2026-07-31"))],
+        40,
+    )
+    # a range that no longer touches the stopped window: only what was never fetched
+    assert _resume_plan(d("2026-09-05"), d("2026-09-06"), state) == (
+        [(d("2026-09-05"), d("2026-09-06"))],
+        0,
+    )
 
 
 def test_a_window_over_the_api_cap_is_split_by_date(
