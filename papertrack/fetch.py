@@ -515,11 +515,11 @@ def fetch_range(
     state: dict[str, Any] = {"windows": [[first.isoformat(), last.isoformat()]], "start": 0}
     state["pages"] = 0
     if saved is not None and _valid_state(saved):
-        todo, start = _resume_plan(first, last, saved)
+        todo, offset = _resume_plan(first, last, saved)
         report.resumed_at = int(saved["pages"])
         state = {
             "windows": [[a.isoformat(), b.isoformat()] for a, b in todo],
-            "start": start,
+            "start": offset,
             "pages": int(saved["pages"]),
         }
     state["range"] = [first.isoformat(), last.isoformat()]
