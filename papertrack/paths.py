@@ -41,6 +41,11 @@ def user_topics_file(env: Mapping[str, str] | None = None) -> Path:
     return home(env) / "topics.toml"
 
 
+def config_file(env: Mapping[str, str] | None = None) -> Path:
+    """The optional config.toml with defaults for repeated options (see papertrack.config)."""
+    return home(env) / "config.toml"
+
+
 def data_dir() -> Path:
     """The bundled ``data/`` directory: inside the wheel, or at the top of a checkout."""
     package = Path(__file__).resolve().parent

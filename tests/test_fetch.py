@@ -414,3 +414,28 @@ def test_a_slow_answer_times_out_and_is_retried(httpserver: HTTPServer) -> None:
     # The test server answers one request at a time: a retry may queue behind the slow one.
     assert api.starts() in ([0, 0], [0, 0, 0])
     assert len(stored()) == 5
+
+
+def test_config_file_supplies_categories_and_endpoints(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """Flag > environment > config.toml > default, for the options cron jobs repeat."""
+    httpserver.expect_request("/mirror/cs.AI+cs.CL").respond_with_data(
+        LISTING.read_bytes(), content_type="application/atom+xml"
+    )
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "config.toml").write_text(
+        "[fetch]\n"
+        'categories = ["cs.AI", "cs.CL"]\n'
+        f'listing_url = "{httpserver.url_for("/mirror")}"\n'
+        "interval = 0.01\n",
+        encoding="utf-8",
+    )
+    result = run("fetch", "-q")
+    assert result.exit_code == 0, result.stderr
+    assert len(stored()) == 86
+    assert [req.path for req, _ in httpserver.log] == ["/mirror/cs.AI+cs.CL"]
+    (isolated_home / "config.toml").write_text("[fetch]\ncategory = ['cs.AI']\n")
+    bad = run("fetch")
+    assert bad.exit_code == 2
+    assert bad.stderr.startswith("Error: unknown key 'category' in [fetch]")

@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -63,6 +63,11 @@ def _progress_bar(show: bool) -> Iterator[Callable[[FetchProgress], None] | None
         yield update
 
 
+def _pick(flag: Any, configured: Any, default: Any) -> Any:
+    """Flag (or its environment variable) > config file > built-in default."""
+    return flag if flag is not None else configured if configured is not None else default
+
+
 @app.command()
 def fetch(
     category: Annotated[
@@ -99,28 +104,39 @@ def fetch(
         ),
     ] = None,
     page_size: Annotated[
-        int, typer.Option("--page-size", min=1, max=2000, help="API results per request.")
-    ] = 2000,
+        int | None,
+        typer.Option(
+            "--page-size", min=1, max=2000, help="API results per request [default: 2000]."
+        ),
+    ] = None,
     retries: Annotated[
-        int,
-        typer.Option("--retries", min=0, help="Retries per request on 429/5xx/timeouts/bad pages."),
-    ] = 5,
+        int | None,
+        typer.Option(
+            "--retries",
+            min=0,
+            help="Retries per request on 429/5xx/timeouts/bad pages [default: 5].",
+        ),
+    ] = None,
     interval: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--interval",
             min=0.0,
             envvar="PAPERTRACK_FETCH_INTERVAL",
-            help="Seconds between requests, across all papertrack processes.",
+            help="Seconds between requests, across all papertrack processes [default: 3].",
         ),
-    ] = 3.0,
+    ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0.1, help="Seconds to wait for an answer.")
-    ] = 60.0,
-    api_url: Annotated[str, typer.Option("--api-url", help="arXiv API endpoint.")] = _API_URL,
+        float | None,
+        typer.Option("--timeout", min=0.1, help="Seconds to wait for an answer [default: 60]."),
+    ] = None,
+    api_url: Annotated[
+        str | None, typer.Option("--api-url", help=f"arXiv API endpoint [default: {_API_URL}].")
+    ] = None,
     listing_url: Annotated[
-        str, typer.Option("--listing-url", help="Listing feeds base URL.")
-    ] = _LISTING_URL,
+        str | None,
+        typer.Option("--listing-url", help=f"Listing feeds base URL [default: {_LISTING_URL}]."),
+    ] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Fetch new papers from arXiv into the store, politely and resumably.
@@ -138,14 +154,18 @@ def fetch(
         papertrack fetch -c cs.AI --days 7
         papertrack fetch -c cs.AI -c cs.CL --backfill 12 --page-size 1000
     """
+    from papertrack import config
     from papertrack.dates import parse_date
     from papertrack.fetch import FetchSettings, fetch_listing, fetch_range, today
 
     with errors():
-        cats = list(dict.fromkeys(category or []))
+        conf_path = paths.config_file()
+        conf = config.fetch_defaults(config.load(conf_path), conf_path)
+        cats = list(dict.fromkeys(category or conf.get("categories") or []))
         if not cats:
             raise UsageError(
-                "no category to fetch. Name categories with --category cs.AI --category cs.CL"
+                "no category to fetch. Name categories with --category cs.AI --category cs.CL, "
+                f"or set categories in the [fetch] section of {conf_path}"
             )
         options = (("--since", since), ("--days", days), ("--backfill", backfill))
         chosen = [name for name, value in options if value is not None]
@@ -154,12 +174,12 @@ def fetch(
             raise UsageError(f"{' and '.join(chosen)} exclude each other. Use one of them")
         settings = FetchSettings(
             home=paths.home(),
-            api_url=api_url,
-            listing_url=listing_url,
-            page_size=page_size,
-            retries=retries,
-            interval=interval,
-            timeout=timeout,
+            api_url=api_url or conf.get("api_url") or _API_URL,
+            listing_url=listing_url or conf.get("listing_url") or _LISTING_URL,
+            page_size=_pick(page_size, conf.get("page_size"), 2000),
+            retries=_pick(retries, conf.get("retries"), 5),
+            interval=float(_pick(interval, conf.get("interval"), 3.0)),
+            timeout=float(_pick(timeout, conf.get("timeout"), 60.0)),
         )
         last = today()
         first = None
@@ -186,5 +206,7 @@ def fetch(
                 report = fetch_range(cats, first, last, upsert, settings, progress=progress)
         if report.resumed_at and not quiet:
             say(f"Resumed after {report.resumed_at} pages fetched by an earlier run.")
+        for warning in dict.fromkeys(report.warnings):
+            say(f"Warning: {warning}")
         if not quiet:
             say(report.summary())

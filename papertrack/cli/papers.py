@@ -242,6 +242,7 @@ def path(as_json: JsonOpt = False) -> None:
             "home": str(paths.home()),
             "store": str(paths.store_dir(state.db)),
             "topics": str(paths.user_topics_file()),
+            "config": str(paths.config_file()),
             "default_topics": str(paths.default_topics_file()),
         }
         if as_json:

@@ -1,0 +1,72 @@
+"""The optional ``config.toml`` in the data home: defaults for options users repeat.
+
+Precedence everywhere: command-line flag > environment variable > config file >
+built-in default. Only what a section names is read; unknown keys are errors, so
+a typo does not silently do nothing.
+
+    [fetch]
+    categories = ["cs.AI", "cs.CL"]
+    api_url = "https://export.arxiv.org/api/query"
+    listing_url = "https://rss.arxiv.org/atom"
+    page_size = 2000
+    retries = 5
+    interval = 3.0
+    timeout = 60.0
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from papertrack.errors import UsageError
+
+#: key -> accepted Python types, per section.
+FETCH_KEYS: dict[str, tuple[type, ...]] = {
+    "categories": (list,),
+    "api_url": (str,),
+    "listing_url": (str,),
+    "page_size": (int,),
+    "retries": (int,),
+    "interval": (int, float),
+    "timeout": (int, float),
+}
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The parsed config file, or {} when there is none."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise UsageError(
+            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
+        ) from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path} is not valid TOML ({exc}). Fix or remove the file") from exc
+
+
+def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The ``[fetch]`` section, checked: key -> value."""
+    section = config.get("fetch", {})
+    if not isinstance(section, dict):
+        raise UsageError(f"[fetch] in {path} must be a table. Write it as a [fetch] section")
+    for key, value in section.items():
+        kinds = FETCH_KEYS.get(key)
+        if kinds is None:
+            known = ", ".join(FETCH_KEYS)
+            raise UsageError(f"unknown key {key!r} in [fetch] of {path}. Known keys: {known}")
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise UsageError(
+                f"{key} in [fetch] of {path} has the wrong type. See 'papertrack fetch --help'"
+            )
+    categories = section.get("categories")
+    if categories is not None and not all(isinstance(c, str) and c for c in categories):
+        raise UsageError(
+            f'categories in [fetch] of {path} must be a list of names such as ["cs.AI"]'
+        )
+    return dict(section)
