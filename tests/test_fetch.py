@@ -439,3 +439,41 @@ def test_config_file_supplies_categories_and_endpoints(
     bad = run("fetch")
     assert bad.exit_code == 2
     assert bad.stderr.startswith("Error: unknown key 'category' in [fetch]")
+
+
+def test_dropped_connections_and_short_bodies_are_retried(isolated_home: Path) -> None:
+    """A raw server on 127.0.0.1: hang up at once, then send half a body, then answer."""
+    import socket
+    import threading
+
+    body = LISTING.read_bytes()
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/atom+xml\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
+    )
+    answers = [b"", head + body[: len(body) // 2], head + body]
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(20)
+    port = listener.getsockname()[1]
+    served: list[int] = []
+
+    def serve() -> None:
+        with listener:
+            for answer in answers:
+                conn, _ = listener.accept()
+                with conn:
+                    conn.recv(65536)  # the request
+                    conn.sendall(answer)
+                served.append(len(answer))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    result = run(
+        "fetch", "-c", "cs.AI", "--listing-url", f"http://127.0.0.1:{port}/atom",
+        "--interval", "0.01", "--retries", "3",
+    )  # fmt: skip
+    thread.join(timeout=20)
+    assert result.exit_code == 0, result.stderr
+    assert len(served) == 3
+    assert "1 page retried" in result.stderr  # one page, two failed tries (3 connections)
+    assert len(stored()) == 86
