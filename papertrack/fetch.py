@@ -85,6 +85,8 @@ class FetchSettings:
     #: Wall-clock seconds: the politeness file is shared between processes.
     clock: Callable[[], float] = time.time
     jitter: Callable[[], float] = random.random
+    #: Folder of the politeness file shared by all processes on the machine; None: ``home``.
+    pace_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.page_size <= MAX_PAGE_SIZE:
@@ -179,7 +181,7 @@ class _Throttle:
 
     def __init__(self, settings: FetchSettings) -> None:
         self.settings = settings
-        self.path = settings.home / LOCK_FILE
+        self.path = (settings.pace_dir or settings.home) / LOCK_FILE
 
     def wait(self) -> None:
         settings = self.settings

@@ -46,6 +46,33 @@ def config_file(env: Mapping[str, str] | None = None) -> Path:
     return home(env) / "config.toml"
 
 
+def fetch_pace_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where the time of the last arXiv request is kept, shared by every data home.
+
+    arXiv's rate limit is per machine, not per data home, so two papertrack
+    processes with different PAPERTRACK_HOMEs must still queue behind each other:
+    ``PAPERTRACK_FETCH_LOCK_DIR`` if set, else a per-user folder in the system's
+    temporary directory. A folder there that another user owns is not trusted;
+    the data home is used instead.
+    """
+    env = os.environ if env is None else env
+    value = env.get("PAPERTRACK_FETCH_LOCK_DIR")
+    if value:
+        return Path(value).expanduser()
+    import tempfile
+
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    folder = Path(tempfile.gettempdir()) / f"papertrack-{user}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        stat = folder.lstat()
+        if hasattr(os, "getuid") and (stat.st_uid != os.getuid() or folder.is_symlink()):
+            return home(env)
+    except OSError:
+        return home(env)
+    return folder
+
+
 def data_dir() -> Path:
     """The bundled ``data/`` directory: inside the wheel, or at the top of a checkout."""
     package = Path(__file__).resolve().parent

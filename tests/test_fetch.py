@@ -392,7 +392,15 @@ def test_two_processes_share_the_politeness_interval(
          "-c", cat, "--since", "2026-08-01", "--page-size", "10", "--api-url", api.url, "-q"]
         for n, cat in enumerate(("cs.AI", "cs.CL"))
     ]  # fmt: skip
-    procs = [subprocess.Popen(c, env=env, stderr=subprocess.PIPE) for c in commands]
+    # Different data homes, one machine: arXiv's limit is per machine, so they still queue.
+    procs = [
+        subprocess.Popen(
+            c,
+            env={**env, "PAPERTRACK_HOME": str(isolated_home / f"home{n}")},
+            stderr=subprocess.PIPE,
+        )
+        for n, c in enumerate(commands)
+    ]
     for proc in procs:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err.decode()
@@ -477,3 +485,21 @@ def test_dropped_connections_and_short_bodies_are_retried(isolated_home: Path) -
     assert len(served) == 3
     assert "1 page retried" in result.stderr  # one page, two failed tries (3 connections)
     assert len(stored()) == 86
+
+
+def test_politeness_file_is_per_machine_and_not_trusted_from_others(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from papertrack import paths
+
+    monkeypatch.delenv("PAPERTRACK_FETCH_LOCK_DIR")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    folder = paths.fetch_pace_dir()
+    assert folder == tmp_path / "tmp" / f"papertrack-{os.getuid()}"
+    assert folder.stat().st_mode & 0o777 == 0o700
+    if os.getuid() == 0:  # root can hand the folder to another user and see it refused
+        os.chown(folder, 4242, -1)
+        assert paths.fetch_pace_dir() == isolated_home

@@ -174,6 +174,7 @@ def fetch(
             raise UsageError(f"{' and '.join(chosen)} exclude each other. Use one of them")
         settings = FetchSettings(
             home=paths.home(),
+            pace_dir=paths.fetch_pace_dir(),
             api_url=api_url or conf.get("api_url") or _API_URL,
             listing_url=listing_url or conf.get("listing_url") or _LISTING_URL,
             page_size=_pick(page_size, conf.get("page_size"), 2000),
