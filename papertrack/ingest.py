@@ -156,18 +156,22 @@ def _ingest_jsonl(
     broken: list[int] = []
     batch: list[Paper] = []
     last_line = 0
-    for lineno, line in _lines(stream):
-        last_line = lineno
-        try:
-            batch.append(feeds.parse_jsonl_line(line, source, lineno))
-        except FeedError:
-            broken.append(lineno)
-            continue
-        if len(batch) >= batch_size:
+    try:
+        for lineno, line in _lines(stream):
+            last_line = lineno
+            try:
+                batch.append(feeds.parse_jsonl_line(line, source, lineno))
+            except FeedError:
+                broken.append(lineno)
+                continue
+            if len(batch) >= batch_size:
+                _write(writer, batch, report)
+                batch = []
+    finally:
+        # A read error (a .gz cut short) ends the loop: the lines read before it were
+        # whole, so they are kept before the error is reported.
+        if batch:
             _write(writer, batch, report)
-            batch = []
-    if batch:
-        _write(writer, batch, report)
     if broken:
         report.skipped += len(broken)
         named = ", ".join(map(str, broken[:MAX_LINES_NAMED]))

@@ -380,3 +380,19 @@ def test_concurrent_ingests_end_with_the_union(isolated_home: Path) -> None:
     store = Store(isolated_home / "store")
     assert store.count() == 386
     assert sum(store.index().counts["*"].values()) == 386
+
+
+def test_cut_off_gzip_snapshot_keeps_the_whole_lines_and_fails(tmp_path: Path) -> None:
+    import gzip
+
+    packed = gzip.compress(KAGGLE.read_bytes())
+    cut = tmp_path / "snapshot.jsonl.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    result = run("ingest", str(cut))
+    assert result.exit_code == 1
+    assert "Check that the file is whole" in result.stderr
+    no_traceback(result)
+    stored = json.loads(run("latest", "-n", "500", "--json").stdout)
+    whole = {json.loads(line)["id"] for line in KAGGLE.read_text(encoding="utf-8").splitlines()}
+    assert 0 < len(stored) < 200
+    assert {p["arxiv_id"] for p in stored} <= whole
