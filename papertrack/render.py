@@ -406,3 +406,46 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         for reason in item.reasons():
             parts.append(Text(safe(f"  - {reason}" + ("" if reason.endswith("…") else "."))))
     return Group(*parts)
+
+
+def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
+    """`show`: everything stored about one paper, field by field, then its abstract."""
+    from papertrack.ids import format_arxiv_id
+
+    head = Text(safe(format_arxiv_id(paper.arxiv_id, paper.version)), style="cyan")
+    head.append("  ")
+    head.append(safe(paper.title), style="bold")
+    table = Table(show_header=False, box=None, padding=(0, 1))
+    table.add_column("Field", style="dim", no_wrap=True)
+    table.add_column("Value", overflow="fold")
+
+    def row(label: str, value: object) -> None:
+        if value not in (None, "", (), []):
+            table.add_row(label, Text(safe(value)))
+
+    row("Version", f"v{paper.version}" if paper.version is not None else None)
+    row("Published", paper.published and paper.published.isoformat())
+    row("Updated", paper.updated and paper.updated.isoformat())
+    row("Announced", paper.announced and paper.announced.isoformat())
+    row("Announce type", paper.announce_type)
+    primary = paper.primary_category
+    if primary and paper.primary_guessed:
+        primary += " (first listed; the feed names no primary)"
+    row("Primary", primary)
+    row("Categories", ", ".join(paper.categories))
+    for n, name in enumerate(paper.authors):
+        where = paper.author_affiliations[n] if n < len(paper.author_affiliations) else ()
+        label = "Authors" if n == 0 else ""
+        row(label, name + (f" ({'; '.join(where)})" if where else ""))
+    row("DOI", paper.doi)
+    row("Journal ref", paper.journal_ref)
+    row("Comment", paper.comment)
+    row("Abstract page", paper.url)
+    row("PDF", paper.pdf_url)
+    row("License", paper.license)
+    row("Tags", format_tags(paper.tags, tag_names) or "none")
+    row("Source", paper.source)
+    parts: list[RenderableType] = [head, table]
+    if paper.abstract:
+        parts.append(Padding(Text(safe(paper.abstract)), (1, 0, 0, 0)))
+    return Group(*parts)

@@ -432,6 +432,10 @@ class Store:
             for paper in self._search_partition(week, None, match):
                 yield week, paper
 
+    def search_week(self, week: str, match: FieldMatcher | None = None) -> list[Paper]:
+        """The papers of one week file (``match`` accepts, when given), in no set order."""
+        return self._search_partition(week, None, match)
+
     def weeks(self) -> list[str]:
         """Every partition key on disk, newest first."""
         folder = self.path / "papers"

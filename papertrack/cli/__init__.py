@@ -11,6 +11,7 @@ from __future__ import annotations
 # isort: off
 from papertrack.cli import papers  # noqa: F401
 from papertrack.cli import fetch, momentum, topics  # noqa: F401
+from papertrack.cli import find  # noqa: F401
 
 # isort: on
 from papertrack.cli.common import app

@@ -19,6 +19,7 @@ import typer
 
 from papertrack import __version__, paths
 from papertrack.errors import PapertrackError, UsageError
+from papertrack.export import CSV_COLUMNS, csv_row
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -184,36 +185,6 @@ def pick_format(fmt: Format, as_json: bool) -> Format:
     return Format.json if as_json else fmt
 
 
-def _csv_row(paper: Paper) -> list[str]:
-    data = paper.to_dict()
-    row = []
-    for key in CSV_COLUMNS:
-        value = data[key]
-        row.append(
-            "; ".join(value) if isinstance(value, list) else "" if value is None else str(value)
-        )
-    return row
-
-
-CSV_COLUMNS = (
-    "arxiv_id",
-    "version",
-    "paper_date",
-    "published",
-    "updated",
-    "announced",
-    "primary_category",
-    "categories",
-    "title",
-    "authors",
-    "affiliations",
-    "tags",
-    "doi",
-    "url",
-    "pdf_url",
-)
-
-
 def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) -> None:
     if fmt is Format.json:
         sys.stdout.write(
@@ -225,7 +196,7 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
     elif fmt is Format.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
-        writer.writerows(_csv_row(p) for p in papers)
+        writer.writerows(csv_row(p) for p in papers)
     elif papers:
         out().print(table())
 

@@ -1,0 +1,214 @@
+"""Commands to find and use papers: show, search, export."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from papertrack.cli import common
+from papertrack.cli.common import (
+    Format,
+    FormatOpt,
+    JsonOpt,
+    app,
+    emit_papers,
+    errors,
+    fresh_tags,
+    load_catalog,
+    open_store,
+    pick_format,
+    say,
+)
+from papertrack.errors import PapertrackError
+
+TopicOpt = Annotated[
+    str | None,
+    typer.Option("--topic", "-t", help="Only papers of this topic (name or slug, any case)."),
+]
+
+# --------------------------------------------------------------------------- show
+
+
+@app.command()
+def show(
+    paper_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID",
+            help="arXiv id: 2508.13167, 2508.13167v2, arXiv:2508.13167 or an abs/pdf URL.",
+        ),
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Show everything stored about one paper: dates, versions, authors, links, tags.
+
+    Examples:
+
+    \b
+        papertrack show 2508.13167
+        papertrack show https://arxiv.org/abs/2508.13167v2
+        papertrack show arXiv:2508.13167 --json | jq .tags
+    """
+    from papertrack.export import resolve_id
+
+    with errors():
+        arxiv_id = resolve_id(paper_id)
+        catalog = load_catalog()
+        store = open_store()
+        fresh_tags(store, catalog)
+        paper = store.get(arxiv_id)
+        if paper is None:
+            raise PapertrackError(
+                f"no paper {arxiv_id} in the store. Ingest a feed that lists it "
+                f"('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
+            )
+        if as_json:
+            sys.stdout.write(json.dumps(paper.to_dict(), ensure_ascii=False, indent=2) + "\n")
+            return
+        from papertrack import render
+
+        common.out().print(render.paper_view(paper, {t.slug: t.name for t in catalog.topics}))
+
+
+# --------------------------------------------------------------------------- search
+
+
+@app.command()
+def search(
+    query: Annotated[
+        str, typer.Argument(help="A query in the topic language (see 'Topics' in the README).")
+    ],
+    topic: TopicOpt = None,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")
+    ] = 20,
+    fmt: FormatOpt = Format.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search stored papers: title hits first, then newest first.
+
+    A paper whose title holds one of the query's words or phrases ranks above
+    one that matches only in its abstract (or authors, categories), however new.
+    Every week file is read, newest first and one at a time, unless --limit title
+    hits are found first: older weeks could then only add lower-ranked papers.
+
+    Examples:
+
+    \b
+        papertrack search 'world model*'
+        papertrack search '"tool use" AND benchmark*' -n 50
+        papertrack search 'title:rl OR "reinforcement learning"' --topic llm-agent-training
+        papertrack search 'author:"Yann LeCun"' --format jsonl
+    """
+    from papertrack.export import search_papers
+    from papertrack.topics import Topic
+
+    fmt = pick_format(fmt, as_json)
+    with errors():
+        unsaved = Topic(name="Query", slug="query", query=query)  # syntax errors stop here
+        catalog = load_catalog()
+        chosen = catalog.find(topic) if topic else None
+        store = open_store()
+        fresh_tags(store, catalog)
+        found = search_papers(store, unsaved, topic=chosen.slug if chosen else None, limit=limit)
+        scope = f"{chosen.name}: " if chosen else ""
+        header = f'{scope}search "{" ".join(query.split())}"'
+
+        def table() -> Any:
+            from papertrack import render
+
+            names = {t.slug: t.name for t in catalog.topics}
+            return render.papers_table(found.papers, header, names)
+
+        emit_papers(found.papers, fmt, table)
+        if not found.papers:
+            where = f"the papers of {chosen.name}" if chosen else "the store"
+            say(f"No papers in {where} match. Try the query with 'papertrack topics test'.")
+
+
+# --------------------------------------------------------------------------- export
+
+
+class ExportFormat(StrEnum):
+    bibtex = "bibtex"
+    json = "json"
+    jsonl = "jsonl"
+    csv = "csv"
+    atom = "atom"
+
+
+@app.command()
+def export(
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option("--format", "-f", help="BibTeX, an Atom feed, or data as 'latest' writes it."),
+    ],
+    topic: TopicOpt = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", "-s", help="Only papers dated on or after: 2026-08-01, '3 weeks ago'."
+        ),
+    ] = None,
+    query: Annotated[
+        str | None,
+        typer.Option("--query", help="Only papers matching this query.", show_default=False),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file (replaced atomically) instead of standard output.",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Export stored papers as BibTeX, an Atom feed, JSON, JSON lines or CSV.
+
+    Papers come newest first. BibTeX entries are @misc with the key arxiv:ID,
+    stable across runs, and every LaTeX-special character of the feed text escaped.
+    The Atom feed can be served to (or opened in) a feed reader.
+
+    Examples:
+
+    \b
+        papertrack export --topic llm-agent-training --format bibtex -o agents.bib
+        papertrack export --topic gui-agents --since '4 weeks ago' --format atom -o gui.xml
+        papertrack export --query 'world model*' --format csv > world-models.csv
+    """
+    from papertrack.dates import parse_date
+    from papertrack.export import iter_papers, write_export
+    from papertrack.store import write_atomic
+    from papertrack.topics import Topic
+
+    with errors():
+        unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
+        catalog = load_catalog()
+        chosen = catalog.find(topic) if topic else None
+        start = parse_date(since) if since else None
+        store = open_store()
+        fresh_tags(store, catalog)
+        papers = iter_papers(
+            store,
+            topic=chosen.slug if chosen else None,
+            since=start,
+            match=unsaved.matches_fields if unsaved else None,
+        )
+        title = "papertrack: " + (chosen.name if chosen else "all papers")
+        title += f' matching "{" ".join(query.split())}"' if query is not None else ""
+        if output is None:
+            write_export(papers, fmt.value, sys.stdout, title=title)
+            return
+        # Collected first, then written in one atomic replace: a reader of the
+        # file (a feed reader polling it) never sees half an export.
+        buffer = io.StringIO()
+        count = write_export(papers, fmt.value, buffer, title=title)
+        write_atomic(output, buffer.getvalue().encode("utf-8"))
+        say(f"Wrote {count} paper{'s' if count != 1 else ''} to {output}")

@@ -1,0 +1,408 @@
+"""Find and use stored papers: look one up, search them, write them out as BibTeX, Atom or data.
+
+Everything here streams the store's week files newest first, one file in memory at a
+time, and never prints: the CLI (:mod:`papertrack.cli.find`) renders and writes.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, TextIO
+from urllib.parse import quote
+from xml.etree import ElementTree as ET
+
+from papertrack.errors import UsageError
+from papertrack.ids import abs_url, parse_arxiv_id
+from papertrack.models import Paper
+
+if TYPE_CHECKING:
+    from papertrack.store import Store
+    from papertrack.topics import Matcher, Node, Topic
+
+__all__ = [
+    "CSV_COLUMNS",
+    "EXPORT_FORMATS",
+    "SearchResult",
+    "atom_entry",
+    "bibtex_entry",
+    "bibtex_escape",
+    "bibtex_key",
+    "csv_row",
+    "iter_papers",
+    "resolve_id",
+    "search_papers",
+    "title_matcher",
+    "write_export",
+]
+
+EXPORT_FORMATS = ("bibtex", "json", "jsonl", "csv", "atom")
+
+# --------------------------------------------------------------------------- show
+
+
+def resolve_id(text: str) -> str:
+    """The versionless id named by ``text`` in any form :func:`parse_arxiv_id` accepts.
+
+    Raises:
+        UsageError: when ``text`` is not an arXiv identifier.
+    """
+    parsed = parse_arxiv_id(text)
+    if parsed is None:
+        raise UsageError(
+            f"{text!r} is not an arXiv id. Give one as 2508.13167, 2508.13167v2, "
+            "arXiv:2508.13167 or https://arxiv.org/abs/2508.13167"
+        )
+    return parsed[0]
+
+
+# --------------------------------------------------------------------------- search
+
+
+def _sort_key(paper: Paper) -> tuple[str, str]:
+    moment = paper.paper_date
+    return (moment.isoformat() if moment else "", paper.arxiv_id)
+
+
+def title_matcher(node: Node) -> Matcher | None:
+    """A test for "the query hit the title": any positive word or phrase found in the title.
+
+    Terms without a field search title and abstract, so they count as title hits
+    when found in the title; ``title:`` terms count too. None when the query has
+    no such term (``author:`` or ``category:`` only): then no paper is a title hit.
+    """
+    from papertrack.topics import Or, Term, _terms, compile_query
+
+    terms: dict[Term, None] = {}
+    for term, positive in _terms(node):
+        if positive and isinstance(term, Term) and term.field in ("text", "title"):
+            terms.setdefault(Term("title", term.words, term.prefix), None)
+    if not terms:
+        return None
+    children = tuple(terms)
+    return compile_query(children[0] if len(children) == 1 else Or(children))
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """The best ``limit`` matches, title hits first, and how many matches were seen."""
+
+    papers: list[Paper] = field(default_factory=list)
+    #: Matches seen; all matches unless ``complete`` is False.
+    seen: int = 0
+    #: False when the scan stopped early because older weeks could not change the answer.
+    complete: bool = True
+
+
+def search_papers(
+    store: Store, query: Topic, *, topic: str | None = None, limit: int = 20
+) -> SearchResult:
+    """Papers matching ``query`` (inside ``topic``, a slug, when given), ranked.
+
+    Ranking: papers with a title hit (see :func:`title_matcher`) before papers
+    that match elsewhere only (abstract, authors, categories), then newest paper
+    date first, then arxiv_id.
+
+    Week files are read newest first, one at a time. Only the newest ``limit``
+    title hits and the newest ``limit`` other hits are kept, so memory stays
+    bounded by ``2 * limit`` papers however large the store. Every match must be
+    seen to be sure no title hit is missed, except that once ``limit`` title
+    hits are in hand after a whole week, older weeks can only add older papers
+    that rank below them, and the scan stops there: the answer is exact either way.
+    """
+    from papertrack.topics import PaperText
+
+    in_title = title_matcher(query.node)
+    title_hits: list[Paper] = []
+    other_hits: list[Paper] = []
+    result = SearchResult()
+    for week in store.weeks():
+        if len(title_hits) >= limit:
+            result.complete = False
+            break
+        for paper in store.search_week(week, query.matches_fields):
+            if topic is not None and topic not in paper.tags:
+                continue
+            result.seen += 1
+            if in_title is not None and in_title(PaperText.of(paper)):
+                title_hits.append(paper)
+            else:
+                other_hits.append(paper)
+        # Within a week papers are unsorted; across weeks newer weeks hold newer papers.
+        title_hits = sorted(title_hits, key=_sort_key, reverse=True)[:limit]
+        other_hits = sorted(other_hits, key=_sort_key, reverse=True)[:limit]
+    result.papers = (title_hits + other_hits)[:limit]
+    return result
+
+
+# --------------------------------------------------------------------------- export
+
+
+def iter_papers(
+    store: Store,
+    *,
+    topic: str | None = None,
+    since: datetime | None = None,
+    match: Callable[[str, str, list[str], list[str]], bool] | None = None,
+) -> Iterator[Paper]:
+    """Every stored paper (of ``topic``, dated on or after ``since``, accepted by ``match``).
+
+    Newest paper date first; one week file in memory at a time.
+    """
+    from papertrack.store import UNDATED, week_of
+
+    since_week = week_of(since) if since else None
+    for week in store.weeks():
+        if since_week is not None and (week == UNDATED or week < since_week):
+            break
+        papers = store.search_week(week, match)
+        keep = [
+            p
+            for p in papers
+            if (topic is None or topic in p.tags)
+            and (since is None or (p.paper_date is not None and p.paper_date >= since))
+        ]
+        yield from sorted(keep, key=_sort_key, reverse=True)
+
+
+CSV_COLUMNS = (
+    "arxiv_id",
+    "version",
+    "paper_date",
+    "published",
+    "updated",
+    "announced",
+    "primary_category",
+    "categories",
+    "title",
+    "authors",
+    "affiliations",
+    "tags",
+    "doi",
+    "url",
+    "pdf_url",
+)
+
+
+def csv_row(paper: Paper) -> list[str]:
+    """One CSV row of :data:`CSV_COLUMNS`: lists joined with '; ', None as ''."""
+    data = paper.to_dict()
+    row = []
+    for key in CSV_COLUMNS:
+        value = data[key]
+        row.append(
+            "; ".join(value) if isinstance(value, list) else "" if value is None else str(value)
+        )
+    return row
+
+
+# BibTeX ---------------------------------------------------------------------
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_LATEX_RE = re.compile(r"[\\{}&%$#_~^]")
+# Control characters (and the invisible formatting ones a feed may carry) mean nothing in TeX.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SPACE_RE = re.compile(r"\s+")
+
+
+def bibtex_escape(text: str) -> str:
+    """Feed text made literal for (La)TeX: every special character escaped, one line.
+
+    In one pass, so the backslash of ``\\&`` is never escaped again. Feed text is
+    treated as plain text: TeX a feed carries (``$\\alpha$``) is printed as written,
+    never run, so a hostile title cannot break the entry or the document.
+    """
+    text = _SPACE_RE.sub(" ", _CONTROL_RE.sub("", text)).strip()
+    return _LATEX_RE.sub(lambda m: _LATEX_SPECIALS[m.group()], text)
+
+
+def bibtex_verbatim(text: str) -> str:
+    """A URL, DOI or eprint for BibTeX: read verbatim by biblatex and the url package.
+
+    LaTeX escapes would corrupt them (a DOI with ``_`` would read ``\\_``), so only
+    what could end the field or start a command is dropped: braces, backslashes
+    and white space.
+    """
+    return "".join(ch for ch in text if ch not in "{}\\" and not ch.isspace())
+
+
+def bibtex_key(paper: Paper) -> str:
+    """``arxiv:2508.13167``: stable across runs and versions, unique because the id is.
+
+    Entries of other feeds (no arXiv id) get ``feed:`` and a hash of their guid, so
+    no feed text ever reaches the key.
+    """
+    parsed = parse_arxiv_id(paper.arxiv_id)
+    if parsed is not None:
+        return f"arxiv:{parsed[0]}"
+    return "feed:" + hashlib.sha1(paper.arxiv_id.encode("utf-8")).hexdigest()[:12]
+
+
+def _bib_author(name: str) -> str:
+    escaped = bibtex_escape(name)
+    # A name containing the word "and" would be split into two authors: brace it.
+    return f"{{{escaped}}}" if re.search(r"\band\b", escaped, re.IGNORECASE) else escaped
+
+
+def bibtex_entry(paper: Paper) -> str:
+    """One ``@misc`` entry with eprint, archivePrefix, primaryClass, url and doi."""
+    fields: list[tuple[str, str]] = [("title", bibtex_escape(paper.title))]
+    if paper.authors:
+        fields.append(("author", " and ".join(_bib_author(a) for a in paper.authors)))
+    if paper.paper_date:
+        fields.append(("year", str(paper.paper_date.year)))
+        fields.append(("month", str(paper.paper_date.month)))
+    parsed = parse_arxiv_id(paper.arxiv_id)
+    if parsed is not None:
+        fields.append(("eprint", bibtex_verbatim(parsed[0])))
+        fields.append(("archivePrefix", "arXiv"))
+        if paper.primary_category:
+            fields.append(("primaryClass", bibtex_escape(paper.primary_category)))
+        fields.append(("url", bibtex_verbatim(abs_url(parsed[0]))))
+    elif paper.url:
+        fields.append(("url", bibtex_verbatim(paper.url)))
+    if paper.doi:
+        fields.append(("doi", bibtex_verbatim(paper.doi)))
+    if paper.journal_ref:
+        fields.append(("note", bibtex_escape(paper.journal_ref)))
+    if paper.version is not None and parsed is not None:
+        fields.append(("version", str(paper.version)))
+    if paper.abstract:
+        fields.append(("abstract", bibtex_escape(paper.abstract)))
+    width = max(len(name) for name, _ in fields)
+    body = ",\n".join(f"  {name:<{width}} = {{{value}}}" for name, value in fields)
+    return f"@misc{{{bibtex_key(paper)},\n{body}\n}}\n"
+
+
+# Atom -----------------------------------------------------------------------
+
+ATOM_NS = "http://www.w3.org/2005/Atom"
+# XML 1.0 forbids these characters even escaped: a feed reader would reject the file.
+_XML_INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _XML_INVALID_RE.sub("", text)
+
+
+def _atom_date(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _entry_id(paper: Paper) -> str:
+    parsed = parse_arxiv_id(paper.arxiv_id)
+    if parsed is not None:
+        return abs_url(parsed[0])
+    return "urn:papertrack:" + quote(paper.arxiv_id, safe="")
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, {k: _xml_text(v) for k, v in attrib.items()})
+    if text is not None:
+        element.text = _xml_text(text)
+    return element
+
+
+def atom_entry(paper: Paper, now: datetime) -> str:
+    """One ``<entry>``: every feed-supplied string is element text or an attribute
+    value, escaped by ElementTree, so no feed text can become markup."""
+    entry = ET.Element("entry")
+    _sub(entry, "id", _entry_id(paper))
+    _sub(entry, "title", paper.title, type="text")
+    updated = paper.updated or paper.published or paper.announced or now
+    _sub(entry, "updated", _atom_date(updated))
+    if paper.paper_date:
+        _sub(entry, "published", _atom_date(paper.paper_date))
+    for name in paper.authors:
+        _sub(_sub(entry, "author"), "name", name)
+    link = _entry_id(paper) if parse_arxiv_id(paper.arxiv_id) else paper.url
+    if link and link.startswith(("http://", "https://")):
+        _sub(entry, "link", rel="alternate", type="text/html", href=link)
+    if paper.pdf_url and paper.pdf_url.startswith(("http://", "https://")):
+        _sub(entry, "link", rel="related", type="application/pdf", href=paper.pdf_url)
+    for category in paper.categories:
+        _sub(entry, "category", term=category)
+    if paper.abstract:
+        _sub(entry, "summary", paper.abstract, type="text")
+    return ET.tostring(entry, encoding="unicode") + "\n"
+
+
+def _atom_head(title: str, feed_id: str, now: datetime) -> str:
+    head = ET.Element("feed", xmlns=ATOM_NS)
+    _sub(head, "title", title, type="text")
+    _sub(head, "id", feed_id)
+    _sub(head, "updated", _atom_date(now))
+    # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
+    _sub(_sub(head, "author"), "name", "papertrack")
+    _sub(head, "generator", "papertrack")
+    text = ET.tostring(head, encoding="unicode")
+    # ElementTree writes an empty-content element in full; cut before the closing tag.
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + text.removesuffix("</feed>") + "\n"
+
+
+# Writing --------------------------------------------------------------------
+
+
+def write_export(
+    papers: Iterable[Paper],
+    fmt: str,
+    stream: TextIO,
+    *,
+    title: str = "papertrack export",
+    now: datetime | None = None,
+) -> int:
+    """Write ``papers`` to ``stream`` in ``fmt`` (one of :data:`EXPORT_FORMATS`), as they come.
+
+    Returns:
+        How many papers were written.
+    """
+    now = now or datetime.now(UTC)
+    count = 0
+    if fmt == "json":
+        stream.write("[")
+        for paper in papers:
+            item = json.dumps(paper.to_dict(), ensure_ascii=False, indent=2)
+            # The same text json.dumps(list, indent=2) gives, one paper at a time.
+            stream.write(("," if count else "") + "\n  " + item.replace("\n", "\n  "))
+            count += 1
+        stream.write("\n]\n" if count else "]\n")
+    elif fmt == "jsonl":
+        for paper in papers:
+            stream.write(json.dumps(paper.to_dict(), ensure_ascii=False) + "\n")
+            count += 1
+    elif fmt == "csv":
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        for paper in papers:
+            writer.writerow(csv_row(paper))
+            count += 1
+    elif fmt == "bibtex":
+        for paper in papers:
+            stream.write(("\n" if count else "") + bibtex_entry(paper))
+            count += 1
+    elif fmt == "atom":
+        digest = hashlib.sha1(title.encode("utf-8")).hexdigest()[:16]
+        stream.write(_atom_head(title, f"urn:papertrack:export:{digest}", now))
+        for paper in papers:
+            stream.write(atom_entry(paper, now))
+            count += 1
+        stream.write("</feed>\n")
+    else:
+        raise UsageError(f"unknown export format {fmt!r}. Use one of {', '.join(EXPORT_FORMATS)}")
+    return count

@@ -1,0 +1,312 @@
+"""show, search and export: on real recorded feeds and on small feeds built here."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import feedparser
+import pytest
+from typer.testing import CliRunner, Result
+
+from papertrack.cli import app
+from papertrack.export import bibtex_escape
+
+DATA = Path(__file__).parent / "data"
+LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
+API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
+
+HOSTILE = r"Weird {}&%$#_~^\ title <script>alert(1)</script> ]]> end"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def ingest(*paths: Path) -> None:
+    result = run("ingest", *map(str, paths))
+    assert result.exit_code == 0, result.stderr
+
+
+def make_feed(path: Path, items: list[tuple[str, str, str, str]]) -> Path:
+    """An RSS 2.0 feed of (arxiv_id, title, description, day as "05 Jan 2026") items."""
+    body = "".join(
+        f"<item><title>{escape(title)}</title><link>https://arxiv.org/abs/{arxiv_id}</link>"
+        f"<guid>oai:arXiv.org:{arxiv_id}v1</guid><description>{escape(text)}</description>"
+        f"<author>a@example.org (Ada Lovelace)</author><pubDate>{day} 00:00:00 GMT</pubDate></item>"
+        for arxiv_id, title, text, day in items
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>t</title>'
+        f"<link>https://example.org</link><description>d</description>{body}</channel></rss>",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    feed = make_feed(
+        tmp_path / "small.xml",
+        [
+            ("2601.00001", "Zebra crossings for robots", "Nothing here.", "05 Jan 2026"),
+            ("2602.00002", "A newer paper", "We mention a zebra once.", "02 Feb 2026"),
+            ("2603.00003", "The newest paper", "Zebra again, in the abstract.", "02 Mar 2026"),
+            ("2512.00004", "Old zebra title", "Old.", "01 Dec 2025"),
+            ("2603.00005", HOSTILE, "Abstract with $x^2$ & 100% {braces}.", "03 Mar 2026"),
+        ],
+    )  # fmt: skip
+    ingest(feed)
+    return feed
+
+
+# --------------------------------------------------------------------------- show
+
+
+def test_show_json_equals_latest_json() -> None:
+    ingest(LISTING, API_PAGE)
+    listed = json.loads(run("latest", "--json", "-n", "500").stdout)
+    assert len(listed) > 100
+    for expected in (listed[0], listed[-1], listed[len(listed) // 2]):
+        result = run("show", expected["arxiv_id"], "--json")
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout) == expected
+
+
+def test_show_accepts_every_id_form() -> None:
+    ingest(LISTING)
+    paper = json.loads(run("latest", "--json", "-n", "1").stdout)[0]
+    pid = paper["arxiv_id"]
+    forms = [
+        pid,
+        f"{pid}v2",
+        f"arXiv:{pid}",
+        f"arxiv:{pid}v1",
+        f"https://arxiv.org/abs/{pid}",
+        f"https://arxiv.org/abs/{pid}v3",
+        f"http://arxiv.org/pdf/{pid}v1.pdf",
+        f"https://export.arxiv.org/abs/{pid}",
+        f"  {pid}  ",
+    ]
+    for form in forms:
+        result = run("show", form, "--json")
+        assert result.exit_code == 0, (form, result.stderr)
+        assert json.loads(result.stdout)["arxiv_id"] == pid
+
+
+def test_show_view_has_every_field() -> None:
+    ingest(LISTING)
+    paper = json.loads(run("latest", "llm-agent-training", "--json", "-n", "1").stdout)[0]
+    result = run("show", paper["arxiv_id"])
+    assert result.exit_code == 0, result.stderr
+    for text in (
+        paper["title"][:30],
+        paper["authors"][0],
+        paper["announce_type"],
+        paper["categories"][0],
+        "LLM Agent Training",
+        f"{paper['arxiv_id']}v{paper['version']}",
+        "Announced",
+    ):
+        assert text in result.stdout
+
+
+def test_show_unknown_and_invalid_ids() -> None:
+    ingest(LISTING)
+    unknown = run("show", "2508.99999")
+    assert unknown.exit_code == 1
+    assert unknown.stderr.startswith("Error: no paper 2508.99999 in the store. ")
+    assert unknown.stdout == ""
+    for bad in ("nonsense", "2513.00001", "https://example.org/abs/2508.13167", ""):
+        result = run("show", bad)
+        assert result.exit_code == 2, bad
+        assert "Traceback" not in result.stderr
+
+
+# --------------------------------------------------------------------------- search
+
+
+def ids(result: Result) -> list[str]:
+    assert result.exit_code == 0, result.stderr
+    return [p["arxiv_id"] for p in json.loads(result.stdout)]
+
+
+def test_search_ranks_title_hits_above_newer_abstract_hits(small: Path) -> None:
+    # Title hits newest first, then abstract-only hits newest first.
+    assert ids(run("search", "zebra", "--json")) == [
+        "2601.00001",
+        "2512.00004",
+        "2603.00003",
+        "2602.00002",
+    ]
+    assert ids(run("search", "zebra", "--json", "-n", "1")) == ["2601.00001"]
+    assert ids(run("search", "zebra", "--json", "-n", "3"))[-1] == "2603.00003"
+    # A field restricts both matching and ranking.
+    assert ids(run("search", "abstract:zebra", "--json")) == ["2603.00003", "2602.00002"]
+
+
+def test_search_formats_and_empty(small: Path) -> None:
+    lines = run("search", "zebra", "--format", "jsonl").stdout.splitlines()
+    assert [json.loads(line)["arxiv_id"] for line in lines][0] == "2601.00001"
+    csv_out = run("search", "zebra", "-f", "csv").stdout.splitlines()
+    assert csv_out[0].startswith("arxiv_id,") and len(csv_out) == 5
+    table = run("search", "zebra")
+    assert table.exit_code == 0 and "Zebra crossings for robots" in table.stdout
+    empty = run("search", "okapi", "--json")
+    assert empty.exit_code == 0 and empty.stdout == "[]\n" and "No papers" in empty.stderr
+
+
+def test_search_inside_a_topic() -> None:
+    ingest(LISTING)
+    everywhere = ids(run("search", "agent*", "--json", "-n", "500"))
+    inside = ids(run("search", "agent*", "--topic", "GUI Agents", "--json", "-n", "500"))
+    assert inside and set(inside) < set(everywhere)
+    for pid in inside:
+        assert "gui-agents" in json.loads(run("show", pid, "--json").stdout)["tags"]
+    unknown = run("search", "agent*", "-t", "no-such-topic")
+    assert unknown.exit_code == 2
+
+
+def test_search_syntax_error_names_the_column() -> None:
+    result = run("search", 'agent AND "unclosed')
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: ") and "column" in result.stderr
+
+
+# --------------------------------------------------------------------------- export
+
+
+def parse_bibtex(text: str) -> list[tuple[str, str, dict[str, str]]]:
+    """A small strict BibTeX reader: @type{key, name = {value}, …}, braces balanced."""
+    entries = []
+    pos = 0
+    entry_re = re.compile(r"\s*@(\w+)\{([^,\s{}]+),")
+    field_re = re.compile(r"\s*(\w+)\s*=\s*\{")
+    while pos < len(text.rstrip()):
+        head = entry_re.match(text, pos)
+        assert head, text[pos : pos + 80]
+        pos = head.end()
+        fields: dict[str, str] = {}
+        while True:
+            found = field_re.match(text, pos)
+            if found is None:
+                close = re.compile(r"\s*\}\n?").match(text, pos)
+                assert close, text[pos : pos + 80]
+                pos = close.end()
+                break
+            depth, i = 1, found.end()
+            while depth:
+                char = text[i]
+                if char == "\\":
+                    i += 2
+                    continue
+                depth += {"{": 1, "}": -1}.get(char, 0)
+                i += 1
+            fields[found.group(1)] = text[found.end() : i - 1]
+            pos = i
+            if text[pos] == ",":
+                pos += 1
+        entries.append((head.group(1), head.group(2), fields))
+    return entries
+
+
+def unescape(value: str) -> str:
+    for plain, escaped in (
+        ("\\", r"\textbackslash{}"),
+        ("~", r"\textasciitilde{}"),
+        ("^", r"\textasciicircum{}"),
+    ):
+        value = value.replace(escaped, plain)
+    return re.sub(r"\\([{}&%$#_])", r"\1", value)
+
+
+def test_export_bibtex_is_parseable_escaped_and_stable(small: Path) -> None:
+    ingest(LISTING)
+    first = run("export", "--format", "bibtex")
+    assert first.exit_code == 0, first.stderr
+    assert run("export", "--format", "bibtex").stdout == first.stdout
+    entries = parse_bibtex(first.stdout)
+    keys = [key for _, key, _ in entries]
+    assert len(keys) == len(set(keys)) == 86 + 5
+    assert all(kind == "misc" and key.startswith("arxiv:") for kind, key, _ in entries)
+    hostile = next(f for _, key, f in entries if key == "arxiv:2603.00005")
+    assert unescape(hostile["title"]) == HOSTILE
+    for special in "&%$#_":
+        assert re.search(r"(?<!\\)" + re.escape(special), hostile["title"]) is None
+    assert hostile["eprint"] == "2603.00005"
+    assert hostile["archivePrefix"] == "arXiv"
+    assert hostile["url"] == "https://arxiv.org/abs/2603.00005"
+    # Every value of every entry keeps its braces balanced and its specials escaped.
+    for _, _, fields in entries:
+        for value in fields.values():
+            bare = re.sub(r"\\(textbackslash|textasciitilde|textasciicircum)\{\}|\\.", "", value)
+            assert not re.search(r"[{}&%$#_~^\\]", bare), value
+
+
+def test_bibtex_escape_is_one_pass() -> None:
+    assert bibtex_escape(r"\&") == r"\textbackslash{}\&"
+    assert bibtex_escape("a_b\n  c") == r"a\_b c"
+
+
+def test_export_atom_reads_back_in_feedparser(small: Path) -> None:
+    ingest(LISTING)
+    result = run("export", "--format", "atom")
+    assert result.exit_code == 0, result.stderr
+    parsed = feedparser.parse(result.stdout.encode("utf-8"))
+    assert parsed.bozo == 0, parsed.get("bozo_exception")
+    assert parsed.version == "atom10"
+    papers = json.loads(run("export", "--format", "json").stdout)
+    assert [e.id for e in parsed.entries] == [
+        f"https://arxiv.org/abs/{p['arxiv_id']}" for p in papers
+    ]
+    assert [e.title for e in parsed.entries] == [" ".join(p["title"].split()) for p in papers]
+    hostile = next(e for e in parsed.entries if e.id.endswith("2603.00005"))
+    assert hostile.title == HOSTILE
+    assert "<script>" not in result.stdout and "]]>" not in result.stdout
+
+
+def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
+    ingest(LISTING)
+    every = json.loads(run("export", "-f", "json").stdout)
+    dates = [p["paper_date"] for p in every]
+    assert dates == sorted(dates, reverse=True)
+    topic = json.loads(run("export", "-f", "json", "--topic", "gui-agents").stdout)
+    assert topic and all("gui-agents" in p["tags"] for p in topic)
+    since = json.loads(run("export", "-f", "json", "--since", "2026-02-01").stdout)
+    assert [p["arxiv_id"] for p in since] == ["2603.00005", "2603.00003", "2602.00002"]
+    query = run("export", "-f", "jsonl", "--query", "zebra").stdout.splitlines()
+    assert len(query) == 4 and all(json.loads(line)["arxiv_id"] for line in query)
+    target = tmp_path / "out" / "papers.bib"
+    result = run("export", "-f", "bibtex", "--topic", "gui-agents", "--output", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert f"Wrote {len(topic)} papers" in result.stderr
+    assert len(parse_bibtex(target.read_text(encoding="utf-8"))) == len(topic)
+    assert [p.name for p in target.parent.iterdir()] == ["papers.bib"]  # no temp file left
+    assert run("export", "-f", "json", "--query", "(").exit_code == 2
+    assert run("export", "-f", "yaml").exit_code == 2
+    empty = run("export", "-f", "json", "--since", "2030-01-01")
+    assert empty.exit_code == 0 and empty.stdout == "[]\n"
+
+
+def test_bibtex_keeps_urls_and_dois_verbatim_but_closed() -> None:
+    from papertrack.export import bibtex_entry
+    from papertrack.models import Paper
+
+    paper = Paper(
+        arxiv_id="2508.13167",
+        title="A_b & c",
+        version=2,
+        doi="10.1000/x_y%z{}\\evil }",
+        authors=("Ada Lovelace",),
+    )
+    entry = bibtex_entry(paper)
+    fields = dict(line.strip().rstrip(",").split(" = ", 1) for line in entry.splitlines()[1:-1])
+    fields = {key.strip(): value for key, value in fields.items()}
+    assert fields["doi"] == "{10.1000/x_y%zevil}"
+    assert fields["url"] == "{https://arxiv.org/abs/2508.13167}"
+    assert fields["eprint"] == "{2508.13167}"
+    assert r"A\_b \& c" in entry
+    assert entry.count("{") == entry.count("}")
