@@ -286,7 +286,7 @@ def test_python_dash_m_and_console_script_share_the_cli(isolated_home: Path) -> 
 def test_every_command_has_help_with_an_example() -> None:
     for command in (
         "ingest", "fetch", "latest", "topics", "path", "momentum", "trending", "topic",
-        "show", "search", "export",
+        "show", "search", "export", "follow", "unfollow", "following", "digest",
     ):  # fmt: skip
         result = run(command, "--help")
         assert result.exit_code == 0
@@ -298,7 +298,7 @@ def test_readme_documents_every_command() -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     for command in (
         "ingest", "fetch", "latest", "topics", "path", "momentum", "trending", "topic",
-        "show", "search", "export",
+        "show", "search", "export", "follow", "unfollow", "following", "digest",
     ):  # fmt: skip
         assert f"papertrack {command}" in readme
 

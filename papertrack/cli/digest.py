@@ -1,0 +1,244 @@
+"""Commands to follow topics and get digests: follow, unfollow, following, digest."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from papertrack import paths
+from papertrack.cli.common import (
+    JsonOpt,
+    app,
+    errors,
+    fresh_tags,
+    load_catalog,
+    open_store,
+    say,
+)
+from papertrack.errors import UsageError
+
+if TYPE_CHECKING:
+    from papertrack.topics import Catalog, Topic
+
+TopicsArg = Annotated[list[str], typer.Argument(help="Topic names or slugs, any case.")]
+
+
+def following_file() -> Path:
+    return paths.home() / "following.json"
+
+
+def state_file() -> Path:
+    return paths.home() / "digest-state.json"
+
+
+def _followed(catalog: Catalog) -> list[Topic]:
+    """The followed topics still in the catalog, in following order."""
+    from papertrack.digest import load_following
+    from papertrack.errors import UnknownTopicError
+
+    topics = []
+    for slug in load_following(following_file()):
+        try:
+            topics.append(catalog.find(slug))
+        except UnknownTopicError:
+            say(
+                f"Warning: you follow {slug!r}, which is no longer a topic. "
+                f"Run 'papertrack unfollow {slug}'."
+            )
+    return topics
+
+
+# --------------------------------------------------------------------------- follow
+
+
+@app.command()
+def follow(topics: TopicsArg) -> None:
+    """Follow topics: 'papertrack digest' then shows their new papers.
+
+    Examples:
+
+    \b
+        papertrack follow llm-agent-training
+        papertrack follow "GUI Agents" world-models
+    """
+    from papertrack.digest import load_following, save_following
+
+    with errors():
+        catalog = load_catalog()
+        chosen = [catalog.find(t) for t in topics]  # every name checked before writing
+        slugs = load_following(following_file())
+        for topic in chosen:
+            if topic.slug in slugs:
+                say(f"Already following {topic.name} ({topic.slug}).")
+            else:
+                slugs.append(topic.slug)
+                say(f"Following {topic.name} ({topic.slug}).")
+        save_following(following_file(), slugs)
+
+
+@app.command()
+def unfollow(topics: TopicsArg) -> None:
+    """Stop following topics.
+
+    Examples:
+
+    \b
+        papertrack unfollow llm-agent-training
+        papertrack unfollow "GUI Agents"
+    """
+    from papertrack.digest import load_following, save_following
+
+    with errors():
+        slugs = load_following(following_file())
+        catalog = load_catalog()
+        drop: list[str] = []
+        for name in topics:
+            # A followed slug whose topic was since removed can still be unfollowed.
+            slug = name.strip() if name.strip() in slugs else catalog.find(name).slug
+            drop.append(slug)
+        for slug in dict.fromkeys(drop):
+            say(f"Unfollowed {slug}." if slug in slugs else f"Not following {slug}.")
+        save_following(following_file(), [s for s in slugs if s not in drop])
+
+
+@app.command()
+def following(as_json: JsonOpt = False) -> None:
+    """List the topics you follow, in the order the digest shows them.
+
+    Examples:
+
+    \b
+        papertrack following
+        papertrack following --json | jq -r '.[].topic'
+    """
+    with errors():
+        topics = _followed(load_catalog())
+        if as_json:
+            data = [{"topic": t.slug, "name": t.name} for t in topics]
+            sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            return
+        for topic in topics:
+            typer.echo(f"{topic.name} ({topic.slug})")
+        if not topics:
+            say("You follow no topic. Run 'papertrack follow TOPIC'.")
+
+
+# --------------------------------------------------------------------------- digest
+
+
+class DigestFormat(StrEnum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+@app.command()
+def digest(
+    fmt: Annotated[
+        DigestFormat,
+        typer.Option("--format", "-f", help="Plain text (for mail), Markdown, or JSON."),
+    ] = DigestFormat.text,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            "-s",
+            help="Papers dated on or after this day, shown before or not: 2026-08-01, "
+            "'1 week ago'.",
+            show_default=False,
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the digest without moving the mark.")
+    ] = False,
+    empty_ok: Annotated[
+        bool, typer.Option("--empty-ok", help="Print 'nothing new' when there is nothing new.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file (replaced atomically) instead of standard output.",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Show the new papers of every followed topic since the last digest.
+
+    Papers come newest first under their topic, with the topic's momentum
+    sentence. A paper of several followed topics appears once, under the first
+    one followed, with its other topics listed. A paper shown by one digest is
+    never shown by another (new versions and re-fetches included) unless --since
+    asks for it. The first digest ever shows the papers dated within the last 7
+    days. --dry-run leaves the mark where it is. An empty digest prints nothing
+    and exits 0 (with --empty-ok: 'nothing new').
+
+    Examples:
+
+    \b
+        papertrack digest
+        papertrack digest --format markdown -o digest.md
+        papertrack digest --since '1 week ago' --dry-run
+        papertrack digest --empty-ok | mail -s 'arXiv digest' me@example.org
+    """
+    from papertrack import digest as core
+    from papertrack import momentum
+    from papertrack.cli.momentum import _measure
+    from papertrack.dates import parse_date
+    from papertrack.store import write_atomic
+
+    with errors():
+        now = datetime.now(UTC)
+        start = parse_date(since, now=now) if since else None
+        catalog = load_catalog()
+        topics = _followed(catalog)
+        if not topics:
+            raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
+        state = core.load_state(state_file())
+        store = open_store()
+        fresh_tags(store, catalog)
+        window = start if start is not None else core.window_start(state, now)
+        candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
+        day = momentum.today(now)
+        sentences = {
+            t.slug: momentum.describe(
+                _measure(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
+            )
+            for t in topics
+        }
+        result = core.build_digest(
+            [(t.slug, t.name) for t in topics],
+            candidates,
+            state,
+            now,
+            since=start,
+            momentum=sentences,
+        )
+        names = {t.slug: t.name for t in catalog.topics}
+        if result.empty and not empty_ok:
+            text = ""
+        elif fmt is DigestFormat.json:
+            text = json.dumps(core.digest_dict(result), ensure_ascii=False, indent=2) + "\n"
+        elif result.empty:
+            text = "nothing new\n"
+        elif fmt is DigestFormat.markdown:
+            text = core.render_markdown(result, names)
+        else:
+            text = core.render_text(result, names)
+        if output is not None:
+            if text:
+                write_atomic(output, text.encode("utf-8"))
+                count = len(result.arxiv_ids())
+                say(f"Wrote a digest of {count} paper{'s' if count != 1 else ''} to {output}")
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        if not dry_run:
+            core.save_state(state_file(), state.after(result))

@@ -1,0 +1,341 @@
+"""Followed topics and digests: what is new in them since the last digest.
+
+``<home>/following.json`` lists the followed topics' slugs in the order they were
+followed. ``<home>/digest-state.json`` holds the time of the last digest and every
+arxiv_id a digest has shown (versionless, so a new version or a re-fetch of a paper
+is never shown again). Both are replaced atomically.
+
+:func:`build_digest` is pure: it takes the candidate papers of each topic, the
+state and the time, and decides. The CLI (:mod:`papertrack.cli.digest`) reads the
+store, renders with :func:`render_text`, :func:`render_markdown` or
+:func:`digest_dict`, and saves the state with :func:`save_state`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from papertrack.errors import StoreError
+from papertrack.ids import abs_url, parse_arxiv_id
+from papertrack.models import Paper
+
+__all__ = [
+    "FIRST_DIGEST_DAYS",
+    "Digest",
+    "DigestState",
+    "Section",
+    "build_digest",
+    "digest_dict",
+    "first_cutoff",
+    "window_start",
+    "load_following",
+    "load_state",
+    "markdown_escape",
+    "render_markdown",
+    "render_text",
+    "save_following",
+    "save_state",
+]
+
+#: The first digest ever shows the papers dated within this many days before it.
+FIRST_DIGEST_DAYS = 7
+
+# --------------------------------------------------------------------------- files
+
+
+def _read(path: Path) -> Any:
+    from papertrack.store import read_json
+
+    return read_json(path)
+
+
+def _write(path: Path, data: Any) -> None:
+    from papertrack.store import write_atomic
+
+    write_atomic(path, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+
+
+def load_following(path: Path) -> list[str]:
+    """The followed slugs, in the order they were followed ([] when the file is missing)."""
+    data = _read(path)
+    if data is None:
+        return []
+    slugs = data.get("topics") if isinstance(data, dict) else None
+    if not isinstance(slugs, list) or not all(isinstance(s, str) for s in slugs):
+        raise StoreError(f"{path} is damaged (no list of topics). Remove it and follow again")
+    return list(dict.fromkeys(slugs))
+
+
+def save_following(path: Path, slugs: Sequence[str]) -> None:
+    _write(path, {"topics": list(dict.fromkeys(slugs))})
+
+
+@dataclass(slots=True)
+class DigestState:
+    """When the last digest was made, and every arxiv_id a digest has shown.
+
+    ``floor`` is the start of the first digest's window: papers dated earlier are
+    never new (a backfill of old papers does not flood the next digest).
+    """
+
+    last: datetime | None = None
+    digested: set[str] = field(default_factory=set)
+    floor: datetime | None = None
+
+    def after(self, digest: Digest) -> DigestState:
+        """The state once ``digest`` has been delivered."""
+        floor = self.floor or first_cutoff(digest.generated)
+        return DigestState(digest.generated, self.digested | set(digest.arxiv_ids()), floor)
+
+
+def load_state(path: Path) -> DigestState:
+    data = _read(path)
+    if data is None:
+        return DigestState()
+    try:
+        last, floor = data["last_digest"], data.get("floor")
+        return DigestState(
+            datetime.fromisoformat(last).astimezone(UTC) if last else None,
+            {str(i) for i in data["digested"]},
+            datetime.fromisoformat(floor).astimezone(UTC) if floor else None,
+        )
+    except (KeyError, TypeError, ValueError):
+        raise StoreError(
+            f"{path} is damaged. Remove it: the next digest then shows the last "
+            f"{FIRST_DIGEST_DAYS} days again"
+        ) from None
+
+
+def save_state(path: Path, state: DigestState) -> None:
+    _write(
+        path,
+        {
+            "last_digest": state.last.isoformat() if state.last else None,
+            "floor": state.floor.isoformat() if state.floor else None,
+            "digested": sorted(state.digested),
+        },
+    )
+
+
+# --------------------------------------------------------------------------- building
+
+
+@dataclass(slots=True)
+class Section:
+    """One followed topic of a digest: its new papers, newest first."""
+
+    topic: str
+    name: str
+    momentum: str
+    papers: list[Paper] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Digest:
+    generated: datetime
+    #: Papers dated on or after this (--since, or the window start of the first digest).
+    since: datetime
+    sections: list[Section]
+    #: Last digest's time, for the header (None on the first digest or with --since).
+    last: datetime | None = None
+
+    def arxiv_ids(self) -> list[str]:
+        return [p.arxiv_id for s in self.sections for p in s.papers]
+
+    @property
+    def empty(self) -> bool:
+        return not any(s.papers for s in self.sections)
+
+
+def first_cutoff(now: datetime) -> datetime:
+    """The oldest paper date the first digest ever shows."""
+    return now - timedelta(days=FIRST_DIGEST_DAYS)
+
+
+def window_start(state: DigestState, now: datetime) -> datetime:
+    """The oldest paper date a digest without --since shows."""
+    return state.floor or first_cutoff(now)
+
+
+def _newest_first(paper: Paper) -> tuple[str, str]:
+    moment = paper.paper_date
+    return (moment.isoformat() if moment else "", paper.arxiv_id)
+
+
+def build_digest(
+    topics: Sequence[tuple[str, str]],
+    papers: Mapping[str, Iterable[Paper]],
+    state: DigestState,
+    now: datetime,
+    *,
+    since: datetime | None = None,
+    momentum: Mapping[str, str] | None = None,
+) -> Digest:
+    """The digest of the followed ``topics`` ((slug, name), in following order).
+
+    Args:
+        papers: candidate papers of each slug (any order; more than needed is fine).
+        state: the last digest's time and the ids already digested.
+        now: the digest's time.
+        since: show every paper dated on or after this, digested before or not.
+            Without it: papers not yet digested and dated on or after the first
+            digest's window start, :data:`FIRST_DIGEST_DAYS` days before it
+            (``state.floor``; ``now`` minus those days on the first digest ever).
+        momentum: the momentum sentence of each slug.
+
+    A paper of several followed topics goes under the first of them only.
+    """
+    cutoff = since if since is not None else window_start(state, now)
+    placed: set[str] = set()
+    sections = []
+    for slug, name in topics:
+        chosen = []
+        for paper in papers.get(slug, ()):
+            if paper.arxiv_id in placed:
+                continue
+            if since is None and paper.arxiv_id in state.digested:
+                continue
+            if cutoff is not None and (paper.paper_date is None or paper.paper_date < cutoff):
+                continue
+            placed.add(paper.arxiv_id)
+            chosen.append(paper)
+        chosen.sort(key=_newest_first, reverse=True)
+        sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen))
+    return Digest(now, cutoff, sections, None if since is not None else state.last)
+
+
+# --------------------------------------------------------------------------- rendering
+
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]"
+)
+_SPACE = re.compile(r"\s+")
+
+
+def clean(text: object) -> str:
+    """Feed text on one line: no control or invisible formatting characters."""
+    return _SPACE.sub(" ", _UNSAFE.sub(" ", str(text))).strip()
+
+
+def _names(names: Sequence[str], shown: int = 3) -> str:
+    head = ", ".join(clean(n) for n in names[:shown])
+    rest = len(names) - shown
+    return f"{head} +{rest}" if rest > 0 else head
+
+
+def _day(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d") if moment else "undated"
+
+
+def link(paper: Paper) -> str:
+    """The abs page of an arXiv paper; a non-arXiv entry's own http(s) link, or ''."""
+    parsed = parse_arxiv_id(paper.arxiv_id)
+    if parsed is not None:
+        return abs_url(parsed[0])
+    url = clean(paper.url or "")
+    return url if url.startswith(("http://", "https://")) else ""
+
+
+def _other_tags(paper: Paper, slug: str, names: Mapping[str, str]) -> list[str]:
+    return [clean(names.get(t, t)) for t in paper.tags if t != slug]
+
+
+def _scope(digest: Digest) -> str:
+    if digest.last is not None:
+        return f"new since the last digest ({digest.last.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
+    return f"papers dated {_day(digest.since)} or later"
+
+
+def _count(n: int) -> str:
+    return f"{n} new paper{'' if n == 1 else 's'}"
+
+
+def render_text(digest: Digest, names: Mapping[str, str]) -> str:
+    """Plain lines for a mail body."""
+    lines = [f"papertrack digest, {_day(digest.generated)}: {_scope(digest)}"]
+    for section in digest.sections:
+        if not section.papers:
+            continue
+        title = f"{clean(section.name)} ({_count(len(section.papers))})"
+        lines += ["", title, "=" * len(title)]
+        if section.momentum:
+            lines.append(clean(section.momentum))
+        for paper in section.papers:
+            lines += ["", f"* {clean(paper.title)}"]
+            if paper.authors:
+                lines.append(f"  {_names(paper.authors)}")
+            facts = [_day(paper.paper_date), clean(paper.primary_category or ""), link(paper)]
+            lines.append("  " + " | ".join(f for f in facts if f))
+            others = _other_tags(paper, section.topic, names)
+            if others:
+                lines.append("  Also in: " + ", ".join(others))
+    return "\n".join(lines) + "\n"
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-!|~&\"'.=:^$%])")
+
+
+def markdown_escape(text: object) -> str:
+    """Feed text shown literally by a Markdown renderer (GitHub's included), on one line.
+
+    Every ASCII punctuation character that can start Markdown or HTML syntax is
+    backslash-escaped (CommonMark lets any ASCII punctuation be escaped), so
+    ``*x*``, ``[x](javascript:…)`` or ``<script>`` print as written.
+    """
+    return _MD_SPECIAL.sub(r"\\\1", clean(text))
+
+
+def _md_url(url: str) -> str:
+    # Percent-encode what would end the link destination or open markup.
+    for char, code in (("%", "%25"), (" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C")):
+        url = url.replace(char, code)
+    return url.replace(">", "%3E").replace("\\", "%5C").replace('"', "%22")
+
+
+def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
+    """Markdown that renders well on GitHub; feed text escaped."""
+    lines = [f"# papertrack digest, {_day(digest.generated)}", "", markdown_escape(_scope(digest))]
+    for section in digest.sections:
+        if not section.papers:
+            continue
+        lines += ["", f"## {markdown_escape(section.name)} ({_count(len(section.papers))})"]
+        if section.momentum:
+            lines += ["", f"*{markdown_escape(section.momentum)}*"]
+        lines.append("")
+        for paper in section.papers:
+            title = markdown_escape(paper.title)
+            url = link(paper)
+            head = f"**[{title}]({_md_url(url)})**" if url else f"**{title}**"
+            facts = [markdown_escape(_names(paper.authors))] if paper.authors else []
+            facts.append(_day(paper.paper_date))
+            if paper.primary_category:
+                facts.append(markdown_escape(paper.primary_category))
+            lines.append(f"- {head}  \n  " + " · ".join(facts))
+            others = _other_tags(paper, section.topic, names)
+            if others:
+                lines[-1] += "  \n  Also in: " + ", ".join(markdown_escape(o) for o in others)
+    return "\n".join(lines) + "\n"
+
+
+def digest_dict(digest: Digest) -> dict[str, Any]:
+    """{generated, since, topics: [{topic, name, momentum, papers: [paper dicts]}]}."""
+    return {
+        "generated": digest.generated.astimezone(UTC).isoformat(),
+        "since": digest.since.astimezone(UTC).isoformat(),
+        "last_digest": digest.last.astimezone(UTC).isoformat() if digest.last else None,
+        "topics": [
+            {
+                "topic": s.topic,
+                "name": s.name,
+                "momentum": s.momentum,
+                "papers": [p.to_dict() for p in s.papers],
+            }
+            for s in digest.sections
+        ],
+    }

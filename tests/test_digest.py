@@ -1,0 +1,294 @@
+"""follow, unfollow, following and digest: over feeds ingested on successive simulated days."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from papertrack.cli import app
+from papertrack.digest import DigestState, build_digest, markdown_escape
+from papertrack.models import Paper
+
+HOSTILE = "*bold* [x](javascript:alert(1)) <script>alert(2)</script> zebra"
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+# (arxiv_id, version, title, days before now, authors)
+Entry = tuple[str, int, str, int, list[str]]
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def ingest(path: Path) -> None:
+    result = run("ingest", str(path))
+    assert result.exit_code == 0, result.stderr
+
+
+def api_feed(path: Path, entries: list[Entry]) -> Path:
+    """An arXiv API Atom page of the given papers, dated relative to now."""
+    body = ""
+    for arxiv_id, version, title, age, authors in entries:
+        day = (NOW - timedelta(days=age)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        names = "".join(f"<author><name>{escape(a)}</name></author>" for a in authors)
+        body += (
+            f"<entry><id>http://arxiv.org/abs/{arxiv_id}v{version}</id>"
+            f"<updated>{day}</updated><published>{day}</published>"
+            f"<title>{escape(title)}</title><summary>An abstract.</summary>{names}"
+            '<arxiv:primary_category term="cs.AI"/><category term="cs.AI"/>'
+            '<category term="cs.LG"/></entry>'
+        )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom">'
+        "<id>http://arxiv.org/api/test</id><title>t</title>"
+        f"<updated>{NOW:%Y-%m-%dT%H:%M:%SZ}</updated>{body}</feed>",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture(autouse=True)
+def topics(isolated_home: Path) -> None:
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "topics.toml").write_text(
+        "[[topic]]\nname = \"Zebra Studies\"\nquery = 'zebra*'\n\n"
+        "[[topic]]\nname = \"Stripe Science\"\nquery = 'stripe*'\n",
+        encoding="utf-8",
+    )
+
+
+def follow(*names: str) -> None:
+    result = run("follow", *names)
+    assert result.exit_code == 0, result.stderr
+
+
+def digest_json(*args: str) -> dict:
+    result = run("digest", "--format", "json", "--empty-ok", *args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def ids(data: dict) -> list[str]:
+    return [p["arxiv_id"] for t in data["topics"] for p in t["papers"]]
+
+
+# --------------------------------------------------------------------------- follow
+
+
+def test_follow_unfollow_following(isolated_home: Path) -> None:
+    follow("zebra studies", "STRIPE-SCIENCE", "zebra-studies")
+    listed = json.loads(run("following", "--json").stdout)
+    assert listed == [
+        {"topic": "zebra-studies", "name": "Zebra Studies"},
+        {"topic": "stripe-science", "name": "Stripe Science"},
+    ]
+    assert run("following").stdout.splitlines() == [
+        "Zebra Studies (zebra-studies)",
+        "Stripe Science (stripe-science)",
+    ]
+    assert json.loads((isolated_home / "following.json").read_text())["topics"] == [
+        "zebra-studies",
+        "stripe-science",
+    ]
+    assert run("unfollow", "Zebra Studies").exit_code == 0
+    assert [t["topic"] for t in json.loads(run("following", "--json").stdout)] == ["stripe-science"]
+
+
+def test_following_an_unknown_topic_is_a_usage_error(isolated_home: Path) -> None:
+    result = run("follow", "zebra-studies", "zebra-studys")
+    assert result.exit_code == 2
+    assert "Error:" in result.stderr and "zebra-studies" in result.stderr  # a suggestion
+    assert not (isolated_home / "following.json").exists()  # nothing half-done
+    assert run("unfollow", "no-such-thing").exit_code == 2
+
+
+def test_digest_without_followed_topics_is_a_usage_error() -> None:
+    result = run("digest")
+    assert result.exit_code == 2
+    assert "papertrack follow" in result.stderr
+
+
+# --------------------------------------------------------------------------- days
+
+
+def test_successive_days_no_paper_twice_none_missing(tmp_path: Path, isolated_home: Path) -> None:
+    follow("zebra-studies", "stripe-science")
+    ingest(
+        api_feed(
+            tmp_path / "day1.xml",
+            [
+                ("2611.00001", 1, "Zebra one", 3, ["A"]),
+                ("2611.00002", 1, "Zebra two", 2, ["A", "B"]),
+                ("2611.00003", 1, "Stripes one", 2, ["C"]),
+                ("2610.00009", 1, "Zebra too old for the first digest", 20, ["D"]),
+            ],
+        )
+    )
+    first = digest_json()
+    assert ids(first) == ["2611.00002", "2611.00001", "2611.00003"]  # newest first per topic
+    state = json.loads((isolated_home / "digest-state.json").read_text())
+    assert sorted(state["digested"]) == ["2611.00001", "2611.00002", "2611.00003"]
+
+    # Day 2: a new version of a day-1 paper, a re-fetch of another, and new papers.
+    ingest(
+        api_feed(
+            tmp_path / "day2.xml",
+            [
+                ("2611.00001", 2, "Zebra one, revised", 3, ["A"]),
+                ("2611.00003", 1, "Stripes one", 2, ["C"]),
+                ("2611.00004", 1, "Zebra four", 1, ["E"]),
+                ("2611.00005", 1, "Stripes five", 0, ["F"]),
+                ("2611.00006", 1, "Zebra six, dated before the first digest", 6, ["G"]),
+            ],
+        )
+    )
+    second = digest_json()
+    assert sorted(ids(second)) == ["2611.00004", "2611.00005", "2611.00006"]
+    assert ids(second)[:2] == ["2611.00004", "2611.00006"]  # newest first within the topic
+    third = digest_json()
+    assert ids(third) == []
+    assert third["topics"][0]["momentum"]  # the sentence is there even when empty
+    # The old paper never comes: nothing dated before the first digest's 7-day window.
+    shown = ids(first) + ids(second)
+    assert len(shown) == len(set(shown))
+    assert "2610.00009" not in shown
+
+
+def test_paper_in_two_topics_appears_once_with_other_tags(tmp_path: Path) -> None:
+    follow("stripe-science", "zebra-studies")
+    ingest(
+        api_feed(
+            tmp_path / "f.xml",
+            [
+                ("2611.00010", 1, "Zebra stripes explained", 1, ["A", "B", "C", "D", "E"]),
+                ("2611.00011", 1, "Zebra only", 1, ["A"]),
+            ],
+        )
+    )
+    data = digest_json("--dry-run")
+    assert [t["topic"] for t in data["topics"]] == ["stripe-science", "zebra-studies"]
+    assert [p["arxiv_id"] for p in data["topics"][0]["papers"]] == ["2611.00010"]
+    assert [p["arxiv_id"] for p in data["topics"][1]["papers"]] == ["2611.00011"]
+    text = run("digest", "--dry-run").stdout
+    assert text.count("Zebra stripes explained") == 1
+    assert "Also in: Zebra Studies" in text
+    assert "A, B, C +2" in text
+    assert "cs.AI" in text and "https://arxiv.org/abs/2611.00010" in text
+    assert "\x1b" not in text
+    md = run("digest", "--dry-run", "--format", "markdown").stdout
+    assert "Also in: Zebra Studies" in md
+
+
+def test_dry_run_does_not_move_the_mark_and_since_shows_again(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00020", 1, "Zebra", 1, ["A"])]))
+    assert ids(digest_json("--dry-run")) == ["2611.00020"]
+    assert not (isolated_home / "digest-state.json").exists()
+    assert ids(digest_json("--dry-run")) == ["2611.00020"]
+    assert ids(digest_json()) == ["2611.00020"]
+    assert ids(digest_json()) == []
+    since = (NOW - timedelta(days=3)).strftime("%Y-%m-%d")
+    again = digest_json("--since", since)
+    assert ids(again) == ["2611.00020"]
+    assert again["since"].startswith(since)
+    later = (NOW + timedelta(days=1)).strftime("%Y-%m-%d")
+    assert ids(digest_json("--since", later)) == []
+
+
+def test_empty_digest_prints_nothing_or_nothing_new(tmp_path: Path) -> None:
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00030", 1, "Unrelated", 1, ["A"])]))
+    for fmt in ("text", "markdown", "json"):
+        result = run("digest", "--format", fmt)
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout == ""
+    result = run("digest", "--empty-ok")
+    assert result.exit_code == 0
+    assert result.stdout == "nothing new\n"
+    assert run("digest", "--empty-ok", "-f", "markdown").stdout == "nothing new\n"
+
+
+def test_markdown_escapes_hostile_feed_text(tmp_path: Path) -> None:
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00040", 1, HOSTILE, 1, ["<b>Eve</b> *x*"])]))
+    md = run("digest", "--format", "markdown", "--dry-run").stdout
+    line = next(x for x in md.splitlines() if "bold" in x)
+    assert r"\*bold\*" in line
+    assert r"\[x\]\(javascript\:alert\(1\)\)" in line
+    assert r"\<script\>" in line
+    assert "<script>" not in md and "](javascript" not in md and "<b>" not in md
+    assert "(https://arxiv.org/abs/2611.00040)" in line
+    assert markdown_escape("a|b#c`d_e\\f") == r"a\|b\#c\`d\_e\\f"
+    assert markdown_escape("two\nlines") == "two lines"
+
+
+def test_json_shape(tmp_path: Path) -> None:
+    follow("zebra-studies", "stripe-science")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00050", 1, "Zebra", 1, ["A"])]))
+    data = digest_json("--dry-run")
+    assert {"generated", "since", "topics"} <= set(data)
+    datetime.fromisoformat(data["generated"])
+    assert data["since"] is not None  # the first digest's 7-day window
+    zebra, stripe = data["topics"]
+    assert set(zebra) == {"topic", "name", "momentum", "papers"}
+    assert (zebra["topic"], zebra["name"]) == ("zebra-studies", "Zebra Studies")
+    assert zebra["momentum"].endswith(".")
+    paper = zebra["papers"][0]
+    assert paper["arxiv_id"] == "2611.00050" and paper["title"] == "Zebra"
+    assert paper["authors"] == ["A"] and paper["primary_category"] == "cs.AI"
+    assert stripe["papers"] == []
+
+
+def test_output_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00060", 1, "Zebra", 1, ["A"])]))
+    target = tmp_path / "out" / "digest.md"
+    replaced: list[tuple[str, str]] = []
+    real_replace = os.replace
+
+    def spy(src: str, dst: str) -> None:
+        replaced.append((str(src), str(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    result = run("digest", "--format", "markdown", "-o", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert "Zebra" in target.read_text(encoding="utf-8")
+    assert any(dst == str(target) and src != dst for src, dst in replaced)
+    assert [p.name for p in target.parent.iterdir()] == ["digest.md"]  # no temp file left
+
+
+# --------------------------------------------------------------------------- pure core
+
+
+def _paper(arxiv_id: str, age: int, tags: tuple[str, ...]) -> Paper:
+    return Paper(arxiv_id=arxiv_id, title=arxiv_id, published=NOW - timedelta(days=age), tags=tags)
+
+
+def test_build_digest_is_pure_and_dedupes() -> None:
+    a = _paper("1", 1, ("x", "y"))
+    b = _paper("2", 2, ("y",))
+    old = _paper("3", 30, ("x",))
+    topics = [("x", "X"), ("y", "Y")]
+    papers = {"x": [old, a], "y": [b, a]}
+    first = build_digest(topics, papers, DigestState(), NOW)
+    assert [[p.arxiv_id for p in s.papers] for s in first.sections] == [["1"], ["2"]]
+    state = DigestState().after(first)
+    assert state.digested == {"1", "2"} and state.last == NOW
+    assert state.floor == NOW - timedelta(days=7)
+    # Later: undigested papers dated after the first window's start, however late they came.
+    late = _paper("4", 6, ("y",))
+    later = build_digest(topics, {**papers, "y": [b, a, late]}, state, NOW + timedelta(days=9))
+    assert later.arxiv_ids() == ["4"]
+    again = build_digest(topics, papers, state, NOW, since=NOW - timedelta(days=5))
+    assert again.arxiv_ids() == ["1", "2"]
