@@ -202,9 +202,10 @@ def _paper_sort_key(paper: Paper) -> tuple[str, str]:
 class _Lock:
     """An exclusive lock on ``.lock`` shared by every papertrack process on the machine."""
 
-    def __init__(self, path: Path, timeout: float) -> None:
+    def __init__(self, path: Path, timeout: float, what: str = "the store lock") -> None:
         self.path = path
         self.timeout = timeout
+        self.what = what
         self._handle: Any = None
 
     def acquire(self) -> None:
@@ -225,7 +226,7 @@ class _Lock:
                 if time.monotonic() >= deadline:
                     handle.close()
                     raise StoreError(
-                        f"another papertrack process has held the store lock {self.path} "
+                        f"another papertrack process has held {self.what} {self.path} "
                         f"for over {self.timeout:g} s. Wait for it to finish, or raise "
                         "PAPERTRACK_LOCK_TIMEOUT"
                     ) from None

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -292,3 +296,157 @@ def test_build_digest_is_pure_and_dedupes() -> None:
     assert later.arxiv_ids() == ["4"]
     again = build_digest(topics, papers, state, NOW, since=NOW - timedelta(days=5))
     assert again.arxiv_ids() == ["1", "2"]
+
+
+# --------------------------------------------------------------------------- html
+
+HTML_HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "]]>"]
+
+
+class _Checker(HTMLParser):
+    """Collects start tags and checks that every non-void element is closed in order."""
+
+    VOID = {"meta", "br", "img", "hr", "link", "input", "rect", "line", "path"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.problems: list[str] = []
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.VOID and (not self.stack or self.stack[-1] != tag):
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+
+def test_html_digest_is_escaped_and_self_contained(tmp_path: Path) -> None:
+    follow("zebra-studies", "stripe-science")
+    title = "Zebra stripes " + " ".join(HTML_HOSTILE)
+    ingest(
+        api_feed(
+            tmp_path / "f.xml",
+            [
+                ("2611.00070", 1, title, 1, [HTML_HOSTILE[1], "B"]),
+                ("2611.00071", 1, "Stripes galore", 2, ["C"]),
+                ("2611.00072", 1, "Stripes only", 9, ["D"]),  # counted in the chart only
+            ],
+        )
+    )
+    result = run("digest", "--format", "html", "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    page = result.stdout
+    assert "<script" not in page.lower() and "onerror=" not in page.replace("onerror=alert", "")
+    assert "<img" not in page.lower() and "<link" not in page.lower()
+    assert 'src="http' not in page and "src=" not in page.replace("src=x", "")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "]]&gt;" in page and "]]>" not in page
+    assert "@import" not in page and "url(" not in page and "<style" not in page
+    urls = set(re.findall(r"https?://[^\s\"'<>]+", page))
+    assert urls == {"https://arxiv.org/abs/2611.00070", "https://arxiv.org/abs/2611.00071"}
+
+    checker = _Checker()
+    checker.feed(page)
+    checker.close()
+    assert checker.problems == [] and checker.stack == []
+    tags = [t for t, _ in checker.tags]
+    assert tags.count("svg") == 2  # one chart per topic with new papers
+    assert set(tags) <= {
+        "html", "head", "meta", "title", "body", "table", "tr", "td", "h1", "h2", "p",
+        "span", "a", "svg", "rect", "line", "text",
+    }  # fmt: skip
+    for tag, attrs in checker.tags:
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+        if tag == "a":
+            assert (attrs["href"] or "").startswith("https://arxiv.org/abs/")
+    # The hostile text comes out as the text it was, in the title and the authors.
+    assert title in checker.text
+    assert HTML_HOSTILE[1] + ", B" in checker.text
+    assert "Also in: Stripe Science" in checker.text
+    # Two charts of 12 weekly bars.
+    rects = [a for t, a in checker.tags if t == "rect"]
+    assert len(rects) == 24
+    assert run("digest", "--format", "html").stdout == page  # the same, then the mark moves
+    assert run("digest", "--format", "html").stdout == ""  # empty: nothing for cron to mail
+
+
+def test_html_chart_geometry() -> None:
+    from datetime import date
+
+    from papertrack.digest_html import CHART_HEIGHT, chart
+
+    weeks = [(date(2026, 1, 5) + timedelta(weeks=i), c) for i, c in enumerate([None, 0, 2, 4])]
+    made = chart(weeks)
+    heights = [b.height for b in made.bars]
+    assert heights == [1, 1, CHART_HEIGHT // 2, CHART_HEIGHT]
+    assert [b.no_data for b in made.bars] == [True, False, False, False]
+    assert made.summary == "–, 0, 2, 4" and made.peak == 4
+    assert all(b.y + b.height == CHART_HEIGHT for b in made.bars)
+
+
+# --------------------------------------------------------------------------- two at once
+
+
+def test_two_digests_at_once_never_show_a_paper_twice(tmp_path: Path) -> None:
+    follow("zebra-studies", "stripe-science")
+    entries: list[Entry] = [
+        (f"2611.{n:05d}", 1, f"Zebra number {n}", n % 5, ["A"]) for n in range(100, 160)
+    ]
+    ingest(api_feed(tmp_path / "f.xml", entries))
+    # Each run dawdles between building its digest and saving the state, so that two runs
+    # without the lock would both build from the same state and show the same papers.
+    slow = (
+        "import time; from papertrack import digest as d; save = d.save_state; "
+        "d.save_state = lambda *a: (time.sleep(0.5), save(*a))[1]; "
+        "from papertrack.cli import main; main()"
+    )
+    command = [sys.executable, "-c", slow, "digest", "--format", "json", "--empty-ok"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    runs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        for _ in range(2)
+    ]
+    outputs = [r.communicate(timeout=120) for r in runs]
+    assert [r.returncode for r in runs] == [0, 0], [e.decode() for _, e in outputs]
+    shown = [ids(json.loads(out)) for out, _ in outputs]
+    assert sorted(shown[0] + shown[1]) == sorted(e[0] for e in entries)  # each exactly once
+    assert not set(shown[0]) & set(shown[1])
+
+
+def test_digest_waits_for_the_lock_a_bounded_time(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from papertrack.store import _Lock
+
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00080", 1, "Zebra", 1, ["A"])]))
+    held = _Lock(isolated_home / "digest.lock", 1)
+    held.acquire()
+    try:
+        monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "0.2")
+        result = run("digest")
+        assert result.exit_code == 1
+        assert "digest lock" in result.stderr and "PAPERTRACK_LOCK_TIMEOUT" in result.stderr
+        assert not (isolated_home / "digest-state.json").exists()
+        monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "soon")
+        assert run("digest").exit_code == 2
+    finally:
+        held.release()
+    monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "5")
+    assert "2611.00080" in run("digest").stdout

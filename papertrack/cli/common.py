@@ -34,8 +34,9 @@ app = typer.Typer(
     name="papertrack",
     help=(
         "Track arXiv papers by topic: ingest feeds into a local store, then see the "
-        f"latest papers of a topic.\n\n{EXIT_CODES}"
+        "latest papers of a topic."
     ),
+    epilog=EXIT_CODES,
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -148,17 +149,21 @@ def main_options(
     state.db = db
 
 
-def open_store() -> Store:
-    from papertrack.store import Store
-
+def lock_timeout() -> float:
+    """How long to wait for a lock another papertrack holds: PAPERTRACK_LOCK_TIMEOUT, 60 s."""
     timeout = os.environ.get("PAPERTRACK_LOCK_TIMEOUT", "60")
     try:
-        seconds = float(timeout)
+        return float(timeout)
     except ValueError:
         raise UsageError(
             f"PAPERTRACK_LOCK_TIMEOUT={timeout!r} is not a number of seconds. Set it to e.g. 60"
         ) from None
-    return Store(paths.store_dir(state.db), lock_timeout=seconds)
+
+
+def open_store() -> Store:
+    from papertrack.store import Store
+
+    return Store(paths.store_dir(state.db), lock_timeout=lock_timeout())
 
 
 def load_catalog() -> Catalog:

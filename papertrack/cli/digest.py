@@ -13,11 +13,13 @@ import typer
 
 from papertrack import paths
 from papertrack.cli.common import (
+    EXIT_CODES,
     JsonOpt,
     app,
     errors,
     fresh_tags,
     load_catalog,
+    lock_timeout,
     open_store,
     say,
 )
@@ -35,6 +37,10 @@ def following_file() -> Path:
 
 def state_file() -> Path:
     return paths.home() / "digest-state.json"
+
+
+def lock_file() -> Path:
+    return paths.home() / "digest.lock"
 
 
 def _followed(catalog: Catalog) -> list[Topic]:
@@ -57,7 +63,7 @@ def _followed(catalog: Catalog) -> list[Topic]:
 # --------------------------------------------------------------------------- follow
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def follow(topics: TopicsArg) -> None:
     """Follow topics: 'papertrack digest' then shows their new papers.
 
@@ -82,7 +88,7 @@ def follow(topics: TopicsArg) -> None:
         save_following(following_file(), slugs)
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def unfollow(topics: TopicsArg) -> None:
     """Stop following topics.
 
@@ -107,7 +113,7 @@ def unfollow(topics: TopicsArg) -> None:
         save_following(following_file(), [s for s in slugs if s not in drop])
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def following(as_json: JsonOpt = False) -> None:
     """List the topics you follow, in the order the digest shows them.
 
@@ -135,14 +141,17 @@ def following(as_json: JsonOpt = False) -> None:
 class DigestFormat(StrEnum):
     text = "text"
     markdown = "markdown"
+    html = "html"
     json = "json"
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def digest(
     fmt: Annotated[
         DigestFormat,
-        typer.Option("--format", "-f", help="Plain text (for mail), Markdown, or JSON."),
+        typer.Option(
+            "--format", "-f", help="Plain text (for mail), Markdown, HTML (a mail body), or JSON."
+        ),
     ] = DigestFormat.text,
     since: Annotated[
         str | None,
@@ -185,6 +194,7 @@ def digest(
     \b
         papertrack digest
         papertrack digest --format markdown -o digest.md
+        papertrack digest --format html -o digest.html
         papertrack digest --since '1 week ago' --dry-run
         papertrack digest --empty-ok | mail -s 'arXiv digest' me@example.org
     """
@@ -192,7 +202,7 @@ def digest(
     from papertrack import momentum
     from papertrack.cli.momentum import _measure
     from papertrack.dates import parse_date
-    from papertrack.store import write_atomic
+    from papertrack.store import _Lock, write_atomic
 
     with errors():
         now = datetime.now(UTC)
@@ -201,44 +211,56 @@ def digest(
         topics = _followed(catalog)
         if not topics:
             raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
-        state = core.load_state(state_file())
-        store = open_store()
-        fresh_tags(store, catalog)
-        window = start if start is not None else core.window_start(state, now)
-        candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
-        day = momentum.today(now)
-        sentences = {
-            t.slug: momentum.describe(
-                _measure(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
+        # One digest at a time: read state, build, show, save state. Two at once would
+        # both see the same papers as new.
+        lock = _Lock(lock_file(), lock_timeout(), "the digest lock")
+        lock.acquire()
+        try:
+            now = datetime.now(UTC)  # after any wait for the lock
+            state = core.load_state(state_file())
+            store = open_store()
+            fresh_tags(store, catalog)
+            window = start if start is not None else core.window_start(state, now)
+            candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
+            day = momentum.today(now)
+            measured = {
+                t.slug: _measure(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
+                for t in topics
+            }
+            sentences = {slug: momentum.describe(m) for slug, m in measured.items()}
+            result = core.build_digest(
+                [(t.slug, t.name) for t in topics],
+                candidates,
+                state,
+                now,
+                since=start,
+                momentum=sentences,
             )
-            for t in topics
-        }
-        result = core.build_digest(
-            [(t.slug, t.name) for t in topics],
-            candidates,
-            state,
-            now,
-            since=start,
-            momentum=sentences,
-        )
-        names = {t.slug: t.name for t in catalog.topics}
-        if result.empty and not empty_ok:
-            text = ""
-        elif fmt is DigestFormat.json:
-            text = json.dumps(core.digest_dict(result), ensure_ascii=False, indent=2) + "\n"
-        elif result.empty:
-            text = "nothing new\n"
-        elif fmt is DigestFormat.markdown:
-            text = core.render_markdown(result, names)
-        else:
-            text = core.render_text(result, names)
-        if output is not None:
-            if text:
-                write_atomic(output, text.encode("utf-8"))
-                count = len(result.arxiv_ids())
-                say(f"Wrote a digest of {count} paper{'s' if count != 1 else ''} to {output}")
-        else:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        if not dry_run:
-            core.save_state(state_file(), state.after(result))
+            names = {t.slug: t.name for t in catalog.topics}
+            if result.empty and not empty_ok:
+                text = ""
+            elif fmt is DigestFormat.json:
+                text = json.dumps(core.digest_dict(result), ensure_ascii=False, indent=2) + "\n"
+            elif result.empty:
+                text = "nothing new\n"
+            elif fmt is DigestFormat.markdown:
+                text = core.render_markdown(result, names)
+            elif fmt is DigestFormat.html:
+                from papertrack.digest_html import render_html
+
+                weeks = {s: [(w.start, w.count) for w in m.weeks] for s, m in measured.items()}
+                text = render_html(result, names, weeks)
+            else:
+                text = core.render_text(result, names)
+            if output is not None:
+                if text:
+                    write_atomic(output, text.encode("utf-8"))
+                    count = len(result.arxiv_ids())
+                    say(f"Wrote a digest of {count} paper{'s' if count != 1 else ''} to {output}")
+            else:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            if not dry_run:
+                core.save_state(state_file(), state.after(result))
+        finally:
+            lock.release()
