@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -292,6 +293,26 @@ def test_every_command_has_help_with_an_example() -> None:
         assert result.exit_code == 0
         assert "papertrack " + command in result.stdout
         assert "Example" in result.stdout
+
+
+def test_every_command_help_ends_with_the_exit_codes() -> None:
+    import typer
+
+    def walk(command: Any, path: list[str]) -> list[list[str]]:
+        found = [path]
+        if hasattr(command, "commands"):  # a group
+            for name, sub in command.commands.items():
+                found += walk(sub, [*path, name])
+        return found
+
+    paths = walk(typer.main.get_command(app), [])
+    assert ["digest"] in paths and ["topics", "add"] in paths
+    for path in paths:
+        result = run(*path, "--help")
+        assert result.exit_code == 0, path
+        assert result.stdout.rstrip().endswith(
+            "Exit codes: 0 success (also when nothing matches), 1 error, 2 bad usage."
+        ), path
 
 
 def test_readme_documents_every_command() -> None:

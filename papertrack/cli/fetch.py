@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from papertrack import paths
-from papertrack.cli.common import QuietOpt, app, errors, load_catalog, open_store, say
+from papertrack.cli.common import EXIT_CODES, QuietOpt, app, errors, load_catalog, open_store, say
 from papertrack.errors import UsageError
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def _pick(flag: Any, configured: Any, default: Any) -> Any:
     return flag if flag is not None else configured if configured is not None else default
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def fetch(
     category: Annotated[
         list[str] | None,

@@ -13,6 +13,7 @@ import typer
 
 from papertrack.cli import common
 from papertrack.cli.common import (
+    EXIT_CODES,
     Format,
     FormatOpt,
     JsonOpt,
@@ -35,7 +36,7 @@ TopicOpt = Annotated[
 # --------------------------------------------------------------------------- show
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def show(
     paper_id: Annotated[
         str,
@@ -79,7 +80,7 @@ def show(
 # --------------------------------------------------------------------------- search
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def search(
     query: Annotated[
         str, typer.Argument(help="A query in the topic language (see 'Topics' in the README).")
@@ -143,7 +144,7 @@ class ExportFormat(StrEnum):
     atom = "atom"
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def export(
     fmt: Annotated[
         ExportFormat,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from papertrack.cli.common import (
+    EXIT_CODES,
     AsOfOpt,
     Format,
     FormatOpt,
@@ -101,7 +102,7 @@ def _dump(data: Any) -> None:
 # --------------------------------------------------------------------------- momentum
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def momentum(
     topic: TopicArg,
     window: WindowOpt = 4,
@@ -154,7 +155,7 @@ TRENDING_CSV = (
 )
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def trending(
     window: WindowOpt = 4,
     weeks: WeeksOpt = 12,
@@ -226,7 +227,7 @@ def _csv_cell(value: Any) -> str:
 # --------------------------------------------------------------------------- topic page
 
 
-@app.command("topic")
+@app.command("topic", epilog=EXIT_CODES)
 def topic_page(
     topic: TopicArg,
     limit: Annotated[

@@ -10,6 +10,7 @@ import typer
 
 from papertrack import paths
 from papertrack.cli.common import (
+    EXIT_CODES,
     Format,
     FormatOpt,
     JsonOpt,
@@ -51,7 +52,7 @@ def _summary(report: IngestReport) -> str:
     return f"{sources}; papers: {counts}"
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def ingest(
     sources: Annotated[
         list[str] | None,
@@ -116,7 +117,7 @@ def ingest(
 # --------------------------------------------------------------------------- latest
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def latest(
     topic: Annotated[
         str | None,
@@ -227,7 +228,7 @@ def latest(
 # --------------------------------------------------------------------------- path
 
 
-@app.command()
+@app.command(epilog=EXIT_CODES)
 def path(as_json: JsonOpt = False) -> None:
     """Show where papertrack keeps its data.
 

@@ -12,6 +12,7 @@ import typer
 
 from papertrack import paths
 from papertrack.cli.common import (
+    EXIT_CODES,
     AsOfOpt,
     Format,
     FormatOpt,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 topics_app = typer.Typer(
     name="topics",
+    epilog=EXIT_CODES,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -115,7 +117,7 @@ def topics_main(
         topics_list(fmt, as_json, as_of)
 
 
-@topics_app.command("list")
+@topics_app.command("list", epilog=EXIT_CODES)
 def topics_list(
     fmt: FormatOpt = Format.table, as_json: JsonOpt = False, as_of: AsOfOpt = None
 ) -> None:
@@ -159,7 +161,7 @@ def topics_list(
 # --------------------------------------------------------------------------- show
 
 
-@topics_app.command("show")
+@topics_app.command("show", epilog=EXIT_CODES)
 def topics_show(
     topic: Annotated[str, typer.Argument(help="Topic name or slug, any case.")],
     as_of: AsOfOpt = None,
@@ -218,7 +220,7 @@ def _tags_follow(catalog: Catalog) -> Store | None:
     return store
 
 
-@topics_app.command("add")
+@topics_app.command("add", epilog=EXIT_CODES)
 def topics_add(
     name: Annotated[str, typer.Argument(help='The topic\'s name, e.g. "Agent Benchmarks".')],
     query: Annotated[
@@ -287,7 +289,7 @@ def topics_add(
         say(message + ".")
 
 
-@topics_app.command("remove")
+@topics_app.command("remove", epilog=EXIT_CODES)
 def topics_remove(
     topic: Annotated[str, typer.Argument(help="Topic name or slug, any case.")],
 ) -> None:
@@ -348,7 +350,7 @@ def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Top
     return Topic(name="Query", slug="query", query=text, categories=tuple(categories)), False
 
 
-@topics_app.command("test")
+@topics_app.command("test", epilog=EXIT_CODES)
 def topics_test(
     definition: Annotated[
         str,
@@ -413,7 +415,7 @@ def topics_test(
 # --------------------------------------------------------------------------- explain
 
 
-@topics_app.command("explain")
+@topics_app.command("explain", epilog=EXIT_CODES)
 def topics_explain(
     arxiv_id: Annotated[
         str,
