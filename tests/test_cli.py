@@ -423,3 +423,33 @@ def test_cut_off_gzip_snapshot_keeps_the_whole_lines_and_fails(tmp_path: Path) -
     whole = {json.loads(line)["id"] for line in KAGGLE.read_text(encoding="utf-8").splitlines()}
     assert 0 < len(stored) < 200
     assert {p["arxiv_id"] for p in stored} <= whole
+
+
+def test_shell_completion_offers_topic_slugs(isolated_home: Path) -> None:
+    env = {
+        **__import__("os").environ,
+        "_PAPERTRACK_COMPLETE": "complete_bash",
+        "COMP_WORDS": "papertrack latest llm-a",
+        "COMP_CWORD": "2",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "papertrack"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    offered = done.stdout.split()
+    assert "llm-agent-training" in offered
+    assert all(slug.startswith("llm-a") for slug in offered)
+
+
+def test_messages_and_errors_are_logged(isolated_home: Path, tmp_path: Path) -> None:
+    assert run("latest").exit_code == 0
+    assert not isolated_home.exists(), "a read-only command on a fresh machine creates nothing"
+    ingest(LISTING)
+    run("ingest", "missing.xml")
+    log = (isolated_home / "papertrack.log").read_text(encoding="utf-8").splitlines()
+    assert any(line.endswith("1 source ok; papers: 86 new, 0 updated, 0 unchanged") for line in log)
+    assert any("Error: no such file: missing.xml" in line for line in log)
+    assert all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \[", line) for line in log)
+    other = tmp_path / "logs" / "cron.log"
+    run("--log-file", str(other), "ingest", "missing.xml")
+    assert "Error: no such file" in other.read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -81,6 +82,7 @@ AsOfOpt = Annotated[
 
 class State:
     db: str | None = None
+    log_file: str | None = None
 
 
 state = State()
@@ -101,8 +103,51 @@ def err() -> Console:
 
 
 def say(message: str) -> None:
-    """A message for people on stderr, printed as plain text (never as Rich markup)."""
+    """A message for people on stderr, printed as plain text (never as Rich markup).
+
+    Every message also goes to the log file, so a cron job's summaries and errors
+    can be read later (see :func:`log`).
+    """
     typer.echo(message, err=True)
+    log(message)
+
+
+def log(message: str) -> None:
+    """Append ``message`` to the log: ``--log-file``/PAPERTRACK_LOG_FILE, else papertrack.log.
+
+    The default log lives in the data home and is only written once that home
+    exists, so a read-only command on a fresh machine creates nothing. A log that
+    cannot be written never fails the command.
+    """
+    from datetime import UTC, datetime
+
+    if state.log_file:
+        path = Path(state.log_file).expanduser()
+    else:
+        home = paths.home()
+        if not home.is_dir():
+            return
+        path = home / "papertrack.log"
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    command = " ".join(sys.argv[1:3]) or "papertrack"
+    lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.splitlines() or [""])
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(lines)
+
+
+def complete_topic(incomplete: str) -> list[str]:
+    """Shell completion for topic arguments: the slugs that start with what was typed."""
+    try:
+        from papertrack.topics import Catalog
+
+        user = paths.user_topics_file()
+        catalog = Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+    typed = incomplete.casefold()
+    return [t.slug for t in catalog.topics if t.slug.startswith(typed)]
 
 
 @contextlib.contextmanager
@@ -138,6 +183,15 @@ def main_options(
             show_default=False,
         ),
     ] = None,
+    log_file: Annotated[
+        str | None,
+        typer.Option(
+            "--log-file",
+            envvar="PAPERTRACK_LOG_FILE",
+            help="Append messages and errors here (default: <PAPERTRACK_HOME>/papertrack.log).",
+            show_default=False,
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option(
@@ -147,6 +201,7 @@ def main_options(
 ) -> None:
     """Track arXiv papers by topic."""
     state.db = db
+    state.log_file = log_file
 
 
 def lock_timeout() -> float:

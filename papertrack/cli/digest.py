@@ -16,6 +16,7 @@ from papertrack.cli.common import (
     EXIT_CODES,
     JsonOpt,
     app,
+    complete_topic,
     errors,
     fresh_tags,
     load_catalog,
@@ -28,7 +29,9 @@ from papertrack.errors import UsageError
 if TYPE_CHECKING:
     from papertrack.topics import Catalog, Topic
 
-TopicsArg = Annotated[list[str], typer.Argument(help="Topic names or slugs, any case.")]
+TopicsArg = Annotated[
+    list[str], typer.Argument(help="Topic names or slugs, any case.", autocompletion=complete_topic)
+]
 
 
 def following_file() -> Path:

@@ -18,6 +18,7 @@ from papertrack.cli.common import (
     FormatOpt,
     JsonOpt,
     app,
+    complete_topic,
     emit_papers,
     errors,
     fresh_tags,
@@ -30,7 +31,12 @@ from papertrack.errors import PapertrackError
 
 TopicOpt = Annotated[
     str | None,
-    typer.Option("--topic", "-t", help="Only papers of this topic (name or slug, any case)."),
+    typer.Option(
+        "--topic",
+        "-t",
+        help="Only papers of this topic (name or slug, any case).",
+        autocompletion=complete_topic,
+    ),
 ]
 
 # --------------------------------------------------------------------------- show

@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    complete_topic,
     errors,
     fresh_tags,
     load_catalog,
@@ -40,7 +41,9 @@ WindowOpt = Annotated[
     typer.Option("--window", help="Window in weeks: the last N weeks against the N weeks before."),
 ]
 WeeksOpt = Annotated[int, typer.Option("--weeks", help="How many ISO weeks the chart shows.")]
-TopicArg = Annotated[str, typer.Argument(help="Topic name or slug, any case.")]
+TopicArg = Annotated[
+    str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+]
 
 EMPTY_STORE = (
     "No papers in the store yet. Run 'papertrack ingest FILE' with arXiv feeds of whole "

@@ -17,6 +17,7 @@ from papertrack.cli.common import (
     QuietOpt,
     app,
     category_filter,
+    complete_topic,
     emit_papers,
     errors,
     fresh_tags,
@@ -122,7 +123,8 @@ def latest(
     topic: Annotated[
         str | None,
         typer.Argument(
-            help="Topic name or slug, any case (see 'papertrack topics'). Omit for all papers."
+            help="Topic name or slug, any case (see 'papertrack topics'). Omit for all papers.",
+            autocompletion=complete_topic,
         ),
     ] = None,
     limit: Annotated[

@@ -20,6 +20,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    complete_topic,
     errors,
     fresh_tags,
     load_catalog,
@@ -163,7 +164,9 @@ def topics_list(
 
 @topics_app.command("show", epilog=EXIT_CODES)
 def topics_show(
-    topic: Annotated[str, typer.Argument(help="Topic name or slug, any case.")],
+    topic: Annotated[
+        str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+    ],
     as_of: AsOfOpt = None,
     fmt: ViewFormatOpt = ViewFormat.table,
     as_json: JsonOpt = False,
@@ -291,7 +294,9 @@ def topics_add(
 
 @topics_app.command("remove", epilog=EXIT_CODES)
 def topics_remove(
-    topic: Annotated[str, typer.Argument(help="Topic name or slug, any case.")],
+    topic: Annotated[
+        str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+    ],
 ) -> None:
     """Remove a topic: delete your own, or hide a default one.
 
