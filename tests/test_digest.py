@@ -450,3 +450,18 @@ def test_digest_waits_for_the_lock_a_bounded_time(
         held.release()
     monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "5")
     assert "2611.00080" in run("digest").stdout
+
+
+def test_quiet_follow_and_digest_print_nothing_on_success(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from papertrack.cli import app
+
+    runner = CliRunner()
+    followed = runner.invoke(app, ["follow", "-q", "llm-agent-training"])
+    assert followed.exit_code == 0 and followed.stderr == ""
+    out = tmp_path / "d.md"
+    result = runner.invoke(app, ["digest", "-q", "--format", "markdown", "--output", str(out)])
+    assert result.exit_code == 0 and result.stderr == ""
+    gone = runner.invoke(app, ["unfollow", "-q", "llm-agent-training"])
+    assert gone.exit_code == 0 and gone.stderr == ""

@@ -15,6 +15,7 @@ from papertrack import paths
 from papertrack.cli.common import (
     EXIT_CODES,
     JsonOpt,
+    QuietOpt,
     app,
     complete_topic,
     errors,
@@ -67,7 +68,7 @@ def _followed(catalog: Catalog) -> list[Topic]:
 
 
 @app.command(epilog=EXIT_CODES)
-def follow(topics: TopicsArg) -> None:
+def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
     """Follow topics: 'papertrack digest' then shows their new papers.
 
     Examples:
@@ -84,15 +85,17 @@ def follow(topics: TopicsArg) -> None:
         slugs = load_following(following_file())
         for topic in chosen:
             if topic.slug in slugs:
-                say(f"Already following {topic.name} ({topic.slug}).")
+                if not quiet:
+                    say(f"Already following {topic.name} ({topic.slug}).")
             else:
                 slugs.append(topic.slug)
-                say(f"Following {topic.name} ({topic.slug}).")
+                if not quiet:
+                    say(f"Following {topic.name} ({topic.slug}).")
         save_following(following_file(), slugs)
 
 
 @app.command(epilog=EXIT_CODES)
-def unfollow(topics: TopicsArg) -> None:
+def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
     """Stop following topics.
 
     Examples:
@@ -112,7 +115,8 @@ def unfollow(topics: TopicsArg) -> None:
             slug = name.strip() if name.strip() in slugs else catalog.find(name).slug
             drop.append(slug)
         for slug in dict.fromkeys(drop):
-            say(f"Unfollowed {slug}." if slug in slugs else f"Not following {slug}.")
+            if not quiet:
+                say(f"Unfollowed {slug}." if slug in slugs else f"Not following {slug}.")
         save_following(following_file(), [s for s in slugs if s not in drop])
 
 
@@ -181,6 +185,7 @@ def digest(
             dir_okay=False,
         ),
     ] = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Show the new papers of every followed topic since the last digest.
 
@@ -259,7 +264,9 @@ def digest(
                 if text:
                     write_atomic(output, text.encode("utf-8"))
                     count = len(result.arxiv_ids())
-                    say(f"Wrote a digest of {count} paper{'s' if count != 1 else ''} to {output}")
+                    plural = "s" if count != 1 else ""
+                    if not quiet:
+                        say(f"Wrote a digest of {count} paper{plural} to {output}")
             else:
                 sys.stdout.write(text)
                 sys.stdout.flush()
