@@ -222,16 +222,18 @@ def _upsert(store: Store) -> Callable[[list[Any]], Any]:
     return upsert
 
 
+def stop_after_first_page(event: FetchProgress) -> None:
+    """A progress callback that plays Ctrl-C once the first page is stored."""
+    if event.pages == 1 and event.retry is None:
+        raise KeyboardInterrupt
+
+
 def test_interrupted_backfill_resumes_where_it_stopped(
     httpserver: HTTPServer, isolated_home: Path
 ) -> None:
     api = FakeArxiv(httpserver)
     store = Store(store_dir())
     settings = _settings(isolated_home, api.url)
-
-    def stop_after_first_page(event: FetchProgress) -> None:
-        if event.pages == 1 and event.retry is None:
-            raise KeyboardInterrupt
 
     window = (date(2026, 8, 1), date(2026, 8, 7))
     with pytest.raises(KeyboardInterrupt):
@@ -250,10 +252,6 @@ def test_a_backfill_resumed_on_a_later_day_skips_what_was_finished(
     api = FakeArxiv(httpserver)
     store = Store(store_dir())
     settings = _settings(isolated_home, api.url)
-
-    def stop_after_first_page(event: FetchProgress) -> None:
-        if event.pages == 1 and event.retry is None:
-            raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         fetch_range(
