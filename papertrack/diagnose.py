@@ -35,6 +35,7 @@ from papertrack.topics import (
     Term,
     Topic,
     compile_query,
+    query_terms,
 )
 
 __all__ = [
@@ -286,7 +287,7 @@ def _fields_of(node: Term | Category, text: PaperText) -> tuple[Field, ...]:
 def _hits(node: Node, text: PaperText) -> tuple[TermHit, ...]:
     """The terms of ``node`` outside any NOT that the paper contains, each once."""
     found: dict[str, TermHit] = {}
-    for term, positive in _terms(node):
+    for term, positive in query_terms(node):
         if not positive or str(term) in found:
             continue
         fields = _fields_of(term, text)
@@ -308,14 +309,6 @@ def _lacking(node: Node, text: PaperText) -> tuple[str, ...]:
             if met and (best is None or score < best[0]):
                 best = (score, unmet)
     return tuple(str(part) for part in best[1]) if best else ()
-
-
-def _terms(node: Node, positive: bool = True) -> list[tuple[Term | Category, bool]]:
-    if isinstance(node, Term | Category):
-        return [(node, positive)]
-    if isinstance(node, Not):
-        return _terms(node.child, not positive)
-    return [pair for child in node.children for pair in _terms(child, positive)]
 
 
 def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> TopicExplanation:

@@ -76,10 +76,10 @@ def title_matcher(node: Node) -> Matcher | None:
     when found in the title; ``title:`` terms count too. None when the query has
     no such term (``author:`` or ``category:`` only): then no paper is a title hit.
     """
-    from papertrack.topics import Or, Term, _terms, compile_query
+    from papertrack.topics import Or, Term, compile_query, query_terms
 
     terms: dict[Term, None] = {}
-    for term, positive in _terms(node):
+    for term, positive in query_terms(node):
         if positive and isinstance(term, Term) and term.field in ("text", "title"):
             terms.setdefault(Term("title", term.words, term.prefix), None)
     if not terms:

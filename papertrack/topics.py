@@ -64,6 +64,7 @@ __all__ = [
     "Topic",
     "compile_query",
     "parse_query",
+    "query_terms",
     "slugify",
     "tokenize",
 ]
@@ -852,14 +853,15 @@ def _shared_nodes(nodes: Iterable[Node]) -> frozenset[Node]:
     return frozenset(node for node, count in counts.items() if count > 1)
 
 
-def _terms(node: Node, positive: bool = True) -> Iterator[tuple[Term | Category, bool]]:
+def query_terms(node: Node, positive: bool = True) -> Iterator[tuple[Term | Category, bool]]:
+    """Every term and category test of ``node``, with whether it counts for (not under NOT)."""
     if isinstance(node, Term | Category):
         yield node, positive
     elif isinstance(node, Not):
-        yield from _terms(node.child, not positive)
+        yield from query_terms(node.child, not positive)
     else:
         for child in node.children:
-            yield from _terms(child, positive)
+            yield from query_terms(child, positive)
 
 
 # ---------------------------------------------------------------------------
@@ -1018,7 +1020,7 @@ class Topic:
         if isinstance(text, Paper):
             text = PaperText.of(text)
         seen: dict[str, None] = {}
-        for term, positive in _terms(self.node):
+        for term, positive in query_terms(self.node):
             if positive and compile_query(term)(text):
                 seen.setdefault(str(term), None)
         return tuple(seen)
