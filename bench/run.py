@@ -1,70 +1,60 @@
-"""Benchmarks for papertrack's store: cold `latest` and `momentum` time as the store grows.
+"""papertrack's benchmarks: does it stay fast as the store grows to a million papers?
 
-Builds synthetic stores (see bench/synth.py) of growing size under bench/out/,
-then times `papertrack latest TOPIC`, `papertrack momentum TOPIC` and
-`papertrack trending` in fresh processes (cold: a new interpreter each time, as
-cron or a shell runs it) and prints the median of several runs and the ratio to
-the smallest store. Their cost must not grow with the store.
+Builds synthetic snapshots (bench/synth.py: real titles, abstracts, author counts
+and categories, seeded) of growing size, ingests each with `papertrack ingest`
+as a user would (that is the bulk-import figure), copies each store into an
+indexed SQLite file (bench/sqlite_ref.py) and prints, as medians of cold
+processes taken round-robin:
 
-    python bench/run.py --quick          # 10k and 100k papers (a few minutes the first time)
-    python bench/run.py                  # 10k, 100k and 1M papers
+- `latest TOPIC` and `momentum TOPIC` (and `trending`) at each size, the ratio
+  largest / smallest, and the ratio to the SQLite reference at the same size;
+- bulk import throughput with the default catalog's tagging, and peak memory;
+- a daily ingest of 500 papers into the largest store against an empty one;
+- retagging every paper after one topic changes (bench/retag.py);
+- ingesting a 2000-entry API page against feedparser.parse alone on its bytes.
+
+It ends with the targets of issue 7 and whether this run met them.
+
+    python bench/run.py --quick      # 10k and 100k papers, under 2 minutes
+    python bench/run.py              # 10k, 100k and 1M papers (about 15 minutes)
     python bench/run.py --sizes 10000 --runs 9
+
+Stores and snapshots are kept in bench/out/ and reused while papertrack's index
+schema is the same (--rebuild builds them again).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from synth import synthetic_papers  # noqa: E402
+import sqlite_ref  # noqa: E402
+from synth import api_page, kaggle_line, synthetic_papers  # noqa: E402
 
-from papertrack.store import Store  # noqa: E402
-from papertrack.topics import Catalog  # noqa: E402
+from papertrack.store import SCHEMA, Store  # noqa: E402
 
 OUT = HERE / "out"
 TOPIC = "llm-agent-training"
 #: The last day of the synthetic papers (synth.py ends them in the week before 2026-11-23).
 AS_OF = "2026-11-22"
-
-
-def build(size: int, batch: int = 5000) -> tuple[Path, float]:
-    """A store of ``size`` synthetic papers; reused when already built. Returns (path, papers/s)."""
-    path = OUT / f"store-{size}"
-    done = path / ".bench-complete"
-    if done.exists():
-        store = Store(path)
-        if store.index_outdated():
-            # Built by an older papertrack: upgrade the index now, not inside a timed run.
-            with store.writer(Catalog.default()):
-                pass
-        return path, float(done.read_text() or 0)
-    shutil.rmtree(path, ignore_errors=True)
-    catalog = Catalog.default()
-    store = Store(path)
-    started = time.perf_counter()
-    papers = synthetic_papers(size)
-    with store.writer(catalog) as writer:
-        chunk = []
-        for paper in papers:
-            chunk.append(paper)
-            if len(chunk) >= batch:
-                writer.upsert(chunk)
-                chunk = []
-        if chunk:
-            writer.upsert(chunk)
-    rate = size / (time.perf_counter() - started)
-    done.write_text(f"{rate:.0f}")
-    return path, rate
+DAILY = 500
+DAILY_END = datetime(2026, 11, 30, tzinfo=UTC)
+FEED_ENTRIES = 2000
 
 
 def bench_env(**extra: str) -> dict[str, str]:
@@ -78,25 +68,185 @@ def bench_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def timed_runs(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+def papertrack(db: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "papertrack", "--db", str(db), *args]
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and every process below it (Linux /proc), 0 elsewhere."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in Path("/proc").iterdir() if Path("/proc/self/stat").exists() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            parents[int(entry.name)] = int(fields[1])
+            rss[int(entry.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            continue
+    tree, frontier = {root}, [root]
+    while frontier:
+        pid = frontier.pop()
+        kids = [p for p, parent in parents.items() if parent == pid and p not in tree]
+        tree.update(kids)
+        frontier.extend(kids)
+    return sum(rss.get(pid, 0) for pid in tree)
+
+
+def run_measured(args: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """Run ``args``; returns (wall seconds, peak resident bytes of its whole process tree)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss(proc.pid))
+        time.sleep(0.25)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(
+            f"{' '.join(args)} failed:\n{proc.stderr.read().decode() if proc.stderr else ''}"
+        )
+    return seconds, peak
+
+
+# --------------------------------------------------------------------------- stores
+
+
+def snapshot(size: int) -> Path:
+    """A synthetic Kaggle snapshot of ``size`` papers (JSON lines), written once."""
+    path = OUT / f"snapshot-{size}.jsonl"
+    if not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            for paper in synthetic_papers(size):
+                handle.write(kaggle_line(paper) + "\n")
+        tmp.replace(path)
+    return path
+
+
+def build(size: int, rebuild: bool = False) -> tuple[Path, dict[str, float]]:
+    """The store of ``size`` synthetic papers, ingested with `papertrack ingest`.
+
+    Returns its path and the figures of the ingest that built it (papers/s,
+    seconds, peak bytes); reused while the index schema is the same.
+    """
+    path = OUT / f"store-{size}"
+    done = path / ".bench-complete"
+    if done.exists() and not rebuild:
+        try:
+            figures = json.loads(done.read_text())
+            if isinstance(figures, dict) and figures.get("schema") == SCHEMA:
+                return path, figures
+        except ValueError:
+            pass
+    source = snapshot(size)
+    shutil.rmtree(path, ignore_errors=True)
+    env = bench_env(PAPERTRACK_HOME=str(OUT / "home"))
+    seconds, peak = run_measured(papertrack(path, "ingest", "-q", str(source)), env)
+    figures = {
+        "schema": SCHEMA,
+        "rate": size / seconds,
+        "seconds": seconds,
+        "peak": peak,
+        "jobs": os.cpu_count() or 1,
+    }
+    done.write_text(json.dumps(figures))
+    return path, figures
+
+
+def reference(size: int, store: Path) -> Path:
+    """The SQLite file holding the same papers (and tags) as ``store``."""
+    db = OUT / f"sqlite-{size}.db"
+    marker = OUT / f"sqlite-{size}.built"
+    stamp = (store / ".bench-complete").read_text()
+    if not db.exists() or not marker.exists() or marker.read_text() != stamp:
+        sqlite_ref.build(store, db)
+        marker.write_text(stamp)
+    return db
+
+
+def linked_copy(source: Path, target: Path) -> None:
+    """A copy of a store that shares its files: papertrack replaces files, never edits them."""
+    shutil.rmtree(target, ignore_errors=True)
+    try:
+        shutil.copytree(source, target, copy_function=os.link)
+    except OSError:
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(source, target)
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def timed_runs(
+    commands: dict[str, list[str]],
+    runs: int,
+    env: dict[str, str],
+    before: dict[str, Callable[[], None]] | None = None,
+) -> dict[str, list[float]]:
     """Wall times of ``runs`` fresh processes per command, taken round-robin.
 
     Interleaving the commands spreads the machine's passing noise (other tenants
     of a 2-core VM) over every figure alike, so the ratios compare like with like.
+    ``before[name]``, when given, runs untimed before each run of that command.
     """
-    env = bench_env(PAPERTRACK_HOME=str(OUT / "home"))
+    before = before or {}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
-    for args in commands.values():
+    for name, args in commands.items():
         # One untimed run first: it writes the bytecode caches a real install has
         # (and brings a store's tags up to date with the current catalog).
+        if name in before:
+            before[name]()
         subprocess.run(args, check=True, **quiet)  # type: ignore[call-overload]
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, args in commands.items():
+            if name in before:
+                before[name]()
             started = time.perf_counter()
             subprocess.run(args, check=True, **quiet)  # type: ignore[call-overload]
             times[name].append(time.perf_counter() - started)
     return times
+
+
+def feed_vs_feedparser(runs: int) -> tuple[float, float]:
+    """Median seconds of ingesting a 2000-entry API page, and of feedparser.parse on it."""
+    import feedparser
+
+    from papertrack.ingest import ingest_source
+    from papertrack.topics import Catalog
+
+    papers = list(synthetic_papers(FEED_ENTRIES, seed=23))
+    data = api_page(papers, total=FEED_ENTRIES)
+    catalog = Catalog.default()
+    catalog.tag(papers[0])  # compile the catalog once, as a long ingest would have
+    ingest_times, parse_times = [], []
+    with tempfile.TemporaryDirectory(prefix="papertrack-feed-") as tmp:
+        page = Path(tmp) / "page.xml"
+        page.write_bytes(data)
+        for n in range(runs + 1):
+            store = Store(Path(tmp) / f"store-{n}")
+            started = time.perf_counter()
+            with store.writer(catalog) as writer:
+                report = ingest_source(str(page), writer)
+            took = time.perf_counter() - started
+            assert report.new == FEED_ENTRIES and not report.error, report
+            started = time.perf_counter()
+            feedparser.parse(data)
+            parsed = time.perf_counter() - started
+            if n:  # the first of each is a warm-up
+                ingest_times.append(took)
+                parse_times.append(parsed)
+    return statistics.median(ingest_times), statistics.median(parse_times)
+
+
+# --------------------------------------------------------------------------- main
 
 
 def main() -> None:
@@ -105,46 +255,129 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="only 10k and 100k papers")
     parser.add_argument("--sizes", type=int, nargs="*", help="store sizes to measure")
-    parser.add_argument("--runs", type=int, default=7, help="cold processes per figure (median)")
+    parser.add_argument("--runs", type=int, help="cold processes per figure (median)")
     parser.add_argument("--topic", default=TOPIC)
+    parser.add_argument("--rebuild", action="store_true", help="build every store again")
     opts = parser.parse_args()
-    sizes = opts.sizes or ([10_000, 100_000] if opts.quick else [10_000, 100_000, 1_000_000])
-
+    sizes = sorted(
+        opts.sizes or ([10_000, 100_000] if opts.quick else [10_000, 100_000, 1_000_000])
+    )
+    runs = opts.runs or (5 if opts.quick else 7)
+    few = 3 if opts.quick else 5  # runs of the figures that take seconds each
+    began = time.perf_counter()
     python = sys.executable
-    built = {size: build(size) for size in sizes}
+    env = bench_env(PAPERTRACK_HOME=str(OUT / "home"))
+
+    built = {size: build(size, opts.rebuild) for size in sizes}
+    refs = {size: reference(size, path) for size, (path, _) in built.items()}
+    small, large = sizes[0], sizes[-1]
+
     commands: dict[str, list[str]] = {"pass": [python, "-c", "pass"]}
-    for size, (path, _rate) in built.items():
-        db = [python, "-m", "papertrack", "--db", str(path)]
-        commands[f"latest {size}"] = [*db, "latest", opts.topic]
-        commands[f"momentum {size}"] = [*db, "momentum", opts.topic, "--as-of", AS_OF]
-        commands[f"trending {size}"] = [*db, "trending", "--as-of", AS_OF]
-    times = timed_runs(commands, opts.runs)
+    for size, (path, _) in built.items():
+        commands[f"latest {size}"] = papertrack(path, "latest", opts.topic)
+        commands[f"momentum {size}"] = papertrack(path, "momentum", opts.topic, "--as-of", AS_OF)
+        commands[f"trending {size}"] = papertrack(path, "trending", "--as-of", AS_OF)
+        ref = [python, str(HERE / "sqlite_ref.py"), str(refs[size])]
+        commands[f"sqlite latest {size}"] = [*ref, "latest", opts.topic]
+        commands[f"sqlite momentum {size}"] = [*ref, "momentum", opts.topic, "--as-of", AS_OF]
+    times = timed_runs(commands, runs, env)
+
+    # A day's ingest: 500 new papers (an API page) into the largest store and into
+    # an empty one, each run on a fresh copy so that every run adds the same papers.
+    work = Path(tempfile.mkdtemp(prefix="papertrack-daily-", dir=OUT))
+    try:
+        # Dated in the week after the stores' last one, with ids no store holds yet.
+        day = [
+            replace(p, arxiv_id=f"2611.9{n:04d}")
+            for n, p in enumerate(synthetic_papers(DAILY, seed=31, end=DAILY_END))
+        ]
+        page = work / "daily.xml"
+        page.write_bytes(api_page(day))
+        full, empty = work / "full", work / "empty"
+        daily = {
+            f"daily {large}": papertrack(full, "ingest", "-q", str(page)),
+            "daily empty": papertrack(empty, "ingest", "-q", str(page)),
+        }
+        prepare = {
+            f"daily {large}": lambda: linked_copy(built[large][0], full),
+            "daily empty": lambda: shutil.rmtree(empty, ignore_errors=True),
+        }
+        times.update(timed_runs(daily, runs, env, prepare))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    retag = subprocess.run(
+        [python, str(HERE / "retag.py"), "--size", str(min(large, 100_000)), "--runs", str(few)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout.strip()
+    feed_ingest, feed_parse = feed_vs_feedparser(few)
+
     med = {name: statistics.median(t) for name, t in times.items()}
     low = {name: min(t) for name, t in times.items()}
-    n = opts.runs
-    print(f"python -c pass: {med['pass']:.3f} s (median of {n}, min {low['pass']:.3f})")
-    for size, (path, rate) in built.items():
+    print(f"{os.cpu_count()} cores; medians of {runs} cold processes, taken round-robin")
+    print(f"python -c pass: {med['pass']:.3f} s")
+    for size, (path, figures) in built.items():
         papers = Store(path).count()
-        index_kib = (path / "index.json").stat().st_size / 1024
         print(
-            f"{size:>9,} papers: latest {opts.topic} cold {med[f'latest {size}']:.3f} s "
-            f"(median of {n}, min {low[f'latest {size}']:.3f}); "
-            f"store built at {rate:,.0f} papers/s; {papers:,} stored"
+            f"{size:>9,} papers: latest {med[f'latest {size}']:.3f} s "
+            f"(sqlite {med[f'sqlite latest {size}']:.3f} s), "
+            f"momentum {med[f'momentum {size}']:.3f} s "
+            f"(sqlite {med[f'sqlite momentum {size}']:.3f} s), "
+            f"trending {med[f'trending {size}']:.3f} s; {papers:,} stored"
         )
         print(
-            f"{size:>9,} papers: momentum {opts.topic} cold {med[f'momentum {size}']:.3f} s, "
-            f"trending cold {med[f'trending {size}']:.3f} s (median of {n}); "
-            f"index.json {index_kib:,.0f} KiB"
+            f"{size:>9,} papers: bulk import {figures['rate']:,.0f} papers/s "
+            f"({figures['seconds']:.1f} s, {int(figures['jobs'])} jobs, "
+            f"peak memory {figures['peak'] / 2**20:,.0f} MiB for all its processes)"
         )
-    first = sizes[0]
-    for size in sizes[1:]:
-        for what in ("latest", "momentum", "trending"):
-            ratio = med[f"{what} {size}"] / med[f"{what} {first}"]
-            ratio_min = low[f"{what} {size}"] / low[f"{what} {first}"]
-            print(
-                f"ratio {what} {size:,} / {first:,}: {ratio:.2f}x (medians), "
-                f"{ratio_min:.2f}x (minimums)"
-            )
+    for what in ("latest", "momentum", "trending"):
+        print(
+            f"ratio {what} {large:,} / {small:,}: "
+            f"{med[f'{what} {large}'] / med[f'{what} {small}']:.2f}x (medians), "
+            f"{low[f'{what} {large}'] / low[f'{what} {small}']:.2f}x (minimums)"
+        )
+    print(
+        f"daily ingest of {DAILY} papers: {med[f'daily {large}']:.3f} s into {large:,}, "
+        f"{med['daily empty']:.3f} s into an empty store"
+    )
+    print(retag)
+    print(
+        f"{FEED_ENTRIES}-entry API page: ingest {feed_ingest:.2f} s, "
+        f"feedparser.parse alone {feed_parse:.2f} s"
+    )
+
+    rate = built[large][1]["rate"]
+    targets = [
+        (f"latest {large:,} / {small:,}", med[f"latest {large}"] / med[f"latest {small}"], 1.3),
+        (
+            f"momentum {large:,} / {small:,}",
+            med[f"momentum {large}"] / med[f"momentum {small}"],
+            1.3,
+        ),
+        (
+            f"latest / sqlite at {large:,}",
+            med[f"latest {large}"] / med[f"sqlite latest {large}"],
+            2.0,
+        ),
+        (
+            f"momentum / sqlite at {large:,}",
+            med[f"momentum {large}"] / med[f"sqlite momentum {large}"],
+            2.0,
+        ),
+        (f"daily ingest {large:,} / empty", med[f"daily {large}"] / med["daily empty"], 1.5),
+        ("feed ingest / feedparser.parse", feed_ingest / feed_parse, 1.3),
+    ]
+    print("\ntargets (issue 7), measured in this run:")
+    for name, ratio, limit in targets:
+        verdict = "met" if ratio <= limit else "MISSED"
+        print(f"  {name:<34} {ratio:5.2f}x  (target <= {limit}x)  {verdict}")
+    verdict = "met" if rate >= 10_000 else "MISSED"
+    name = f"bulk import at {large:,}"
+    print(f"  {name:<34} {rate:,.0f} papers/s  (target >= 10,000)  {verdict}")
+    print(f"\nbench/run.py took {time.perf_counter() - began:.0f} s")
 
 
 if __name__ == "__main__":

@@ -73,3 +73,82 @@ def synthetic_papers(count: int, seed: int = 7, end: datetime | None = None) -> 
             url=f"https://arxiv.org/abs/{arxiv_id}",
             source="synthetic",
         )
+
+
+def kaggle_line(paper: Paper) -> str:
+    """``paper`` as one line of Kaggle's arxiv-metadata-oai-snapshot.json (ARXIV_FORMATS.md §4)."""
+    import json
+
+    created = paper.published or datetime(2020, 1, 1, tzinfo=UTC)
+    stamp = "%a, %d %b %Y %H:%M:%S GMT"
+    versions = [
+        {"version": f"v{n}", "created": (created + timedelta(days=n - 1)).strftime(stamp)}
+        for n in range(1, (paper.version or 1) + 1)
+    ]
+    parsed = []
+    for name in paper.authors:
+        first, _, last = name.rpartition(" ")
+        parsed.append([last, first, ""])
+    record = {
+        "id": paper.arxiv_id,
+        "submitter": paper.authors[0] if paper.authors else None,
+        "authors": ", ".join(paper.authors),
+        "title": paper.title,
+        "comments": None,
+        "journal-ref": None,
+        "doi": None,
+        "report-no": None,
+        "categories": " ".join(paper.categories),
+        "license": None,
+        "abstract": "  " + paper.abstract + "\n",
+        "versions": versions,
+        "update_date": created.strftime("%Y-%m-%d"),
+        "authors_parsed": parsed,
+    }
+    return json.dumps(record)
+
+
+def api_page(papers: list[Paper], total: int | None = None) -> bytes:
+    """``papers`` as one arXiv API page (Atom, the 2026 layout of ARXIV_FORMATS.md §1)."""
+    from xml.sax.saxutils import escape, quoteattr
+
+    def stamp(moment: datetime | None) -> str:
+        return (moment or datetime(2020, 1, 1, tzinfo=UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    out = [
+        "<?xml version='1.0' encoding='UTF-8'?>\n"
+        '<feed xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
+        'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns="http://www.w3.org/2005/Atom">\n'
+        "  <id>https://arxiv.org/api/synthetic</id>\n"
+        "  <title>arXiv Query: synthetic page (bench/synth.py)</title>\n"
+        f"  <updated>{stamp(None)}</updated>\n"
+        f"  <opensearch:itemsPerPage>{len(papers)}</opensearch:itemsPerPage>\n"
+        f"  <opensearch:totalResults>{total or len(papers)}</opensearch:totalResults>\n"
+        "  <opensearch:startIndex>0</opensearch:startIndex>\n"
+    ]
+    for paper in papers:
+        vid = f"{paper.arxiv_id}v{paper.version or 1}"
+        entry = [
+            "  <entry>",
+            f"    <id>http://arxiv.org/abs/{vid}</id>",
+            f"    <title>{escape(paper.title)}</title>",
+            f"    <updated>{stamp(paper.updated)}</updated>",
+            f'    <link href="https://arxiv.org/abs/{vid}" rel="alternate" type="text/html"/>',
+            f'    <link href="https://arxiv.org/pdf/{vid}" rel="related" '
+            'type="application/pdf" title="pdf"/>',
+            f"    <summary>{escape(paper.abstract)}</summary>",
+            *(
+                f'    <category term={quoteattr(c)} scheme="http://arxiv.org/schemas/atom"/>'
+                for c in paper.categories
+            ),
+            f"    <published>{stamp(paper.published)}</published>",
+            f"    <arxiv:primary_category term={quoteattr(paper.primary_category or 'cs.AI')}/>",
+            *(
+                f"    <author>\n      <name>{escape(a)}</name>\n    </author>"
+                for a in paper.authors
+            ),
+            "  </entry>",
+        ]
+        out.append("\n".join(entry) + "\n")
+    out.append("</feed>\n")
+    return "".join(out).encode("utf-8")

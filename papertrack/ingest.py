@@ -6,16 +6,32 @@ Never prints: progress goes to an optional callback and the result is an
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import hashlib
 import io
+import json
+import multiprocessing
+import os
+import re
+import signal
+import zlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from stat import S_ISREG
+from typing import IO, TYPE_CHECKING, Any
 
 from papertrack import __version__
 from papertrack.errors import FeedError
-from papertrack.models import IngestReport, Paper, SourceReport
-from papertrack.store import StoreWriter
+from papertrack.models import IngestReport, Paper, SourceReport, UpsertResult, category_test
+from papertrack.store import StoreWriter, write_atomic
+
+if TYPE_CHECKING:
+    from papertrack.topics import Catalog
 
 #: Papers written per store transaction when streaming a snapshot: large enough that
 #: each touched week file is rewritten rarely, small enough to keep memory flat.
@@ -25,6 +41,7 @@ MAX_LINES_NAMED = 10
 USER_AGENT = f"papertrack/{__version__} (arXiv paper tracker; https://pypi.org/project/papertrack/)"
 
 Progress = Callable[[SourceReport], None]
+ByteProgress = Callable[[str, int, int | None, int], None]
 
 
 def _is_url(source: str) -> bool:
@@ -68,6 +85,8 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
         raise FeedError(f"no such file: {source}. Check the path") from None
     except IsADirectoryError:
         raise FeedError(f"{source} is a directory. Name the feed files inside it") from None
+    except ValueError:  # a NUL in the name: only a Python caller can pass one
+        raise FeedError(f"{source!r} is not a file name. Check the path") from None
     except OSError as exc:
         raise FeedError(
             f"could not open {source}: {exc.strerror or exc}. Check its permissions"
@@ -95,16 +114,33 @@ def _head(stream: IO[bytes]) -> bytes:
     return b""
 
 
+@dataclass(frozen=True)
+class IngestOptions:
+    """How sources are read; the defaults are what ``papertrack ingest`` does."""
+
+    #: Keep only papers with one of these categories (``cs.AI``, ``cs.*``).
+    categories: tuple[str, ...] = ()
+    #: Processes that parse and tag a large JSON-lines snapshot (1: all in this one).
+    jobs: int = 1
+    #: Continue a JSON-lines file where an interrupted ingest of it stopped.
+    resume: bool = True
+    #: Called with (source, bytes read, total bytes or None, papers) while a snapshot streams.
+    on_bytes: ByteProgress | None = None
+    #: Papers per store write; None for :data:`BATCH_SIZE`.
+    batch_size: int | None = None
+
+
 def ingest_source(
     source: str,
     writer: StoreWriter,
     *,
     stdin: IO[bytes] | None = None,
-    batch_size: int = BATCH_SIZE,
+    options: IngestOptions | None = None,
 ) -> SourceReport:
     """Ingest one source; parse problems end up in ``report.error``, never as an exception."""
     from papertrack import feeds
 
+    options = options or IngestOptions()
     report = SourceReport(source=source)
     try:
         stream = open_source(source, stdin=stdin)
@@ -114,17 +150,24 @@ def ingest_source(
     try:
         if feeds.looks_like_jsonl(_head(stream)):
             report.kind = "kaggle"
-            _ingest_jsonl(stream, source, writer, report, batch_size)
+            _Snapshot(stream, source, writer, report, options).run()
         else:
-            data = stream.read()
+            # One byte over the limit is enough for parse_feed to refuse the feed;
+            # a bigger file (or a gzip bomb) is never read into memory whole.
+            data = stream.read(feeds.MAX_FEED_BYTES + 1)
             parsed = feeds.parse_feed(data, source)
             report.kind = parsed.kind
             report.skipped = parsed.skipped
             report.warnings.extend(parsed.warnings)
-            _write(writer, parsed.papers, report)
+            papers = parsed.papers
+            keep = category_test(options.categories)
+            if keep is not None:
+                papers = [p for p in papers if keep(p.categories)]
+                report.filtered += len(parsed.papers) - len(papers)
+            _write(writer, papers, report)
             if parsed.error:
                 report.error = parsed.error
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
         report.error = f"could not read {source}: {exc}. Check that the file is whole"
     except FeedError as exc:
         report.error = str(exc)
@@ -135,53 +178,365 @@ def ingest_source(
 
 
 def _write(writer: StoreWriter, papers: list[Paper], report: SourceReport) -> None:
-    result = writer.upsert(papers)
-    report.papers += len(papers)
+    _count(writer.upsert(papers), len(papers), report)
+
+
+def _count(result: UpsertResult, papers: int, report: SourceReport) -> None:
+    report.papers += papers
     report.new += result.new
     report.updated += result.updated
     report.unchanged += result.unchanged
 
 
-def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    for lineno, line in enumerate(stream, start=1):
-        if line.strip():
-            yield lineno, line
+# --------------------------------------------------------------------------- snapshots
+#
+# A JSON-lines snapshot (Kaggle's arxiv-metadata-oai-snapshot.json, 2.8M lines,
+# ~4 GB) is read line by line and never held whole. Lines travel in chunks to
+# worker processes, which parse, filter and tag them into stored records; this
+# process only writes batches, so the two cores of a laptop both work. After
+# every batch a checkpoint (byte offset and line number) is saved in the store,
+# and the next ingest of the same unchanged file starts from there.
+
+_READ_ERRORS = (OSError, EOFError, zlib.error)
+#: Lines per chunk sent to a worker: big enough that shipping it costs little.
+CHUNK_LINES = 1000
+#: Lines read in this process before worker processes are worth starting.
+PARALLEL_AFTER = 20_000
+# The categories field of a snapshot line, read without parsing the line, so that
+# --category skips the papers it rejects for a fraction of their cost.
+_CATEGORIES_RE = re.compile(rb'"categories"\s*:\s*"([^"\\]*)"')
 
 
-def _ingest_jsonl(
-    stream: IO[bytes], source: str, writer: StoreWriter, report: SourceReport, batch_size: int
-) -> None:
-    from papertrack import feeds
+@dataclass
+class _Chunk:
+    first_line: int
+    lines: list[bytes]
+    end_line: int
+    end_offset: int
 
-    broken: list[int] = []
-    batch: list[Paper] = []
-    last_line = 0
-    try:
-        for lineno, line in _lines(stream):
-            last_line = lineno
-            try:
-                batch.append(feeds.parse_jsonl_line(line, source, lineno))
-            except FeedError:
-                broken.append(lineno)
+
+@dataclass
+class _Prepared:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    broken: list[int] = field(default_factory=list)
+    filtered: int = 0
+    last_line: int = 0
+    #: Whether that last line lacks its newline: the end of a cut download.
+    last_unterminated: bool = False
+
+
+class _Preparer:
+    """Parses, filters and tags chunks of lines; lives in a worker or in this process."""
+
+    def __init__(self, catalog: Catalog, categories: tuple[str, ...], source: str) -> None:
+        self.catalog = catalog
+        self.keep = category_test(categories)
+        self.source = source
+
+    def __call__(self, first_line: int, lines: list[bytes]) -> _Prepared:
+        from papertrack import feeds
+
+        out = _Prepared()
+        keep, tag = self.keep, self.catalog.tag_fields
+        for lineno, line in enumerate(lines, start=first_line):
+            if not line.strip():
                 continue
-            if len(batch) >= batch_size:
-                _write(writer, batch, report)
-                batch = []
-    finally:
-        # A read error (a .gz cut short) ends the loop: the lines read before it were
-        # whole, so they are kept before the error is reported.
-        if batch:
-            _write(writer, batch, report)
-    if broken:
-        report.skipped += len(broken)
+            out.last_line = lineno
+            out.last_unterminated = not line.endswith(b"\n")
+            if keep is not None:
+                found = _CATEGORIES_RE.search(line)
+                if found is not None and not keep(found.group(1).decode("latin-1").split()):
+                    out.filtered += 1
+                    continue
+            try:
+                paper = feeds.parse_jsonl_line(line, self.source, lineno)
+            except FeedError:
+                out.broken.append(lineno)
+                continue
+            if keep is not None and not keep(paper.categories):
+                out.filtered += 1
+                continue
+            record = paper.to_record()
+            record["tags"] = list(tag(paper.title, paper.abstract, paper.authors, paper.categories))
+            out.records.append(record)
+        return out
+
+
+_WORKER: _Preparer | None = None
+
+
+def _start_worker(topics: list[tuple[Any, ...]], categories: tuple[str, ...], source: str) -> None:
+    global _WORKER
+    from papertrack.topics import Catalog, Topic
+
+    # Ctrl-C is the parent's to handle: it stops the pool and reports what was kept.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    catalog = Catalog(Topic(*spec) for spec in topics)
+    _WORKER = _Preparer(catalog, categories, source)
+
+
+def _work(first_line: int, lines: list[bytes]) -> _Prepared:
+    assert _WORKER is not None, "worker not started"
+    return _WORKER(first_line, lines)
+
+
+class _Done:
+    """The result of a chunk prepared in this process, shaped like a Future."""
+
+    def __init__(self, value: _Prepared) -> None:
+        self.value = value
+
+    def result(self) -> _Prepared:
+        return self.value
+
+
+class _Snapshot:
+    """One JSON-lines source being ingested (see the comment above)."""
+
+    def __init__(
+        self,
+        stream: IO[bytes],
+        source: str,
+        writer: StoreWriter,
+        report: SourceReport,
+        options: IngestOptions,
+    ) -> None:
+        self.stream = stream
+        self.source = source
+        self.writer = writer
+        self.report = report
+        self.options = options
+        raw = stream.fileobj if isinstance(stream, gzip.GzipFile) else stream
+        self.raw: IO[bytes] = raw
+        self.total = _size(self.raw)
+        self.checkpoint = _Checkpoint.find(writer.store.path, source, self.raw)
+        self.broken: list[int] = []
+        self.last_line = 0
+        self.last_unterminated = False
+        self.pool: ProcessPoolExecutor | None = None
+        self.read_error: BaseException | None = None
+
+    def run(self) -> None:
+        start_line, offset = 1, 0
+        if self.checkpoint is not None:
+            if self.options.resume and self.checkpoint.load():
+                start_line, offset = self.checkpoint.line + 1, self.checkpoint.offset
+                self.stream.seek(offset)
+                self.report.resumed_at = start_line
+                for name, value in self.checkpoint.counts.items():
+                    setattr(self.report, name, getattr(self.report, name) + value)
+                self.broken = list(self.checkpoint.broken)
+            else:
+                self.checkpoint.clear()
+        try:
+            self._stream(start_line, offset)
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+        broken = self._broken_clause()
+        if self.read_error is not None:
+            # The checkpoint stays: the same file again resumes at once (and fails the same way).
+            self.report.skipped += len(self.broken)
+            self.report.error = (
+                f"could not read {self.source} to its end ({self.read_error}); kept the "
+                f"{self.report.papers} papers before that point"
+                + (f" and skipped {broken}" if broken else "")
+                + ". Check that the file is whole: download it again if it was cut short"
+            )
+            return
+        if self.checkpoint is not None:
+            self.checkpoint.clear()  # the whole file is in: nothing to resume
+        if broken:
+            self.report.skipped += len(self.broken)
+            self.report.error = (
+                f"{self.source}: skipped {broken}; kept {self.report.papers} papers. "
+                "Download the file again if it was cut short"
+            )
+
+    def _chunks(self, line: int, offset: int) -> Iterator[_Chunk]:
+        # A chunk never holds more than a batch, so batches (and checkpoints) come
+        # as often as asked for.
+        size = min(CHUNK_LINES, self.options.batch_size or BATCH_SIZE)
+        lines: list[bytes] = []
+        first = line
+        try:
+            for raw in self.stream:
+                lines.append(raw)
+                offset += len(raw)
+                line += 1
+                if len(lines) >= size:
+                    yield _Chunk(first, lines, line - 1, offset)
+                    lines, first = [], line
+        except _READ_ERRORS as exc:
+            # A .gz cut short: the lines read before the error were whole.
+            self.read_error = exc
+        if lines:
+            yield _Chunk(first, lines, line - 1, offset)
+
+    def _stream(self, line: int, offset: int) -> None:
+        """Read, prepare and write every chunk, in order."""
+        local = _Preparer(self.writer.catalog, self.options.categories, self.source)
+        pending: deque[tuple[_Chunk, _Done | Future[_Prepared]]] = deque()
+        batch: list[dict[str, Any]] = []
+        taken: _Chunk | None = None  # the last chunk whose records are in ``batch``
+        read = 0
+        try:
+            for chunk in self._chunks(line, offset):
+                read += len(chunk.lines)
+                if self.pool is None and self.options.jobs > 1 and read > PARALLEL_AFTER:
+                    self.pool = self._pool()
+                if self.pool is not None:
+                    work = self.pool.submit(_work, chunk.first_line, chunk.lines)
+                    pending.append((chunk, work))
+                else:
+                    pending.append((chunk, _Done(local(chunk.first_line, chunk.lines))))
+                # Up to two chunks per worker are prepared while this process writes.
+                window = 2 * self.options.jobs if self.pool is not None else 0
+                while len(pending) > window:
+                    taken = self._take(pending.popleft(), batch)
+                    if len(batch) >= (self.options.batch_size or BATCH_SIZE):
+                        self._flush(batch, taken)
+            while pending:
+                taken = self._take(pending.popleft(), batch)
+        except BrokenProcessPool:
+            raise FeedError(
+                f"a worker process reading {self.source} stopped unexpectedly "
+                "(out of memory?). The papers written so far are kept; run the same "
+                "command again to resume, with --jobs 1 to use a single process"
+            ) from None
+        if batch and taken is not None:
+            self._flush(batch, taken)
+
+    def _pool(self) -> ProcessPoolExecutor:
+        topics = [
+            (t.name, t.slug, t.query, t.description, t.categories, t.source)
+            for t in self.writer.catalog.topics
+        ]
+        # spawn, not fork: a forked worker would inherit the store lock and hold it
+        # after a killed parent; spawned ones hold nothing of the parent's.
+        return ProcessPoolExecutor(
+            max_workers=self.options.jobs,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(topics, self.options.categories, self.source),
+        )
+
+    def _take(
+        self, item: tuple[_Chunk, _Done | Future[_Prepared]], batch: list[dict[str, Any]]
+    ) -> _Chunk:
+        """Add a prepared chunk's records to ``batch``; returns the chunk."""
+        chunk, future = item
+        prepared = future.result()
+        batch.extend(prepared.records)
+        self.broken.extend(prepared.broken)
+        self.report.filtered += prepared.filtered
+        if prepared.last_line > self.last_line:
+            self.last_line = prepared.last_line
+            self.last_unterminated = prepared.last_unterminated
+        return chunk
+
+    def _flush(self, batch: list[dict[str, Any]], chunk: _Chunk) -> None:
+        """Write ``batch`` (emptied first: whatever happens next, it is not written twice)."""
+        records = batch[:]
+        batch.clear()
+        _count(self.writer.upsert_records(records), len(records), self.report)
+        if self.checkpoint is not None:
+            self.checkpoint.save(chunk.end_line, chunk.end_offset, self.report, self.broken)
+        if self.options.on_bytes is not None:
+            self.options.on_bytes(self.source, _tell(self.raw), self.total, self.report.papers)
+
+    def _broken_clause(self) -> str:
+        """'2 broken lines (lines 3, 5)', with '(the last line looks cut off)' when it is."""
+        broken = self.broken
+        if not broken:
+            return ""
         named = ", ".join(map(str, broken[:MAX_LINES_NAMED]))
         more = f" and {len(broken) - MAX_LINES_NAMED} more" if len(broken) > MAX_LINES_NAMED else ""
-        cut = " (the last line looks cut off)" if broken[-1] == last_line else ""
-        report.error = (
-            f"{source}: skipped {len(broken)} broken line{'s' if len(broken) != 1 else ''} "
-            f"(line {named}{more}){cut}; kept {report.papers} papers. "
-            "Download the file again if it was cut short"
+        cut = (
+            " (the last line looks cut off)"
+            if broken[-1] == self.last_line and self.last_unterminated
+            else ""
         )
+        lines = "lines" if len(broken) > 1 else "line"
+        return f"{len(broken)} broken {lines} ({lines} {named}{more}){cut}"
+
+
+def _size(raw: IO[bytes]) -> int | None:
+    try:
+        return os.fstat(raw.fileno()).st_size if raw.seekable() else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _tell(raw: IO[bytes]) -> int:
+    try:
+        return raw.tell()
+    except (OSError, ValueError):
+        return 0
+
+
+_COUNTS = ("papers", "new", "updated", "unchanged", "filtered")
+
+
+@dataclass
+class _Checkpoint:
+    """Where an ingest of one file stopped: saved in the store after every batch.
+
+    Kept only for a regular file, and trusted only while the file has the same
+    path, size and modification time; reading a file again from its start is
+    always correct too (unchanged papers are left alone), only slower.
+    """
+
+    path: Path
+    identity: dict[str, Any]
+    line: int = 0
+    offset: int = 0
+    #: The report's counts when the checkpoint was saved (papers, new, …).
+    counts: dict[str, int] = field(default_factory=dict)
+    broken: tuple[int, ...] = ()
+
+    @classmethod
+    def find(cls, store_dir: Path, source: str, raw: IO[bytes]) -> _Checkpoint | None:
+        try:
+            stat = os.fstat(raw.fileno())
+        except (OSError, ValueError, AttributeError):
+            return None
+        if not S_ISREG(stat.st_mode):
+            return None
+        real = str(Path(source).resolve())
+        key = hashlib.sha1(real.encode("utf-8")).hexdigest()[:16]
+        identity = {"file": real, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+        return cls(store_dir / "resume" / f"{key}.json", identity)
+
+    def load(self) -> bool:
+        """Whether a checkpoint of this very file exists (then its position is loaded)."""
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return False
+        if not isinstance(data, dict) or data.get("identity") != self.identity:
+            return False
+        try:
+            self.line, self.offset = int(data["line"]), int(data["offset"])
+            self.counts = {name: int(data["counts"][name]) for name in _COUNTS}
+            self.broken = tuple(int(n) for n in data["broken"])
+        except (KeyError, TypeError, ValueError):
+            return False
+        return self.line > 0 and self.offset > 0
+
+    def save(self, line: int, offset: int, report: SourceReport, broken: list[int]) -> None:
+        data = {
+            "identity": self.identity,
+            "line": line,
+            "offset": offset,
+            "counts": {name: getattr(report, name) for name in _COUNTS},
+            "broken": broken,
+        }
+        write_atomic(self.path, json.dumps(data).encode("utf-8"))
+
+    def clear(self) -> None:
+        with contextlib.suppress(OSError):
+            self.path.unlink()
 
 
 def ingest(
@@ -190,11 +545,12 @@ def ingest(
     *,
     stdin: IO[bytes] | None = None,
     progress: Progress | None = None,
+    options: IngestOptions | None = None,
 ) -> IngestReport:
     """Ingest every source in turn; a failed source does not stop the others."""
     report = IngestReport()
     for source in sources:
-        item = ingest_source(source, writer, stdin=stdin)
+        item = ingest_source(source, writer, stdin=stdin, options=options)
         report.sources.append(item)
         if progress is not None:
             progress(item)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -10,10 +11,13 @@ from typing import Any
 def _iso(value: datetime | None) -> str | None:
     if value is None:
         return None
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if value.tzinfo is not UTC:
+        value = value.astimezone(UTC)
+    return value.isoformat().replace("+00:00", "Z")
 
 
-def _from_iso(value: str | None) -> datetime | None:
+def from_iso(value: str | None) -> datetime | None:
+    """An ISO 8601 timestamp as stored (``2026-08-20T17:01:02Z``) → aware UTC datetime."""
     if not value:
         return None
     return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
@@ -97,12 +101,35 @@ class Paper:
         }
 
     def to_record(self) -> dict[str, Any]:
-        """The form kept in the store: the JSON schema plus provenance fields."""
-        record = self.to_dict()
-        del record["affiliations"]  # derived from author_affiliations
-        record["primary_guessed"] = self.primary_guessed
-        record["source"] = self.source
-        return record
+        """The form kept in the store: the JSON schema plus provenance fields.
+
+        Written out field by field rather than derived from :meth:`to_dict`, which
+        a bulk import calls for every paper: it skips the derived ``affiliations``.
+        """
+        return {
+            "arxiv_id": self.arxiv_id,
+            "version": self.version,
+            "title": self.title,
+            "abstract": self.abstract,
+            "authors": list(self.authors),
+            "author_affiliations": [list(a) for a in self.author_affiliations],
+            "primary_category": self.primary_category,
+            "categories": list(self.categories),
+            "published": _iso(self.published),
+            "updated": _iso(self.updated),
+            "announced": _iso(self.announced),
+            "announce_type": self.announce_type,
+            "paper_date": _iso(self.paper_date),
+            "doi": self.doi,
+            "journal_ref": self.journal_ref,
+            "comment": self.comment,
+            "url": self.url,
+            "pdf_url": self.pdf_url,
+            "license": self.license,
+            "tags": list(self.tags),
+            "primary_guessed": self.primary_guessed,
+            "source": self.source,
+        }
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Paper:
@@ -115,9 +142,9 @@ class Paper:
             author_affiliations=tuple(tuple(a) for a in record.get("author_affiliations") or ()),
             primary_category=record.get("primary_category"),
             categories=tuple(record.get("categories") or ()),
-            published=_from_iso(record.get("published")),
-            updated=_from_iso(record.get("updated")),
-            announced=_from_iso(record.get("announced")),
+            published=from_iso(record.get("published")),
+            updated=from_iso(record.get("updated")),
+            announced=from_iso(record.get("announced")),
             announce_type=record.get("announce_type"),
             doi=record.get("doi"),
             journal_ref=record.get("journal_ref"),
@@ -142,6 +169,10 @@ class SourceReport:
     updated: int = 0
     unchanged: int = 0
     skipped: int = 0
+    #: Papers left out by a category filter.
+    filtered: int = 0
+    #: The line an interrupted ingest of this file was resumed at.
+    resumed_at: int | None = None
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -234,3 +265,24 @@ def merge_papers(stored: Paper | None, incoming: Paper) -> Paper:
         if len(other.author_affiliations) == len(authors):
             changes["author_affiliations"] = other.author_affiliations
     return replace(base, **changes) if changes else base
+
+
+def category_test(patterns: Iterable[str]) -> Callable[[Iterable[str]], bool] | None:
+    """A test that a paper's categories include one of ``patterns``, or None for no patterns.
+
+    A pattern is a category (``cs.AI``, any case) or a prefix ending in ``*``
+    (``cs.*``, ``math*``). Cross-lists count: every category of a paper is tried.
+    """
+    exact = {p.casefold() for p in patterns if p and not p.endswith("*")}
+    prefixes = tuple(p[:-1].casefold() for p in patterns if p.endswith("*"))
+    if not exact and not prefixes:
+        return None
+
+    def test(categories: Iterable[str]) -> bool:
+        for category in categories:
+            folded = category.casefold()
+            if folded in exact or (prefixes and folded.startswith(prefixes)):
+                return True
+        return False
+
+    return test

@@ -34,20 +34,22 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from tinydb import Query, TinyDB
 from tinydb.middlewares import CachingMiddleware
 from tinydb.storages import Storage
 from tinydb.table import Document
 
 from papertrack.errors import StoreError
-from papertrack.models import Paper, UpsertResult, merge_papers
+from papertrack.models import Paper, UpsertResult, from_iso, merge_papers
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog
 
-#: Version of index.json. 2 added daily counts; an index of an older schema is
-#: rebuilt from the partitions by the next writer (see :meth:`Store.index_outdated`).
-SCHEMA = 2
+#: Version of index.json. 2 added daily counts, 3 category counts; an index of an
+#: older schema is rebuilt from the partitions by the next writer (see
+#: :meth:`Store.index_outdated`).
+SCHEMA = 3
 #: A test on a paper's raw title, abstract, authors and categories.
 FieldMatcher = Callable[[str, str, list[str], list[str]], bool]
 UNDATED = "undated"
@@ -68,8 +70,17 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+#: Files written by :func:`write_atomic` inside :func:`all_or_nothing`, not yet in place:
+#: (temp file, final path), and final paths to remove at the end (None: not staging).
+_staged: list[tuple[Path, Path | None]] | None = None
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix."""
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
+
+    Inside :func:`all_or_nothing` the file is only written and flushed to a temp
+    file here; it replaces ``path`` when the whole group has been written.
+    """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,15 +88,72 @@ def write_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if _staged is not None:
+            _staged.append((tmp, path))
+            return
         os.replace(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise StoreError(
-            f"could not write {path}: {exc.strerror or exc}. "
-            "Check that the disk has space and the directory is writable"
-        ) from exc
+        raise _write_error(path, exc) from exc
     _fsync_dir(path.parent)
+
+
+def _write_error(path: Path, exc: OSError) -> StoreError:
+    return StoreError(
+        f"could not write {path}: {exc.strerror or exc}. "
+        "Check that the disk has space and the directory is writable"
+    )
+
+
+def remove_file(path: Path) -> None:
+    """Remove ``path`` (a week file left empty); inside :func:`all_or_nothing`, at its end."""
+    if _staged is not None:
+        _staged.append((path, None))
+        return
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+@contextlib.contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Put every file written inside in place together, or none of them.
+
+    A full disk or any other failure while the files are written leaves the
+    store exactly as it was (the temp files are removed). Only the renames at
+    the end, which need no space, can be cut short, by a kill: the caller's
+    ``.dirty`` marker covers that.
+    """
+    global _staged
+    if _staged is not None:
+        yield  # already inside one: the outer group decides
+        return
+    staged: list[tuple[Path, Path | None]] = []
+    _staged = staged
+    try:
+        yield
+    except BaseException:
+        _staged = None
+        for tmp, path in staged:
+            if path is not None:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+        raise
+    _staged = None
+    folders: set[Path] = set()
+    for tmp, path in staged:
+        try:
+            if path is None:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                folders.add(tmp.parent)
+            else:
+                os.replace(tmp, path)
+                folders.add(path.parent)
+        except OSError as exc:
+            raise _write_error(path or tmp, exc) from exc
+    for folder in folders:
+        _fsync_dir(folder)
 
 
 def read_json(path: Path) -> Any:
@@ -100,17 +168,15 @@ def read_json(path: Path) -> Any:
         ) from exc
     try:
         return json.loads(raw)
-    except ValueError as exc:
-        raise StoreError(
-            f"store file {path} is damaged ({exc}). "
-            "Restore it from a backup or remove it and re-ingest its papers"
-        ) from exc
+    except (ValueError, RecursionError) as exc:  # RecursionError: garbage like [[[[…
+        raise StoreError(f"store file {path} is damaged ({exc}). {REPAIR_HINT}") from exc
 
 
 def _dumps(data: Any) -> bytes:
-    # ASCII escapes (TinyDB's own default) encode twice as fast as raw UTF-8: 20 ms
-    # against 43 ms for a week file of 2,000 papers, which a retag or ingest writes whole.
-    return json.dumps(data, separators=(",", ":")).encode("ascii")
+    # Compact UTF-8 JSON, as json.dumps(separators=(",", ":")) would write it, but 8x
+    # faster: a week file of 2,000 papers takes ~7 ms instead of ~55 ms, and a bulk
+    # import or retag writes every week file it touches whole.
+    return orjson.dumps(data)
 
 
 class AtomicJSONStorage(Storage):
@@ -126,11 +192,13 @@ class AtomicJSONStorage(Storage):
 
     def read(self) -> dict[str, dict[str, Any]] | None:
         data = read_json(self.path)
-        if data is not None and not isinstance(data, dict):
-            raise StoreError(
-                f"store file {self.path} is not a TinyDB database. "
-                "Remove it and re-ingest its papers"
-            )
+        if data is None:
+            return None
+        # Checked here, once, so that a garbled file is a StoreError naming it in every
+        # reader rather than a KeyError deep inside TinyDB or Paper.from_record.
+        problem = _shape_problem(data)
+        if problem or not isinstance(data, dict):
+            raise StoreError(f"store file {self.path} is damaged ({problem}). {REPAIR_HINT}")
         return data
 
     def write(self, data: dict[str, dict[str, Any]]) -> None:
@@ -189,6 +257,17 @@ def _fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
         record.get("authors") or [],
         record.get("categories") or [],
     )
+
+
+def _paper(record: dict[str, Any], path: Path) -> Paper:
+    """A stored record as a Paper; a record of the wrong types is a damaged file, named."""
+    try:
+        return Paper.from_record(record)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise StoreError(
+            f"store file {path} is damaged (record {record.get('arxiv_id')!r}: {exc}). "
+            f"{REPAIR_HINT}"
+        ) from None
 
 
 def _paper_sort_key(paper: Paper) -> tuple[str, str]:
@@ -277,12 +356,17 @@ class Index:
     about 3× the size of weekly counts alone, against 7× for one key per day: at 1M
     synthetic papers (bench/run.py) index.json is 366 KiB and loads in ~10 ms; a
     simulation of one key per day gave 849 KiB and 20 ms, weekly counts alone 125 KiB.
+
+    ``primary`` counts papers by primary category and ``listed`` by every category
+    they are listed in (cross-lists included), for ``papertrack stats``.
     """
 
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     days: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    primary: dict[str, int] = field(default_factory=dict)
+    listed: dict[str, int] = field(default_factory=dict)
     fingerprints: dict[str, str] = field(default_factory=dict)
-    #: The schema the index was read with; below :data:`SCHEMA` it lacks ``days``.
+    #: The schema the index was read with; below :data:`SCHEMA` it lacks newer fields.
     schema: int = SCHEMA
 
     @classmethod
@@ -302,6 +386,9 @@ class Index:
                 )
             index.schema = schema
             index.fingerprints = dict(doc.get("topics") or {})
+        for doc in (data.get("categories") or {}).values():
+            index.primary = {k: int(v) for k, v in (doc.get("primary") or {}).items()}
+            index.listed = {k: int(v) for k, v in (doc.get("listed") or {}).items()}
         return index
 
     def to_tinydb(self) -> dict[str, Any]:
@@ -314,13 +401,33 @@ class Index:
             for n, (topic, weeks) in enumerate(sorted(self.counts.items()), start=1)
         }
         meta = {"1": {"schema": SCHEMA, "topics": dict(sorted(self.fingerprints.items()))}}
-        return {"counts": counts, "meta": meta}
+        categories = {
+            "1": {
+                "primary": dict(sorted((k, v) for k, v in self.primary.items() if v)),
+                "listed": dict(sorted((k, v) for k, v in self.listed.items() if v)),
+            }
+        }
+        return {"counts": counts, "meta": meta, "categories": categories}
 
     def bump(self, paper: Paper, delta: int) -> None:
-        moment = paper.paper_date
+        self.bump_at(paper.paper_date, paper.tags, delta, paper.primary_category, paper.categories)
+
+    def bump_at(
+        self,
+        moment: datetime | None,
+        tags: Iterable[str],
+        delta: int,
+        primary: str | None = None,
+        categories: Iterable[str] = (),
+    ) -> None:
+        """Count (``delta`` 1) or uncount (-1) a paper dated ``moment`` with these tags."""
+        if primary:
+            self.primary[primary] = self.primary.get(primary, 0) + delta
+        for category in categories:
+            self.listed[category] = self.listed.get(category, 0) + delta
         week = week_of(moment)
         weekday = moment.astimezone(UTC).weekday() if moment is not None else None
-        for topic in (ALL, *paper.tags):
+        for topic in (ALL, *tags):
             weeks = self.counts.setdefault(topic, {})
             weeks[week] = weeks.get(week, 0) + delta
             if weekday is not None:
@@ -335,13 +442,22 @@ class Index:
 
 
 @dataclass(frozen=True)
-class StoreInfo:
+class StoreStats:
+    """What a store holds, for ``papertrack stats``: read from the index and file sizes."""
+
     path: Path
     papers: int
+    undated: int
+    first_date: date | None
+    last_date: date | None
+    #: Week files, the undated file included.
     partitions: int
-    first_week: str | None
-    last_week: str | None
-    size_bytes: int
+    #: Bytes on disk of the week files, the id map, the index and everything else.
+    sizes: dict[str, int]
+    #: Category -> papers with it as primary category.
+    primary: dict[str, int]
+    #: Category -> papers listed in it, cross-lists included.
+    listed: dict[str, int]
 
 
 class Store:
@@ -381,7 +497,13 @@ class Store:
             key = None
         if self._index is None or self._index[0] != key:
             data = AtomicJSONStorage(self.index_path, read_only=True).read() if key else None
-            self._index = (key, Index.from_tinydb(data))
+            try:
+                index = Index.from_tinydb(data)
+            except (TypeError, ValueError, AttributeError, KeyError) as exc:
+                raise StoreError(
+                    f"store file {self.index_path} is damaged ({exc}). {REPAIR_HINT}"
+                ) from None
+            self._index = (key, index)
         return self._index[1]
 
     def read_partition(self, week: str) -> list[Paper]:
@@ -390,7 +512,7 @@ class Store:
             return []
         db = TinyDB(path, storage=AtomicJSONStorage, read_only=True)
         try:
-            return [Paper.from_record(doc) for doc in db.table(PAPERS_TABLE, cache_size=0).all()]
+            return [_paper(doc, path) for doc in db.table(PAPERS_TABLE, cache_size=0).all()]
         finally:
             db.close()
 
@@ -407,7 +529,7 @@ class Store:
             if match is not None:
                 # Matched on the record: a Paper is built only for the hits.
                 docs = [doc for doc in docs if match(*_fields(doc))]
-            return [Paper.from_record(doc) for doc in docs]
+            return [_paper(doc, path) for doc in docs]
         finally:
             db.close()
 
@@ -419,7 +541,7 @@ class Store:
         data = AtomicJSONStorage(self.partition_path(week), read_only=True).read() or {}
         for doc in (data.get(PAPERS_TABLE) or {}).values():
             if doc.get("arxiv_id") == arxiv_id:
-                return Paper.from_record(doc)
+                return _paper(doc, self.partition_path(week))
         return None
 
     def search(self, match: FieldMatcher) -> Iterator[tuple[str, Paper]]:
@@ -483,17 +605,48 @@ class Store:
     def count(self, topic: str | None = None) -> int:
         return self.index().total(topic or ALL)
 
-    def info(self) -> StoreInfo:
-        weeks = self.weeks()
-        dated = [w for w in weeks if w != UNDATED]
-        size = sum(p.stat().st_size for p in self.path.rglob("*.json")) if self.path.is_dir() else 0
-        return StoreInfo(
+    def stats(self) -> StoreStats:
+        """Counts from the index, sizes from the directory: no week file is read."""
+        index = self.index()
+        days = index.days.get(ALL, {})
+        dated = sorted(week for week, row in days.items() if any(row))
+        first = last = None
+        if dated:
+            row = days[dated[0]]
+            first = date.fromisoformat(dated[0]) + timedelta(
+                days=next(i for i, n in enumerate(row) if n)
+            )
+            row = days[dated[-1]]
+            last = date.fromisoformat(dated[-1]) + timedelta(
+                days=max(i for i, n in enumerate(row) if n)
+            )
+        sizes = {"papers": 0, "ids": 0, "index": 0, "other": 0}
+        partitions = 0
+        if self.path.is_dir():
+            for root, _dirs, files in os.walk(self.path):
+                part = Path(root).relative_to(self.path).parts
+                kind = part[0] if part and part[0] in ("papers", "ids") else "other"
+                for name in files:
+                    try:
+                        size = os.stat(os.path.join(root, name)).st_size
+                    except OSError:
+                        continue  # removed while we looked
+                    if kind == "other" and not part and name == "index.json":
+                        sizes["index"] += size
+                    else:
+                        sizes[kind] += size
+                    if kind == "papers" and name.endswith(".json") and not name.startswith("."):
+                        partitions += 1
+        return StoreStats(
             path=self.path,
-            papers=self.count(),
-            partitions=len(weeks),
-            first_week=dated[-1] if dated else None,
-            last_week=dated[0] if dated else None,
-            size_bytes=size,
+            papers=index.total(ALL),
+            undated=index.counts.get(ALL, {}).get(UNDATED, 0),
+            first_date=first,
+            last_date=last,
+            partitions=partitions,
+            sizes=sizes,
+            primary=dict(index.primary),
+            listed=dict(index.listed),
         )
 
     def index_outdated(self) -> bool:
@@ -535,7 +688,8 @@ class StoreWriter:
             # Only writers make temp files, and we hold the lock: these are leftovers of a kill.
             with contextlib.suppress(OSError):
                 stray.unlink()
-        if self._dirty.exists() or self.store.index_outdated():
+        lost_index = not self.store.index_path.exists() and bool(self.store.weeks())
+        if self._dirty.exists() or self.store.index_outdated() or lost_index:
             self.rebuild()
         # A private copy: the writer bumps counts before they are committed.
         self.index = copy.deepcopy(self.store.index())
@@ -551,47 +705,115 @@ class StoreWriter:
     # -- batches
     def upsert(self, papers: Iterable[Paper]) -> UpsertResult:
         """Insert new papers, update papers with newer versions, leave the rest alone."""
+        result = UpsertResult()
+        shards = _Shards(self.store)
+        parts = _Partitions(self.store)
+        self._merge_into(parts, shards, papers, result)
+        if parts.changed or shards.changed:
+            self._commit(parts, shards)
+        return result
+
+    def upsert_records(self, records: Iterable[dict[str, Any]]) -> UpsertResult:
+        """Like :meth:`upsert` for papers already in their stored form and tagged.
+
+        The bulk-import path (:mod:`papertrack.ingest` prepares records in worker
+        processes): a paper the store does not hold yet is written as it comes,
+        without building a :class:`Paper`; every other one takes the
+        :meth:`upsert` path. ``tags`` must come from this writer's catalog.
+        """
+        result = UpsertResult()
+        shards = _Shards(self.store)
+        parts = _Partitions(self.store)
+        fresh: dict[str, dict[str, Any]] = {}
+        others: list[Paper] = []
+        for record in records:
+            pid = record["arxiv_id"]
+            if pid in fresh or shards.get(pid) is not None:
+                others.append(Paper.from_record(record))
+            else:
+                fresh[pid] = record
+        for pid in {p.arxiv_id for p in others} & fresh.keys():
+            others.insert(0, Paper.from_record(fresh.pop(pid)))  # twice in one batch
+        for pid, record in fresh.items():
+            moment = from_iso(record.get("published") or record.get("announced"))
+            week = week_of(moment)
+            parts.put_record(week, pid, record)
+            shards.set(pid, week)
+            self.index.bump_at(
+                moment,
+                record.get("tags") or (),
+                +1,
+                record.get("primary_category"),
+                record.get("categories") or (),
+            )
+            result.new += 1
+        self._merge_into(parts, shards, others, result)
+        if parts.changed or shards.changed:
+            self._commit(parts, shards)
+        return result
+
+    def _merge_into(
+        self, parts: _Partitions, shards: _Shards, papers: Iterable[Paper], result: UpsertResult
+    ) -> None:
         incoming: dict[str, Paper] = {}
         for paper in papers:
             incoming[paper.arxiv_id] = merge_papers(incoming.get(paper.arxiv_id), paper)
-        result = UpsertResult()
         if not incoming:
-            return result
-
-        shards = _Shards(self.store)
+            return
         old_weeks = {pid: shards.get(pid) for pid in incoming}
-        parts = _Partitions(self.store)
         for pid, paper in incoming.items():
             old_week = old_weeks[pid]
             stored = parts.get(old_week, pid) if old_week is not None else None
             merged = merge_papers(stored, paper)
-            merged = merged.with_tags(self.catalog.tag(merged))
+            merged = merged.with_tags(
+                self.catalog.tag_fields(
+                    merged.title, merged.abstract, merged.authors, merged.categories
+                )
+            )
             if stored is None:
                 result.new += 1
             elif stored.to_record() == merged.to_record():
                 result.unchanged += 1
                 continue
-            else:
+            new_week = week_of(merged.paper_date)
+            if stored is not None:
                 result.updated += 1
                 self.index.bump(stored, -1)
-                parts.remove(old_week or UNDATED, pid)
-            new_week = week_of(merged.paper_date)
+                if old_week is not None and old_week != new_week:
+                    # Out of the old week only once the new copy is in place (see _commit).
+                    parts.moved_out.append((old_week, pid))
             parts.put(new_week, merged)
             shards.set(pid, new_week)
             self.index.bump(merged, +1)
 
-        if parts.changed or shards.changed:
-            self._commit(parts, shards)
-        return result
-
     def _commit(self, parts: _Partitions, shards: _Shards) -> None:
-        # Order: mark dirty, partitions (the truth), id shards and index (derived), unmark.
-        # A kill anywhere leaves whole files; the marker makes the next writer rebuild
-        # the derived files from the partitions.
+        # Mark dirty; write the partitions (the truth), id shards and index (derived)
+        # to temp files, then put them all in place; unmark. A failed write (a full
+        # disk) leaves the store as it was. A kill during the renames leaves whole
+        # files, and the marker makes the next writer rebuild the derived ones.
         write_atomic(self._dirty, b"1")
-        parts.flush()
-        shards.flush()
-        self._write_index()
+        try:
+            with all_or_nothing():
+                parts.flush()
+                shards.flush()
+                self._write_index()
+        except StoreError:
+            # Nothing of this batch reached the store: forget its counts too.
+            self.index = copy.deepcopy(self.store.index())
+            with contextlib.suppress(OSError):
+                self._dirty.unlink()
+            raise
+        if parts.moved_out:
+            # Papers that moved to another week (a newer version, a better date) left
+            # their old copy behind so that a kill during the renames above cannot lose
+            # them; now that the new copies are in place, remove the old ones. A kill or
+            # a failure here leaves a paper in two weeks and the marker set: the next
+            # writer's rebuild keeps the newer copy.
+            later = _Partitions(self.store)
+            for week, pid in parts.moved_out:
+                later.remove(week, pid)
+            with all_or_nothing():
+                later.flush()
         with contextlib.suppress(OSError):
             self._dirty.unlink()
 
@@ -654,17 +876,27 @@ class StoreWriter:
         """Rebuild the id map and the index from the partitions after an interrupted write.
 
         A paper found in two partitions (a kill between writing its new week and
-        removing it from the old one) keeps its newest copy.
+        removing it from the old one) keeps its newest copy; between equally new
+        copies, the one the id map points to, which a commit writes with the new copy.
         """
         best: dict[str, tuple[str, Paper]] = {}
         duplicates: list[tuple[str, str]] = []
+        shards = _Shards(self.store)
+
+        def mapped(pid: str) -> str | None:
+            try:
+                return shards.get(pid)
+            except StoreError:
+                return None  # a damaged shard: rebuilt below anyway
+
         for week in self.store.weeks():
             for paper in self.store.read_partition(week):
                 seen = best.get(paper.arxiv_id)
                 if seen is None:
                     best[paper.arxiv_id] = (week, paper)
                     continue
-                keep_new = _recency(paper) > _recency(seen[1])
+                new, old = _recency(paper), _recency(seen[1])
+                keep_new = new > old or (new == old and mapped(paper.arxiv_id) == week)
                 loser = seen[0] if keep_new else week
                 duplicates.append((loser, paper.arxiv_id))
                 if keep_new:
@@ -687,7 +919,7 @@ class StoreWriter:
             write_atomic(self.store.shard_path(shard), _dumps({"ids": {"1": mapping}}))
         try:
             index.fingerprints = self.store.index().fingerprints
-        except StoreError:
+        except (StoreError, LookupError, TypeError, AttributeError, ValueError):
             index.fingerprints = {}  # a damaged index only costs a full retag
         self.index = index
         write_atomic(self.store.index_path, _dumps(self.index.to_tinydb()))
@@ -735,11 +967,14 @@ class _Partitions:
         self.removed: dict[str, set[int]] = defaultdict(set)
         self.added: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
         self.changed: set[str] = set()
+        #: (old week, id) of papers put in another week, removed after the commit.
+        self.moved_out: list[tuple[str, str]] = []
 
     def load(self, week: str) -> list[Paper]:
         """The papers of ``week`` as stored (opening the file for writing)."""
         self._open(week)
-        return [Paper.from_record(doc) for doc in self.docs[week].values()]
+        path = self.store.partition_path(week)
+        return [_paper(doc, path) for doc in self.docs[week].values()]
 
     def _open(self, week: str) -> None:
         if week not in self.dbs:
@@ -755,7 +990,7 @@ class _Partitions:
         if record is not None:
             return Paper.from_record(record)
         doc = self.docs[week].get(arxiv_id)
-        return Paper.from_record(doc) if doc is not None else None
+        return _paper(doc, self.store.partition_path(week)) if doc is not None else None
 
     def remove(self, week: str, arxiv_id: str) -> None:
         self._open(week)
@@ -766,10 +1001,13 @@ class _Partitions:
         self.changed.add(week)
 
     def put(self, week: str, paper: Paper) -> None:
+        self.put_record(week, paper.arxiv_id, paper.to_record())
+
+    def put_record(self, week: str, arxiv_id: str, record: dict[str, Any]) -> None:
         self._open(week)
-        if paper.arxiv_id in self.docs[week]:
-            self.remove(week, paper.arxiv_id)
-        self.added[week][paper.arxiv_id] = paper.to_record()
+        if arxiv_id in self.docs[week]:
+            self.remove(week, arxiv_id)
+        self.added[week][arxiv_id] = record
         self.changed.add(week)
 
     replace = put
@@ -784,8 +1022,45 @@ class _Partitions:
                 table.insert_multiple(list(self.added[week].values()))
             if len(table) == 0:
                 db.storage.cache = None  # type: ignore[attr-defined]  # nothing to flush
-                with contextlib.suppress(FileNotFoundError):
-                    self.store.partition_path(week).unlink()
+                remove_file(self.store.partition_path(week))
                 continue
             db.close()  # CachingMiddleware: exactly one atomic write of the whole week
         self.changed.clear()
+
+
+# --------------------------------------------------------------------------- damage
+
+#: The fix every message about a damaged store file ends with.
+REPAIR_HINT = "Run 'papertrack doctor --repair' to keep what can still be read and rebuild the rest"
+
+
+def _shape_problem(data: Any) -> str | None:
+    """Why ``data`` (a parsed store file) is not a TinyDB database papertrack can read, or None.
+
+    Every table must map numeric document ids to objects; paper records must carry
+    an ``arxiv_id``, index counts a topic and its weeks, and the id map strings.
+    One pass of type checks: well under a millisecond for a week of 2,000 papers,
+    against ~20 ms to parse it.
+    """
+    if not isinstance(data, dict):
+        return f"a JSON {_json_type(data)}, not a TinyDB database"
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            return f"its table {name!r} is a JSON {_json_type(table)}"
+        for doc_id, doc in table.items():
+            if not doc_id.isdigit() or not isinstance(doc, dict):
+                return f"record {doc_id!r} of table {name!r} is not a TinyDB document"
+            if name == PAPERS_TABLE and not isinstance(doc.get("arxiv_id"), str):
+                return f"paper record {doc_id} has no arxiv_id"
+            if name == "counts" and not (
+                isinstance(doc.get("t"), str) and isinstance(doc.get("weeks"), dict)
+            ):
+                return f"count record {doc_id} has no topic or weeks"
+            if name == "ids" and not all(isinstance(week, str) for week in doc.values()):
+                return f"id map record {doc_id} maps an id to something other than a week"
+    return None
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")

@@ -300,7 +300,7 @@ def test_index_keeps_days_in_step_with_weeks() -> None:
     assert index.counts["*"] == {"2026-09-28": 2, "undated": 1}
     again = Index.from_tinydb(json.loads(json.dumps(index.to_tinydb())))
     assert again.days == index.days and again.counts == index.counts
-    assert again.schema == SCHEMA == 2
+    assert again.schema == SCHEMA == 3
 
 
 # --------------------------------------------------------------------------- the commands

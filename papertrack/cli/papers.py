@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -15,6 +18,8 @@ from papertrack.cli.common import (
     FormatOpt,
     JsonOpt,
     QuietOpt,
+    ViewFormat,
+    ViewFormatOpt,
     app,
     category_filter,
     complete_topic,
@@ -23,13 +28,18 @@ from papertrack.cli.common import (
     fresh_tags,
     load_catalog,
     open_store,
+    out,
     pick_format,
     say,
     state,
 )
 from papertrack.errors import UsageError
+from papertrack.text import json_text
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from papertrack.ingest import ByteProgress
     from papertrack.models import IngestReport, SourceReport
 
 # --------------------------------------------------------------------------- ingest
@@ -39,7 +49,47 @@ def _source_line(item: SourceReport) -> str:
     kind = f" ({item.kind})" if item.kind else ""
     counts = f"{item.new} new, {item.updated} updated, {item.unchanged} unchanged"
     skipped = f", {item.skipped} skipped" if item.skipped else ""
-    return f"{item.source}{kind}: {item.papers} papers: {counts}{skipped}"
+    filtered = f", {item.filtered} left out by --category" if item.filtered else ""
+    resumed = f" (resumed at line {item.resumed_at})" if item.resumed_at else ""
+    return f"{item.source}{kind}{resumed}: {item.papers} papers: {counts}{skipped}{filtered}"
+
+
+@contextlib.contextmanager
+def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
+    """A Rich progress bar by bytes on stderr while a snapshot streams, or None."""
+    if not show:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    from papertrack.cli.common import err
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TextColumn("{task.fields[papers]:,} papers"),
+        TimeRemainingColumn(),
+        console=err(),
+        transient=True,
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(source: str, done: int, total: int | None, papers: int) -> None:
+            if source not in tasks:
+                name = Path(source).name if source != "-" else "stdin"
+                tasks[source] = bar.add_task(name, total=total, papers=0)
+            bar.update(tasks[source], completed=done, total=total, papers=papers)
+
+        yield update
 
 
 def _summary(report: IngestReport) -> str:
@@ -65,6 +115,34 @@ def ingest(
     sample: Annotated[
         bool, typer.Option("--sample", help="Also ingest the bundled sample of real arXiv feeds.")
     ] = False,
+    category: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--category",
+            "-c",
+            help="Keep only papers in this category (cross-lists count); repeat it, "
+            "or end with * for a group: -c cs.* -c stat.ML.",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Processes that parse and tag a large snapshot [default: the CPU count].",
+            show_default=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume",
+            help="Continue an interrupted snapshot ingest of the same unchanged file where it "
+            "stopped, or read it from the start.",
+        ),
+    ] = True,
     quiet: QuietOpt = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print one line per source.")
@@ -76,13 +154,21 @@ def ingest(
     Atom), legacy RSS 1.0 listings, OAI-PMH responses, Kaggle snapshot JSON lines
     (plain or .gz) and any other RSS/Atom feed.
 
+    A snapshot is streamed, never loaded whole, with a progress bar by bytes on a
+    terminal. An interrupted snapshot ingest (Ctrl-C, a kill, a full disk) keeps
+    what it wrote; running the same command again continues where it stopped.
+
     Examples:
 
     \b
-        papertrack ingest api-page.xml listing.xml arxiv-metadata-oai-snapshot.json.gz
+        papertrack ingest api-page.xml listing.xml
+        papertrack ingest -c 'cs.*' arxiv-metadata-oai-snapshot.json.gz
         curl -s 'https://rss.arxiv.org/atom/cs.AI' | papertrack ingest -
         papertrack ingest --sample
     """
+    import os
+
+    from papertrack.ingest import IngestOptions
     from papertrack.ingest import ingest as run_ingest
 
     names = list(sources or [])
@@ -107,8 +193,15 @@ def ingest(
 
         store, catalog = open_store(), load_catalog()
         stdin = sys.stdin.buffer if "-" in names else None
-        with store.writer(catalog) as writer:
-            report = run_ingest(names, writer, stdin=stdin, progress=progress)
+        show = not quiet and sys.stderr.isatty()
+        with _byte_bar(show) as on_bytes, store.writer(catalog) as writer:
+            options = IngestOptions(
+                categories=tuple(category or ()),
+                jobs=jobs or os.cpu_count() or 1,
+                resume=resume,
+                on_bytes=on_bytes,
+            )
+            report = run_ingest(names, writer, stdin=stdin, progress=progress, options=options)
         if not quiet or report.failed:
             say(_summary(report))
         if report.failed:
@@ -255,3 +348,113 @@ def path(as_json: JsonOpt = False) -> None:
             sys.stdout.writelines(
                 f"{key + ':':<{width + 1}} {value}\n" for key, value in where.items()
             )
+
+
+# --------------------------------------------------------------------------- stats
+
+
+def _bytes(size: int) -> str:
+    """'385.2 KiB'."""
+    if size < 1024:
+        return f"{size:,} bytes"
+    value, unit = size / 1024, "KiB"
+    for bigger in ("MiB", "GiB", "TiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, bigger
+    return f"{value:,.1f} {unit}"
+
+
+@app.command(epilog=EXIT_CODES)
+def stats(
+    top: Annotated[
+        int,
+        typer.Option(
+            "--top", "-n", min=0, help="How many categories to list, most papers first (0: all)."
+        ),
+    ] = 20,
+    fmt: ViewFormatOpt = ViewFormat.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show what the store holds: papers, paper dates, week files, size on disk, categories.
+
+    Categories are counted twice: as the paper's primary category, and as any
+    category it is listed in (cross-lists included). Read from the store's index,
+    so it answers at once even for millions of papers.
+
+    Examples:
+
+    \b
+        papertrack stats
+        papertrack stats --top 0 --json | jq '.categories[:5]'
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    from papertrack.render import format_day, safe
+
+    with errors():
+        store = open_store()
+        if store.exists():
+            fresh_tags(store, load_catalog())  # upgrades an index that predates category counts
+        info = store.stats()
+        rows = sorted(info.listed.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = rows if top == 0 else rows[:top]
+        data = {
+            "store": str(info.path),
+            "papers": info.papers,
+            "undated": info.undated,
+            "first_date": info.first_date.isoformat() if info.first_date else None,
+            "last_date": info.last_date.isoformat() if info.last_date else None,
+            "partitions": info.partitions,
+            "size_bytes": sum(info.sizes.values()),
+            "sizes": info.sizes,
+            "categories_total": len(info.listed),
+            "categories": [
+                {"category": cat, "primary": info.primary.get(cat, 0), "listed": n}
+                for cat, n in shown
+            ],
+        }
+        if as_json or fmt is ViewFormat.json:
+            sys.stdout.write(json_text(data, indent=2) + "\n")
+            return
+        if not info.papers:
+            say(f"The store at {info.path} holds no papers yet. Try: papertrack ingest --sample")
+            return
+        span = (
+            f"{format_day(info.first_date)} – {format_day(info.last_date)}"
+            if info.first_date and info.last_date
+            else "none dated"
+        )
+        sizes = info.sizes
+        summary = Table.grid(padding=(0, 2))
+        summary.add_column(style="bold")
+        summary.add_column()
+        summary.add_row("Store", Text(str(info.path)))
+        undated = f" ({info.undated:,} undated)" if info.undated else ""
+        summary.add_row("Papers", f"{info.papers:,}{undated}")
+        summary.add_row("Paper dates", span)
+        summary.add_row("Week files", f"{info.partitions:,}")
+        summary.add_row(
+            "On disk",
+            f"{_bytes(sum(sizes.values()))} (papers {_bytes(sizes['papers'])}, "
+            f"id map {_bytes(sizes['ids'])}, index {_bytes(sizes['index'])})",
+        )
+        summary.add_row("Categories", f"{len(info.listed):,}")
+        console = out()
+        console.print(summary)
+        if not shown:
+            return
+        table = Table()
+        table.add_column("Category")
+        table.add_column("Primary", justify="right")
+        table.add_column("Listed", justify="right")
+        table.add_column("Share", justify="right")
+        for cat, n in shown:
+            share = f"{100 * n / info.papers:.1f}%"
+            table.add_row(Text(safe(cat)), f"{info.primary.get(cat, 0):,}", f"{n:,}", share)
+        console.print()
+        console.print(Text(f"Categories ({len(shown)} of {len(rows)}, most papers first)"))
+        console.print(table)
+        if len(shown) < len(rows):
+            say(f"{len(rows) - len(shown)} more categories: papertrack stats --top 0")

@@ -1,0 +1,367 @@
+"""Bulk import of a JSON-lines snapshot: worker processes, --category, resume, progress, stats."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bench.synth import kaggle_line, synthetic_papers
+from papertrack import ingest as ingest_module
+from papertrack.cli import app
+from papertrack.feeds import parse_jsonl_line
+from papertrack.ingest import IngestOptions, ingest_source
+from papertrack.models import SourceReport, category_test
+from papertrack.store import ALL, Store, StoreWriter
+from papertrack.topics import Catalog
+
+DATA = Path(__file__).parent / "data"
+KAGGLE = DATA / "kaggle-jsonl" / "arxiv-metadata-oai-snapshot.head200.jsonl"
+
+
+def snapshot(path: Path, synthetic: int = 0, seed: int = 3) -> Path:
+    """The 200 real snapshot lines followed by ``synthetic`` generated ones."""
+    lines = KAGGLE.read_bytes().splitlines(keepends=True)
+    lines += [(kaggle_line(p) + "\n").encode() for p in synthetic_papers(synthetic, seed=seed)]
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def records(store: Store) -> dict[str, dict[str, object]]:
+    """Every stored record by id, with the week it sits in; fails on a paper stored twice."""
+    found: dict[str, dict[str, object]] = {}
+    for week in store.weeks():
+        data = json.loads(store.partition_path(week).read_bytes())
+        for doc in data["papers"].values():
+            assert doc["arxiv_id"] not in found, f"{doc['arxiv_id']} stored twice"
+            found[doc["arxiv_id"]] = {**doc, "_week": week}
+    return found
+
+
+def run(
+    path: Path, store: Store, catalog: Catalog, **options: object
+) -> tuple[SourceReport, StoreWriter]:
+    with store.writer(catalog) as writer:
+        report = ingest_source(str(path), writer, options=IngestOptions(**options))  # type: ignore[arg-type]
+    return report, writer
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog.default()
+
+
+def test_worker_processes_store_exactly_what_one_process_stores(
+    tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=1200)
+    one = Store(tmp_path / "one")
+    report_one, _ = run(feed, one, catalog, jobs=1, batch_size=300)
+    # Start the pool at once and cut small chunks, so both workers see many of them.
+    monkeypatch.setattr(ingest_module, "PARALLEL_AFTER", 0)
+    monkeypatch.setattr(ingest_module, "CHUNK_LINES", 37)
+    two = Store(tmp_path / "two")
+    report_two, _ = run(feed, two, catalog, jobs=2, batch_size=300)
+
+    assert report_one.error is None and report_two.error is None
+    assert report_one.new == report_two.new == 1400
+    assert records(one) == records(two)
+    assert one.index().counts == two.index().counts
+    assert one.index().days == two.index().days
+    assert one.index().listed == two.index().listed
+
+    # Stopped half way with workers, then resumed with workers: the same store again.
+    three = Store(tmp_path / "three")
+    flushes: list[int] = []
+
+    def stop_after_two(source: str, done: int, total: int | None, papers: int) -> None:
+        flushes.append(papers)
+        if len(flushes) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), three.writer(catalog) as writer:
+        options = IngestOptions(jobs=2, batch_size=300, on_bytes=stop_after_two)
+        ingest_source(str(feed), writer, options=options)
+    assert 600 <= three.count() < 1400
+    resumed, _ = run(feed, three, catalog, jobs=2, batch_size=300)
+    assert resumed.resumed_at is not None and resumed.unchanged == 0
+    assert records(three) == records(one)
+    assert three.index().counts == one.index().counts
+
+
+def test_bulk_records_equal_papers_upserted_one_by_one(tmp_path: Path, catalog: Catalog) -> None:
+    # The fast path for new records must store what the general upsert stores.
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=300)
+    bulk = Store(tmp_path / "bulk")
+    run(feed, bulk, catalog, batch_size=100)
+    slow = Store(tmp_path / "slow")
+    papers = [
+        parse_jsonl_line(line, "x", n)
+        for n, line in enumerate(feed.read_bytes().splitlines(), start=1)
+    ]
+    with slow.writer(catalog) as writer:
+        for start in range(0, len(papers), 100):
+            writer.upsert(papers[start : start + 100])
+    assert records(bulk) == records(slow)
+    assert bulk.index().counts == slow.index().counts
+    assert bulk.index().primary == slow.index().primary
+
+
+def test_a_paper_twice_in_one_batch_and_a_newer_version_later(
+    tmp_path: Path, catalog: Catalog
+) -> None:
+    lines = KAGGLE.read_bytes().splitlines()
+    first = json.loads(lines[0])
+    newer = {
+        **first,
+        "title": "A revised title",
+        "versions": [
+            *first["versions"],
+            {"version": "v9", "created": "Mon, 1 Jan 2024 00:00:00 GMT"},
+        ],
+    }
+    older = {**first, "title": "An older title", "versions": first["versions"][:1]}
+    feed = tmp_path / "dup.jsonl"
+    rows = [json.dumps(first), json.dumps(newer), json.dumps(older), *map(bytes.decode, lines[1:5])]
+    feed.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    store = Store(tmp_path / "s")
+    report, _ = run(feed, store, catalog)
+    stored = records(store)
+    assert len(stored) == 5
+    assert stored[first["id"]]["title"] == "A revised title"
+    assert stored[first["id"]]["version"] == 9
+    # Again, in another run: everything is unchanged.
+    again, _ = run(feed, store, catalog)
+    assert (again.new, again.updated) == (0, 0)
+    assert store.count() == 5
+
+
+def test_category_filter_keeps_only_matching_papers_while_streaming(
+    tmp_path: Path, catalog: Catalog
+) -> None:
+    expected = {
+        p.arxiv_id
+        for n, line in enumerate(KAGGLE.read_bytes().splitlines(), start=1)
+        if (p := parse_jsonl_line(line, "x", n)).categories
+        and any(c.startswith("cs.") or c == "math.CO" for c in p.categories)
+    }
+    assert 0 < len(expected) < 200
+    result = CliRunner().invoke(
+        app,
+        ["--db", str(tmp_path / "s"), "ingest", "-v", "-c", "cs.*", "-c", "MATH.co", str(KAGGLE)],
+    )
+    assert result.exit_code == 0, result.output
+    assert set(records(Store(tmp_path / "s"))) == expected
+    assert f"{200 - len(expected)} left out by --category" in result.stderr
+
+
+def test_category_filter_applies_to_xml_feeds_too(tmp_path: Path) -> None:
+    feed = Path(__file__).parent.parent / "data" / "samples" / "api-query-testing-100.xml"
+    runner = CliRunner()
+    result = runner.invoke(app, ["--db", str(tmp_path / "s"), "ingest", "-c", "cs.SE", str(feed)])
+    assert result.exit_code == 0, result.output
+    stored = records(Store(tmp_path / "s"))
+    assert stored
+    assert all("cs.SE" in doc["categories"] for doc in stored.values())  # type: ignore[operator]
+
+
+def test_category_test_reads_exact_names_and_prefixes() -> None:
+    test = category_test(["cs.*", "stat.ML"])
+    assert test is not None
+    assert test(["math.CO", "cs.LG"]) and test(["STAT.ml"])
+    assert not test(["stat.ME", "physics.cs"]) and not test([])
+    assert category_test([]) is None
+
+
+def test_interrupted_snapshot_resumes_where_it_stopped(tmp_path: Path, catalog: Catalog) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=900)
+    store = Store(tmp_path / "s")
+    flushes: list[int] = []
+
+    def stop_after_three(source: str, done: int, total: int | None, papers: int) -> None:
+        flushes.append(done)
+        if len(flushes) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
+        ingest_source(
+            str(feed), writer, options=IngestOptions(batch_size=250, on_bytes=stop_after_three)
+        )
+    kept = records(store)
+    assert len(kept) == 750  # three whole batches
+    checkpoints = list((store.path / "resume").glob("*.json"))
+    assert len(checkpoints) == 1
+
+    report, _ = run(feed, store, catalog, batch_size=250)
+    assert report.resumed_at == 751
+    assert report.error is None
+    assert (report.papers, report.new, report.unchanged) == (1100, 1100, 0)
+    assert len(records(store)) == 1100
+    assert not list((store.path / "resume").glob("*.json"))  # done: nothing left to resume
+
+    # The same store built in one go holds the same papers and counts.
+    whole = Store(tmp_path / "whole")
+    run(feed, whole, catalog, batch_size=250)
+    assert records(store).keys() == records(whole).keys()
+    assert store.index().counts == whole.index().counts
+
+
+def test_a_changed_file_or_no_resume_reads_from_the_start(tmp_path: Path, catalog: Catalog) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=400)
+
+    def stop(source: str, done: int, total: int | None, papers: int) -> None:
+        raise KeyboardInterrupt
+
+    for options in ({"resume": False}, {}):
+        store = Store(tmp_path / f"s{len(options)}")
+        with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
+            ingest_source(str(feed), writer, options=IngestOptions(batch_size=200, on_bytes=stop))
+        if options:
+            report, _ = run(feed, store, catalog, batch_size=200, **options)
+            assert report.resumed_at is None and report.unchanged == 200
+        else:
+            with feed.open("ab") as handle:  # the file changed: its checkpoint means nothing
+                handle.write((kaggle_line(next(synthetic_papers(1, seed=99))) + "\n").encode())
+            report, _ = run(feed, store, catalog, batch_size=200)
+            assert report.resumed_at is None
+            # Read from line 1: the 200 papers of the first batch are met again.
+            assert report.papers == 601 and report.unchanged >= 200
+
+
+def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
+    db = tmp_path / "s"
+    child = textwrap.dedent(
+        """
+        import sys
+        import papertrack.ingest as ingest
+        ingest.BATCH_SIZE = 200
+        from papertrack.cli import main
+        sys.argv = ["papertrack", *sys.argv[1:]]
+        main()
+        """
+    )
+    args = [sys.executable, "-c", child, "--db", str(db), "ingest", "-j", "1", str(feed)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE)
+    resume_dir = db / "resume"
+    deadline = time.monotonic() + 60
+    while not list(resume_dir.glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the ingest ended before it could be killed"
+
+    again = subprocess.run(
+        [*args[:6], "-v", *args[6:]], env=env, capture_output=True, text=True, check=False
+    )
+    assert again.returncode == 0, again.stderr
+    assert "resumed at line" in again.stderr
+    stored = records(Store(db))  # fails on any paper stored twice
+    assert len(stored) == 3000
+    index = Store(db).index()
+    weeks = Counter(doc["_week"] for doc in stored.values())
+    assert {w: n for w, n in index.counts[ALL].items() if n} == dict(weeks)
+
+
+def test_progress_reports_bytes_of_a_gz_snapshot(tmp_path: Path, catalog: Catalog) -> None:
+    plain = snapshot(tmp_path / "snap.jsonl", synthetic=600)
+    packed = tmp_path / "snap.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    seen: list[tuple[int, int | None, int]] = []
+    store = Store(tmp_path / "s")
+    report, _ = run(
+        packed, store, catalog, batch_size=200, on_bytes=lambda s, d, t, p: seen.append((d, t, p))
+    )
+    assert report.error is None and report.new == 800
+    assert len(seen) == 4
+    totals = {t for _, t, _ in seen}
+    assert totals == {packed.stat().st_size}
+    done = [d for d, _, _ in seen]
+    assert done == sorted(done) and done[-1] == packed.stat().st_size
+    assert [p for _, _, p in seen] == [200, 400, 600, 800]
+
+
+def test_broken_lines_before_and_after_a_resume_are_all_reported(
+    tmp_path: Path, catalog: Catalog
+) -> None:
+    good = snapshot(tmp_path / "good.jsonl", synthetic=300).read_bytes().splitlines()
+    good[10] = b"{not json"
+    good[420] = b'{"id": "not an id"}'
+    feed = tmp_path / "snap.jsonl"
+    feed.write_bytes(b"\n".join(good) + b"\n")
+    store = Store(tmp_path / "s")
+
+    def stop(source: str, done: int, total: int | None, papers: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
+        ingest_source(str(feed), writer, options=IngestOptions(batch_size=250, on_bytes=stop))
+    report, _ = run(feed, store, catalog, batch_size=250)
+    assert report.resumed_at is not None
+    assert report.skipped == 2
+    assert report.error is not None and "lines 11, 421" in report.error
+    assert store.count() == 498
+
+
+# --------------------------------------------------------------------------- stats
+
+
+def test_stats_counts_what_the_store_holds(tmp_path: Path) -> None:
+    db = tmp_path / "s"
+    runner = CliRunner()
+    assert runner.invoke(app, ["--db", str(db), "ingest", "--sample"]).exit_code == 0
+    result = runner.invoke(app, ["--db", str(db), "stats", "--top", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    stored = records(Store(db))
+    assert data["papers"] == len(stored) == 186
+    listed = Counter(c for doc in stored.values() for c in doc["categories"])  # type: ignore[attr-defined]
+    primary = Counter(doc["primary_category"] for doc in stored.values())
+    assert {c["category"]: c["listed"] for c in data["categories"]} == dict(listed)
+    assert {c["category"]: c["primary"] for c in data["categories"]} == {
+        c: primary.get(c, 0) for c in listed
+    }
+    dates = sorted(str(doc["paper_date"])[:10] for doc in stored.values())
+    assert (data["first_date"], data["last_date"]) == (dates[0], dates[-1])
+    assert data["partitions"] == len(list((db / "papers").glob("*.json")))
+    on_disk = sum(p.stat().st_size for p in db.rglob("*") if p.is_file())
+    assert data["size_bytes"] == on_disk
+
+    table = runner.invoke(app, ["--db", str(db), "stats", "-n", "3"])
+    assert table.exit_code == 0
+    assert "Papers" in table.stdout and "186" in table.stdout
+    assert "Categories (3 of" in table.stdout
+    assert "more categories: papertrack stats --top 0" in table.stderr
+
+
+def test_stats_on_an_empty_store_creates_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "none"
+    result = CliRunner().invoke(app, ["--db", str(db), "stats"])
+    assert result.exit_code == 0
+    assert "holds no papers yet" in result.stderr
+    assert not db.exists()
+
+
+def test_stats_upgrades_an_index_without_category_counts(tmp_path: Path) -> None:
+    db = tmp_path / "s"
+    runner = CliRunner()
+    assert runner.invoke(app, ["--db", str(db), "ingest", str(KAGGLE)]).exit_code == 0
+    index = json.loads((db / "index.json").read_text())
+    del index["categories"]
+    index["meta"]["1"]["schema"] = 2
+    (db / "index.json").write_text(json.dumps(index))
+    data = json.loads(runner.invoke(app, ["--db", str(db), "stats", "--json"]).stdout)
+    assert data["papers"] == 200
+    assert sum(c["primary"] for c in data["categories"]) > 0
