@@ -52,8 +52,11 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
         except (ValueError, OverflowError, parser.ParserError):
             parsed = None
         if parsed is not None:
-            if parsed.tzinfo is not None:
+            if parsed.tzinfo is None:
+                # A bare date means that day in UTC, like every stored time.
+                return parsed.replace(tzinfo=UTC)
+            try:
                 return parsed.astimezone(UTC)
-            # A bare date means that day in UTC, like every stored time.
-            return parsed.replace(tzinfo=UTC)
+            except (ValueError, OverflowError):
+                pass  # an offset of a day or more, or past year 9999 in UTC
     raise UsageError(f"can't read {option} {text!r} as a date. Use {ACCEPTED}")

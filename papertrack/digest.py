@@ -13,7 +13,6 @@ store, renders with :func:`render_text`, :func:`render_markdown` or
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any
 from papertrack.errors import StoreError
 from papertrack.ids import abs_url, parse_arxiv_id
 from papertrack.models import Paper
+from papertrack.text import json_text
 
 __all__ = [
     "FIRST_DIGEST_DAYS",
@@ -58,7 +58,7 @@ def _read(path: Path) -> Any:
 def _write(path: Path, data: Any) -> None:
     from papertrack.store import write_atomic
 
-    write_atomic(path, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    write_atomic(path, (json_text(data, indent=2) + "\n").encode("utf-8"))
 
 
 def load_following(path: Path) -> list[str]:

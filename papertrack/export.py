@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from xml.etree import ElementTree as ET
 from papertrack.errors import UsageError
 from papertrack.ids import abs_url, parse_arxiv_id
 from papertrack.models import Paper
+from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -33,6 +33,7 @@ __all__ = [
     "bibtex_entry",
     "bibtex_escape",
     "bibtex_key",
+    "csv_cell",
     "csv_row",
     "iter_papers",
     "resolve_id",
@@ -189,15 +190,36 @@ CSV_COLUMNS = (
 )
 
 
+#: Columns papertrack writes itself (a version number, ISO 8601 times): never feed text.
+_OWN_CSV_COLUMNS = frozenset({"version", "paper_date", "published", "updated", "announced"})
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(text: str) -> str:
+    """Feed text made inert for spreadsheets: a leading ``'`` when it would start a formula.
+
+    Spreadsheets run a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a
+    formula, and some skip a leading tab or carriage return before looking, so a
+    title such as ``=HYPERLINK("http://…")`` in an opened CSV could fetch a URL or
+    worse. The quote makes the cell plain text, as OWASP's "CSV Injection" page advises.
+    """
+    text = _CONTROL_RE.sub("", text)  # nothing a terminal showing the file could act on
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def csv_row(paper: Paper) -> list[str]:
-    """One CSV row of :data:`CSV_COLUMNS`: lists joined with '; ', None as ''."""
+    """One CSV row of :data:`CSV_COLUMNS`: lists joined with '; ', None as ''.
+
+    Every cell of feed text goes through :func:`csv_cell`; the version and the
+    dates are papertrack's own and are written as they are.
+    """
     data = paper.to_dict()
     row = []
     for key in CSV_COLUMNS:
         value = data[key]
-        row.append(
-            "; ".join(value) if isinstance(value, list) else "" if value is None else str(value)
-        )
+        cell = "; ".join(value) if isinstance(value, list) else "" if value is None else str(value)
+        row.append(cell if key in _OWN_CSV_COLUMNS else csv_cell(cell))
     return row
 
 
@@ -216,8 +238,12 @@ _LATEX_SPECIALS = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_RE = re.compile(r"[\\{}&%$#_~^]")
-# Control characters (and the invisible formatting ones a feed may carry) mean nothing in TeX.
-_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters, and the invisible zero-width and bidi formatting ones a feed may
+# carry, mean nothing in TeX or XML and could hide or reorder text; the parsers remove
+# them already, so this only guards against a store written before they did.
+_CONTROL_RE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]"
+)
 _SPACE_RE = re.compile(r"\s+")
 
 
@@ -229,16 +255,44 @@ def bibtex_escape(text: str) -> str:
     never run, so a hostile title cannot break the entry or the document.
     """
     text = _SPACE_RE.sub(" ", _CONTROL_RE.sub("", text)).strip()
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIALS[m.group()], text)
+    # BibTeX ends a field at the brace that balances its opening one, and it counts
+    # escaped braces too: "\}" closes the field as well as "}" would. A title such
+    # as "x}, note = y} @misc(evil, …" could then end the entry and start another.
+    # So only braces that pair up inside the text become "\{" "\}"; the others are
+    # written as commands whose own braces are balanced.
+    paired = _paired_braces(text)
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in "{}" and match.start() not in paired:
+            return r"\textbraceleft{}" if char == "{" else r"\textbraceright{}"
+        return _LATEX_SPECIALS[char]
+
+    return _LATEX_RE.sub(escape, text)
+
+
+def _paired_braces(text: str) -> set[int]:
+    """Positions of the braces in ``text`` that open and close each other, properly nested."""
+    if "{" not in text or "}" not in text:
+        return set()
+    opened: list[int] = []
+    paired: set[int] = set()
+    for index, char in enumerate(text):
+        if char == "{":
+            opened.append(index)
+        elif char == "}" and opened:
+            paired.update((opened.pop(), index))
+    return paired
 
 
 def bibtex_verbatim(text: str) -> str:
     """A URL, DOI or eprint for BibTeX: read verbatim by biblatex and the url package.
 
     LaTeX escapes would corrupt them (a DOI with ``_`` would read ``\\_``), so only
-    what could end the field or start a command is dropped: braces, backslashes
-    and white space.
+    what could end the field or start a command is dropped: braces, backslashes,
+    white space and control characters.
     """
+    text = _CONTROL_RE.sub("", text)
     return "".join(ch for ch in text if ch not in "{}\\" and not ch.isspace())
 
 
@@ -275,7 +329,8 @@ def bibtex_entry(paper: Paper) -> str:
         if paper.primary_category:
             fields.append(("primaryClass", bibtex_escape(paper.primary_category)))
         fields.append(("url", bibtex_verbatim(abs_url(parsed[0]))))
-    elif paper.url:
+    elif paper.url and paper.url.startswith(("http://", "https://")):
+        # As in the Atom export: a javascript: or file: link is no reference.
         fields.append(("url", bibtex_verbatim(paper.url)))
     if paper.doi:
         fields.append(("doi", bibtex_verbatim(paper.doi)))
@@ -293,8 +348,11 @@ def bibtex_entry(paper: Paper) -> str:
 # Atom -----------------------------------------------------------------------
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
-# XML 1.0 forbids these characters even escaped: a feed reader would reject the file.
-_XML_INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# XML 1.0 forbids some of these even escaped (a feed reader would reject the file);
+# the others are the control and invisible characters of _CONTROL_RE.
+_XML_INVALID_RE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069\ufffe\uffff]"
+)
 
 
 def _xml_text(text: str) -> str:
@@ -377,14 +435,14 @@ def write_export(
     if fmt == "json":
         stream.write("[")
         for paper in papers:
-            item = json.dumps(paper.to_dict(), ensure_ascii=False, indent=2)
+            item = json_text(paper.to_dict(), indent=2)
             # The same text json.dumps(list, indent=2) gives, one paper at a time.
             stream.write(("," if count else "") + "\n  " + item.replace("\n", "\n  "))
             count += 1
         stream.write("\n]\n" if count else "]\n")
     elif fmt == "jsonl":
         for paper in papers:
-            stream.write(json.dumps(paper.to_dict(), ensure_ascii=False) + "\n")
+            stream.write(json_text(paper.to_dict()) + "\n")
             count += 1
     elif fmt == "csv":
         writer = csv.writer(stream, lineterminator="\n")

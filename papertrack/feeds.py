@@ -21,6 +21,7 @@ environment or touches the network: the caller fetches, this module parses.
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import re
@@ -30,7 +31,7 @@ import xml.parsers.expat
 import xml.sax
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -39,7 +40,7 @@ import feedparser
 from .errors import FeedError
 from .ids import abs_url, parse_arxiv_id, pdf_url
 from .models import Paper
-from .text import clean_text, decode_tex_accents, strip_html
+from .text import clean_text, decode_tex_accents, shorten, strip_html
 
 __all__ = [
     "ParsedFeed",
@@ -102,6 +103,26 @@ _LEGACY_FLAGS = {None: "new", "UPDATED": "replace", "CROSS LISTED": "cross"}
 _DESCRIPTION_ID_RE = re.compile(r"arXiv:(\S+)")
 _FEED_ROOT_RE = re.compile(rb"<(?:[\w.-]+:)?(?:feed|rss|RDF)[\s>/]")
 _OAI_ROOT_RE = re.compile(rb"<(?:[\w.-]+:)?OAI-PMH[\s>/]")
+# A web page where a feed was expected: a 503 or 404 page, a login or captcha wall.
+_HTML_RE = re.compile(rb"<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE)
+_HTML_TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+
+#: The largest XML document :func:`parse_feed` reads. feedparser holds the whole
+#: document and several copies of its text in memory (a 200 MB feed peaked at
+#: 870 MB), while the largest page arXiv serves, 2,000 API results, is about 5 MB.
+#: The JSON-lines snapshot is streamed and has no such limit.
+MAX_FEED_BYTES = 32 * 1024 * 1024
+# Dates outside these bounds are a feed's mistake (or a trick to stay on top of
+# every listing), not a paper's date: arXiv opened in August 1991, and a listing
+# is dated at most a few hours ahead of UTC (§2.3).
+_EARLIEST_DATE = datetime(1991, 1, 1, tzinfo=UTC)
+_FUTURE_SLACK = timedelta(days=2)
+# An ISO 8601 / W3CDTF date, basic or extended, with an optional time: feedparser
+# rolls impossible ones over ("2026-02-30" → Mar 2, "9999-99-99" → Nov 1, 9999).
+_ISO_DATE_RE = re.compile(
+    r"\s*(?P<sign>[+-])?(?P<y>\d{4})-?(?P<m>\d{2})-?(?P<d>\d{2})"
+    r"(?:[Tt ]\s*(?P<H>\d{2}):?(?P<M>\d{2})(?::?(?P<S>\d{2}))?)?"
+)
 # Authors in a Kaggle/OAI string: "A, B and C", "A, B, and C" (§3.2, §4).
 _AUTHOR_SPLIT_RE = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 
@@ -119,17 +140,83 @@ def _dt(value: Any) -> datetime | None:
         return None
 
 
+def _real_iso_date(raw: Any) -> bool:
+    """False when ``raw`` spells an ISO date or time that does not exist (2026-02-30, 25:61)."""
+    match = _ISO_DATE_RE.match(raw) if isinstance(raw, str) else None
+    if match is None:
+        return True  # other forms: feedparser's RFC 822 parser already refuses bad days
+    if match["sign"]:
+        return False
+    try:
+        datetime(
+            int(match["y"]),
+            int(match["m"]),
+            int(match["d"]),
+            int(match["H"] or 0),
+            int(match["M"] or 0),
+            min(int(match["S"] or 0), 59),  # a leap second is a real time
+        )
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class _Dates:
+    """Reads feedparser dates, dropping those that cannot be right.
+
+    An impossible date (2026-02-30, year 0, 9999-99-99), one before arXiv or more
+    than :data:`_FUTURE_SLACK` after ``now``, and text that is no date at all are
+    counted in ``dropped``; the entry is then dated by another field or undated.
+    """
+
+    latest: datetime
+    dropped: int = 0
+
+    def get(self, item: Any, key: str) -> datetime | None:
+        raw = _field(item, key)
+        parsed = _dt(_field(item, key + "_parsed"))
+        if parsed is None:
+            if isinstance(raw, str) and raw.strip():
+                self.dropped += 1
+            return None
+        if not _real_iso_date(raw) or not _EARLIEST_DATE <= parsed <= self.latest:
+            self.dropped += 1
+            return None
+        return parsed
+
+
+_MONTHS = {m: n for n, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+
+
 def _rfc2822(value: Any) -> datetime | None:
     """``Mon, 2 Apr 2007 19:18:42 GMT`` (Kaggle, arXivRaw) → aware UTC datetime."""
     if not isinstance(value, str) or not value.strip():
         return None
+    # arXiv always writes this one shape in GMT: read it directly, 8x faster than
+    # the email parser, which a snapshot of millions of dates would otherwise pay.
+    parts = value.split()
+    if len(parts) == 6 and parts[5] == "GMT" and parts[2] in _MONTHS and len(parts[3]) == 4:
+        clock = parts[4].split(":")
+        try:
+            return datetime(
+                int(parts[3]),
+                _MONTHS[parts[2]],
+                int(parts[1]),
+                int(clock[0]),
+                int(clock[1]),
+                int(clock[2]) if len(clock) > 2 else 0,
+                tzinfo=UTC,
+            )
+        except (ValueError, IndexError):
+            pass  # let the general parser decide
     try:
         parsed = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)  # "-0000" means UTC with no zone claim
-    return parsed.astimezone(UTC)
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)  # "-0000" means UTC with no zone claim
+        return parsed.astimezone(UTC)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None  # unreadable, or past year 9999 once in UTC
 
 
 def _ymd(value: str | None) -> datetime | None:
@@ -202,6 +289,66 @@ def _trim_partial_utf8(data: bytes) -> bytes:
     return data
 
 
+# The encoding an XML declaration names; only ASCII-compatible documents match.
+_DECLARED_RE = re.compile(rb"(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?\sencoding\s*=\s*([\"'])(.*?)\1", re.S)
+_DECLARATION_RE = re.compile(r"(<\?xml[^>]*?\sencoding\s*=\s*)([\"']).*?\2", re.S)
+# How a UTF-16 or UTF-32 document starts: a byte order mark, or "<" (XML 1.0, appendix F).
+_WIDE_STARTS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"<\x00\x00\x00", "utf-32-le"),
+    (b"\x00\x00\x00<", "utf-32-be"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+    (b"<\x00", "utf-16-le"),
+    (b"\x00<", "utf-16-be"),
+)
+
+
+def _expat_readable(data: bytes) -> bytes:
+    """The document re-encoded as UTF-8 when expat could not read it as it is.
+
+    expat reads UTF-8 and single-byte encodings. A document in UTF-16 or UTF-32
+    declaring another encoding or none it knows ("utf-16-le"), in a multi-byte
+    encoding (Shift JIS, GB 2312, UTF-7), or naming an encoding Python does not
+    know ("TTF-8", non-ASCII bytes), made it raise LookupError or ValueError where
+    feedparser had read the text by falling back to UTF-8 or Windows-1252. Decoded
+    the same way and declared UTF-8, both read the same text.
+    """
+    wide = next((codec for start, codec in _WIDE_STARTS if data.startswith(start)), None)
+    if wide is not None:
+        text = data.decode(wide, "replace")
+    else:
+        found = _DECLARED_RE.match(data, 0, 1024)
+        if found is None:
+            return data
+        try:
+            codec = codecs.lookup(found.group(2).decode("ascii")).name
+        except (LookupError, ValueError):  # unknown, not ASCII, or a NUL in the name
+            codec = None
+        if codec is not None and codec.startswith(("utf-16", "utf-32")):
+            codec = None  # its declaration is readable as ASCII, so it is neither
+        if codec is not None and (
+            codec in ("utf-8", "utf-16", "utf-16-le", "utf-16-be")
+            # pyexpat reads any Python codec that maps each byte to one character.
+            or len(bytes(range(256)).decode(codec, "replace")) == 256
+        ):
+            return data
+        if codec is not None:
+            text = data.decode(codec, "replace")
+        else:
+            try:
+                text = _trim_partial_utf8(data).decode("utf-8")
+            except UnicodeDecodeError:
+                try:
+                    text = data.decode("cp1252")
+                except UnicodeDecodeError:
+                    text = data.decode("latin-1")
+    text = text.removeprefix("\ufeff")
+    text = _DECLARATION_RE.sub(r"\1\2utf-8\2", text, count=1)
+    return text.encode("utf-8", "replace")  # UTF-7 can decode to lone surrogates
+
+
 def _int_or_none(value: Any) -> int | None:
     try:
         return int(str(value).strip())
@@ -225,12 +372,15 @@ def _kaggle_name(parts: Any) -> str:
     """``[last, first, suffix]`` → "First Last Suffix" (already Unicode in the snapshot)."""
     if not isinstance(parts, list):
         return ""
-    strings = [p if isinstance(p, str) else "" for p in parts[:3]] + ["", "", ""]
-    last, first, suffix = strings[0], strings[1], strings[2]
+    strings = [p if isinstance(p, str) else "" for p in parts[:3]]
+    if len(strings) < 3:
+        strings += [""] * (3 - len(strings))
+    last, first, suffix = strings
     # The snapshot's name splitter spaces hyphenated initials: "C.-P." comes out
     # as "C. -P." (0704.0001); put them back together.
-    first = first.replace(". -", ".-")
-    return clean_text(" ".join(p for p in (first, last, suffix) if p))
+    if ". -" in first:
+        first = first.replace(". -", ".-")
+    return clean_text(f"{first} {last} {suffix}")
 
 
 def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
@@ -270,6 +420,12 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
     # not update_date, which is the last metadata change.
     published = _rfc2822(versions[0].get("created")) if versions else None
     updated = _rfc2822(versions[-1].get("created")) if versions else None
+    # As in XML feeds (see _Dates): a date before arXiv or in the future cannot be right.
+    latest = datetime.now(UTC) + _FUTURE_SLACK
+    if published is not None and not _EARLIEST_DATE <= published <= latest:
+        published = None
+    if updated is not None and not _EARLIEST_DATE <= updated <= latest:
+        updated = None
 
     parsed_names = record.get("authors_parsed")
     if isinstance(parsed_names, list) and parsed_names:
@@ -519,12 +675,16 @@ def _read_affiliations(data: bytes) -> _Affiliations:
         names: list[str] = []
         affiliations: list[tuple[str, ...]] = []
         for author in item.findall(_ATOM + "author"):
-            names.append(clean_text(author.findtext(_ATOM + "name")))
+            name = clean_text(author.findtext(_ATOM + "name"))
+            if not name:
+                continue  # a nameless author is dropped, as in _api_paper
+            names.append(name)
             affiliations.append(
                 _unique(clean_text(a.text) for a in author.findall(_ARXIV + "affiliation"))
             )
-        if any(affiliations):
-            found[(item.findtext(_ATOM + "id") or "").strip()] = (tuple(names), tuple(affiliations))
+        key = (item.findtext(_ATOM + "id") or "").strip()
+        if key and any(affiliations):  # an entry without <id> cannot be told from another
+            found[key] = (tuple(names), tuple(affiliations))
         item.clear()
     return found
 
@@ -563,7 +723,7 @@ def _tag_terms(entry: Any, arxiv_only: bool) -> list[str]:
     return terms
 
 
-def _api_paper(entry: Any, affiliations: _Affiliations) -> Paper | None:
+def _api_paper(entry: Any, affiliations: _Affiliations, dates: _Dates) -> Paper | None:
     entry_id = _field(entry, "id") or ""
     ident = parse_arxiv_id(entry_id) or parse_arxiv_id(_field(entry, "link") or "")
     if ident is None:
@@ -573,11 +733,13 @@ def _api_paper(entry: Any, affiliations: _Affiliations) -> Paper | None:
         name for name in (clean_text(a.get("name")) for a in _field(entry, "authors") or ()) if name
     )
     author_affiliations: tuple[tuple[str, ...], ...] = ()
-    if entry_id in affiliations:
+    if entry_id and entry_id in affiliations:
         # Names and affiliations come from the same XML pass, so they stay aligned.
         authors, author_affiliations = affiliations[entry_id]
     categories = _arxiv_categories(_tag_terms(entry, arxiv_only=True))
-    primary = (_field(entry, "arxiv_primary_category") or {}).get("term")
+    # Checked like the other categories: a term that is no category name is dropped.
+    term = (_field(entry, "arxiv_primary_category") or {}).get("term")
+    primary = next(iter(_arxiv_categories([term])), None)
     guessed = False
     if not primary and categories:
         primary, guessed = categories[0], True
@@ -591,8 +753,10 @@ def _api_paper(entry: Any, affiliations: _Affiliations) -> Paper | None:
         author_affiliations=author_affiliations,
         primary_category=primary or None,
         categories=categories,
-        published=_dt(_field(entry, "published_parsed")),
-        updated=_dt(_field(entry, "updated_parsed")),
+        # A bad <published> leaves the paper undated: <updated> is the date of the
+        # latest version, which would misdate it.
+        published=dates.get(entry, "published"),
+        updated=dates.get(entry, "updated"),
         doi=_first_doi(_field(entry, "arxiv_doi")),
         journal_ref=_opt(_field(entry, "arxiv_journal_ref")),
         comment=_opt(_field(entry, "arxiv_comment")),
@@ -603,7 +767,7 @@ def _api_paper(entry: Any, affiliations: _Affiliations) -> Paper | None:
     )
 
 
-def _listing_paper(entry: Any, channel_date: datetime | None) -> Paper | None:
+def _listing_paper(entry: Any, channel_date: datetime | None, dates: _Dates) -> Paper | None:
     summary = _field(entry, "summary") or ""
     ident = parse_arxiv_id(_field(entry, "id") or "")  # guid: oai:arXiv.org:<id>v<N>
     if ident is None:
@@ -639,7 +803,7 @@ def _listing_paper(entry: Any, channel_date: datetime | None) -> Paper | None:
         primary_guessed=bool(categories),
         categories=categories,
         # The entry date is the announcement, not the submission (§2.3).
-        announced=_dt(_field(entry, "published_parsed")) or channel_date,
+        announced=dates.get(entry, "published") or channel_date,
         announce_type=_opt(_field(entry, "arxiv_announce_type")),
         doi=_first_doi(_field(entry, "arxiv_doi")),  # arxiv:DOI, upper case in the XML
         journal_ref=_opt(_field(entry, "arxiv_journal_reference")),  # not journal_ref here
@@ -650,7 +814,7 @@ def _listing_paper(entry: Any, channel_date: datetime | None) -> Paper | None:
     )
 
 
-def _legacy_paper(entry: Any, channel_date: datetime | None) -> Paper | None:
+def _legacy_paper(entry: Any, channel_date: datetime | None, dates: _Dates) -> Paper | None:
     title = _field(entry, "title") or ""
     match = _LEGACY_TITLE_RE.fullmatch(title)
     ident = parse_arxiv_id(match.group("id")) if match else None
@@ -687,8 +851,7 @@ def _legacy_paper(entry: Any, channel_date: datetime | None) -> Paper | None:
         authors=authors,
         primary_category=categories[0] if categories else None,
         categories=categories,
-        announced=_dt(_field(entry, "updated_parsed") or _field(entry, "published_parsed"))
-        or channel_date,
+        announced=dates.get(entry, "updated") or dates.get(entry, "published") or channel_date,
         announce_type=announce_type,
         url=url,
         pdf_url=pdf,
@@ -696,9 +859,10 @@ def _legacy_paper(entry: Any, channel_date: datetime | None) -> Paper | None:
     )
 
 
-def _generic_paper(entry: Any) -> Paper | None:
+def _generic_paper(entry: Any, dates: _Dates) -> Paper | None:
     guid = _field(entry, "id") or ""
-    link = _field(entry, "link") or ""
+    # A link is feed text too: no control, zero-width or bidi characters in it.
+    link = clean_text(_field(entry, "link"))
     ident = None
     for candidate in (guid, link):
         # Only an arXiv URL or guid makes an arXiv id: a bare "1234.5678" guid
@@ -719,7 +883,9 @@ def _generic_paper(entry: Any) -> Paper | None:
             return None
     names = [a.get("name") for a in _field(entry, "authors") or ()]
     authors = _unique(clean_text(strip_html(n)) for n in names if isinstance(n, str))
-    published = _dt(_field(entry, "published_parsed")) or _dt(_field(entry, "updated_parsed"))
+    published = dates.get(entry, "published")
+    updated = dates.get(entry, "updated")
+    published = published or updated
     return Paper(
         arxiv_id=key,
         title=_entry_text(entry, "title"),
@@ -728,7 +894,7 @@ def _generic_paper(entry: Any) -> Paper | None:
         authors=authors,
         categories=_unique(clean_text(t) for t in _tag_terms(entry, arxiv_only=False)),
         published=published,
-        updated=_dt(_field(entry, "updated_parsed")) or published,
+        updated=updated or published,
         url=url,
         pdf_url=pdf,
         source="feed",
@@ -770,14 +936,21 @@ def _api_error(entries: list[Any]) -> None:
             raise FeedError(f"arXiv API error: {message.rstrip('.')}. Check the query or id list.")
 
 
-def _feedparser(data: bytes) -> Any:
+def _feedparser(data: bytes, source: str) -> Any:
     """Run feedparser on bytes, safely.
 
     Always a stream: given bytes or str, feedparser may treat them as a file
     name or URL and read or fetch it (feedparser.parse docstring). Sanitising
     is skipped because every string is reduced to plain text here anyway.
     """
-    return feedparser.parse(io.BytesIO(data), sanitize_html=False, resolve_relative_uris=False)
+    try:
+        return feedparser.parse(io.BytesIO(data), sanitize_html=False, resolve_relative_uris=False)
+    except (LookupError, ValueError) as exc:
+        # feedparser's own encoding sniffing fails on some mangled declarations
+        # (an EBCDIC document naming "\0utf-8" as its encoding).
+        raise FeedError(
+            f"{source} could not be decoded ({exc}). Check the encoding its XML declaration names"
+        ) from None
 
 
 @dataclass
@@ -845,12 +1018,15 @@ def _repair(data: bytes) -> _Repair | None:
     return None
 
 
-def parse_feed(data: bytes, source: str = "<feed>") -> ParsedFeed:
+def parse_feed(data: bytes, source: str = "<feed>", *, now: datetime | None = None) -> ParsedFeed:
     """Parse any supported document, detecting its kind.
 
     Args:
         data: the raw bytes as served (encoding is detected from the document).
         source: a name for messages (URL or path).
+        now: the time dates are checked against (default: the clock). An entry
+            date more than two days after it, before 1991 or impossible
+            (2026-02-30) is dropped with a warning; see :class:`_Dates`.
 
     Returns:
         A :class:`ParsedFeed`. A cut-off or malformed document does not raise:
@@ -858,16 +1034,25 @@ def parse_feed(data: bytes, source: str = "<feed>") -> ParsedFeed:
 
     Raises:
         FeedError: an arXiv API error feed, an OAI-PMH error, a broken JSON
-            line, or bytes that are no feed at all.
+            line, an XML document over :data:`MAX_FEED_BYTES`, or bytes that
+            are no feed at all (an HTML page is named as one).
     """
     head = data[:4096]
     if looks_like_jsonl(head):
         return parse_jsonl(data, source)
+    if len(data) > MAX_FEED_BYTES:
+        raise FeedError(
+            f"{source} is larger than {MAX_FEED_BYTES // (1024 * 1024)} MB, more than papertrack "
+            "reads from one XML feed (arXiv's own pages stay under 10 MB). Split it into "
+            "smaller files, or use the JSON-lines snapshot, which is read as a stream"
+        )
+    data = _expat_readable(data)
+    head = data[:4096]
     if _OAI_ROOT_RE.search(head):
         return _parse_oai(data, source)
 
     data = _trim_partial_utf8(data)
-    parsed = _feedparser(data)
+    parsed = _feedparser(data, source)
     entries: list[Any] = list(_field(parsed, "entries") or ())
     exc = _field(parsed, "bozo_exception") if _field(parsed, "bozo") else None
     # Only XML errors mean lost data; feedparser also reports benign things
@@ -875,6 +1060,7 @@ def parse_feed(data: bytes, source: str = "<feed>") -> ParsedFeed:
     broken = isinstance(exc, xml.sax.SAXException)
     if not _field(parsed, "version") and not entries:
         if not (broken and _FEED_ROOT_RE.search(head)):
+            _refuse_html(head, source)
             raise FeedError(_NOT_A_FEED.format(source=source))
 
     error = None
@@ -903,20 +1089,21 @@ def parse_feed(data: bytes, source: str = "<feed>") -> ParsedFeed:
                 entries = []
             else:
                 data = repair.document
-                parsed = _feedparser(data)
+                parsed = _feedparser(data, source)
                 entries = list(_field(parsed, "entries") or ())[: repair.whole]
 
     kind = _detect_kind(parsed, entries)
     feed = _field(parsed, "feed") or {}
     result = ParsedFeed(kind=kind, papers=[], error=error, warnings=warnings)
-    channel_date = _dt(_field(feed, "updated_parsed")) or _dt(_field(feed, "published_parsed"))
+    dates = _Dates(latest=(now or datetime.now(UTC)) + _FUTURE_SLACK)
+    channel_date = dates.get(feed, "updated") or dates.get(feed, "published")
 
     if kind == "api":
         _api_error(entries)
         result.total_results = _int_or_none(_field(feed, "opensearch_totalresults"))
         affiliations = _read_affiliations(data) if b"affiliation" in data else {}
         for entry in entries:
-            paper = _api_paper(entry, affiliations)
+            paper = _api_paper(entry, affiliations, dates)
             _collect(result, paper)
         start = _int_or_none(_field(feed, "opensearch_startindex"))
         total = result.total_results or 0
@@ -929,14 +1116,33 @@ def parse_feed(data: bytes, source: str = "<feed>") -> ParsedFeed:
             )
     elif kind == "listing":
         for entry in entries:
-            _collect(result, _listing_paper(entry, channel_date))
+            _collect(result, _listing_paper(entry, channel_date, dates))
     elif kind == "legacy-rss":
         for entry in entries:
-            _collect(result, _legacy_paper(entry, channel_date))
+            _collect(result, _legacy_paper(entry, channel_date, dates))
     else:
         for entry in entries:
-            _collect(result, _generic_paper(entry))
+            _collect(result, _generic_paper(entry, dates))
+    if dates.dropped:
+        result.warnings.append(
+            f"{source}: ignored {dates.dropped} date{'s' if dates.dropped != 1 else ''} that "
+            "cannot be right (impossible, before 1991, in the future or not a date); those "
+            "entries are dated by another of their dates or left undated"
+        )
     return result
+
+
+def _refuse_html(head: bytes, source: str) -> None:
+    """Raise a clear error when the document is a web page (a 503 or 404 page, a login wall)."""
+    if not _HTML_RE.search(head[:1024]):
+        return
+    found = _HTML_TITLE_RE.search(head)
+    title = clean_text(strip_html(found.group(1).decode("utf-8", "replace"))) if found else ""
+    named = f' titled "{shorten(title, 80)}"' if title else ""
+    raise FeedError(
+        f"{source} is an HTML web page{named}, not a feed. The site may be down or the "
+        "address may be a web page: check the URL (or the file), or try again later"
+    )
 
 
 def _collect(result: ParsedFeed, paper: Paper | None) -> None:

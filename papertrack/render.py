@@ -29,6 +29,22 @@ def safe(value: object) -> str:
     return _UNSAFE.sub("", str(value))
 
 
+#: Lists and cards cut feed text here: the longest arXiv titles have about 300
+#: characters and abstracts at most 1,920, so only a hostile or broken feed is cut
+#: (Rich takes about a second to wrap a 1 MB title). `show` and JSON keep it whole.
+TITLE_CHARS = 1000
+ABSTRACT_CHARS = 10_000
+#: `show` lists at most this many authors, one a row (Rich needs ~0.25 ms a row).
+SHOWN_AUTHORS = 1000
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis and the size of what was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()}… [{len(text) - limit:,} more characters]"
+
+
 def format_date(moment: datetime | None) -> str:
     """'Aug 6, 2026' as the topic page shows it."""
     if moment is None:
@@ -72,7 +88,7 @@ def papers_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, st
         cells = [
             Text(format_date(paper.paper_date)),
             Text(safe(paper.primary_category or "")),
-            Text(safe(paper.title)),
+            Text(safe(clip(paper.title, TITLE_CHARS))),
             Text(safe(format_names(paper.authors))),
         ]
         if with_affiliations:
@@ -91,13 +107,16 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
             meta.append("  ")
             meta.append(safe(paper.primary_category), style="cyan")
         meta.append(f"  {safe(paper.arxiv_id)}", style="dim")
-        body: list[RenderableType] = [Text(safe(paper.title), style="bold"), meta]
+        body: list[RenderableType] = [
+            Text(safe(clip(paper.title, TITLE_CHARS)), style="bold"),
+            meta,
+        ]
         if paper.authors:
             body.append(Text(safe(format_names(paper.authors))))
         if paper.affiliations:
             body.append(Text(safe(format_affiliations(paper.affiliations)), style="dim"))
         if paper.abstract:
-            body.append(Padding(Text(safe(paper.abstract)), (1, 0, 0, 0)))
+            body.append(Padding(Text(safe(clip(paper.abstract, ABSTRACT_CHARS))), (1, 0, 0, 0)))
         if paper.tags:
             body.append(
                 Padding(Text(safe(format_tags(paper.tags, tag_names)), style="green"), (1, 0, 0, 0))
@@ -348,7 +367,9 @@ def trial_view(trial: Trial, title: str) -> Group:
         sample.add_column("Title", overflow="fold", style="bold")
         for paper in trial.sample:
             sample.add_row(
-                format_date(paper.paper_date), Text(safe(paper.arxiv_id)), Text(safe(paper.title))
+                format_date(paper.paper_date),
+                Text(safe(paper.arxiv_id)),
+                Text(safe(clip(paper.title, TITLE_CHARS))),
             )
         parts.append(sample)
     return Group(*parts)
@@ -361,7 +382,7 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
     """
     head = Text(safe(paper.arxiv_id), style="cyan")
     head.append("  ")
-    head.append(safe(paper.title), style="bold")
+    head.append(safe(clip(paper.title, TITLE_CHARS)), style="bold")
     meta = Text(format_date(paper.paper_date), style="dim")
     meta.append(f"  {safe(', '.join(paper.categories))}", style="dim")
     parts: list[RenderableType] = [head, meta, Text("")]
@@ -433,10 +454,13 @@ def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
         primary += " (first listed; the feed names no primary)"
     row("Primary", primary)
     row("Categories", ", ".join(paper.categories))
-    for n, name in enumerate(paper.authors):
+    for n, name in enumerate(paper.authors[:SHOWN_AUTHORS]):
         where = paper.author_affiliations[n] if n < len(paper.author_affiliations) else ()
         label = "Authors" if n == 0 else ""
         row(label, name + (f" ({'; '.join(where)})" if where else ""))
+    hidden = len(paper.authors) - SHOWN_AUTHORS
+    if hidden > 0:
+        row("", f"… and {hidden:,} more authors (--json lists them all)")
     row("DOI", paper.doi)
     row("Journal ref", paper.journal_ref)
     row("Comment", paper.comment)

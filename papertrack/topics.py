@@ -553,6 +553,12 @@ class _Parser:
                 "Put a term after it or remove it.",
                 before.column,
             )
+        if token.kind == "END" and before is not None and before.kind == "LPAREN":
+            return QuerySyntaxError(
+                f"unbalanced parenthesis at column {before.column}. "
+                "Close it with ')' or remove it.",
+                before.column,
+            )
         # Only a ')' right at the start gets here: the end alone is the empty query.
         return QuerySyntaxError(
             f"unbalanced parenthesis at column {token.column}: ')' closes nothing. "

@@ -171,7 +171,12 @@ def _tidy(before: str, after: str) -> str:
     return before.rstrip("\n") + "\n\n" + after.lstrip("\n")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def _query_item(query: str) -> Any:
+    if _CONTROL.search(query):
+        return tomlkit.string(query)  # only a basic string can escape control characters
     # Literal strings keep backslashes and double quotes (phrases) readable.
     if "'" not in query and "\n" not in query:
         return tomlkit.string(query, literal=True)

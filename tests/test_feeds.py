@@ -666,7 +666,6 @@ NOT_A_FEED = "{} is not an RSS/Atom feed, arXiv API page or JSON lines file. Che
 @pytest.mark.parametrize(
     "data",
     [
-        b"<!DOCTYPE html><html><head><title>arXiv</title></head><body><p>Hi</p></body></html>",
         b"",
         b"Rate exceeded.",  # the body of arXiv's 429 answer (§1.5)
         b"\x00\x01\x02garbage",
@@ -678,6 +677,16 @@ def test_not_a_feed(data: bytes) -> None:
     with pytest.raises(FeedError) as caught:
         parse_feed(data, "https://example.org/x")
     assert str(caught.value) == NOT_A_FEED.format("https://example.org/x")
+
+
+def test_html_page_is_named_as_one() -> None:
+    page = b"<!DOCTYPE html><html><head><title>arXiv</title></head><body><p>Hi</p></body></html>"
+    with pytest.raises(FeedError) as caught:
+        parse_feed(page, "https://example.org/x")
+    assert str(caught.value) == (
+        'https://example.org/x is an HTML web page titled "arXiv", not a feed. The site may '
+        "be down or the address may be a web page: check the URL (or the file), or try again later"
+    )
 
 
 # --- cut-off and malformed documents ----------------------------------------------------

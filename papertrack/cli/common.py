@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -19,8 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from papertrack import __version__, paths
-from papertrack.errors import PapertrackError, UsageError
+from papertrack.errors import PapertrackError, StoreError, UsageError
 from papertrack.export import CSV_COLUMNS, csv_row
+from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -218,7 +218,26 @@ def lock_timeout() -> float:
 def open_store() -> Store:
     from papertrack.store import Store
 
-    return Store(paths.store_dir(state.db), lock_timeout=lock_timeout())
+    where = paths.store_dir(state.db)
+    _refuse_file_above(where)
+    return Store(where, lock_timeout=lock_timeout())
+
+
+def _refuse_file_above(where: Path) -> None:
+    """Fail clearly when a regular file sits where a folder of the store's path should be.
+
+    Then the store can be neither read nor created (ENOTDIR), however the command
+    uses it; without this check a read would stop with a traceback.
+    """
+    for parent in where.parents:
+        if parent.exists():  # False below a file: exists() swallows ENOTDIR
+            if not parent.is_dir():
+                raise StoreError(
+                    f"could not create the store at {where}: {parent} is a file, not a "
+                    "directory. Point --db, PAPERTRACK_DB or PAPERTRACK_HOME at a directory, "
+                    "or move the file away"
+                )
+            return
 
 
 def load_catalog() -> Catalog:
@@ -247,12 +266,10 @@ def pick_format(fmt: Format, as_json: bool) -> Format:
 
 def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) -> None:
     if fmt is Format.json:
-        sys.stdout.write(
-            json.dumps([p.to_dict() for p in papers], ensure_ascii=False, indent=2) + "\n"
-        )
+        sys.stdout.write(json_text([p.to_dict() for p in papers], indent=2) + "\n")
     elif fmt is Format.jsonl:
         for paper in papers:
-            sys.stdout.write(json.dumps(paper.to_dict(), ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(paper.to_dict()) + "\n")
     elif fmt is Format.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
@@ -262,15 +279,9 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
 
 
 def category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | None:
-    if not categories:
+    from papertrack.models import category_test
+
+    test = category_test(categories)
+    if test is None:
         return None
-    exact = {c.casefold() for c in categories if not c.endswith("*")}
-    prefixes = tuple(c[:-1].casefold() for c in categories if c.endswith("*"))
-
-    def keep(paper: Paper) -> bool:
-        return any(
-            cat.casefold() in exact or (prefixes and cat.casefold().startswith(prefixes))
-            for cat in paper.categories
-        )
-
-    return keep
+    return lambda paper: test(paper.categories)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -26,6 +25,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.errors import UsageError
+from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog, Topic
@@ -134,7 +134,7 @@ def following(as_json: JsonOpt = False) -> None:
         topics = _followed(load_catalog())
         if as_json:
             data = [{"topic": t.slug, "name": t.name} for t in topics]
-            sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            sys.stdout.write(json_text(data, indent=2) + "\n")
             return
         for topic in topics:
             typer.echo(f"{topic.name} ({topic.slug})")
@@ -248,7 +248,7 @@ def digest(
             if result.empty and not empty_ok:
                 text = ""
             elif fmt is DigestFormat.json:
-                text = json.dumps(core.digest_dict(result), ensure_ascii=False, indent=2) + "\n"
+                text = json_text(core.digest_dict(result), indent=2) + "\n"
             elif result.empty:
                 text = "nothing new\n"
             elif fmt is DigestFormat.markdown:

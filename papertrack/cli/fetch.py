@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from papertrack.models import Paper, UpsertResult
 
 _API_URL = "https://export.arxiv.org/api/query"
+# An archive (hep-th, cs) or archive.subject (cs.AI, cond-mat.stat-mech), as arXiv names them.
+_CATEGORY_RE = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[A-Za-z]+)?)?", re.ASCII)
 _LISTING_URL = "https://rss.arxiv.org/atom"
 
 
@@ -61,6 +64,17 @@ def _progress_bar(show: bool) -> Iterator[Callable[[FetchProgress], None] | None
             )
 
         yield update
+
+
+def _days_before(last: date, option: str, value: int, days: int) -> date:
+    """``days`` days before ``last``; a span reaching past year 1 is a usage error."""
+    try:
+        return last - timedelta(days=days)
+    except OverflowError:
+        raise UsageError(
+            f"{option} {value} reaches back before the year 1. "
+            "Give a smaller number, or a start day with --since"
+        ) from None
 
 
 def _pick(flag: Any, configured: Any, default: Any) -> Any:
@@ -167,6 +181,14 @@ def fetch(
                 "no category to fetch. Name categories with --category cs.AI --category cs.CL, "
                 f"or set categories in the [fetch] section of {conf_path}"
             )
+        for cat in cats:
+            # Categories become part of the request URL: only arXiv's own names may.
+            if not _CATEGORY_RE.fullmatch(cat):
+                where = "--category" if category else f"the [fetch] section of {conf_path}"
+                raise UsageError(
+                    f"{cat!r} (in {where}) is not an arXiv category. "
+                    "Write categories as arXiv does: cs.AI, math.GT, hep-th, cond-mat.stat-mech"
+                )
         options = (("--since", since), ("--days", days), ("--backfill", backfill))
         chosen = [name for name, value in options if value is not None]
         chosen += ["--listing"] if listing else []
@@ -187,9 +209,9 @@ def fetch(
         if since is not None:
             first = parse_date(since).date()
         elif days is not None:
-            first = last - timedelta(days=days)
+            first = _days_before(last, "--days", days, days)
         elif backfill is not None:
-            first = last - timedelta(weeks=backfill)
+            first = _days_before(last, "--backfill", backfill, backfill * 7)
         store, catalog = open_store(), load_catalog()
 
         def upsert(papers: list[Paper]) -> UpsertResult:

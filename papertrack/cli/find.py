@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -28,6 +27,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.errors import PapertrackError
+from papertrack.text import json_text
 
 TopicOpt = Annotated[
     str | None,
@@ -76,7 +76,7 @@ def show(
                 f"('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
             )
         if as_json:
-            sys.stdout.write(json.dumps(paper.to_dict(), ensure_ascii=False, indent=2) + "\n")
+            sys.stdout.write(json_text(paper.to_dict(), indent=2) + "\n")
             return
         from papertrack import render
 

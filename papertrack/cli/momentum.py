@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from datetime import UTC, date
 from typing import TYPE_CHECKING, Annotated, Any
@@ -29,6 +28,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.errors import UsageError
+from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from papertrack.momentum import Momentum
@@ -99,7 +99,7 @@ def _measure(store: Store, topic: Topic, as_of: date, window: int, weeks: int) -
 
 
 def _dump(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_text(data, indent=2) + "\n")
 
 
 # --------------------------------------------------------------------------- momentum
@@ -199,7 +199,7 @@ def trending(
         if fmt is Format.json:
             _dump(rows)
         elif fmt is Format.jsonl:
-            sys.stdout.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+            sys.stdout.writelines(json_text(r) + "\n" for r in rows)
         elif fmt is Format.csv:
             writer = csv.writer(sys.stdout, lineterminator="\n")
             writer.writerow(TRENDING_CSV)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any
@@ -29,7 +28,8 @@ from papertrack.cli.common import (
     pick_format,
     say,
 )
-from papertrack.errors import PapertrackError, UnknownTopicError
+from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
+from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -54,6 +54,12 @@ CategoryOpt = Annotated[
 ]
 
 
+# 'topics test' charts the 12 ISO weeks ending with --as-of, and the lists count the 28
+# days to it: each of those days must exist in the calendar (year 1 to 9999).
+_FIRST_AS_OF = date(1, 3, 19)  # the Monday 11 weeks after 0001-01-01, a Monday
+_LAST_AS_OF = date(9999, 12, 26)  # the last Sunday whose whole ISO week is in 9999
+
+
 def _as_of(value: str | None) -> date:
     from papertrack.dates import parse_date
 
@@ -61,11 +67,17 @@ def _as_of(value: str | None) -> date:
         from datetime import UTC, datetime
 
         return datetime.now(UTC).date()
-    return parse_date(value, option="--as-of").date()
+    day = parse_date(value, option="--as-of").date()
+    if not _FIRST_AS_OF <= day <= _LAST_AS_OF:
+        raise UsageError(
+            f"--as-of {day} is too close to the ends of the calendar. "
+            f"Choose a day from {_FIRST_AS_OF} to {_LAST_AS_OF}"
+        )
+    return day
 
 
 def _write_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_text(data, indent=2) + "\n")
 
 
 def _counted_store(catalog: Catalog) -> Store:
@@ -144,7 +156,7 @@ def topics_list(
         if fmt is Format.json:
             _write_json(rows)
         elif fmt is Format.jsonl:
-            sys.stdout.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+            sys.stdout.writelines(json_text(r) + "\n" for r in rows)
         elif fmt is Format.csv:
             writer = csv.DictWriter(
                 sys.stdout, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n"

