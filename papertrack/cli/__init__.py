@@ -13,6 +13,7 @@ from papertrack.cli import papers  # noqa: F401
 from papertrack.cli import fetch, momentum, topics  # noqa: F401
 from papertrack.cli import find  # noqa: F401
 from papertrack.cli import digest  # noqa: F401
+from papertrack.cli import doctor  # noqa: F401
 
 # isort: on
 from papertrack.cli.common import app

@@ -1,0 +1,153 @@
+"""The doctor command: check the store for damage and repair it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from papertrack.cli.common import EXIT_CODES, app, errors, load_catalog, open_store, say
+
+if TYPE_CHECKING:
+    from papertrack.doctor import Checkup, RepairReport
+    from papertrack.store import Store
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'s' if n != 1 else ''}"
+
+
+def _overview(checkup: Checkup) -> str:
+    unreadable = f" ({checkup.unreadable:,} unreadable)" if checkup.unreadable else ""
+    return (
+        f"Store {checkup.path}: {_plural(checkup.papers, 'paper')} in "
+        f"{_plural(checkup.partitions, 'week file')}{unreadable}, "
+        f"{_plural(checkup.shards, 'id map shard')}."
+    )
+
+
+def _repair_lines(report: RepairReport) -> list[str]:
+    from papertrack.doctor import name_some
+
+    lines = [f"Found: {p.what()}." for p in report.before.problems]
+    named: set[str] = set()
+    for item in report.salvages:
+        moved = f" ({item.moved} of them to the week of their date)" if item.moved else ""
+        line = (
+            f"Repaired {item.file}: salvaged {_plural(item.salvaged, 'paper')}{moved}; "
+            f"the damaged file is kept as {item.kept_at}"
+        )
+        if item.lost:
+            line += f"; lost {len(item.lost)}: {name_some(item.lost)}"
+            named.update(item.lost)
+        if item.lost_unnamed:
+            line += (
+                f"; lost {_plural(item.lost_unnamed, 'more paper')} whose ids nothing names "
+                "any more (index.json counted them)"
+            )
+        if not item.lost and not item.lost_unnamed:
+            line += "; nothing lost"
+        lines.append(line + ".")
+    elsewhere = [pid for pid in report.lost if pid not in named]
+    if elsewhere:
+        lines.append(
+            f"Lost {_plural(len(elsewhere), 'paper')} the id map named but no week file held: "
+            f"{name_some(elsewhere)}."
+        )
+    if report.rebuilt:
+        lines.append(
+            f"Rebuilt {', '.join(report.rebuilt)} from the week files (derived data: nothing lost)."
+        )
+    if report.merged:
+        lines.append(
+            f"Kept the newest copy of {_plural(len(report.merged), 'paper')} stored in two "
+            f"weeks: {name_some(report.merged)}."
+        )
+    if report.cleared:
+        lines.append(f"Cleared what an interrupted write left: {', '.join(report.cleared)}.")
+    if report.retagged:
+        lines.append("Retagged every paper: index.json had lost the topic fingerprints.")
+    return lines
+
+
+def _check(store: Store, as_json: bool) -> None:
+    from papertrack.doctor import check_store
+
+    checkup = check_store(store)
+    if as_json:
+        sys.stdout.write(json.dumps(checkup.to_dict(), indent=2) + "\n")
+    elif checkup.exists:
+        typer.echo(_overview(checkup))
+        for problem in checkup.problems:
+            typer.echo(problem.line())
+    if not checkup.exists:
+        say(f"No store at {store.path} yet: nothing to check.")
+    elif checkup.problems:
+        count = _plural(len(checkup.problems), "problem")
+        say(f"Error: {count} found. Run 'papertrack doctor --repair' to fix them.")
+        raise typer.Exit(1)
+    else:
+        say("No problems found.")
+
+
+def _repair(store: Store, as_json: bool) -> None:
+    from papertrack.doctor import repair_store
+
+    report = repair_store(store, load_catalog())
+    after = report.after
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    elif report.before.exists:
+        typer.echo(_overview(report.before))
+        typer.echo("\n".join(_repair_lines(report)))
+        for problem in after.problems:
+            typer.echo(f"Still wrong: {problem.what()}.")
+    if not report.before.exists:
+        say(f"No store at {store.path} yet: nothing to repair.")
+    elif after.problems:
+        say(
+            f"Error: {_plural(len(after.problems), 'problem')} remain after the repair. "
+            f"Keep {store.path} as it is and report this as a papertrack bug."
+        )
+        raise typer.Exit(1)
+    elif report.repaired:
+        lost = f"lost {_plural(len(report.lost), 'paper')}" if report.lost else "nothing lost"
+        say(f"Repaired: the store holds {_plural(after.papers, 'paper')}; {lost}.")
+    else:
+        say("No problems found: nothing to repair.")
+
+
+@app.command(epilog=EXIT_CODES)
+def doctor(
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair",
+            help="Fix what the check finds: salvage damaged week files (their bytes are kept "
+            "in <store>/damaged/), rebuild the id map and index, name the papers lost.",
+        ),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check the store for damage; with --repair, fix it and report what was lost.
+
+    The check reads every file of the store: each week file must hold whole paper
+    records dated in its week, the id map must agree with the week files, the
+    index must count what they hold, and no interrupted write may have left temp
+    files or a .dirty marker. It waits for a running ingest to finish first, and
+    exits with 1 when it finds a problem (one line each, naming the file).
+
+    Examples:
+
+    \b
+        papertrack doctor
+        papertrack doctor --repair
+        papertrack doctor --json | jq '.problems[].file'
+    """
+    with errors():
+        if repair:
+            _repair(open_store(), as_json)
+        else:
+            _check(open_store(), as_json)

@@ -1,0 +1,427 @@
+"""papertrack doctor: finds each kind of damage, names the file, repairs it, names what was lost.
+
+Every case damages a copy of a real store (the recorded listing, API page and
+Kaggle head: 386 papers in ~100 week files) the way a disk, a sync tool or a
+hand edit could, then runs the real command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from papertrack.cli import app
+from papertrack.doctor import check_store, salvage_records
+from papertrack.feeds import parse_feed, parse_jsonl
+from papertrack.models import Paper
+from papertrack.paths import default_topics_file
+from papertrack.store import Index, Store, _Lock, id_shard
+from papertrack.topics import Catalog
+
+DATA = Path(__file__).parent / "data"
+LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
+API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
+KAGGLE = DATA / "kaggle-jsonl" / "arxiv-metadata-oai-snapshot.head200.jsonl"
+#: The week of the listing's 86 papers: damaged in most cases below.
+WEEK = "2025-08-18"
+PART = f"papers/{WEEK}.json"
+TOTAL = 386
+FIX = "papertrack doctor --repair"
+
+
+@pytest.fixture(autouse=True)
+def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A repair rewrites ~80 small files, each with two fsyncs: most of its time on a
+    # slow disk. Nothing here cuts the power, so flushing to the platter changes nothing.
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog.load(default_topics_file())
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Path:
+    root = tmp_path_factory.mktemp("doctor") / "store"
+    papers = parse_feed(LISTING.read_bytes()).papers + parse_feed(API_PAGE.read_bytes()).papers
+    papers += parse_jsonl(KAGGLE.read_bytes()).papers
+    with Store(root).writer(catalog) as writer:
+        writer.upsert(papers)
+    assert Store(root).count() == TOTAL
+    return root
+
+
+@pytest.fixture
+def store(template: Path, isolated_home: Path) -> Store:
+    """A fresh copy of the template, where the CLI finds it by default."""
+    shutil.copytree(template, isolated_home / "store")
+    return Store(isolated_home / "store")
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def no_traceback(result: Result) -> None:
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def records(store: Store, week: str = WEEK) -> list[dict[str, Any]]:
+    data = json.loads(store.partition_path(week).read_bytes())
+    return list(data["papers"].values())
+
+
+def stored(store: Store) -> list[Paper]:
+    return [p for week in store.weeks() for p in store.read_partition(week)]
+
+
+# --------------------------------------------------------------------------- damage
+
+
+@dataclass
+class Damage:
+    """What a case did to the store: the file to name, and the papers it destroyed."""
+
+    file: str
+    lost: list[str]
+    #: The damaged bytes of a week file, which a repair must keep in damaged/.
+    kept: bytes | None = None
+    #: Commands that read the damaged file and must fail, naming it.
+    readers: tuple[tuple[str, ...], ...] = ()
+
+
+# Both read the listing's week: latest reads every week, ingest looks up each paper.
+READERS = (("latest", "-n", "500"), ("ingest", str(LISTING)))
+
+
+def truncated(store: Store) -> Damage:
+    """Cut inside the 41st record: records 1-40 are whole, the rest is gone."""
+    path = store.partition_path(WEEK)
+    raw, docs = path.read_bytes(), records(store)
+    cut = raw.index(b',"41":{') + 30
+    path.write_bytes(raw[:cut])
+    return Damage(PART, sorted(d["arxiv_id"] for d in docs[40:]), raw[:cut], READERS)
+
+
+def garbled(store: Store) -> Damage:
+    """Random bytes over the whole file: nothing can be read."""
+    path = store.partition_path(WEEK)
+    docs = records(store)
+    noise = random.Random(5).randbytes(path.stat().st_size)
+    path.write_bytes(noise)
+    return Damage(PART, sorted(d["arxiv_id"] for d in docs), noise, READERS)
+
+
+def garbled_middle(store: Store) -> Damage:
+    """Sixty random bytes inside one abstract: only that paper is lost."""
+    path = store.partition_path(WEEK)
+    raw, docs = path.read_bytes(), records(store)
+    at = raw.index(b'"abstract":', raw.index(b',"30":{')) + 40
+    rng = random.Random(6)
+    damaged = raw[:at] + bytes(rng.randrange(0x80, 0x100) for _ in range(60)) + raw[at + 60 :]
+    path.write_bytes(damaged)
+    return Damage(PART, [docs[29]["arxiv_id"]], damaged, READERS)
+
+
+def not_tinydb(store: Store) -> Damage:
+    """Valid JSON, but a list of the records instead of a TinyDB database: nothing lost."""
+    path = store.partition_path(WEEK)
+    listed = json.dumps(records(store)).encode()
+    path.write_bytes(listed)
+    return Damage(PART, [], listed, READERS)
+
+
+def record_without_id(store: Store) -> Damage:
+    """A whole file whose 5th record lost its arxiv_id."""
+    path = store.partition_path(WEEK)
+    data = json.loads(path.read_bytes())
+    lost = data["papers"]["5"].pop("arxiv_id")
+    path.write_bytes(json.dumps(data).encode())
+    return Damage(PART, [lost], path.read_bytes(), READERS)
+
+
+def index_damaged(store: Store) -> Damage:
+    raw = store.index_path.read_bytes()
+    store.index_path.write_bytes(raw[: len(raw) // 3])
+    return Damage("index.json", [], readers=(("latest",), ("ingest", str(LISTING))))
+
+
+def shard_damaged(store: Store) -> Damage:
+    path = store.shard_path(id_shard("2508.13167"))  # the listing's month
+    path.write_bytes(random.Random(7).randbytes(path.stat().st_size))
+    return Damage(f"ids/{path.name}", [], readers=(("ingest", str(LISTING)),))
+
+
+def week_file_deleted(store: Store) -> Damage:
+    """A week file removed by hand: the id map still names its papers."""
+    docs = records(store)
+    store.partition_path(WEEK).unlink()
+    return Damage(f"ids/{id_shard('2508.13167')}.json", sorted(d["arxiv_id"] for d in docs))
+
+
+def paper_in_two_weeks(store: Store) -> Damage:
+    """An older copy of a paper in the week before, as a kill mid-move could leave."""
+    doc = dict(records(store)[0], version=0, published="2025-08-12T10:00:00Z")
+    earlier = store.partition_path("2025-08-11")
+    data = json.loads(earlier.read_bytes()) if earlier.exists() else {"papers": {}}
+    data["papers"][str(len(data["papers"]) + 1)] = doc
+    earlier.write_bytes(json.dumps(data).encode())
+    return Damage(f"papers/2025-08-11.json, {PART}", [])
+
+
+def misplaced(store: Store) -> Damage:
+    """A paper whose date says another week than the file it sits in."""
+    path = store.partition_path(WEEK)
+    data = json.loads(path.read_bytes())
+    data["papers"]["3"]["published"] = "2025-06-03T09:00:00Z"
+    path.write_bytes(json.dumps(data).encode())
+    return Damage(PART, [], path.read_bytes())
+
+
+def stray_temp_file(store: Store) -> Damage:
+    (store.path / "papers" / f".{WEEK}.json.4242.tmp").write_bytes(b'{"papers":{"1":{')
+    return Damage(f"papers/.{WEEK}.json.4242.tmp", [])
+
+
+def leftover_dirty(store: Store) -> Damage:
+    (store.path / ".dirty").write_bytes(b"1")
+    return Damage(".dirty", [])
+
+
+CASES: list[Callable[[Store], Damage]] = [
+    truncated,
+    garbled,
+    garbled_middle,
+    not_tinydb,
+    record_without_id,
+    index_damaged,
+    shard_damaged,
+    week_file_deleted,
+    paper_in_two_weeks,
+    misplaced,
+    stray_temp_file,
+    leftover_dirty,
+]
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_a_healthy_store_passes(store: Store) -> None:
+    result = run("doctor")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert f"{TOTAL} papers in" in result.stdout
+    assert "No problems found." in result.stderr
+    data = json.loads(run("doctor", "--json").stdout)
+    assert data["healthy"] is True and data["problems"] == [] and data["papers"] == TOTAL
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0
+    assert "nothing to repair" in repaired.stderr
+    assert not (store.path / "damaged").exists()
+
+
+def test_no_store_yet_is_not_a_problem(isolated_home: Path) -> None:
+    result = run("doctor")
+    assert result.exit_code == 0
+    assert "nothing to check" in result.stderr
+    assert not isolated_home.exists(), "a check creates nothing"
+
+
+@pytest.mark.parametrize("damage", CASES, ids=[c.__name__ for c in CASES])
+def test_doctor_finds_names_and_repairs(
+    damage: Callable[[Store], Damage], store: Store, catalog: Catalog
+) -> None:
+    done = damage(store)
+
+    # The check names the file and the fix, reads only, and fails.
+    before = sorted(p.relative_to(store.path) for p in store.path.rglob("*"))
+    found = run("doctor")
+    assert found.exit_code == 1
+    no_traceback(found)
+    lines = [line for line in found.stdout.splitlines() if done.file in line]
+    assert lines, found.stdout
+    assert all(line.endswith(f"Run '{FIX}'.") for line in found.stdout.splitlines()[1:])
+    assert f"Run '{FIX}'" in found.stderr
+    assert sorted(p.relative_to(store.path) for p in store.path.rglob("*")) == before
+
+    # Other commands that read the damaged file say which and how to fix it.
+    for reader in done.readers:
+        other = run(*reader)
+        assert other.exit_code == 1, reader
+        no_traceback(other)
+        assert other.stderr.startswith("Error: store file "), other.stderr
+        assert done.file in other.stderr
+        assert FIX in other.stderr.splitlines()[-1]
+
+    # The repair fixes it, names exactly the papers lost, keeps the damaged bytes.
+    repaired = run("doctor", "--repair", "--json")
+    assert repaired.exit_code == 0, repaired.stdout + repaired.stderr
+    report = json.loads(repaired.stdout)
+    assert report["healthy"] is True and report["remaining"] == []
+    assert report["lost"] == done.lost
+    if done.kept is not None:
+        [salvage] = report["salvaged"]
+        assert salvage["file"] == done.file
+        assert (store.path / salvage["kept_at"]).read_bytes() == done.kept
+        assert salvage["kept_at"].startswith(f"damaged/{WEEK}.json.")
+        assert salvage["lost"] == done.lost
+    else:
+        assert report["salvaged"] == [] and not (store.path / "damaged").exists()
+
+    # ... and the store is whole again: a second check is clean, counts and tags are right.
+    again = run("doctor")
+    assert again.exit_code == 0, again.stdout
+    papers = stored(store)
+    ids = [p.arxiv_id for p in papers]
+    assert len(ids) == len(set(ids)) == TOTAL - len(done.lost)
+    assert not set(done.lost) & set(ids)
+    recount = Index()
+    for paper in papers:
+        assert paper.tags == catalog.tag(paper), paper.arxiv_id
+        recount.bump(paper, +1)
+    assert store.index().counts == {t: w for t, w in recount.counts.items() if any(w.values())}
+    assert store.tags_current(catalog)
+    assert run("latest", "-n", "500", "--json").exit_code == 0
+
+
+def test_repair_report_for_people_names_the_lost_papers(store: Store) -> None:
+    done = truncated(store)
+    index_damaged(store)
+    result = run("doctor", "--repair")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert f"Found: {PART} is damaged: not valid JSON" in out
+    assert f"Repaired {PART}: salvaged 40 papers" in out
+    assert f"the damaged file is kept as damaged/{WEEK}.json." in out
+    named = ", ".join(done.lost[:10])
+    assert f"lost {len(done.lost)}: {named} and {len(done.lost) - 10} more." in out
+    assert "Rebuilt index.json from the week files (derived data: nothing lost)." in out
+    assert "Retagged every paper" in out
+    assert f"lost {len(done.lost)} papers" in result.stderr
+
+
+def test_repair_retags_with_the_current_topics_when_the_index_is_lost(
+    store: Store, isolated_home: Path
+) -> None:
+    """The index held the topic fingerprints: without them every topic is matched again."""
+    user = isolated_home / "topics.toml"
+    user.write_text("[[topic]]\nname = \"Benchmarks\"\nquery = 'benchmark*'\n", "utf-8")
+    current = Catalog.load(default_topics_file(), user)
+    index_damaged(store)
+    result = run("doctor", "--repair")
+    assert result.exit_code == 0, result.stderr
+    assert "Retagged every paper" in result.stdout
+    papers = stored(store)
+    assert all(p.tags == current.tag(p) for p in papers)
+    assert sum("benchmarks" in p.tags for p in papers) == store.count("benchmarks") > 0
+    assert store.tags_current(current)
+
+
+def test_two_weeks_keeps_the_newest_copy(store: Store) -> None:
+    first = records(store)[0]
+    paper_in_two_weeks(store)
+    result = run("doctor", "--repair")
+    assert result.exit_code == 0
+    assert f"Kept the newest copy of 1 paper stored in two weeks: {first['arxiv_id']}." in (
+        result.stdout
+    )
+    kept = store.get(first["arxiv_id"])
+    assert kept is not None and kept.version == first["version"]
+    assert not store.read_partition("2025-08-11") or all(
+        p.arxiv_id != first["arxiv_id"] for p in store.read_partition("2025-08-11")
+    )
+
+
+def test_misplaced_paper_moves_to_the_week_of_its_date(store: Store) -> None:
+    pid = records(store)[2]["arxiv_id"]
+    misplaced(store)
+    assert run("doctor", "--repair").exit_code == 0
+    assert [p.arxiv_id for p in store.read_partition("2025-06-02")] == [pid]
+    assert pid not in {p.arxiv_id for p in store.read_partition(WEEK)}
+
+
+def test_repair_waits_for_the_writer_lock_then_gives_up(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    truncated(store)
+    monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "0.2")
+    before = store.partition_path(WEEK).read_bytes()
+    # The lock alone: a writer would stop at the damaged file while preparing.
+    lock = _Lock(store.path / ".lock", 1.0)
+    lock.acquire()
+    try:
+        result = run("doctor", "--repair")
+    finally:
+        lock.release()
+    assert result.exit_code == 1
+    no_traceback(result)
+    assert "another papertrack process has held the store lock" in result.stderr
+    assert store.partition_path(WEEK).read_bytes() == before
+    assert not (store.path / "damaged").exists()
+
+
+# --------------------------------------------------------------------------- salvage
+
+
+def record_ends(raw: bytes, count: int) -> list[int]:
+    """Where each record of a whole week file ends: just before the next one's `,"<id>":{`."""
+    starts = [raw.index(f',"{n}":{{'.encode()) for n in range(2, count + 1)]
+    return [*starts, len(raw) - 2]  # the last record ends before the closing "}}"
+
+
+def test_salvage_keeps_every_complete_record_wherever_the_file_is_cut(store: Store) -> None:
+    raw = store.partition_path(WEEK).read_bytes()
+    docs = records(store)
+    ends = record_ends(raw, len(docs))
+    # Every 97 bytes of the first 20 records, one byte short of and at the end of each.
+    cuts = {*range(0, ends[19], 97), *(e - 1 for e in ends), *ends}
+    for cut in sorted(cuts):
+        got = [d["arxiv_id"] for d in salvage_records(raw[:cut])]
+        whole = [d["arxiv_id"] for d, end in zip(docs, ends, strict=True) if end <= cut]
+        assert got == whole, cut
+    assert salvage_records(raw) == docs
+
+
+def test_salvage_skips_garbled_records_and_keeps_the_rest(store: Store) -> None:
+    raw = store.partition_path(WEEK).read_bytes()
+    docs = records(store)
+    ends = record_ends(raw, len(docs))
+    # Garbage from inside record 10 to inside record 12, and a lost closing brace of 50.
+    damaged = bytearray(raw)
+    damaged[ends[8] + 100 : ends[11] - 50] = b"\xff\x00garbage" * 5
+    damaged = bytes(damaged)
+    brace = damaged.index(b',"51":{') - 1
+    assert damaged[brace : brace + 1] == b"}"
+    damaged = damaged[:brace] + damaged[brace + 1 :]
+    got = {d["arxiv_id"] for d in salvage_records(damaged)}
+    lost = {docs[n]["arxiv_id"] for n in (9, 10, 11, 49)}
+    assert got == {d["arxiv_id"] for d in docs} - lost
+
+
+def test_salvage_reads_records_from_valid_json_of_another_shape(store: Store) -> None:
+    docs = records(store)
+    assert salvage_records(json.dumps(docs).encode()) == docs
+    assert salvage_records(json.dumps({"x": {"y": docs[:3]}}).encode()) == docs[:3]
+    assert salvage_records(b"[[[[[[[[") == []
+    assert salvage_records(b"\x00\xff" * 100) == []
+
+
+def test_check_reports_each_problem_once(store: Store) -> None:
+    truncated(store)
+    stray_temp_file(store)
+    leftover_dirty(store)
+    checkup = check_store(store)
+    kinds = sorted(p.kind for p in checkup.problems)
+    assert kinds == ["damaged", "dirty", "temp-file"]
+    assert checkup.papers == TOTAL - 86
