@@ -419,13 +419,18 @@ class Index:
         delta: int,
         primary: str | None = None,
         categories: Iterable[str] = (),
+        week: str | None = None,
     ) -> None:
-        """Count (``delta`` 1) or uncount (-1) a paper dated ``moment`` with these tags."""
+        """Count (``delta`` 1) or uncount (-1) a paper dated ``moment`` with these tags.
+
+        ``week``, when the caller has it, is :func:`week_of` ``(moment)``.
+        """
         if primary:
             self.primary[primary] = self.primary.get(primary, 0) + delta
         for category in categories:
             self.listed[category] = self.listed.get(category, 0) + delta
-        week = week_of(moment)
+        if week is None:
+            week = week_of(moment)
         weekday = moment.astimezone(UTC).weekday() if moment is not None else None
         for topic in (ALL, *tags):
             weeks = self.counts.setdefault(topic, {})
@@ -745,6 +750,7 @@ class StoreWriter:
                 +1,
                 record.get("primary_category"),
                 record.get("categories") or (),
+                week=week,
             )
             result.new += 1
         self._merge_into(parts, shards, others, result)

@@ -842,6 +842,28 @@ def compile_query(node: Node, shared: AbstractSet[Node] = frozenset()) -> Matche
     return matcher
 
 
+def compile_catalog(
+    topics: Sequence[tuple[str, Node]], shared: AbstractSet[Node] = frozenset()
+) -> Callable[[PaperText], tuple[str, ...]]:
+    """One function giving the slugs of every topic a :class:`PaperText` matches, in order.
+
+    Like :func:`compile_query` for each topic in turn, but a paper costs one call
+    instead of one per topic, and the paper's word sets are looked up once.
+    """
+    codegen = _Codegen(shared)
+    body = ["def tag(t):", "    m = t.memo", "    ts = t.text_set", "    tx = t.text_str"]
+    body.append("    out = []")
+    for slug, node in topics:
+        body.append(f"    if {codegen.uncached(node)}:")
+        body.append(f"        out.append({codegen.constant(slug)})")
+    body.append("    return tuple(out)")
+    source = "\n".join(codegen.functions.values()) + "\n" + "\n".join(body) + "\n"
+    namespace: dict[str, Any] = dict(codegen.constants)
+    exec(source, namespace)  # safe: see the comment at the top of this section
+    tagger: Callable[[PaperText], tuple[str, ...]] = namespace["tag"]
+    return tagger
+
+
 def _shared_nodes(nodes: Iterable[Node]) -> frozenset[Node]:
     """The groups and lone prefix terms that occur more than once among ``nodes``."""
     counts: dict[Node, int] = {}
@@ -1153,18 +1175,18 @@ class Catalog:
             self._by_slug[topic.slug] = topic
             by_name[folded] = topic
         self._by_name = by_name
-        self._compiled: list[tuple[str, Matcher]] | None = None
+        self._compiled: Callable[[PaperText], tuple[str, ...]] | None = None
         self._prefilter: Prefilter | None = None
 
     @property
-    def _matchers(self) -> list[tuple[str, Matcher]]:
+    def _tagger(self) -> Callable[[PaperText], tuple[str, ...]]:
         # Compiled on first use: read-only commands such as `latest` never tag, and
         # compiling the catalog costs ~25 ms of their start-up. Compiled together
         # so that sub-queries common to several topics (the block of LLM terms,
         # agent*) are evaluated once per paper.
         if self._compiled is None:
             shared = _shared_nodes(t.membership for t in self.topics)
-            self._compiled = [(t.slug, compile_query(t.membership, shared)) for t in self.topics]
+            self._compiled = compile_catalog([(t.slug, t.membership) for t in self.topics], shared)
         return self._compiled
 
     @classmethod
@@ -1272,7 +1294,7 @@ class Catalog:
 
     def tag_text(self, text: PaperText) -> tuple[str, ...]:
         """Like :meth:`tag` for an already tokenized paper."""
-        return tuple([slug for slug, matcher in self._matchers if matcher(text)])
+        return self._tagger(text)
 
     def tag_fields(
         self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
