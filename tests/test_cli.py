@@ -454,3 +454,28 @@ def test_messages_and_errors_are_logged(isolated_home: Path, tmp_path: Path) -> 
     other = tmp_path / "logs" / "cron.log"
     run("--log-file", str(other), "ingest", "missing.xml")
     assert "Error: no such file" in other.read_text(encoding="utf-8")
+
+
+def test_every_command_is_mapped_to_the_module_main_imports_for_it() -> None:
+    import typer.main
+
+    from papertrack import cli
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    assert set(cli.COMMANDS) == set(commands)
+    assert cli.command_of(["--db", "x", "-q", "latest", "--db"]) == "latest"
+    assert cli.command_of(["--log-file", "latest", "ingest"]) == "ingest"
+    assert cli.command_of(["--version"]) is None
+
+
+def test_a_command_runs_with_only_its_own_module_imported(tmp_path: Path) -> None:
+    code = (
+        "import sys; from papertrack.cli import main; sys.argv = ['papertrack', '--db', "
+        f"{str(tmp_path / 's')!r}, 'latest']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('papertrack.cli.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert (
+        done.stdout.strip().splitlines()[-1] == "['papertrack.cli.common', 'papertrack.cli.papers']"
+    )

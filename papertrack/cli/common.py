@@ -19,7 +19,6 @@ import typer
 
 from papertrack import __version__, paths
 from papertrack.errors import PapertrackError, StoreError, UsageError
-from papertrack.export import CSV_COLUMNS, csv_row
 from papertrack.text import json_text
 
 if TYPE_CHECKING:
@@ -272,6 +271,8 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
             sys.stdout.write(json_text(paper.to_dict()) + "\n")
     elif fmt is Format.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
+        from papertrack.export import CSV_COLUMNS, csv_row
+
         writer.writerow(CSV_COLUMNS)
         writer.writerows(csv_row(p) for p in papers)
     elif papers:
