@@ -23,6 +23,10 @@ def from_iso(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
 
 
+#: Stored fields that are not part of the JSON schema.
+_PROVENANCE = frozenset({"primary_guessed", "source"})
+
+
 @dataclass(frozen=True, slots=True)
 class Paper:
     """One arXiv article (or one entry of a non-arXiv feed), keyed by ``arxiv_id``.
@@ -75,36 +79,25 @@ class Paper:
         return replace(self, tags=tags)
 
     def to_dict(self) -> dict[str, Any]:
-        """The stable JSON schema of PRODUCT.md (plus a few documented extras)."""
-        return {
-            "arxiv_id": self.arxiv_id,
-            "version": self.version,
-            "title": self.title,
-            "abstract": self.abstract,
-            "authors": list(self.authors),
-            "affiliations": self.affiliations,
-            "author_affiliations": [list(a) for a in self.author_affiliations],
-            "primary_category": self.primary_category,
-            "categories": list(self.categories),
-            "published": _iso(self.published),
-            "updated": _iso(self.updated),
-            "announced": _iso(self.announced),
-            "announce_type": self.announce_type,
-            "paper_date": _iso(self.paper_date),
-            "doi": self.doi,
-            "journal_ref": self.journal_ref,
-            "comment": self.comment,
-            "url": self.url,
-            "pdf_url": self.pdf_url,
-            "license": self.license,
-            "tags": list(self.tags),
-        }
+        """The stable JSON schema of PRODUCT.md (plus a few documented extras).
+
+        The stored record without its provenance fields, with ``affiliations``
+        (derived from ``author_affiliations``) after ``authors``.
+        """
+        out: dict[str, Any] = {}
+        for key, value in self.to_record().items():
+            if key in _PROVENANCE:
+                continue
+            out[key] = value
+            if key == "authors":
+                out["affiliations"] = self.affiliations
+        return out
 
     def to_record(self) -> dict[str, Any]:
         """The form kept in the store: the JSON schema plus provenance fields.
 
-        Written out field by field rather than derived from :meth:`to_dict`, which
-        a bulk import calls for every paper: it skips the derived ``affiliations``.
+        Built field by field (a bulk import makes one for every paper), without
+        the derived ``affiliations`` that :meth:`to_dict` adds.
         """
         return {
             "arxiv_id": self.arxiv_id,
