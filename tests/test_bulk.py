@@ -365,3 +365,44 @@ def test_stats_upgrades_an_index_without_category_counts(tmp_path: Path) -> None
     data = json.loads(runner.invoke(app, ["--db", str(db), "stats", "--json"]).stdout)
     assert data["papers"] == 200
     assert sum(c["primary"] for c in data["categories"]) > 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_terminal_sees_a_progress_bar_by_bytes_and_a_pipe_does_not(tmp_path: Path) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=600)
+    child = (
+        "import sys, papertrack.ingest as ingest\n"
+        "ingest.BATCH_SIZE = 100\n"
+        "from papertrack.cli import main\n"
+        "sys.argv = ['papertrack', *sys.argv[1:]]\n"
+        "main()\n"
+    )
+    args = [sys.executable, "-c", child, "--db", str(tmp_path / "s"), "ingest", "-j", "1"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "COLUMNS": "120"}
+    env.pop("NO_COLOR", None)
+    leader, follower = os.openpty()
+    try:
+        done = subprocess.run(
+            [*args, str(feed)], env=env, stdout=subprocess.DEVNULL, stderr=follower, check=False
+        )
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                piece = os.read(leader, 65536)
+            except OSError:  # the terminal is gone: everything was read
+                break
+            if not piece:
+                break
+            seen += piece
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    text = seen.decode("utf-8", "replace")
+    assert "snap.jsonl" in text and "papers" in text  # the bar: file name, papers so far
+    assert "/" in text and "MB" in text  # bytes read of the total
+    assert "800 new" in text  # the summary line, after the bar is gone
+
+    piped = subprocess.run([*args, "-v", str(feed)], env=env, capture_output=True, check=False)
+    assert piped.returncode == 0
+    assert b"\x1b[" not in piped.stderr and b"MB" not in piped.stderr
