@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from http.client import HTTPException
 from pathlib import Path
 from stat import S_ISREG
 from typing import IO, TYPE_CHECKING, Any
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 #: Papers written per store transaction when streaming a snapshot: large enough that
 #: each touched week file is rewritten rarely, small enough to keep memory flat.
 BATCH_SIZE = 5000
+#: Bytes of an HTTP error answer read for the arXiv API's error feed (a few hundred).
+MAX_ERROR_BODY = 1024 * 1024
 #: At most this many broken-line numbers are named in a report.
 MAX_LINES_NAMED = 10
 USER_AGENT = f"papertrack/{__version__} (arXiv paper tracker; https://pypi.org/project/papertrack/)"
@@ -49,20 +52,20 @@ def _is_url(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
 
-def _fetch(url: str, timeout: float) -> bytes:
+def _fetch(url: str, timeout: float) -> IO[bytes]:
+    """The body of ``url`` as a stream: a snapshot is read as it arrives, never held whole."""
     import urllib.error
     import urllib.request
 
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            data: bytes = response.read()
-            return data
+        response: IO[bytes] = urllib.request.urlopen(request, timeout=timeout)  # noqa: SIM115
+        return response
     except urllib.error.HTTPError as exc:
         # The arXiv API sends its error feed with HTTP 400: parse it for the real message.
-        body = exc.read()
+        body = exc.read(MAX_ERROR_BODY)
         if body.lstrip().startswith(b"<"):
-            return body
+            return io.BytesIO(body)
         raise FeedError(f"{url} answered HTTP {exc.code} {exc.reason}. Try again later") from exc
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
@@ -78,7 +81,10 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
             raise FeedError("'-' needs standard input. Pipe a feed into papertrack")
         return stdin
     if _is_url(source):
-        return io.BytesIO(_fetch(source, timeout))
+        response = _fetch(source, timeout)
+        if getattr(response, "peek", lambda n: b"")(2)[:2] == b"\x1f\x8b":
+            return gzip.GzipFile(fileobj=response, mode="rb")  # type: ignore[return-value]
+        return response
     path = Path(source)
     try:
         handle: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller
@@ -110,7 +116,7 @@ def _head(stream: IO[bytes]) -> bytes:
             head = stream.read(64)
             stream.seek(0)
             return head
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except (OSError, EOFError, gzip.BadGzipFile, HTTPException) as exc:
         raise FeedError(f"could not read the stream: {exc}. Check that the file is whole") from exc
     return b""
 
@@ -168,7 +174,7 @@ def ingest_source(
             _write(writer, papers, report)
             if parsed.error:
                 report.error = parsed.error
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error, HTTPException) as exc:
         report.error = f"could not read {source}: {exc}. Check that the file is whole"
     except FeedError as exc:
         report.error = str(exc)
@@ -198,7 +204,8 @@ def _count(result: UpsertResult, papers: int, report: SourceReport) -> None:
 # every batch a checkpoint (byte offset and line number) is saved in the store,
 # and the next ingest of the same unchanged file starts from there.
 
-_READ_ERRORS = (OSError, EOFError, zlib.error)
+# HTTPException: a connection that ended mid-body (IncompleteRead) is no OSError.
+_READ_ERRORS = (OSError, EOFError, zlib.error, HTTPException)
 #: Lines per chunk sent to a worker: big enough that shipping it costs little.
 CHUNK_LINES = 500
 #: Lines read in this process before worker processes are worth starting (they take
