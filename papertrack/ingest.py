@@ -292,8 +292,30 @@ def _start_worker(topics: list[tuple[Any, ...]], categories: tuple[str, ...], so
     # Ctrl-C is the parent's to handle: it stops the pool and reports what was kept.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _rare_gc()
+    _exit_with_parent()
     catalog = Catalog(Topic(*spec) for spec in topics)
     _WORKER = _Preparer(catalog, categories, source)
+
+
+def _exit_with_parent() -> None:
+    """End this worker when the process that started it is gone.
+
+    A killed ingest (SIGKILL, out of memory) cannot stop its pool, and its
+    workers would wait for work forever: every worker holds the writing end of
+    the shared task queue, so none of them ever reads its end. The parent's
+    sentinel closes when the parent exits, whatever killed it.
+    """
+    import threading
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="papertrack-parent-watch", daemon=True).start()
 
 
 def _work(first_line: int, lines: list[bytes]) -> _Prepared:

@@ -477,3 +477,50 @@ def test_an_xml_feed_url_over_the_size_limit_is_refused_unread(
     again = CliRunner().invoke(app, ["--db", str(db), "ingest", httpserver.url_for("/big.xml")])
     assert again.exit_code == 0, again.output
     assert len(records(Store(db))) == 100
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if entry.name.isdigit() and int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+            found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_end_with_a_killed_ingest(tmp_path: Path) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
+    child = (
+        "import sys, papertrack.ingest as ingest\n"
+        "ingest.PARALLEL_AFTER = 0\n"
+        "ingest.BATCH_SIZE = 200\n"
+        "from papertrack.cli import main\n"
+        "sys.argv = ['papertrack', *sys.argv[1:]]\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    args = [sys.executable, "-c", child, "--db", str(tmp_path / "s"), "ingest", "-j", "2"]
+    proc = subprocess.Popen([*args, str(feed)], env=env, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and time.monotonic() < deadline:
+        workers = {
+            pid
+            for pid in _children(proc.pid)
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        }
+        time.sleep(0.02)
+    assert len(workers) == 2, "the workers never started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    for pid in alive:  # do not leave them behind even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "workers outlived the killed ingest"
