@@ -524,3 +524,14 @@ def test_workers_end_with_a_killed_ingest(tmp_path: Path) -> None:
     for pid in alive:  # do not leave them behind even when the test fails
         os.kill(pid, signal.SIGKILL)
     assert not alive, "workers outlived the killed ingest"
+
+
+def test_a_category_that_matches_nothing_gets_a_hint(tmp_path: Path) -> None:
+    db = str(tmp_path / "s")
+    result = CliRunner().invoke(app, ["--db", db, "ingest", "-c", "cs", str(KAGGLE)])
+    assert result.exit_code == 0
+    assert "No paper matched --category cs: all 200 were left out." in result.stderr
+    assert "-c 'cs.*'" in result.stderr
+    right = CliRunner().invoke(app, ["--db", db, "ingest", "-c", "cs.*", str(KAGGLE)])
+    again = CliRunner().invoke(app, ["--db", db, "ingest", "-c", "cs.*", str(KAGGLE)])
+    assert "No paper matched" not in right.stderr + again.stderr  # stored, then unchanged

@@ -204,6 +204,14 @@ def ingest(
             report = run_ingest(names, writer, stdin=stdin, progress=progress, options=options)
         if not quiet or report.failed:
             say(_summary(report))
+        left_out = sum(item.filtered for item in report.sources)
+        if category and left_out and not sum(item.papers for item in report.sources):
+            groups = [c for c in category if not c.endswith("*") and "." not in c]
+            hint = f" For a whole archive, end it with '*': -c '{groups[0]}.*'." if groups else ""
+            say(
+                f"No paper matched --category {' '.join(category)}: all {left_out} were "
+                f"left out.{hint} Categories are arXiv's names, such as cs.AI or math.GT."
+            )
         if report.failed:
             raise typer.Exit(1)
 
