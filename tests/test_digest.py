@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
-from html.parser import HTMLParser
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -18,6 +17,7 @@ from typer.testing import CliRunner, Result
 from papertrack.cli import app
 from papertrack.digest import DigestState, build_digest, markdown_escape
 from papertrack.models import Paper
+from tests.htmlcheck import Elements
 
 HOSTILE = "*bold* [x](javascript:alert(1)) <script>alert(2)</script> zebra"
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -303,38 +303,6 @@ def test_build_digest_is_pure_and_dedupes() -> None:
 HTML_HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "]]>"]
 
 
-class _Checker(HTMLParser):
-    """Collects start tags and checks that every non-void element is closed in order."""
-
-    VOID = {"meta", "br", "img", "hr", "link", "input", "rect", "line", "path"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.stack: list[str] = []
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.problems: list[str] = []
-        self.text = ""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-        if tag not in self.VOID:
-            self.stack.append(tag)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.VOID and (not self.stack or self.stack[-1] != tag):
-            return
-        if not self.stack or self.stack[-1] != tag:
-            self.problems.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
-        else:
-            self.stack.pop()
-
-    def handle_data(self, data: str) -> None:
-        self.text += data
-
-
 def test_html_digest_is_escaped_and_self_contained(tmp_path: Path) -> None:
     follow("zebra-studies", "stripe-science")
     title = "Zebra stripes " + " ".join(HTML_HOSTILE)
@@ -361,9 +329,7 @@ def test_html_digest_is_escaped_and_self_contained(tmp_path: Path) -> None:
     urls = set(re.findall(r"https?://[^\s\"'<>]+", page))
     assert urls == {"https://arxiv.org/abs/2611.00070", "https://arxiv.org/abs/2611.00071"}
 
-    checker = _Checker()
-    checker.feed(page)
-    checker.close()
+    checker = Elements(page)
     assert checker.problems == [] and checker.stack == []
     tags = [t for t, _ in checker.tags]
     assert tags.count("svg") == 2  # one chart per topic with new papers

@@ -15,7 +15,6 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -31,6 +30,7 @@ from papertrack.cli import app
 from papertrack.models import Paper
 from papertrack.store import Store
 from papertrack.topics import Catalog
+from tests.htmlcheck import Elements
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 DAY = NOW - timedelta(days=1)
@@ -169,43 +169,6 @@ def hostile_digest_sources(tmp_path: Path) -> None:
             ],
         ),
     )
-
-
-class Elements(HTMLParser):
-    """Every element with its attributes, the text, and whether the tags nest properly."""
-
-    VOID = {"meta", "br", "img", "hr", "link", "input", "rect", "line", "path"}
-
-    def __init__(self, page: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.stack: list[str] = []
-        self.problems: list[str] = []
-        self.text = ""
-        self.feed(page)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-        if tag not in self.VOID:
-            self.stack.append(tag)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.VOID:
-            return
-        if self.stack and self.stack[-1] == tag:
-            self.stack.pop()
-        else:
-            self.problems.append(f"</{tag}> closes {self.stack[-1:]}")
-
-    def handle_data(self, data: str) -> None:
-        self.text += data
-
-    def hrefs(self) -> list[str]:
-        return [a["href"] or "" for t, a in self.tags if t == "a" and "href" in a]
 
 
 def assert_no_active_html(page: Elements) -> None:
