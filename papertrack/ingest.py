@@ -174,7 +174,7 @@ def ingest_source(
             _write(writer, papers, report)
             if parsed.error:
                 report.error = parsed.error
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error, HTTPException) as exc:
+    except _READ_ERRORS as exc:  # gzip.BadGzipFile is an OSError
         report.error = f"could not read {source}: {exc}. Check that the file is whole"
     except FeedError as exc:
         report.error = str(exc)

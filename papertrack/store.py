@@ -629,7 +629,6 @@ class Store:
                 days=max(i for i, n in enumerate(row) if n)
             )
         sizes = {"papers": 0, "ids": 0, "index": 0, "other": 0}
-        partitions = 0
         if self.path.is_dir():
             for root, _dirs, files in os.walk(self.path):
                 part = Path(root).relative_to(self.path).parts
@@ -643,15 +642,13 @@ class Store:
                         sizes["index"] += size
                     else:
                         sizes[kind] += size
-                    if kind == "papers" and name.endswith(".json") and not name.startswith("."):
-                        partitions += 1
         return StoreStats(
             path=self.path,
             papers=index.total(ALL),
             undated=index.counts.get(ALL, {}).get(UNDATED, 0),
             first_date=first,
             last_date=last,
-            partitions=partitions,
+            partitions=len(self.weeks()),
             sizes=sizes,
             primary=dict(index.primary),
             listed=dict(index.listed),
@@ -743,7 +740,7 @@ class StoreWriter:
         for pid in {p.arxiv_id for p in others} & fresh.keys():
             others.insert(0, Paper.from_record(fresh.pop(pid)))  # twice in one batch
         for pid, record in fresh.items():
-            moment = from_iso(record.get("published") or record.get("announced"))
+            moment = from_iso(record.get("paper_date"))
             week = week_of(moment)
             parts.put_record(week, pid, record)
             shards.set(pid, week)
