@@ -1,0 +1,105 @@
+"""Draw the papers of the corpus label set (run once; kept to show how they were drawn).
+
+    python tests/data/labels/corpus/draw.py CORPUS.jsonl.gz OUT_DIR
+
+CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
+per line; its provenance is in SOURCES.md beside this file). Papers are split by
+listing date: those listed before 2026-05-04 are the train split (fit and tune
+on them), those listed from 2026-05-04 on (the last 8 weeks) are the test
+split, on which nothing is ever tuned.
+
+In each split papers are drawn without replacement from three pools, in this
+order, so that the rare agent topics have enough positives:
+
+- ``rare``: title or abstract has a cue word of one of the rarest topics
+  (terminal, shell, GUI, computer use, deep research, world model, MCP,
+  function calling, distillation, synthetic data);
+- ``agent``: not drawn yet, title or abstract has a word starting with "agent";
+- ``near``: not ``agent``, but has a word the agent topics border on
+  (tools, search, benchmarks, RL, distillation, synthetic data, ...);
+- ``uniform``: any paper of the split, not already drawn.
+
+Pool sizes are written to OUT_DIR/draw.json, so inclusion probabilities are
+known. The drawn papers are shuffled into batches for the labellers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+SEED = 20261201
+TEST_FROM = "2026-05-04"
+QUOTAS = {"train": {"rare": 300, "agent": 900, "near": 600, "uniform": 450},
+          "test": {"rare": 100, "agent": 320, "near": 220, "uniform": 160}}
+BATCHES = 8
+
+AGENT = re.compile(r"\bagent", re.I)
+RARE = re.compile(
+    r"\bterminal|\bshell\b|command[- ]line|\bgui\b|screenshot|computer[- ]use|\bos agent"
+    r"|deep research|world models?\b|\bmcp\b|function[- ]call|distill|synthetic data"
+    r"|data synthesis|long[- ]horizon|agentic rag|agentic search|web agent|search agent",
+    re.I,
+)
+NEAR = re.compile(
+    r"\btool|function[- ]call|\bmcp\b|\bgui\b|screenshot|web ?pages?\b|browser|brows"
+    r"|search|benchmark|environment|\bgym\b|arena|reinforcement|\brl\b|grpo|\bppo\b"
+    r"|reward|world model|distill|synthetic|retriev|\brag\b|long[- ]horizon|terminal"
+    r"|\bshell\b|command[- ]line|multi[- ]turn|trajector|simulat|large language|\bllms?\b",
+    re.I,
+)
+
+
+def main(corpus: str, out: str) -> None:
+    rng = random.Random(SEED)
+    papers = []
+    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            papers.append({
+                "arxiv_id": rec["id"],
+                "date": rec["update_date"],
+                "categories": rec["categories"],
+                "title": rec["title"],
+                "abstract": rec["abstract"],
+            })
+    drawn: list[dict[str, str]] = []
+    sizes: dict[str, dict[str, int]] = {}
+    for split, quota in QUOTAS.items():
+        part = [p for p in papers if (p["date"] >= TEST_FROM) == (split == "test")]
+        taken: set[str] = set()
+        pools = {
+            "rare": [p for p in part if RARE.search(p["title"] + " " + p["abstract"])],
+            "agent": [p for p in part if AGENT.search(p["title"] + " " + p["abstract"])],
+            "near": [p for p in part if not AGENT.search(p["title"] + " " + p["abstract"])
+                     and NEAR.search(p["title"] + " " + p["abstract"])],
+            "uniform": part,
+        }
+        sizes[split] = {"papers": len(part)}
+        for pool, want in quota.items():
+            candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
+            sizes[split][pool] = len(candidates)
+            for p in rng.sample(candidates, want):
+                taken.add(p["arxiv_id"])
+                drawn.append({**p, "split": split, "pool": pool})
+    rng.shuffle(drawn)
+    outdir = Path(out)
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / "draw.json").write_text(json.dumps(
+        {"seed": SEED, "test_from": TEST_FROM, "quotas": QUOTAS, "pool_sizes": sizes}, indent=1))
+    with open(outdir / "drawn.jsonl", "w", encoding="utf-8") as fh:
+        for p in drawn:
+            fh.write(json.dumps(p, ensure_ascii=False) + "\n")
+    for b in range(BATCHES):
+        with open(outdir / f"batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
+            for p in drawn[b::BATCHES]:
+                fh.write(json.dumps({"arxiv_id": p["arxiv_id"], "title": p["title"],
+                                     "abstract": p["abstract"]}, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
