@@ -23,7 +23,7 @@ from typing import Any
 from papertrack.errors import StoreError
 from papertrack.ids import abs_url, parse_arxiv_id
 from papertrack.models import Paper
-from papertrack.text import json_text
+from papertrack.text import json_text, visible
 
 __all__ = [
     "FIRST_DIGEST_DAYS",
@@ -56,7 +56,7 @@ def _read(path: Path) -> Any:
 
 
 def _write(path: Path, data: Any) -> None:
-    from papertrack.store import write_atomic
+    from papertrack.files import write_atomic
 
     write_atomic(path, (json_text(data, indent=2) + "\n").encode("utf-8"))
 
@@ -212,15 +212,12 @@ def build_digest(
 
 # --------------------------------------------------------------------------- rendering
 
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]"
-)
 _SPACE = re.compile(r"\s+")
 
 
 def clean(text: object) -> str:
     """Feed text on one line: no control or invisible formatting characters."""
-    return _SPACE.sub(" ", _UNSAFE.sub(" ", str(text))).strip()
+    return _SPACE.sub(" ", visible(text)).strip()
 
 
 def _names(names: Sequence[str], shown: int = 3) -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from papertrack.errors import StoreError
+from papertrack.files import write_atomic
 from papertrack.models import Paper
 from papertrack.store import (
     ALL,
@@ -39,18 +40,15 @@ from papertrack.store import (
     Index,
     Store,
     StoreWriter,
-    _Lock,
     _shape_problem,
     id_shard,
     week_of,
-    write_atomic,
 )
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog
 
 #: Where a repair keeps the bytes of the files it replaced, inside the store.
-DAMAGED_DIR = "damaged"
 #: At most this many ids are named in one line of a report.
 MAX_NAMED = 10
 FIX = "Run 'papertrack doctor --repair'"
@@ -201,7 +199,7 @@ def check_store(store: Store) -> Checkup:
     """
     if not store.path.is_dir():
         return Checkup(store.path, exists=False)
-    lock = _Lock(store.path / ".lock", store.lock_timeout)
+    lock = store.lock()
     try:
         lock.acquire()
     except StoreError as exc:
@@ -218,7 +216,7 @@ def _check(store: Store) -> Checkup:
     checkup = Checkup(store.path)
     unreadable: set[str] = set()
     papers: dict[str, list[tuple[str, Paper]]] = defaultdict(list)
-    folder = store.path / "papers"
+    folder = store.papers_dir
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     for path in files:
         if path.name.startswith("."):
@@ -237,11 +235,11 @@ def _check(store: Store) -> Checkup:
     damaged_shards = _check_shards(store, checkup, unreadable)
     _check_missing_from_map(checkup, damaged_shards)
     _check_index(store, checkup, papers, unreadable)
-    for stray in sorted(store.path.rglob(".*.tmp")):
+    for stray in store.temp_files():
         checkup.problems.append(
             Problem(_rel(store, stray), "temp-file", "is a temp file left by an interrupted write")
         )
-    if (store.path / ".dirty").exists():
+    if store.dirty_path.exists():
         checkup.problems.append(
             Problem(
                 ".dirty",
@@ -383,7 +381,7 @@ def _check_two_weeks(checkup: Checkup) -> None:
 def _check_shards(store: Store, checkup: Checkup, unreadable: set[str]) -> set[str]:
     """Check every id map shard against the week files; returns the unreadable shards."""
     damaged: set[str] = set()
-    folder = store.path / "ids"
+    folder = store.ids_dir
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         if path.name.startswith("."):
             continue
@@ -599,7 +597,7 @@ def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) ->
     if not store.path.is_dir():
         empty = Checkup(store.path, exists=False)
         return RepairReport(empty, empty)
-    lock = _Lock(store.path / ".lock", store.lock_timeout)
+    lock = store.lock()
     lock.acquire()
     try:
         before = _check(store)
@@ -609,7 +607,7 @@ def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) ->
         stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
         had_fingerprints = _fingerprints_readable(store)
         # A kill during the repair leaves this marker: the next writer rebuilds.
-        write_atomic(store.path / ".dirty", b"1")
+        write_atomic(store.dirty_path, b"1")
         report.salvages = _salvage_partitions(store, before, stamp)
         report.rebuilt = sorted(
             {p.file for p in before.problems if p.kind.endswith(("-map", "-index"))}
@@ -691,7 +689,7 @@ def _recency(doc: dict[str, Any]) -> tuple[int, str]:
 
 def _keep_aside(store: Store, path: Path, raw: bytes, stamp: str) -> Path:
     """Copy ``raw`` (the bytes of ``path``) to damaged/<name>.<stamp>; never overwrite."""
-    folder = store.path / DAMAGED_DIR
+    folder = store.damaged_dir
     target = folder / f"{path.name}.{stamp}"
     n = 1
     while target.exists():

@@ -19,7 +19,7 @@ from xml.etree import ElementTree as ET
 from papertrack.errors import UsageError
 from papertrack.ids import abs_url, parse_arxiv_id
 from papertrack.models import Paper
-from papertrack.text import json_text
+from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -238,12 +238,10 @@ _LATEX_SPECIALS = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_RE = re.compile(r"[\\{}&%$#_~^]")
-# Control characters, and the invisible zero-width and bidi formatting ones a feed may
-# carry, mean nothing in TeX or XML and could hide or reorder text; the parsers remove
-# them already, so this only guards against a store written before they did.
-_CONTROL_RE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]"
-)
+# Control characters, and the invisible and bidi formatting ones a feed may carry,
+# mean nothing in TeX or XML and could hide or reorder text; the parsers remove them
+# already, so this only guards against a store written before they did.
+_CONTROL_RE = UNSHOWN_RE
 _SPACE_RE = re.compile(r"\s+")
 
 
@@ -349,10 +347,8 @@ def bibtex_entry(paper: Paper) -> str:
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 # XML 1.0 forbids some of these even escaped (a feed reader would reject the file);
-# the others are the control and invisible characters of _CONTROL_RE.
-_XML_INVALID_RE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069\ufffe\uffff]"
-)
+# the others are the control and invisible characters of UNSHOWN_RE.
+_XML_INVALID_RE = re.compile(f"{UNSHOWN_RE.pattern}|[\ufffe\uffff]")
 
 
 def _xml_text(text: str) -> str:

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.errors import FeedError, PapertrackError, UsageError
+from papertrack.files import Lock, write_atomic
 from papertrack.ingest import USER_AGENT
 from papertrack.models import Paper, UpsertResult
-from papertrack.store import _Lock, write_atomic
 
 __all__ = [
     "API_CAP",
@@ -186,10 +186,10 @@ class _Throttle:
     def wait(self) -> None:
         settings = self.settings
         # The wait can be long when other processes queue: never time out on it.
-        lock = _Lock(self.path, timeout=max(600.0, settings.interval * 100))
+        lock = Lock(self.path, timeout=max(600.0, settings.interval * 100))
         lock.acquire()
         try:
-            handle = lock._handle
+            handle = lock.handle
             handle.seek(0)
             raw = handle.read().decode("ascii", "replace").strip()
             try:

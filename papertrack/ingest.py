@@ -29,8 +29,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 from papertrack import __version__
 from papertrack.errors import FeedError
+from papertrack.files import write_atomic
 from papertrack.models import IngestReport, Paper, SourceReport, UpsertResult, category_test
-from papertrack.store import StoreWriter, write_atomic
+from papertrack.store import Store, StoreWriter
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog
@@ -355,7 +356,7 @@ class _Snapshot:
         raw = stream.fileobj if isinstance(stream, gzip.GzipFile) else stream
         self.raw: IO[bytes] = raw
         self.total = _size(self.raw)
-        self.checkpoint = _Checkpoint.find(writer.store.path, source, self.raw)
+        self.checkpoint = _Checkpoint.find(writer.store, source, self.raw)
         self.broken: list[int] = []
         self.last_line = 0
         self.last_unterminated = False
@@ -555,7 +556,7 @@ class _Checkpoint:
     broken: tuple[int, ...] = ()
 
     @classmethod
-    def find(cls, store_dir: Path, source: str, raw: IO[bytes]) -> _Checkpoint | None:
+    def find(cls, store: Store, source: str, raw: IO[bytes]) -> _Checkpoint | None:
         try:
             stat = os.fstat(raw.fileno())
         except (OSError, ValueError, AttributeError):
@@ -565,7 +566,7 @@ class _Checkpoint:
         real = str(Path(source).resolve())
         key = hashlib.sha1(real.encode("utf-8")).hexdigest()[:16]
         identity = {"file": real, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-        return cls(store_dir / "resume" / f"{key}.json", identity)
+        return cls(store.resume_dir / f"{key}.json", identity)
 
     def load(self) -> bool:
         """Whether a checkpoint of this very file exists (then its position is loaded)."""

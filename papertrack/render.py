@@ -7,7 +7,6 @@ or one holding a terminal escape sequence prints literally and harmlessly.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -18,15 +17,12 @@ from rich.table import Table
 from rich.text import Text
 
 from papertrack.models import Paper
-
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]"
-)
+from papertrack.text import visible
 
 
 def safe(value: object) -> str:
-    """Feed text made harmless for a terminal: no control or invisible formatting characters."""
-    return _UNSAFE.sub("", str(value))
+    """Feed text made harmless for a terminal: no escape or unseen character."""
+    return visible(value, keep_lines=True)
 
 
 #: Lists and cards cut feed text here: the longest arXiv titles have about 300

@@ -1,16 +1,24 @@
 """The paper store: TinyDB files partitioned by ISO week, written atomically.
 
-Layout of a store directory (see STORE_MEASUREMENTS.md for the figures behind it)::
+Layout of a store directory::
 
+    papertrack-store.json   marks the directory as a store, with its format version
     papers/2026-07-27.json  one TinyDB database per ISO week (Monday, UTC) of the paper date
     papers/undated.json     entries of non-arXiv feeds that carry no date at all
     ids/2508.json           arxiv_id -> week, sharded by the id's YYMM: finds a paper to update
     index.json              per-topic weekly and daily counts ('*' counts all), fingerprints
     .lock                   writers take it; readers never wait
     .dirty                  set while a write is in flight: the next writer rebuilds derived files
+    resume/                 where an interrupted snapshot import stopped
+    damaged/                copies of files that doctor --repair replaced
 
-A single TinyDB file is parse-bound (1.2 s per cold query at 100k papers, 15 s at
-1M) and rewrites itself in place, which corrupted it in 10 of 10 kills. Here a
+papertrack writes into a directory only when it is empty, holds the marker, or is
+a store made before the marker existed (nothing but the names above in it): any
+other directory is refused, and clean-up only ever removes papertrack's own temp
+files (``.NAME.PID.tmp``) from the store's own folders.
+
+A single TinyDB file is parse-bound (measured: 1.2 s per cold query at 100k papers,
+15 s at 1M) and rewrites itself in place, which corrupted it in 10 of 10 kills. Here a
 query reads the small index plus the newest week files only, and every file is
 replaced atomically (temp file, fsync, ``os.replace``), so a kill leaves either
 the old or the new file, never a mix.
@@ -25,8 +33,6 @@ import copy
 import hashlib
 import json
 import os
-import sys
-import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,7 +47,16 @@ from tinydb.storages import Storage
 from tinydb.table import Document
 
 from papertrack.errors import StoreError
+from papertrack.files import (
+    TEMP_NAME,
+    Lock,
+    all_or_nothing,
+    remove_file,
+    temp_files,
+    write_atomic,
+)
 from papertrack.models import Paper, UpsertResult, from_iso, merge_papers
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog
@@ -55,105 +70,16 @@ FieldMatcher = Callable[[str, str, list[str], list[str]], bool]
 UNDATED = "undated"
 ALL = "*"
 PAPERS_TABLE = "papers"
+#: The file that makes a directory a papertrack store.
+MARKER = "papertrack-store.json"
+#: The store layout's version, in the marker. A store of a newer format is refused.
+FORMAT = 1
+#: Every name a store directory holds: a directory without the marker that holds
+#: only these is a store made before the marker (or one being made).
+_LAYOUT = frozenset({MARKER, "papers", "ids", "index.json", ".lock", ".dirty", "resume", "damaged"})
 
 
 # --------------------------------------------------------------------------- files
-
-
-def _fsync_dir(path: Path) -> None:
-    # Makes the rename itself durable; not possible on every platform (Windows).
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-#: Files written by :func:`write_atomic` inside :func:`all_or_nothing`, not yet in place:
-#: (temp file, final path), and final paths to remove at the end (None: not staging).
-_staged: list[tuple[Path, Path | None]] | None = None
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
-
-    Inside :func:`all_or_nothing` the file is only written and flushed to a temp
-    file here; it replaces ``path`` when the whole group has been written.
-    """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if _staged is not None:
-            _staged.append((tmp, path))
-            return
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise _write_error(path, exc) from exc
-    _fsync_dir(path.parent)
-
-
-def _write_error(path: Path, exc: OSError) -> StoreError:
-    return StoreError(
-        f"could not write {path}: {exc.strerror or exc}. "
-        "Check that the disk has space and the directory is writable"
-    )
-
-
-def remove_file(path: Path) -> None:
-    """Remove ``path`` (a week file left empty); inside :func:`all_or_nothing`, at its end."""
-    if _staged is not None:
-        _staged.append((path, None))
-        return
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-
-
-@contextlib.contextmanager
-def all_or_nothing() -> Iterator[None]:
-    """Put every file written inside in place together, or none of them.
-
-    A full disk or any other failure while the files are written leaves the
-    store exactly as it was (the temp files are removed). Only the renames at
-    the end, which need no space, can be cut short, by a kill: the caller's
-    ``.dirty`` marker covers that.
-    """
-    global _staged
-    if _staged is not None:
-        yield  # already inside one: the outer group decides
-        return
-    staged: list[tuple[Path, Path | None]] = []
-    _staged = staged
-    try:
-        yield
-    except BaseException:
-        _staged = None
-        for tmp, path in staged:
-            if path is not None:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
-        raise
-    _staged = None
-    folders: set[Path] = set()
-    for tmp, path in staged:
-        try:
-            if path is None:
-                with contextlib.suppress(FileNotFoundError):
-                    tmp.unlink()
-                folders.add(tmp.parent)
-            else:
-                os.replace(tmp, path)
-                folders.add(path.parent)
-        except OSError as exc:
-            raise _write_error(path or tmp, exc) from exc
-    for folder in folders:
-        _fsync_dir(folder)
 
 
 def read_json(path: Path) -> Any:
@@ -281,70 +207,6 @@ def _paper_sort_key(paper: Paper) -> tuple[str, str]:
 
 
 # --------------------------------------------------------------------------- lock
-
-
-class _Lock:
-    """An exclusive lock on ``.lock`` shared by every papertrack process on the machine."""
-
-    def __init__(self, path: Path, timeout: float, what: str = "the store lock") -> None:
-        self.path = path
-        self.timeout = timeout
-        self.what = what
-        self._handle: Any = None
-
-    def acquire(self) -> None:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(self.path, "a+b")  # noqa: SIM115 - kept open while locked
-        except OSError as exc:
-            raise StoreError(
-                f"could not create the store at {self.path.parent}: {exc.strerror or exc}. "
-                "Choose a writable place with --db, PAPERTRACK_DB or PAPERTRACK_HOME"
-            ) from exc
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                _try_lock(handle)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    handle.close()
-                    raise StoreError(
-                        f"another papertrack process has held {self.what} {self.path} "
-                        f"for over {self.timeout:g} s. Wait for it to finish, or raise "
-                        "PAPERTRACK_LOCK_TIMEOUT"
-                    ) from None
-                time.sleep(0.05)
-        self._handle = handle
-
-    def release(self) -> None:
-        if self._handle is not None:
-            _unlock(self._handle)
-            self._handle.close()
-            self._handle = None
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def _try_lock(handle: Any) -> None:
-        try:
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        except OSError:
-            raise BlockingIOError from None
-
-    def _unlock(handle: Any) -> None:
-        with contextlib.suppress(OSError):
-            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _try_lock(handle: Any) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(handle: Any) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 # --------------------------------------------------------------------------- index
@@ -479,20 +341,104 @@ class Store:
         self._index: tuple[tuple[int, int, int] | None, Index] | None = None
         if self.path.exists() and not self.path.is_dir():
             raise StoreError(
-                f"{self.path} is a file, not a papertrack store directory. "
+                f"{visible(self.path)} is a file, not a papertrack store directory. "
                 "Point --db or PAPERTRACK_DB at a directory"
             )
+        self._check_identity()
 
-    # paths
+    def _check_identity(self) -> None:
+        """Refuse a directory that is not a store, or a store of a newer format."""
+        try:
+            raw = self.marker_path.read_bytes()
+        except FileNotFoundError:
+            try:
+                names = {n for n in os.listdir(self.path) if not TEMP_NAME.fullmatch(n)}
+            except FileNotFoundError:
+                return  # made on the first write
+            except OSError as exc:
+                raise StoreError(
+                    f"could not read the store directory {visible(self.path)}: "
+                    f"{exc.strerror or exc}. Check its permissions"
+                ) from None
+            if names <= _LAYOUT:
+                return  # empty, being made, or made before the marker: the next writer marks it
+            shown = ", ".join(sorted(visible(n) for n in names)[:3])
+            more = ", …" if len(names) > 3 else ""
+            raise StoreError(
+                f"{visible(self.path)} is not a papertrack store: it holds other files "
+                f"({shown}{more}). Point --db or PAPERTRACK_DB at an empty or new directory, "
+                "or at a papertrack store"
+            ) from None
+        except OSError as exc:
+            raise StoreError(
+                f"could not read {visible(self.marker_path)}: {exc.strerror or exc}. "
+                "Check its permissions"
+            ) from None
+        try:
+            found = json.loads(raw).get("format")
+        except (ValueError, AttributeError):
+            found = None
+        if not isinstance(found, int) or isinstance(found, bool) or found < 1:
+            raise StoreError(
+                f"{visible(self.marker_path)} is damaged (no store format in it). "
+                f'If this is a papertrack store, write {{"format": {FORMAT}}} into it'
+            )
+        if found > FORMAT:
+            raise StoreError(
+                f"the store at {visible(self.path)} has format {found}, newer than this "
+                f"papertrack reads ({FORMAT}). Upgrade papertrack, or use another --db"
+            )
+
+    def mark(self) -> None:
+        """Make the directory recognisable as a store (writers call it under the lock)."""
+        if not self.marker_path.exists():
+            write_atomic(self.marker_path, json.dumps({"format": FORMAT}).encode() + b"\n")
+
+    # paths: the store's layout, here and nowhere else
+    @property
+    def marker_path(self) -> Path:
+        return self.path / MARKER
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path / ".lock"
+
+    @property
+    def dirty_path(self) -> Path:
+        return self.path / ".dirty"
+
+    @property
+    def resume_dir(self) -> Path:
+        return self.path / "resume"
+
+    @property
+    def damaged_dir(self) -> Path:
+        return self.path / "damaged"
+
+    @property
+    def papers_dir(self) -> Path:
+        return self.path / "papers"
+
+    @property
+    def ids_dir(self) -> Path:
+        return self.path / "ids"
+
     @property
     def index_path(self) -> Path:
         return self.path / "index.json"
 
+    def temp_files(self) -> list[Path]:
+        """Temp files an interrupted write left: papertrack's names, in the store's folders only."""
+        found: list[Path] = []
+        for folder in (self.path, self.papers_dir, self.ids_dir, self.resume_dir):
+            found += temp_files(folder)
+        return found
+
     def partition_path(self, week: str) -> Path:
-        return self.path / "papers" / f"{week}.json"
+        return self.papers_dir / f"{week}.json"
 
     def shard_path(self, shard: str) -> Path:
-        return self.path / "ids" / f"{shard}.json"
+        return self.ids_dir / f"{shard}.json"
 
     def exists(self) -> bool:
         return self.index_path.exists()
@@ -663,17 +609,23 @@ class Store:
         return not self.exists() or self.index().fingerprints == catalog.fingerprints()
 
     # writes
+    def lock(self) -> Lock:
+        """The writer lock (not yet taken)."""
+        return Lock(self.lock_path, self.lock_timeout)
+
     @contextlib.contextmanager
     def writer(self, catalog: Catalog) -> Iterator[StoreWriter]:
-        """Hold the store lock; recover from an interrupted write and retag changed topics first."""
-        lock = _Lock(self.path / ".lock", self.lock_timeout)
-        lock.acquire()
-        try:
-            writer = StoreWriter(self, catalog)
-            writer.prepare()
-            yield writer
-        finally:
-            lock.release()
+        """A writer: each batch it writes holds the store lock only while it is written.
+
+        So concurrent ingests queue batch by batch instead of one waiting for the
+        other's whole run, and nothing is locked while a source is still being read.
+        """
+        yield StoreWriter(self, catalog)
+
+    def refresh(self, catalog: Catalog) -> None:
+        """Recover from an interrupted write and retag changed topics, under the lock."""
+        with self.writer(catalog) as writer, writer.holding():
+            pass
 
 
 class StoreWriter:
@@ -683,13 +635,37 @@ class StoreWriter:
         self.store = store
         self.catalog = catalog
         self.index = Index()
+        #: (inode, mtime, size) of index.json as this writer last left it: while the file
+        #: is unchanged, no other writer came in between and ``index`` is still right.
+        self._left: tuple[int, int, int] | None = None
+        self._held = False
 
     @property
     def _dirty(self) -> Path:
-        return self.store.path / ".dirty"
+        return self.store.dirty_path
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        """Hold the store lock for one batch; recover and retag first when needed."""
+        if self._held:
+            yield
+            return
+        lock = self.store.lock()
+        lock.acquire()
+        self._held = True
+        try:
+            if self._left is None or self._left != _stat_key(self.store.index_path):
+                self.prepare()
+            yield
+        finally:
+            self._held = False
+            self._left = _stat_key(self.store.index_path)
+            lock.release()
 
     def prepare(self) -> None:
-        for stray in self.store.path.rglob(".*.tmp"):
+        """Recover from an interrupted write and retag changed topics (the lock is held)."""
+        self.store.mark()
+        for stray in self.store.temp_files():
             # Only writers make temp files, and we hold the lock: these are leftovers of a kill.
             with contextlib.suppress(OSError):
                 stray.unlink()
@@ -710,12 +686,16 @@ class StoreWriter:
     # -- batches
     def upsert(self, papers: Iterable[Paper]) -> UpsertResult:
         """Insert new papers, update papers with newer versions, leave the rest alone."""
+        papers = list(papers)
         result = UpsertResult()
-        shards = _Shards(self.store)
-        parts = _Partitions(self.store)
-        self._merge_into(parts, shards, papers, result)
-        if parts.changed or shards.changed:
-            self._commit(parts, shards)
+        if not papers:
+            return result
+        with self.holding():
+            shards = _Shards(self.store)
+            parts = _Partitions(self.store)
+            self._merge_into(parts, shards, papers, result)
+            if parts.changed or shards.changed:
+                self._commit(parts, shards)
         return result
 
     def upsert_records(self, records: Iterable[dict[str, Any]]) -> UpsertResult:
@@ -726,6 +706,13 @@ class StoreWriter:
         without building a :class:`Paper`; every other one takes the
         :meth:`upsert` path. ``tags`` must come from this writer's catalog.
         """
+        records = list(records)
+        if not records:
+            return UpsertResult()
+        with self.holding():
+            return self._upsert_records(records)
+
+    def _upsert_records(self, records: list[dict[str, Any]]) -> UpsertResult:
         result = UpsertResult()
         shards = _Shards(self.store)
         parts = _Partitions(self.store)
@@ -1038,6 +1025,14 @@ class _Partitions:
 
 #: The fix every message about a damaged store file ends with.
 REPAIR_HINT = "Run 'papertrack doctor --repair' to keep what can still be read and rebuild the rest"
+
+
+def _stat_key(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 def _shape_problem(data: Any) -> str | None:

@@ -14,29 +14,71 @@ import html
 import re
 import unicodedata
 
-__all__ = ["clean_text", "decode_tex_accents", "json_text", "shorten", "strip_html"]
+__all__ = ["clean_text", "decode_tex_accents", "json_text", "shorten", "strip_html", "visible"]
+
+
+#: Unicode's Bidi_Control characters: they reorder how a line is shown ("Trojan
+#: Source"). Right-to-left letters themselves are kept.
+BIDI_CONTROL: tuple[range, ...] = (
+    range(0x061C, 0x061D),
+    range(0x200E, 0x2010),
+    range(0x202A, 0x202F),
+    range(0x2066, 0x206A),
+)
+#: Unicode's Default_Ignorable_Code_Point characters (DerivedCoreProperties.txt):
+#: shown as nothing, so they hide text and defeat matching ("LL\u200bM").
+DEFAULT_IGNORABLE: tuple[range, ...] = (
+    range(0x00AD, 0x00AE),
+    range(0x034F, 0x0350),
+    range(0x061C, 0x061D),
+    range(0x115F, 0x1161),
+    range(0x17B4, 0x17B6),
+    range(0x180B, 0x1810),
+    range(0x200B, 0x2010),
+    range(0x202A, 0x202F),
+    range(0x2060, 0x2070),
+    range(0x3164, 0x3165),
+    range(0xFE00, 0xFE10),
+    range(0xFEFF, 0xFF00),
+    range(0xFFA0, 0xFFA1),
+    range(0xFFF0, 0xFFF9),
+    range(0x1BCA0, 0x1BCA4),
+    range(0x1D173, 0x1D17B),
+    range(0xE0000, 0xE1000),
+)
+#: Every character no output of papertrack shows as it is: C0 controls but tab and
+#: line feed, DEL, C1 controls, and the two classes above.
+UNSHOWN: tuple[range, ...] = (
+    range(0x00, 0x09),
+    range(0x0B, 0x20),
+    range(0x7F, 0xA0),
+    *BIDI_CONTROL,
+    *DEFAULT_IGNORABLE,
+)
+
+
+def _char_class(ranges: tuple[range, ...]) -> str:
+    return "".join(
+        re.escape(chr(r.start)) + ("-" + re.escape(chr(r.stop - 1)) if len(r) > 1 else "")
+        for r in ranges
+    )
+
+
+#: One of :data:`UNSHOWN`: what :func:`visible` removes and :func:`json_text` escapes.
+UNSHOWN_RE = re.compile(f"[{_char_class(UNSHOWN)}]")
 
 
 def _build_clean_table() -> dict[int, str | None]:
     table: dict[int, str | None] = {}
-    # C0 controls and DEL. Those that separate words in practice (tab, line
-    # and page breaks, the ASCII information separators) become spaces, so
-    # "a\nb" stays two words; the rest vanish. ESC vanishing is what makes a
-    # terminal escape sequence inert.
-    separators = (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F)
-    for code in range(0x00, 0x20):
-        table[code] = " " if code in separators else None
-    table[0x7F] = None
-    # C1 controls (0x9B is the one-byte CSI). NEL (0x85) is a line break.
-    for code in range(0x80, 0xA0):
-        table[code] = " " if code == 0x85 else None
-    # Zero-width characters: invisible, and they defeat matching ("LL\u200bM").
-    for code in (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF):
-        table[code] = None
-    # Bidi embeddings, overrides and isolates: they can make a title display
-    # reversed ("Trojan Source"). Right-to-left letters themselves are kept.
-    for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)):
-        table[code] = None
+    for block in UNSHOWN:
+        for code in block:
+            table[code] = None
+    # Controls that separate words in practice (tab, line and page breaks, the
+    # ASCII information separators, NEL) become spaces, so "a\nb" stays two
+    # words; the rest vanish. ESC vanishing is what makes a terminal escape
+    # sequence inert.
+    for code in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x85):
+        table[code] = " "
     return table
 
 
@@ -217,11 +259,6 @@ def shorten(s: str, width: int = 72) -> str:
 # What JSON would carry raw with ensure_ascii=False although a terminal may act on it
 # or hide it: C1 controls (U+009B is a one-byte CSI), zero-width and bidi controls.
 # json.dumps escapes C0 controls (ESC included) itself.
-_JSON_UNSAFE = re.compile(
-    "[\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
-)
-
-
 def json_text(data: object, indent: int | None = None) -> str:
     """``data`` as JSON with readable Unicode, but every invisible or control character escaped.
 
@@ -232,4 +269,33 @@ def json_text(data: object, indent: int | None = None) -> str:
     import json
 
     out = json.dumps(data, ensure_ascii=False, indent=indent)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return _JSON_ESCAPE.sub(_escape, out)
+
+
+# JSON must escape the line separators too: some JavaScript readers end a string at them.
+_JSON_ESCAPE = re.compile(f"[{_char_class(UNSHOWN)}\u2028\u2029]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # as a UTF-16 surrogate pair, which is what JSON's \\u means
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def visible(value: object, keep_lines: bool = False) -> str:
+    """``value`` as text with every terminal escape sequence and :data:`UNSHOWN` character removed.
+
+    For whatever reaches a terminal, a log or a file from an untrusted source
+    (feed text, file names, what a server answered). ``keep_lines`` keeps line
+    breaks (a message of several lines); otherwise they become spaces.
+    """
+    s = str(value)
+    if s.isascii() and s.isprintable():
+        return s
+    if "\x1b" in s or "\x9b" in s:
+        s = _ANSI_RE.sub("", s)
+    if not keep_lines:
+        s = s.replace("\n", " ").replace("\t", " ")
+    return UNSHOWN_RE.sub("", s)

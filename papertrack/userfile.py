@@ -29,7 +29,7 @@ from typing import Any
 import tomlkit
 
 from papertrack.errors import UsageError
-from papertrack.store import write_atomic
+from papertrack.files import write_atomic
 from papertrack.topics import Catalog, Topic, slugify
 
 __all__ = ["Action", "TopicEdit", "add_topic", "remove_topic"]

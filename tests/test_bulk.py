@@ -246,9 +246,16 @@ def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -
     db = tmp_path / "s"
     child = textwrap.dedent(
         """
-        import sys
+        import sys, time
         import papertrack.ingest as ingest
         ingest.BATCH_SIZE = 200
+        save = ingest._Checkpoint.save
+        def save_then_wait(self, line, *args):
+            save(self, line, *args)
+            if line >= 600:  # three batches stored: wait here to be killed
+                open(sys.argv[-1] + ".paused", "w").close()
+                time.sleep(120)
+        ingest._Checkpoint.save = save_then_wait
         from papertrack.cli import main
         sys.argv = ["papertrack", *sys.argv[1:]]
         main()
@@ -257,17 +264,22 @@ def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -
     args = [sys.executable, "-c", child, "--db", str(db), "ingest", "-j", "1", str(feed)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
     proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE)
-    resume_dir = db / "resume"
+    paused = Path(str(feed) + ".paused")
     deadline = time.monotonic() + 60
-    while not list(resume_dir.glob("*.json")) and time.monotonic() < deadline:
+    while not paused.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    time.sleep(0.3)
+    assert paused.exists(), "the ingest never reached its third checkpoint"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the ingest ended before it could be killed"
 
+    child_again = child.replace("ingest._Checkpoint.save = save_then_wait", "")
     again = subprocess.run(
-        [*args[:6], "-v", *args[6:]], env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", child_again, *args[3:6], "-v", *args[6:]],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert again.returncode == 0, again.stderr
     assert "resumed at line" in again.stderr

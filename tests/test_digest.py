@@ -398,11 +398,11 @@ def test_two_digests_at_once_never_show_a_paper_twice(tmp_path: Path) -> None:
 def test_digest_waits_for_the_lock_a_bounded_time(
     tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from papertrack.store import _Lock
+    from papertrack.files import Lock
 
     follow("zebra-studies")
     ingest(api_feed(tmp_path / "f.xml", [("2611.00080", 1, "Zebra", 1, ["A"])]))
-    held = _Lock(isolated_home / "digest.lock", 1)
+    held = Lock(isolated_home / "digest.lock", 1)
     held.acquire()
     try:
         monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "0.2")

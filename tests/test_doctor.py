@@ -22,9 +22,10 @@ from typer.testing import CliRunner, Result
 from papertrack.cli import app
 from papertrack.doctor import check_store, salvage_records
 from papertrack.feeds import parse_feed, parse_jsonl
+from papertrack.files import Lock
 from papertrack.models import Paper
 from papertrack.paths import default_topics_file
-from papertrack.store import Index, Store, _Lock, id_shard
+from papertrack.store import Index, Store, id_shard
 from papertrack.topics import Catalog
 
 DATA = Path(__file__).parent / "data"
@@ -358,7 +359,7 @@ def test_repair_waits_for_the_writer_lock_then_gives_up(
     monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "0.2")
     before = store.partition_path(WEEK).read_bytes()
     # The lock alone: a writer would stop at the damaged file while preparing.
-    lock = _Lock(store.path / ".lock", 1.0)
+    lock = Lock(store.path / ".lock", 1.0)
     lock.acquire()
     try:
         result = run("doctor", "--repair")

@@ -217,14 +217,12 @@ def test_catalog_change_retags_only_changed_topics(
     changed.write_text(TOPICS.replace("image OR vision", "editing"), encoding="utf-8")
     new_catalog = Catalog.load(changed)
     assert not store.tags_current(new_catalog)
-    with store.writer(new_catalog) as w:
-        pass
+    store.refresh(new_catalog)
     assert store.tags_current(new_catalog)
     assert store.latest(None)[0].tags == ("agents", "vision")
     gone = tmp_path / "gone.toml"
     gone.write_text(TOPICS.replace("image OR vision", "telescope"), encoding="utf-8")
-    with store.writer(Catalog.load(gone)):
-        pass
+    store.refresh(Catalog.load(gone))
     assert store.latest(None)[0].tags == ("agents",)
     assert store.count("vision") == 0
 
@@ -269,8 +267,7 @@ def test_interrupted_write_is_recovered_by_the_next_writer(store: Store, catalog
     data["papers"]["2"] = stale
     old.write_text(json.dumps(data))
     (store.path / ".dirty").write_text("1")
-    with store.writer(catalog):
-        pass
+    store.refresh(catalog)
     assert stored_ids(store) == ["2508.00001", "2508.00002"]
     assert store.index().counts == recount(store)
     assert not (store.path / ".dirty").exists()
@@ -281,10 +278,10 @@ def test_interrupted_write_is_recovered_by_the_next_writer(store: Store, catalog
 def test_second_writer_waits_for_the_lock_then_gives_up(tmp_path: Path, catalog: Catalog) -> None:
     holder = Store(tmp_path / "store")
     waiter = Store(tmp_path / "store", lock_timeout=0.3)
-    with holder.writer(catalog):
+    with holder.writer(catalog) as held, held.holding():
         started = time.monotonic()
-        with pytest.raises(StoreError, match="lock"), waiter.writer(catalog):
-            pass
+        with pytest.raises(StoreError, match="lock"):
+            waiter.refresh(catalog)
         assert time.monotonic() - started >= 0.3
     with waiter.writer(catalog) as w:  # free again
         assert w.upsert([paper("2508.00001", "2025-08-04")]).new == 1
@@ -427,8 +424,7 @@ def test_retag_after_a_catalog_change_equals_tagging_from_scratch(tmp_path: Path
     )
     changed = Catalog.load(default_topics_file(), user)
     assert store.count("computer-vision") > 0
-    with store.writer(changed):
-        pass
+    store.refresh(changed)
     stored = [p for week in store.weeks() for p in store.read_partition(week)]
     assert len(stored) == 186
     for item in stored:

@@ -19,7 +19,7 @@ import typer
 
 from papertrack import __version__, paths
 from papertrack.errors import PapertrackError, StoreError, UsageError
-from papertrack.text import json_text
+from papertrack.text import json_text, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -107,6 +107,7 @@ def say(message: str) -> None:
     Every message also goes to the log file, so a cron job's summaries and errors
     can be read later (see :func:`log`).
     """
+    message = visible(message, keep_lines=True)
     typer.echo(message, err=True)
     log(message)
 
@@ -128,7 +129,8 @@ def log(message: str) -> None:
             return
         path = home / "papertrack.log"
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    command = " ".join(sys.argv[1:3]) or "papertrack"
+    command = visible(" ".join(sys.argv[1:3])) or "papertrack"
+    message = visible(message, keep_lines=True)
     lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.splitlines() or [""])
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -255,8 +257,7 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
     Also upgrades an index written by an older papertrack (rebuilt from the partitions).
     """
     if not store.tags_current(catalog) or store.index_outdated():
-        with store.writer(catalog):
-            pass
+        store.refresh(catalog)
 
 
 def pick_format(fmt: Format, as_json: bool) -> Format:

@@ -210,7 +210,7 @@ def digest(
     from papertrack import momentum
     from papertrack.cli.momentum import _measure
     from papertrack.dates import parse_date
-    from papertrack.store import _Lock, write_atomic
+    from papertrack.files import Lock, write_atomic
 
     with errors():
         now = datetime.now(UTC)
@@ -221,7 +221,7 @@ def digest(
             raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
         # One digest at a time: read state, build, show, save state. Two at once would
         # both see the same papers as new.
-        lock = _Lock(lock_file(), lock_timeout(), "the digest lock")
+        lock = Lock(lock_file(), lock_timeout(), "the digest lock")
         lock.acquire()
         try:
             now = datetime.now(UTC)  # after any wait for the lock

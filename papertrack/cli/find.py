@@ -192,7 +192,7 @@ def export(
     """
     from papertrack.dates import parse_date
     from papertrack.export import iter_papers, write_export
-    from papertrack.store import write_atomic
+    from papertrack.files import write_atomic
     from papertrack.topics import Topic
 
     with errors():

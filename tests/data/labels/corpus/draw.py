@@ -34,8 +34,10 @@ from pathlib import Path
 
 SEED = 20261201
 TEST_FROM = "2026-05-04"
-QUOTAS = {"train": {"rare": 300, "agent": 900, "near": 600, "uniform": 450},
-          "test": {"rare": 100, "agent": 320, "near": 220, "uniform": 160}}
+QUOTAS = {
+    "train": {"rare": 300, "agent": 900, "near": 600, "uniform": 450},
+    "test": {"rare": 100, "agent": 320, "near": 220, "uniform": 160},
+}
 BATCHES = 8
 
 AGENT = re.compile(r"\bagent", re.I)
@@ -60,13 +62,15 @@ def main(corpus: str, out: str) -> None:
     with gzip.open(corpus, "rt", encoding="utf-8") as fh:
         for line in fh:
             rec = json.loads(line)
-            papers.append({
-                "arxiv_id": rec["id"],
-                "date": rec["update_date"],
-                "categories": rec["categories"],
-                "title": rec["title"],
-                "abstract": rec["abstract"],
-            })
+            papers.append(
+                {
+                    "arxiv_id": rec["id"],
+                    "date": rec["update_date"],
+                    "categories": rec["categories"],
+                    "title": rec["title"],
+                    "abstract": rec["abstract"],
+                }
+            )
     drawn: list[dict[str, str]] = []
     sizes: dict[str, dict[str, int]] = {}
     for split, quota in QUOTAS.items():
@@ -75,8 +79,12 @@ def main(corpus: str, out: str) -> None:
         pools = {
             "rare": [p for p in part if RARE.search(p["title"] + " " + p["abstract"])],
             "agent": [p for p in part if AGENT.search(p["title"] + " " + p["abstract"])],
-            "near": [p for p in part if not AGENT.search(p["title"] + " " + p["abstract"])
-                     and NEAR.search(p["title"] + " " + p["abstract"])],
+            "near": [
+                p
+                for p in part
+                if not AGENT.search(p["title"] + " " + p["abstract"])
+                and NEAR.search(p["title"] + " " + p["abstract"])
+            ],
             "uniform": part,
         }
         sizes[split] = {"papers": len(part)}
@@ -89,16 +97,24 @@ def main(corpus: str, out: str) -> None:
     rng.shuffle(drawn)
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "draw.json").write_text(json.dumps(
-        {"seed": SEED, "test_from": TEST_FROM, "quotas": QUOTAS, "pool_sizes": sizes}, indent=1))
+    (outdir / "draw.json").write_text(
+        json.dumps(
+            {"seed": SEED, "test_from": TEST_FROM, "quotas": QUOTAS, "pool_sizes": sizes}, indent=1
+        )
+    )
     with open(outdir / "drawn.jsonl", "w", encoding="utf-8") as fh:
         for p in drawn:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
     for b in range(BATCHES):
         with open(outdir / f"batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
             for p in drawn[b::BATCHES]:
-                fh.write(json.dumps({"arxiv_id": p["arxiv_id"], "title": p["title"],
-                                     "abstract": p["abstract"]}, ensure_ascii=False) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]},
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,211 @@
+"""File primitives every papertrack file write goes through: atomic writes, staged groups, locks.
+
+A file is written to a temp file beside it (``.NAME.PID.tmp``), flushed to disk and
+renamed over the old one, so a reader (or a kill) sees the old or the new file,
+never a mix. :func:`all_or_nothing` groups several such writes so that a failure
+while writing (a full disk) leaves every file as it was. :class:`Lock` is an
+exclusive lock on a file, shared by every papertrack process on the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from papertrack.errors import StoreError
+
+#: The name pattern of :func:`write_atomic`'s temp files: only these are ever cleaned up.
+TEMP_NAME = re.compile(r"\..+\.[0-9]+\.tmp")
+
+
+def temp_path(path: Path) -> Path:
+    """Where :func:`write_atomic` writes ``path`` before renaming it."""
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def temp_files(folder: Path) -> list[Path]:
+    """The temp files :func:`write_atomic` left in ``folder`` (not below it)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(folder / n for n in names if TEMP_NAME.fullmatch(n) and (folder / n).is_file())
+
+
+def _fsync_dir(path: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform (Windows).
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+#: Files written by :func:`write_atomic` inside :func:`all_or_nothing`, not yet in place:
+#: (temp file, final path), and final paths to remove at the end (None: not staging).
+_staged: list[tuple[Path, Path | None]] | None = None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
+
+    Inside :func:`all_or_nothing` the file is only written and flushed to a temp
+    file here; it replaces ``path`` when the whole group has been written.
+    """
+    tmp = temp_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if _staged is not None:
+            _staged.append((tmp, path))
+            return
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise write_error(path, exc) from exc
+    _fsync_dir(path.parent)
+
+
+def write_error(path: Path, exc: OSError) -> StoreError:
+    return StoreError(
+        f"could not write {path}: {exc.strerror or exc}. "
+        "Check that the disk has space and the directory is writable"
+    )
+
+
+def remove_file(path: Path) -> None:
+    """Remove ``path`` (a week file left empty); inside :func:`all_or_nothing`, at its end."""
+    if _staged is not None:
+        _staged.append((path, None))
+        return
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+@contextlib.contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Put every file written inside in place together, or none of them.
+
+    A full disk or any other failure while the files are written leaves the
+    store exactly as it was (the temp files are removed). Only the renames at
+    the end, which need no space, can be cut short, by a kill: the caller's
+    ``.dirty`` marker covers that.
+    """
+    global _staged
+    if _staged is not None:
+        yield  # already inside one: the outer group decides
+        return
+    staged: list[tuple[Path, Path | None]] = []
+    _staged = staged
+    try:
+        yield
+    except BaseException:
+        _staged = None
+        for tmp, path in staged:
+            if path is not None:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+        raise
+    _staged = None
+    folders: set[Path] = set()
+    for tmp, path in staged:
+        try:
+            if path is None:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                folders.add(tmp.parent)
+            else:
+                os.replace(tmp, path)
+                folders.add(path.parent)
+        except OSError as exc:
+            raise write_error(path or tmp, exc) from exc
+    for folder in folders:
+        _fsync_dir(folder)
+
+
+class Lock:
+    """An exclusive lock on ``.lock`` shared by every papertrack process on the machine."""
+
+    def __init__(self, path: Path, timeout: float, what: str = "the store lock") -> None:
+        self.path = path
+        self.timeout = timeout
+        self.what = what
+        self._handle: Any = None
+
+    def acquire(self) -> None:
+        folder = self.path.parent
+        existed = folder.is_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path, "a+b")  # noqa: SIM115 - kept open while locked
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            if existed:
+                raise StoreError(
+                    f"could not open {self.what} {self.path}: {why}. "
+                    f"Check that {folder} is writable, or choose another place"
+                ) from exc
+            raise StoreError(
+                f"could not create {folder}: {why}. "
+                "Choose a writable place with --db, PAPERTRACK_DB or PAPERTRACK_HOME"
+            ) from exc
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                _try_lock(handle)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    handle.close()
+                    raise StoreError(
+                        f"another papertrack process has held {self.what} {self.path} "
+                        f"for over {self.timeout:g} s. Wait for it to finish, or raise "
+                        "PAPERTRACK_LOCK_TIMEOUT"
+                    ) from None
+                time.sleep(0.05)
+        self._handle = handle
+
+    @property
+    def handle(self) -> Any:
+        """The open lock file while the lock is held (a process may keep a little state in it)."""
+        return self._handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            _unlock(self._handle)
+            self._handle.close()
+            self._handle = None
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _try_lock(handle: Any) -> None:
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            raise BlockingIOError from None
+
+    def _unlock(handle: Any) -> None:
+        with contextlib.suppress(OSError):
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(handle: Any) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(handle: Any) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
