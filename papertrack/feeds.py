@@ -113,11 +113,28 @@ _HTML_TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOT
 #: 870 MB), while the largest page arXiv serves, 2,000 API results, is about 5 MB.
 #: The JSON-lines snapshot is streamed and has no such limit.
 MAX_FEED_BYTES = 32 * 1024 * 1024
+#: The highest version number accepted (arXiv's highest is in the dozens).
+MAX_VERSION = 9999
 # Dates outside these bounds are a feed's mistake (or a trick to stay on top of
 # every listing), not a paper's date: arXiv opened in August 1991, and a listing
 # is dated at most a few hours ahead of UTC (§2.3).
 _EARLIEST_DATE = datetime(1991, 1, 1, tzinfo=UTC)
 _FUTURE_SLACK = timedelta(days=2)
+
+
+def plausible_date(moment: datetime | None, now: datetime | None = None) -> datetime | None:
+    """``moment`` when it can be a paper's date, else None: the one date rule of every format.
+
+    A date before arXiv opened, or more than :data:`_FUTURE_SLACK` after ``now``
+    (default: the clock), is a feed's mistake or a trick to stay on top of every
+    ``latest`` list; the paper is kept, dated otherwise or undated.
+    """
+    if moment is None:
+        return None
+    latest = (now or datetime.now(UTC)) + _FUTURE_SLACK
+    return moment if _EARLIEST_DATE <= moment <= latest else None
+
+
 # An ISO 8601 / W3CDTF date, basic or extended, with an optional time: feedparser
 # rolls impossible ones over ("2026-02-30" → Mar 2, "9999-99-99" → Nov 1, 9999).
 _ISO_DATE_RE = re.compile(
@@ -181,7 +198,7 @@ class _Dates:
             if isinstance(raw, str) and raw.strip():
                 self.dropped += 1
             return None
-        if not _real_iso_date(raw) or not _EARLIEST_DATE <= parsed <= self.latest:
+        if not _real_iso_date(raw) or plausible_date(parsed, self.latest - _FUTURE_SLACK) is None:
             self.dropped += 1
             return None
         return parsed
@@ -357,6 +374,21 @@ def _int_or_none(value: Any) -> int | None:
         return None
 
 
+def _version(value: Any) -> int | None:
+    """A version number ("v3" or 3); None when missing or below 1 (versions start at v1).
+
+    Raises:
+        FeedError: a version above MAX_VERSION: no real paper has one, and a number
+            of 2**64 or more cannot even be stored.
+    """
+    number = _int_or_none(str(value or "").strip().lstrip("vV"))
+    if number is None or number < 1:
+        return None
+    if number > MAX_VERSION:
+        raise FeedError(f"version {shorten(str(number), 24)}, out of range (1 to {MAX_VERSION})")
+    return number
+
+
 def _arxiv_urls(arxiv_id: str, version: int | None) -> tuple[str, str]:
     return abs_url(arxiv_id), pdf_url(arxiv_id, version)
 
@@ -426,17 +458,16 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
     versions = (
         [v for v in raw_versions if isinstance(v, dict)] if isinstance(raw_versions, list) else []
     )
-    version = _int_or_none(str(versions[-1].get("version", "")).lstrip("v")) if versions else None
+    try:
+        version = _version(versions[-1].get("version")) if versions else None
+    except FeedError as exc:
+        raise FeedError(f"{source}: line {lineno} has a {exc}. Check the line") from None
     # The paper date is the first version's submission (PRODUCT.md): versions[0],
     # not update_date, which is the last metadata change.
     published = _rfc2822(versions[0].get("created")) if versions else None
     updated = _rfc2822(versions[-1].get("created")) if versions else None
     # As in XML feeds (see _Dates): a date before arXiv or in the future cannot be right.
-    latest = datetime.now(UTC) + _FUTURE_SLACK
-    if published is not None and not _EARLIEST_DATE <= published <= latest:
-        published = None
-    if updated is not None and not _EARLIEST_DATE <= updated <= latest:
-        updated = None
+    published, updated = plausible_date(published), plausible_date(updated)
 
     parsed_names = record.get("authors_parsed")
     if isinstance(parsed_names, list) and parsed_names:
@@ -532,7 +563,7 @@ def _raw_versions(meta: ET.Element) -> tuple[int | None, datetime | None, dateti
     versions = meta.findall(_ARXIV_RAW + "version")
     if not versions:
         return None, None, None
-    numbers = [_int_or_none((v.get("version") or "").lstrip("v")) for v in versions]
+    numbers = [_version(v.get("version")) for v in versions]
     known = [n for n in numbers if n is not None]
     return (
         max(known) if known else None,
@@ -574,6 +605,7 @@ def _oai_paper(record: ET.Element) -> Paper | None:
     if ident is None:
         return None
     arxiv_id = ident[0]
+    published, updated = plausible_date(published), plausible_date(updated)
     categories = _arxiv_categories((meta.findtext(ns + "categories") or "").split())
     url, pdf = _arxiv_urls(arxiv_id, version)
     return Paper(
@@ -611,7 +643,8 @@ def _oai_dc_paper(meta: ET.Element, ident: tuple[str, int | None] | None) -> Pap
     for creator in meta.findall(_DC + "creator"):
         last, _, first = (creator.text or "").partition(",")
         names.append(_tex(f"{first} {last}"))
-    dates = [d for d in (_ymd(e.text) for e in meta.findall(_DC + "date")) if d is not None]
+    found = (plausible_date(_ymd(e.text)) for e in meta.findall(_DC + "date"))
+    dates = [d for d in found if d is not None]
     arxiv_id = ident[0]
     url, pdf = _arxiv_urls(arxiv_id, None)
     return Paper(
@@ -648,7 +681,11 @@ def _parse_oai(data: bytes, source: str) -> ParsedFeed:
             result.resumption_token = clean_text(item.text) or None
             result.total_results = _int_or_none(item.get("completeListSize"))
         else:
-            paper = _oai_paper(item)
+            try:
+                paper = _oai_paper(item)
+            except FeedError as exc:  # a record no store can hold (a version of 2**64)
+                result.warnings.append(f"{source}: skipped a record with a {exc}")
+                paper = None
             if paper is None:
                 result.skipped += 1
             else:
@@ -708,6 +745,12 @@ def _field(item: Any, key: str) -> Any:
     lookup reads exactly the key asked for (and is faster).
     """
     return dict.get(item, key) if isinstance(item, dict) else None
+
+
+def _text_field(item: Any, key: str) -> str:
+    """A field that should be text: "" when missing, or when a broken feed made it a dict."""
+    value = _field(item, key)
+    return value if isinstance(value, str) else ""
 
 
 def _entry_text(entry: Any, key: str) -> str:
@@ -916,8 +959,8 @@ def _detect_kind(parsed: Any, entries: list[Any]) -> str:
     version = _field(parsed, "version") or ""
     feed = _field(parsed, "feed") or {}
     first = entries[0] if entries else {}
-    first_id = (_field(first, "id") or "").lower()
-    feed_link = (_field(feed, "link") or "").lower()
+    first_id = _text_field(first, "id").lower()
+    feed_link = _text_field(feed, "link").lower()
     if version in ("rss10", "rss090"):
         title = _field(first, "title") or ""
         if "(arXiv:" in title or (not entries and "arxiv.org" in feed_link):

@@ -27,6 +27,8 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import IO, TYPE_CHECKING, Any
 
+import orjson
+
 from papertrack import __version__
 from papertrack.errors import FeedError
 from papertrack.files import write_atomic
@@ -217,10 +219,95 @@ PARALLEL_AFTER = 4 * CHUNK_LINES
 _CATEGORIES_RE = re.compile(rb'"categories"\s*:\s*"([^"\\]*)"')
 
 
+#: The longest snapshot line accepted. A real record is a few KB; the longest, a
+#: paper with thousands of authors, well under 1 MiB. A longer line is a broken
+#: line, skipped without ever being held whole in memory.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+#: Bytes read at a time from a snapshot.
+_BLOCK = 1024 * 1024
+# The first byte of a line's content: what comes before it is blank lines.
+_CONTENT_RE = re.compile(rb"[^\s]")
+
+
+def read_lines(
+    stream: IO[bytes], line: int = 1, offset: int = 0, limit: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, int, bytes | None]]:
+    """(line number, offset after the line, the line) for each non-blank line of ``stream``.
+
+    The line is None when it is longer than ``limit`` bytes: its rest is read and
+    dropped, so memory stays bounded whatever the input. Runs of blank lines are
+    skipped a block at a time (a gzip of gigabytes of newlines reads at the speed
+    of gzip), though they still count in the line numbers. The last line need not
+    end with a newline.
+    """
+    carry: list[bytes] = []  # the start of a line that continues in the next block
+    carried = 0
+    too_long = False
+    # read1: what has arrived, in one read underneath. A .gz cut short then gives its
+    # last whole data before the error, where read() would drop it with the error.
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        block = read(_BLOCK)
+        if not block:
+            break
+        start, size = 0, len(block)
+        while start < size:
+            if not carry and not too_long:
+                found = _CONTENT_RE.search(block, start)
+                if found is None:  # the rest of the block is blank
+                    line += block.count(b"\n", start)
+                    offset += size - start
+                    break
+                begin = block.rfind(b"\n", start, found.start()) + 1
+                if begin > start:
+                    line += block.count(b"\n", start, begin)
+                    offset += begin - start
+                    start = begin
+            end = block.find(b"\n", start)
+            if end < 0:
+                piece = block[start:]
+                offset += len(piece)
+                if not too_long:
+                    carried += len(piece)
+                    if carried > limit:
+                        too_long, carry, carried = True, [], 0
+                    else:
+                        carry.append(piece)
+                break
+            piece = block[start : end + 1]
+            offset += len(piece)
+            start = end + 1
+            if too_long:
+                too_long = False
+                yield line, offset, None
+            elif carry:
+                carry.append(piece)
+                whole = b"".join(carry)
+                carry, carried = [], 0
+                if len(whole) > limit + 1:
+                    yield line, offset, None
+                elif whole.strip():
+                    yield line, offset, whole
+            elif len(piece) > limit + 1:
+                yield line, offset, None
+            elif piece.strip():
+                yield line, offset, piece
+            line += 1
+    if too_long:
+        yield line, offset, None
+    elif carry:
+        whole = b"".join(carry)
+        if whole.strip():
+            yield line, offset, whole
+
+
 @dataclass
 class _Chunk:
-    first_line: int
+    #: Line numbers of ``lines`` (blank lines are not sent).
+    numbers: list[int]
     lines: list[bytes]
+    #: Lines longer than MAX_LINE_BYTES: broken, never sent.
+    too_long: list[int]
     end_line: int
     end_offset: int
 
@@ -243,14 +330,12 @@ class _Preparer:
         self.keep = category_test(categories)
         self.source = source
 
-    def __call__(self, first_line: int, lines: list[bytes]) -> _Prepared:
+    def __call__(self, numbers: list[int], lines: list[bytes]) -> _Prepared:
         from papertrack import feeds
 
         out = _Prepared()
         keep, tag = self.keep, self.catalog.tag_fields
-        for lineno, line in enumerate(lines, start=first_line):
-            if not line.strip():
-                continue
+        for lineno, line in zip(numbers, lines, strict=True):
             out.last_line = lineno
             out.last_unterminated = not line.endswith(b"\n")
             if keep is not None:
@@ -268,6 +353,12 @@ class _Preparer:
                 continue
             record = paper.to_record()
             record["tags"] = list(tag(paper.title, paper.abstract, paper.authors, paper.categories))
+            try:
+                # What the store cannot write is a broken line here, not a lost batch there.
+                orjson.dumps(record)
+            except TypeError:
+                out.broken.append(lineno)
+                continue
             out.records.append(record)
         return out
 
@@ -319,9 +410,9 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="papertrack-parent-watch", daemon=True).start()
 
 
-def _work(first_line: int, lines: list[bytes]) -> _Prepared:
+def _work(numbers: list[int], lines: list[bytes]) -> _Prepared:
     assert _WORKER is not None, "worker not started"
-    return _WORKER(first_line, lines)
+    return _WORKER(numbers, lines)
 
 
 class _Done:
@@ -358,6 +449,7 @@ class _Snapshot:
         self.total = _size(self.raw)
         self.checkpoint = _Checkpoint.find(writer.store, source, self.raw)
         self.broken: list[int] = []
+        self.too_long = 0
         self.last_line = 0
         self.last_unterminated = False
         self.pool: ProcessPoolExecutor | None = None
@@ -407,21 +499,23 @@ class _Snapshot:
         # A chunk never holds more than a batch, so batches (and checkpoints) come
         # as often as asked for.
         size = min(CHUNK_LINES, self.options.batch_size or BATCH_SIZE)
-        lines: list[bytes] = []
-        first = line
+        chunk = _Chunk([], [], [], line - 1, offset)
         try:
-            for raw in self.stream:
-                lines.append(raw)
-                offset += len(raw)
-                line += 1
-                if len(lines) >= size:
-                    yield _Chunk(first, lines, line - 1, offset)
-                    lines, first = [], line
+            for number, end, raw in read_lines(self.stream, line, offset):
+                if raw is None:
+                    chunk.too_long.append(number)
+                else:
+                    chunk.numbers.append(number)
+                    chunk.lines.append(raw)
+                chunk.end_line, chunk.end_offset = number, end
+                if len(chunk.lines) + len(chunk.too_long) >= size:
+                    yield chunk
+                    chunk = _Chunk([], [], [], number, end)
         except _READ_ERRORS as exc:
             # A .gz cut short: the lines read before the error were whole.
             self.read_error = exc
-        if lines:
-            yield _Chunk(first, lines, line - 1, offset)
+        if chunk.lines or chunk.too_long:
+            yield chunk
 
     def _stream(self, line: int, offset: int) -> None:
         """Read, prepare and write every chunk, in order.
@@ -445,9 +539,9 @@ class _Snapshot:
                     self.pool = self._pool(jobs)
                 work: _Done | Future[_Prepared]
                 if self.pool is not None:
-                    work = self.pool.submit(_work, chunk.first_line, chunk.lines)
+                    work = self.pool.submit(_work, chunk.numbers, chunk.lines)
                 else:
-                    work = _Done(local(chunk.first_line, chunk.lines))
+                    work = _Done(local(chunk.numbers, chunk.lines))
                 pending.append((chunk, work))
                 # Write what is ready, in order; wait only when the queue is full.
                 while pending and (pending[0][1].done() or len(pending) > 4 * jobs):
@@ -488,7 +582,8 @@ class _Snapshot:
         chunk, future = item
         prepared = future.result()
         batch.extend(prepared.records)
-        self.broken.extend(prepared.broken)
+        self.broken.extend(sorted(prepared.broken + chunk.too_long))
+        self.too_long += len(chunk.too_long)
         self.report.filtered += prepared.filtered
         if prepared.last_line > self.last_line:
             self.last_line = prepared.last_line
@@ -518,7 +613,12 @@ class _Snapshot:
             else ""
         )
         lines = "lines" if len(broken) > 1 else "line"
-        return f"{len(broken)} broken {lines} ({lines} {named}{more}){cut}"
+        long = (
+            f"; {self.too_long:,} longer than {MAX_LINE_BYTES // 2**20} MiB, the limit"
+            if self.too_long
+            else ""
+        )
+        return f"{len(broken):,} broken {lines} ({lines} {named}{more}{long}){cut}"
 
 
 def _size(raw: IO[bytes]) -> int | None:

@@ -47,8 +47,10 @@ DEFAULT_IGNORABLE: tuple[range, ...] = (
     range(0xE0000, 0xE1000),
 )
 #: Every character no output of papertrack shows as it is: C0 controls but tab and
-#: line feed, DEL, C1 controls, and the two classes above.
+#: line feed, DEL, C1 controls, the two classes above, and lone UTF-16 surrogates
+#: (JSON can spell "\ud800", but no UTF-8 file can hold it).
 UNSHOWN: tuple[range, ...] = (
+    range(0xD800, 0xE000),
     range(0x00, 0x09),
     range(0x0B, 0x20),
     range(0x7F, 0xA0),
