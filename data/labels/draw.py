@@ -1,6 +1,6 @@
 """Draw the papers of the corpus label set (run once; kept to show how they were drawn).
 
-    python tests/data/labels/corpus/draw.py CORPUS.jsonl.gz OUT_DIR
+    python data/labels/draw.py CORPUS.jsonl.gz OUT_DIR
 
 CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
 per line; its provenance is in SOURCES.md beside this file). Papers are split by
