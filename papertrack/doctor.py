@@ -315,10 +315,9 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
     if problem is not None:
         problems.append(problem)
         return None
-    if not isinstance(data, dict) or not isinstance(data.get(PAPERS_TABLE, {}), dict):
-        problems.append(
-            Problem(file, "damaged", f"is damaged: {_shape_problem(data) or 'no papers table'}")
-        )
+    shape = _shape_problem(data)  # what readers refuse, doctor reports
+    if shape is not None:
+        problems.append(Problem(file, "damaged", f"is damaged: {shape}"))
         return None
     bad: list[str] = []
     misplaced: list[str] = []

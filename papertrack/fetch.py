@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import hashlib
-import http.client
 import json
+import math
 import random
 import re
 import time
@@ -30,7 +30,6 @@ from typing import Any
 
 from papertrack.errors import FeedError, PapertrackError, UsageError
 from papertrack.files import Lock, write_atomic
-from papertrack.ingest import USER_AGENT
 from papertrack.models import Paper, UpsertResult
 
 __all__ = [
@@ -57,6 +56,8 @@ DEFAULT_PAGE_SIZE = 2000
 MAX_PAGE_SIZE = 2000
 API_CAP = 30000
 #: No single wait between tries is longer than this (Retry-After included).
+#: The most one page waits between its tries, in all, before the fetch gives up.
+MAX_TOTAL_WAIT = 1800.0
 MAX_BACKOFF = 300.0
 LOCK_FILE = "fetch.lock"
 CHECKPOINT_FILE = "fetch-checkpoint.json"
@@ -95,8 +96,18 @@ class FetchSettings:
             )
         if self.retries < 0:
             raise UsageError("--retries must be 0 or more")
-        if self.interval < 0:
-            raise UsageError("--interval must be 0 or more seconds")
+        # NaN compares false with everything: "nan < 0" would let it through and turn
+        # politeness off; infinity would wait for ever.
+        if not (math.isfinite(self.interval) and self.interval >= 0):
+            raise UsageError(
+                f"interval {self.interval:g} is not a number of seconds. Set --interval, "
+                "PAPERTRACK_FETCH_INTERVAL or interval in config.toml to e.g. 3"
+            )
+        if not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise UsageError(
+                f"timeout {self.timeout:g} is not a number of seconds. Set --timeout, "
+                "PAPERTRACK_FETCH_TIMEOUT or timeout in config.toml to e.g. 60"
+            )
 
 
 @dataclass
@@ -211,36 +222,32 @@ class _Throttle:
 
 
 def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
-    """GET ``url`` on a fresh connection; retryable failures raise :class:`_Retry`."""
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    """GET ``url`` on a fresh connection; retryable failures raise :class:`_Retry`.
+
+    ``timeout`` bounds the whole request, body included (see :mod:`papertrack.net`).
+    """
+    from papertrack import feeds, net
+
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body: bytes = response.read()
-            return int(response.status), body
-    except urllib.error.HTTPError as exc:
-        code = exc.code
-        try:
-            body = exc.read()
-        except (OSError, http.client.HTTPException):
-            body = b""
-        if code == 429 or code >= 500:
-            detail = body.decode("utf-8", "replace").strip()[:60]
-            reason = f"HTTP {code}" + (f" ({detail})" if detail and "<" not in detail else "")
-            raise _Retry(reason, _retry_after(exc.headers.get("Retry-After"), now)) from None
+        with net.get(url, timeout=timeout, deadline=timeout) as response:
+            body = response.read_body(feeds.MAX_FEED_BYTES)
+    except net.NetError as exc:
+        if exc.retryable:
+            raise _Retry(exc.reason) from None
+        raise FetchError(f"{exc.reason}. Check the URL and your connection") from None
+    code = response.status
+    if code == 429 or code >= 500:
+        detail = net.said(body.decode("utf-8", "replace").strip(), 40)
+        reason = f"HTTP {code}" + (f" ({detail})" if detail and "<" not in detail else "")
+        raise _Retry(reason, _retry_after(response.headers.get("Retry-After"), now))
+    if code >= 400:
         if body.lstrip().startswith(b"<"):
-            # The arXiv API sends its error feed with HTTP 400 (§1.4): parse it.
+            # The arXiv API sends its error feed with HTTP 400: parse it.
             return code, body
-        raise FeedError(f"{url} answered HTTP {code} {exc.reason}. Check the URL") from None
-    except http.client.IncompleteRead:
-        raise _Retry("a cut-off body") from None
-    except TimeoutError:
-        raise _Retry("a timeout") from None
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, TimeoutError):
-            raise _Retry("a timeout") from None
-        raise _Retry(f"a connection error ({exc.reason})") from None
-    except (ConnectionError, http.client.HTTPException, OSError) as exc:
-        raise _Retry(f"a dropped connection ({exc.__class__.__name__})") from None
+        raise FeedError(
+            f"{net.said(url)} answered HTTP {code} {response.reason}. Check the URL"
+        ) from None
+    return code, body
 
 
 class _Client:
@@ -261,6 +268,7 @@ class _Client:
         base = settings.interval if settings.backoff is None else settings.backoff
         tries = settings.retries + 1
         reason = ""
+        waited = 0.0
         for attempt in range(tries):
             self.throttle.wait()
             try:
@@ -275,10 +283,16 @@ class _Client:
                     break
                 if exc.retry_after is not None:
                     delay = min(exc.retry_after, MAX_BACKOFF)
+                    if exc.retry_after > MAX_BACKOFF:
+                        reason += f", asked to wait {exc.retry_after:,.0f} s: waiting at most"
                 else:
                     # Exponential backoff with "equal jitter": half fixed, half random.
                     full = min(MAX_BACKOFF, max(base, 0.01) * 2**attempt)
                     delay = full / 2 + full / 2 * settings.jitter()
+                if waited + delay > MAX_TOTAL_WAIT:
+                    reason += f"; stopped waiting after {waited:,.0f} s in all"
+                    break
+                waited += delay
                 self.report.retries += 1
                 on_retry(reason, delay)
                 settings.sleep(delay)

@@ -29,7 +29,6 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from papertrack import __version__
 from papertrack.errors import FeedError
 from papertrack.files import write_atomic
 from papertrack.models import IngestReport, Paper, SourceReport, UpsertResult, category_test
@@ -45,7 +44,8 @@ BATCH_SIZE = 5000
 MAX_ERROR_BODY = 1024 * 1024
 #: At most this many broken-line numbers are named in a report.
 MAX_LINES_NAMED = 10
-USER_AGENT = f"papertrack/{__version__} (arXiv paper tracker; https://pypi.org/project/papertrack/)"
+#: Bytes per second a download must average (after its first 30 s) not to be given up.
+MIN_RATE = 1024
 
 Progress = Callable[[SourceReport], None]
 ByteProgress = Callable[[str, int, int | None, int], None]
@@ -57,24 +57,28 @@ def _is_url(source: str) -> bool:
 
 def _fetch(url: str, timeout: float) -> IO[bytes]:
     """The body of ``url`` as a stream: a snapshot is read as it arrives, never held whole."""
-    import urllib.error
-    import urllib.request
+    from papertrack import net
 
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     try:
-        response: IO[bytes] = urllib.request.urlopen(request, timeout=timeout)  # noqa: SIM115
-        return response
-    except urllib.error.HTTPError as exc:
+        # No deadline for the whole body (a snapshot takes minutes), but a minimum
+        # average speed: a server trickling a byte now and then is given up on.
+        response = net.get(url, timeout=timeout, min_rate=MIN_RATE)
+    except net.NetError as exc:
+        raise FeedError(f"could not fetch {net.said(url)}: {exc.reason}. Check the URL") from None
+    if response.status >= 400:
         # The arXiv API sends its error feed with HTTP 400: parse it for the real message.
-        body = exc.read(MAX_ERROR_BODY)
+        try:
+            body = response.read_body(MAX_ERROR_BODY)
+        except net.NetError:
+            body = b""
+        finally:
+            response.close()
         if body.lstrip().startswith(b"<"):
             return io.BytesIO(body)
-        raise FeedError(f"{url} answered HTTP {exc.code} {exc.reason}. Try again later") from exc
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
         raise FeedError(
-            f"could not fetch {url} ({reason}). Check the URL and your connection"
-        ) from exc
+            f"{net.said(url)} answered HTTP {response.status} {response.reason}. Try again later"
+        )
+    return io.BufferedReader(response, buffer_size=1024 * 1024)
 
 
 def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60.0) -> IO[bytes]:
@@ -101,10 +105,16 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
         raise FeedError(
             f"could not open {source}: {exc.strerror or exc}. Check its permissions"
         ) from exc
-    if handle.read(2) == b"\x1f\x8b":
-        handle.seek(0)
+    try:
+        # peek, not read and seek: a pipe (`<(cat feed.xml)`, a FIFO) cannot seek back.
+        magic = handle.peek(2)[:2]  # type: ignore[attr-defined]
+    except OSError as exc:  # /proc/self/mem and other files that refuse a read
+        handle.close()
+        raise FeedError(
+            f"could not read {source}: {exc.strerror or exc}. Name a feed or snapshot file"
+        ) from None
+    if magic == b"\x1f\x8b":
         return gzip.open(handle, "rb")  # type: ignore[return-value]
-    handle.seek(0)
     return handle
 
 

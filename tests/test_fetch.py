@@ -184,7 +184,10 @@ def test_exhausted_retries_keep_earlier_pages_and_a_rerun_resumes(httpserver: HT
     api.faults[20] = [status(503)] * 3
     result = fetch_api(api.url, "--retries", "2")
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error: arXiv kept answering HTTP 503")
+    lines = result.stderr.strip().splitlines()
+    # Each retry is said (a long wait is never silent), then the one error line.
+    assert lines[:-1] == ["Retrying in 0 s: HTTP 503 (Rate exceeded.)."] * 2
+    assert lines[-1].startswith("Error: arXiv kept answering HTTP 503")
     assert "run the same command again to resume" in result.stderr
     assert "Traceback" not in result.stderr
     assert len(stored()) == 20
@@ -350,7 +353,10 @@ def test_listing_is_the_default_and_a_cut_off_one_is_retried(httpserver: HTTPSer
     )
     result = run(*args)
     assert result.exit_code == 0, result.stderr
-    assert result.stderr.strip() == "cs.AI, cs.CL: 86 new, 0 updated, 0 unchanged, 1 page retried"
+    assert result.stderr.strip().splitlines() == [
+        "Retrying in 0 s: a cut-off or malformed listing.",
+        "cs.AI, cs.CL: 86 new, 0 updated, 0 unchanged, 1 page retried",
+    ]
     assert len(httpserver.log) == 2
     again = run(*args, "--listing")
     assert "0 new, 0 updated, 86 unchanged" in again.stderr

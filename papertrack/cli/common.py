@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -209,11 +210,15 @@ def lock_timeout() -> float:
     """How long to wait for a lock another papertrack holds: PAPERTRACK_LOCK_TIMEOUT, 60 s."""
     timeout = os.environ.get("PAPERTRACK_LOCK_TIMEOUT", "60")
     try:
-        return float(timeout)
+        seconds = float(timeout)
     except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
         raise UsageError(
-            f"PAPERTRACK_LOCK_TIMEOUT={timeout!r} is not a number of seconds. Set it to e.g. 60"
-        ) from None
+            f"PAPERTRACK_LOCK_TIMEOUT={visible(timeout)!r} is not a number of seconds. "
+            "Set it to e.g. 60"
+        )
+    return seconds
 
 
 def open_store() -> Store:

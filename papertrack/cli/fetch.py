@@ -25,12 +25,19 @@ _CATEGORY_RE = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[A-Za-z]+)?)?", 
 _LISTING_URL = "https://rss.arxiv.org/atom"
 
 
+def _say_retries(event: FetchProgress) -> None:
+    """Without a progress bar, each retry is a line: a long wait is never silent."""
+    if event.retry:
+        say(f"Retrying in {event.wait:,.0f} s: {event.retry}.")
+
+
 @contextlib.contextmanager
-def _progress_bar(show: bool) -> Iterator[Callable[[FetchProgress], None] | None]:
-    """A Rich progress bar on stderr, or a no-op callback when it should stay silent."""
+def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress], None] | None]:
+    """A Rich progress bar on stderr; else retry lines, or nothing with --quiet."""
     if not show:
-        yield None
+        yield None if quiet else _say_retries
         return
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -54,7 +61,8 @@ def _progress_bar(show: bool) -> Iterator[Callable[[FetchProgress], None] | None
         task = bar.add_task("fetching", total=None, papers=0)
 
         def update(event: FetchProgress) -> None:
-            note = f"retry in {event.wait:.0f}s ({event.retry})" if event.retry else "fetching"
+            retry = f"retry in {event.wait:,.0f} s ({event.retry})"
+            note = escape(retry) if event.retry else "fetching"
             bar.update(
                 task,
                 completed=event.pages,
@@ -222,7 +230,7 @@ def fetch(
 
         # A bar only for the multi-page API fetches; a listing is one request.
         show = first is not None and not quiet and sys.stderr.isatty()
-        with _progress_bar(show) as progress:
+        with _progress_bar(show, quiet) as progress:
             if first is None:
                 report = fetch_listing(cats, upsert, settings, progress=progress)
             else:

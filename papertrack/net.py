@@ -1,0 +1,207 @@
+"""The one HTTP GET of papertrack, for ``ingest URL`` and ``fetch``.
+
+Every request has limits a misbehaving server cannot stretch:
+
+* ``timeout`` bounds each wait for the server (connecting, every read);
+* ``deadline`` bounds the whole request, body included: a server that sends one
+  byte every two seconds never times out a read, but it runs into the deadline;
+* ``min_rate`` is the deadline of long downloads (a 4 GB snapshot): after
+  :data:`RATE_GRACE` seconds the average speed must stay above it;
+* bodies read whole are capped (``limit``), redirects are followed only on the
+  same host (at most :data:`MAX_REDIRECTS`), and a name that does not resolve or a
+  refused connection fails at once instead of being retried.
+
+Everything a server says (reason phrase, body, Location) is untrusted: it reaches a
+message only through :func:`papertrack.text.visible` and cut short.
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import socket
+import ssl
+import time
+import urllib.parse
+from email.message import Message
+from typing import Any
+
+from papertrack import __version__
+from papertrack.text import shorten, visible
+
+USER_AGENT = f"papertrack/{__version__} (arXiv paper tracker; https://pypi.org/project/papertrack/)"
+MAX_REDIRECTS = 5
+#: Seconds a long download may take to get up to speed before ``min_rate`` applies.
+RATE_GRACE = 30.0
+_CHUNK = 64 * 1024
+
+
+class NetError(OSError):
+    """A request that failed; ``reason`` is for people, ``retryable`` says whether to try again."""
+
+    def __init__(self, reason: str, retryable: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retryable = retryable
+
+
+def said(text: object, width: int = 60) -> str:
+    """What a server said, made safe to quote in a message."""
+    return shorten(visible(text), width)
+
+
+class Response(io.RawIOBase):
+    """An open response: ``status``, ``reason``, ``headers`` and the body as a stream."""
+
+    def __init__(
+        self,
+        conn: http.client.HTTPConnection,
+        raw: http.client.HTTPResponse,
+        url: str,
+        *,
+        timeout: float,
+        deadline: float | None,
+        min_rate: float | None,
+    ) -> None:
+        super().__init__()
+        self._conn = conn
+        self._raw = raw
+        self.url = url
+        self.status = raw.status
+        self.reason = said(raw.reason)
+        self.headers: Message = raw.headers
+        self._timeout = timeout
+        self._deadline = deadline
+        self._min_rate = min_rate
+        self._started = time.monotonic()
+        self._read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def _check_time(self) -> None:
+        now = time.monotonic()
+        if self._deadline is not None and now >= self._deadline:
+            raise NetError(f"no whole answer from {self._host()} in time", retryable=True)
+        elapsed = now - self._started
+        if self._min_rate is not None and elapsed > RATE_GRACE:
+            if self._read / elapsed < self._min_rate:
+                raise NetError(
+                    f"{self._host()} sends too slowly ({self._read / elapsed:.0f} bytes/s)",
+                    retryable=True,
+                )
+        # Each read waits at most until the deadline (and never longer than timeout).
+        wait = self._timeout
+        if self._deadline is not None:
+            wait = max(0.01, min(wait, self._deadline - now))
+        if self._conn.sock is not None:
+            self._conn.sock.settimeout(wait)
+
+    def _host(self) -> str:
+        return said(urllib.parse.urlsplit(self.url).hostname or self.url)
+
+    def readinto(self, buffer: Any) -> int:
+        self._check_time()
+        try:
+            data = self._raw.read1(min(len(buffer), _CHUNK))
+        except TimeoutError:
+            raise NetError(f"a timeout reading from {self._host()}", retryable=True) from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise NetError(
+                f"a dropped connection ({exc.__class__.__name__}) from {self._host()}",
+                retryable=True,
+            ) from None
+        n = len(data)
+        buffer[:n] = data
+        self._read += n
+        return n
+
+    def read_body(self, limit: int) -> bytes:
+        """The whole body, or at most ``limit`` + 1 bytes (the caller refuses that many)."""
+        parts: list[bytes] = []
+        size = 0
+        buffer = bytearray(_CHUNK)
+        while size <= limit:
+            n = self.readinto(buffer)
+            if not n:
+                break
+            parts.append(bytes(buffer[:n]))
+            size += n
+        return b"".join(parts)[: limit + 1]
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+            self._conn.close()
+        super().close()
+
+
+def _connection(parts: urllib.parse.SplitResult, timeout: float) -> http.client.HTTPConnection:
+    host = parts.hostname or ""
+    if parts.scheme == "https":
+        return http.client.HTTPSConnection(
+            host, parts.port, timeout=timeout, context=ssl.create_default_context()
+        )
+    return http.client.HTTPConnection(host, parts.port, timeout=timeout)
+
+
+def get(
+    url: str,
+    *,
+    timeout: float,
+    deadline: float | None = None,
+    min_rate: float | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """GET ``url``; the response is open (its body unread), whatever its status.
+
+    Args:
+        timeout: seconds of each wait for the server.
+        deadline: seconds for the whole request, body included (None: no bound).
+        min_rate: bytes per second a long download must average after RATE_GRACE.
+
+    Raises:
+        NetError: no answer (``retryable`` says whether another try may succeed).
+    """
+    end = None if deadline is None else time.monotonic() + deadline
+    first = urllib.parse.urlsplit(url)
+    for _ in range(MAX_REDIRECTS + 1):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise NetError(f"{said(url)} is not an http(s) URL", retryable=False)
+        host = said(parts.hostname)
+        conn = _connection(parts, timeout if end is None else min(timeout, deadline or timeout))
+        target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        try:
+            conn.request("GET", target, headers={"User-Agent": USER_AGENT, **(headers or {})})
+            raw = conn.getresponse()
+        except socket.gaierror:
+            conn.close()
+            raise NetError(
+                f"could not resolve {host}: no network, or a typo in the URL", retryable=False
+            ) from None
+        except ConnectionRefusedError:
+            conn.close()
+            raise NetError(f"{host} refused the connection", retryable=False) from None
+        except TimeoutError:
+            conn.close()
+            raise NetError(f"a timeout waiting for {host}", retryable=True) from None
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise NetError(
+                f"a dropped connection ({exc.__class__.__name__}) from {host}", retryable=True
+            ) from None
+        response = Response(conn, raw, url, timeout=timeout, deadline=end, min_rate=min_rate)
+        if raw.status not in (301, 302, 303, 307, 308) or not raw.headers.get("Location"):
+            return response
+        location = urllib.parse.urljoin(url, raw.headers["Location"])
+        response.close()
+        moved = urllib.parse.urlsplit(location)
+        if (moved.hostname or "").lower() != (first.hostname or "").lower():
+            raise NetError(
+                f"{said(url)} redirects to another host ({said(moved.hostname)}), which "
+                "papertrack does not follow. Use that URL directly if you trust it",
+                retryable=False,
+            )
+        url = location
+    raise NetError(f"{said(url)} redirects more than {MAX_REDIRECTS} times", retryable=False)
