@@ -13,6 +13,7 @@ store, renders with :func:`render_text`, :func:`render_markdown` or
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,9 +51,23 @@ FIRST_DIGEST_DAYS = 7
 
 
 def _read(path: Path) -> Any:
-    from papertrack.store import read_json
+    """A file of the data home (not of the store: doctor does not repair it)."""
+    from papertrack.errors import PapertrackError
 
-    return read_json(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise PapertrackError(
+            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
+        ) from None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise PapertrackError(
+            f"{path} is damaged ({exc}). Fix it, or remove it to start afresh"
+        ) from None
 
 
 def _write(path: Path, data: Any) -> None:

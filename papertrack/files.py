@@ -77,6 +77,26 @@ def write_atomic(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def write_output(path: Path, data: bytes) -> None:
+    """Write a file the user named (``-o``): atomically, into a folder that must exist.
+
+    A symlink is written through (its target is replaced, the link stays), and a
+    missing folder is an error rather than made: it is more often a typo.
+
+    Raises:
+        UsageError: the folder does not exist or the path is a folder.
+        StoreError: the file could not be written.
+    """
+    from papertrack.errors import UsageError
+
+    target = Path(os.path.realpath(path))
+    if target.is_dir():
+        raise UsageError(f"{path} is a folder. Name a file to write")
+    if not target.parent.is_dir():
+        raise UsageError(f"no folder {target.parent} to write {path} in. Create it or fix the path")
+    write_atomic(target, data)
+
+
 def write_error(path: Path, exc: OSError) -> StoreError:
     return StoreError(
         f"could not write {path}: {exc.strerror or exc}. "

@@ -279,12 +279,20 @@ def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
     query = run("export", "-f", "jsonl", "--query", "zebra").stdout.splitlines()
     assert len(query) == 4 and all(json.loads(line)["arxiv_id"] for line in query)
     target = tmp_path / "out" / "papers.bib"
+    missing = run("export", "-f", "bibtex", "--output", str(target))  # a typo, not a folder to make
+    assert missing.exit_code == 2 and "no folder" in missing.stderr
+    assert not target.parent.exists()
+    target.parent.mkdir()
+    (target.parent / "link.bib").symlink_to(target)  # written through, the link kept
     result = run("export", "-f", "bibtex", "--topic", "gui-agents", "--output", str(target))
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""
     assert f"Wrote {len(topic)} papers" in result.stderr
     assert len(parse_bibtex(target.read_text(encoding="utf-8"))) == len(topic)
-    assert [p.name for p in target.parent.iterdir()] == ["papers.bib"]  # no temp file left
+    assert sorted(p.name for p in target.parent.iterdir()) == ["link.bib", "papers.bib"]
+    again = run("export", "-f", "json", "--output", str(target.parent / "link.bib"))
+    assert again.exit_code == 0 and (target.parent / "link.bib").is_symlink()
+    assert json.loads(target.read_text(encoding="utf-8"))  # the link's target was replaced
     assert run("export", "-f", "json", "--query", "(").exit_code == 2
     assert run("export", "-f", "yaml").exit_code == 2
     empty = run("export", "-f", "json", "--since", "2030-01-01")

@@ -250,6 +250,8 @@ def load_catalog() -> Catalog:
     from papertrack.topics import Catalog
 
     user = paths.user_topics_file()
+    if user.exists() and not user.is_file():
+        raise UsageError(f"{user} is not a file. Remove it, or put your topics.toml there")
     catalog = Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
     for warning in catalog.warnings:
         say(f"Warning: {warning}")

@@ -83,15 +83,16 @@ def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
         catalog = load_catalog()
         chosen = [catalog.find(t) for t in topics]  # every name checked before writing
         slugs = load_following(following_file())
+        lines = []
         for topic in chosen:
             if topic.slug in slugs:
-                if not quiet:
-                    say(f"Already following {topic.name} ({topic.slug}).")
+                lines.append(f"Already following {topic.name} ({topic.slug}).")
             else:
                 slugs.append(topic.slug)
-                if not quiet:
-                    say(f"Following {topic.name} ({topic.slug}).")
-        save_following(following_file(), slugs)
+                lines.append(f"Following {topic.name} ({topic.slug}).")
+        save_following(following_file(), slugs)  # saved before it is said
+        for line in lines if not quiet else ():
+            say(line)
 
 
 @app.command(epilog=EXIT_CODES)
@@ -210,7 +211,7 @@ def digest(
     from papertrack import momentum
     from papertrack.cli.momentum import _measure
     from papertrack.dates import parse_date
-    from papertrack.files import Lock, write_atomic
+    from papertrack.files import Lock, write_output
 
     with errors():
         now = datetime.now(UTC)
@@ -221,8 +222,10 @@ def digest(
             raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
         # One digest at a time: read state, build, show, save state. Two at once would
         # both see the same papers as new.
-        lock = Lock(lock_file(), lock_timeout(), "the digest lock")
-        lock.acquire()
+        # A dry run changes nothing, so it needs no lock (and works on a read-only home).
+        lock = None if dry_run else Lock(lock_file(), lock_timeout(), "the digest lock")
+        if lock is not None:
+            lock.acquire()
         try:
             now = datetime.now(UTC)  # after any wait for the lock
             state = core.load_state(state_file())
@@ -260,9 +263,14 @@ def digest(
                 text = render_html(result, names, weeks)
             else:
                 text = core.render_text(result, names)
+            # The mark is saved before the digest is delivered: a mark that cannot be
+            # saved (a full disk) stops the digest before anyone reads it, so the next
+            # run shows the same papers, never a repeat of a delivered one.
+            if not dry_run:
+                core.save_state(state_file(), state.after(result))
             if output is not None:
                 if text:
-                    write_atomic(output, text.encode("utf-8"))
+                    write_output(output, text.encode("utf-8"))
                     count = len(result.arxiv_ids())
                     plural = "s" if count != 1 else ""
                     if not quiet:
@@ -270,7 +278,6 @@ def digest(
             else:
                 sys.stdout.write(text)
                 sys.stdout.flush()
-            if not dry_run:
-                core.save_state(state_file(), state.after(result))
         finally:
-            lock.release()
+            if lock is not None:
+                lock.release()

@@ -65,11 +65,14 @@ def show(
     from papertrack.export import resolve_id
 
     with errors():
-        arxiv_id = resolve_id(paper_id)
         catalog = load_catalog()
         store = open_store()
         fresh_tags(store, catalog)
-        paper = store.get(arxiv_id)
+        # A paper of a generic (non-arXiv) feed is stored under its feed's own id,
+        # the one `latest --json` lists: look that up as it is first.
+        paper = store.get(paper_id) if len(paper_id) <= 2000 else None
+        arxiv_id = paper.arxiv_id if paper is not None else resolve_id(paper_id)
+        paper = paper or store.get(arxiv_id)
         if paper is None:
             raise PapertrackError(
                 f"no paper {arxiv_id} in the store. Ingest a feed that lists it "
@@ -192,7 +195,7 @@ def export(
     """
     from papertrack.dates import parse_date
     from papertrack.export import iter_papers, write_export
-    from papertrack.files import write_atomic
+    from papertrack.files import write_output
     from papertrack.topics import Topic
 
     with errors():
@@ -217,5 +220,5 @@ def export(
         # file (a feed reader polling it) never sees half an export.
         buffer = io.StringIO()
         count = write_export(papers, fmt.value, buffer, title=title)
-        write_atomic(output, buffer.getvalue().encode("utf-8"))
+        write_output(output, buffer.getvalue().encode("utf-8"))
         say(f"Wrote {count} paper{'s' if count != 1 else ''} to {output}")
