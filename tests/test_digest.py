@@ -256,6 +256,7 @@ def test_output_is_written_atomically(tmp_path: Path, monkeypatch: pytest.Monkey
     follow("zebra-studies")
     ingest(api_feed(tmp_path / "f.xml", [("2611.00060", 1, "Zebra", 1, ["A"])]))
     target = tmp_path / "out" / "digest.md"
+    target.parent.mkdir()
     replaced: list[tuple[str, str]] = []
     real_replace = os.replace
 

@@ -1,0 +1,50 @@
+"""Helpers shared by the test modules: run the CLI, check its errors, make snapshot lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner, Result
+
+from papertrack.cli import app
+
+DATA = Path(__file__).parent / "data"
+LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
+
+
+def run(*args: str, input: bytes | str | None = None) -> Result:
+    """``papertrack ARGS`` in this process, stdout and stderr kept apart."""
+    return CliRunner().invoke(app, list(args), input=input)
+
+
+def no_traceback(result: Result) -> None:
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+
+
+def error_line(result: Result, code: int, *needles: str) -> str:
+    """The one ``Error: …`` line of a command that failed with ``code``; it holds every needle."""
+    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+    no_traceback(result)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, result.stderr
+    for needle in needles:
+        assert needle in errors[0], errors[0]
+    return errors[0]
+
+
+def kaggle_line(arxiv_id: str, title: str = "A paper", **fields: Any) -> str:
+    """One line of the Kaggle snapshot format."""
+    record: dict[str, Any] = {
+        "id": arxiv_id,
+        "title": title,
+        "abstract": "An abstract.",
+        "authors": "Ada Lovelace",
+        "categories": "cs.AI",
+        "versions": [{"version": "v1", "created": "Mon, 4 Aug 2025 10:00:00 GMT"}],
+        "authors_parsed": [["Lovelace", "Ada", ""]],
+    }
+    record.update(fields)
+    return json.dumps(record)
