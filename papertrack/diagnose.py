@@ -35,6 +35,7 @@ from papertrack.topics import (
     Term,
     Topic,
     compile_query,
+    decided,
     query_terms,
 )
 
@@ -221,6 +222,30 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class ModelView:
+    """What a topic's learned model says of a paper: its score against its threshold, and why."""
+
+    score: float
+    threshold: float
+    #: (feature, weight): the features of the paper that raised the score most, and lowered it.
+    up: tuple[tuple[str, float], ...]
+    down: tuple[tuple[str, float], ...]
+
+    @property
+    def fired(self) -> bool:
+        return self.score >= self.threshold
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": round(self.score, 3),
+            "threshold": round(self.threshold, 3),
+            "fired": self.fired,
+            "up": [{"feature": f, "weight": round(w, 3)} for f, w in self.up],
+            "down": [{"feature": f, "weight": round(w, 3)} for f, w in self.down],
+        }
+
+
+@dataclass(frozen=True)
 class TopicExplanation:
     """Whether a paper belongs to a topic, and why (or why not)."""
 
@@ -230,10 +255,22 @@ class TopicExplanation:
     hits: tuple[TermHit, ...]
     conditions: tuple[Condition, ...]
     categories: tuple[str, ...]
+    #: How the topic decides ("query", "model", "either", "both").
+    decide: str = "query"
+    #: Whether the query alone matches.
+    query_matched: bool = False
+    model: ModelView | None = None
 
     def reasons(self) -> list[str]:
         """Why the paper does not match, one sentence a failed condition."""
         reasons = []
+        if self.model is not None and not self.model.fired and self.decide != "query":
+            reasons.append(
+                f"its model scores the paper {self.model.score:.2f}, below the "
+                f"threshold {self.model.threshold:.2f}"
+            )
+        if self.decide in ("model", "either") and self.model is not None and self.model.fired:
+            return []  # the model decides, and it is in
         for cond in self.conditions:
             if cond.met:
                 continue
@@ -260,6 +297,9 @@ class TopicExplanation:
             "topic": self.slug,
             "name": self.name,
             "matched": self.matched,
+            "decide": self.decide,
+            "query_matched": self.query_matched,
+            "model": self.model.to_dict() if self.model is not None else None,
             "found": [h.to_dict() for h in self.hits],
             "conditions": [c.to_dict() for c in self.conditions],
             "reasons": self.reasons(),
@@ -337,13 +377,26 @@ def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> 
             met = _matcher(branch)(text)
             lacking = () if met else _lacking(branch, text)
             conditions.append(Condition("requires", str(branch), met, _hits(branch, text), lacking))
+    query_matched = bool(topic.query.strip()) and topic.matches(text)
+    view = None
+    if topic.decide != "query":
+        from papertrack.learn import features
+        from papertrack.tex import render_tex
+
+        feats = features(render_tex(paper.title), render_tex(paper.abstract))
+        model = topic.model
+        up, down = model.contributions(feats)
+        view = ModelView(model.score(feats), model.threshold, tuple(up), tuple(down))
     return TopicExplanation(
         slug=topic.slug,
         name=topic.name,
-        matched=topic.matches(text),
+        matched=decided(topic.decide, view is not None and view.fired, query_matched),
         hits=_hits(topic.membership, text),
         conditions=tuple(conditions),
         categories=paper.categories,
+        decide=topic.decide,
+        query_matched=query_matched,
+        model=view,
     )
 
 
@@ -352,4 +405,4 @@ def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[
     text = PaperText.of(paper)
     if topic is not None:
         return [explain_topic(topic, paper, text)]
-    return [explain_topic(catalog.find(slug), paper, text) for slug in catalog.tag_text(text)]
+    return [explain_topic(catalog.find(slug), paper, text) for slug in catalog.tag(paper)]

@@ -573,7 +573,16 @@ class _Snapshot:
 
     def _pool(self, workers: int) -> ProcessPoolExecutor:
         topics = [
-            (t.name, t.slug, t.query, t.description, t.categories, t.source)
+            (
+                t.name,
+                t.slug,
+                t.query,
+                t.description,
+                t.categories,
+                t.source,
+                t.model_file,
+                t.decide_rule,
+            )
             for t in self.writer.catalog.topics
         ]
         # spawn, not fork: a forked worker would inherit the store lock and hold it

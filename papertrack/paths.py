@@ -41,6 +41,21 @@ def user_topics_file(env: Mapping[str, str] | None = None) -> Path:
     return home(env) / "topics.toml"
 
 
+def user_models_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Models the user taught (``topics teach``, ``topics add --like``), one file per topic."""
+    return home(env) / "models"
+
+
+def user_examples_file(env: Mapping[str, str] | None = None) -> Path:
+    """The papers the user taught each topic with: slug -> {id: in the topic?}."""
+    return home(env) / "examples.json"
+
+
+def labels_file() -> Path:
+    """The labelled papers the default models were fitted on (shipped with papertrack)."""
+    return data_dir() / "labels" / "corpus.jsonl.gz"
+
+
 def config_file(env: Mapping[str, str] | None = None) -> Path:
     """The optional config.toml with defaults for repeated options (see papertrack.config)."""
     return home(env) / "config.toml"

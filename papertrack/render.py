@@ -404,8 +404,37 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         parts.append(table)
         return Group(*parts)
     item = explanations[0]
-    verdict = "matches" if item.matched else "does not match"
+    verdict = "is in" if item.matched else "is not in"
     parts.append(Text(safe(f"{paper.arxiv_id} {verdict} {item.name} ({item.slug})."), style="bold"))
+    rules = {
+        "query": "its query",
+        "model": "its model",
+        "either": "its model or its query",
+        "both": "its model and its query together",
+    }
+    parts.append(Text(f"The topic decides by {rules[item.decide]}."))
+    if item.model is not None:
+        model = item.model
+        said = "fires" if model.fired else "does not fire"
+        parts.append(
+            Text(
+                f"Model: score {model.score:+.2f} against threshold {model.threshold:+.2f}: "
+                f"it {said}.",
+                style="bold",
+            )
+        )
+        words = Table(title_justify="left", box=None, pad_edge=False)
+        words.add_column("Pushed up", style="green", overflow="fold")
+        words.add_column("Pushed down", style="red", overflow="fold")
+        for n in range(max(len(model.up), len(model.down))):
+            up = model.up[n] if n < len(model.up) else None
+            down = model.down[n] if n < len(model.down) else None
+            words.add_row(
+                Text(safe(f"{up[0]}  {up[1]:+.2f}")) if up else Text(""),
+                Text(safe(f"{down[0]}  {down[1]:+.2f}")) if down else Text(""),
+            )
+        parts.append(words)
+        parts.append(Text(f"Query: {'matches' if item.query_matched else 'does not match'}."))
     table = Table(title_justify="left")
     table.add_column("Condition", overflow="fold")
     table.add_column("Met", no_wrap=True)

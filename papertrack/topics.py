@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import re
 import tomllib
 import unicodedata
@@ -1001,6 +1002,12 @@ class Topic:
     description: str = ""
     categories: tuple[str, ...] = ()
     source: str = "default"
+    #: The learned model's file (a :class:`papertrack.learn.TopicModel` as JSON), or "".
+    model_file: str = ""
+    #: How the topic decides: "query", "model", "either" or "both"; "" means the
+    #: model file's own choice (made by cross-validation when it was fitted), or
+    #: "query" without a model.
+    decide_rule: str = ""
     #: The parsed query, without the category filter.
     node: Node = field(init=False, repr=False, compare=False)
     #: What decides membership: the category filter AND the query.
@@ -1008,10 +1015,12 @@ class Topic:
     _matcher: Matcher | None = field(init=False, repr=False, compare=False, default=None)
     _prefilter: Prefilter | None = field(init=False, repr=False, compare=False, default=None)
     _fingerprint: str = field(init=False, repr=False, compare=False, default="")
+    _model: Any = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         categories = tuple(self.categories)
-        node = parse_query(self.query)
+        # A topic made from examples alone ("more like these") has a model and no query.
+        node = Or(()) if not self.query.strip() and self.model_file else parse_query(self.query)
         category_node = _category_filter(categories, f"topic {self.name!r}")
         membership = node if category_node is None else And((category_node, node))
         digest = hashlib.sha256(f"{MATCHER_VERSION}\n{membership}".encode()).hexdigest()
@@ -1043,12 +1052,54 @@ class Topic:
 
     @property
     def fingerprint(self) -> str:
-        """A short hash of what decides membership: the parsed query and categories.
+        """A short hash of what decides membership: the parsed query and categories,
+        and the model file and decision rule when the topic has a model.
 
         Whitespace or comments in the query do not change it; a new matcher
-        version (:data:`MATCHER_VERSION`) does.
+        version (:data:`MATCHER_VERSION`) does, and so does a refit model.
         """
-        return self._fingerprint
+        if not self.model_file:
+            return self._fingerprint
+        try:
+            model = hashlib.sha256(Path(self.model_file).read_bytes()).hexdigest()[:12]
+        except OSError:
+            model = "missing"
+        return hashlib.sha256(
+            f"{self._fingerprint} {self.decide_rule} {model}".encode()
+        ).hexdigest()[:12]
+
+    @property
+    def model(self) -> Any:
+        """The topic's :class:`papertrack.learn.TopicModel`, or None (read on first use).
+
+        Raises:
+            PapertrackError: the model file is missing or damaged.
+        """
+        if not self.model_file:
+            return None
+        if self._model is None:
+            from papertrack.learn import TopicModel
+
+            try:
+                data = json.loads(Path(self.model_file).read_bytes())
+                loaded = TopicModel.from_json(data)
+            except (OSError, ValueError) as exc:
+                raise PapertrackError(
+                    f"the model of topic {self.name!r} ({self.model_file}) cannot be read "
+                    f"({exc}). Reinstall papertrack, or refit it with 'papertrack topics teach'"
+                ) from None
+            object.__setattr__(self, "_model", loaded)
+        return self._model
+
+    @property
+    def decide(self) -> str:
+        """How the topic decides: "query", "model", "either" or "both"."""
+        if self.decide_rule:
+            return self.decide_rule
+        if not self.model_file:
+            return "query"
+        rule = str(self.model.meta.get("decide") or "model")
+        return rule if rule in DECISIONS else "model"
 
     def matched_terms(self, text: PaperText | Paper) -> tuple[str, ...]:
         """The query's terms (outside any NOT) that the paper contains: why it matched."""
@@ -1061,7 +1112,11 @@ class Topic:
         return tuple(seen)
 
 
-_TOPIC_KEYS = frozenset({"name", "slug", "description", "query", "categories", "hidden"})
+_TOPIC_KEYS = frozenset(
+    {"name", "slug", "description", "query", "categories", "hidden", "model", "decide"}
+)
+#: How a topic with a model may decide (see :attr:`Topic.decide`).
+DECISIONS = ("query", "model", "either", "both")
 
 
 def _read_toml(path: Path, text: str | None = None) -> dict[str, Any]:
@@ -1127,10 +1182,16 @@ def _topics_in(
         if hidden:
             result.append((slug, name.strip(), None))
             continue
-        query = _string(entry, "query", where, required=True)
+        query = _string(entry, "query", where, required="model" not in entry)
         categories = entry.get("categories", [])
         if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
             raise UsageError(f'{where}: categories must be a list of strings, e.g. ["cs.*"].')
+        model = _string(entry, "model", where)
+        rule = _string(entry, "decide", where)
+        if rule and rule not in DECISIONS:
+            raise UsageError(f"{where}: decide must be one of {', '.join(DECISIONS)}.")
+        if rule and rule != "query" and not model:
+            raise UsageError(f"{where}: decide = {rule!r} needs a model file (model = ...).")
         try:
             topic = Topic(
                 name=name.strip(),
@@ -1139,6 +1200,8 @@ def _topics_in(
                 description=" ".join(_string(entry, "description", where).split()),
                 categories=tuple(categories),
                 source=source,
+                model_file=str(path.parent / model) if model else "",
+                decide_rule=rule,
             )
         except QuerySyntaxError as exc:
             raise QuerySyntaxError(f"{where}: {exc}", exc.column) from None
@@ -1146,6 +1209,21 @@ def _topics_in(
             raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
         result.append((slug, topic.name, topic))
     return result
+
+
+def _never(title: str, abstract: str, authors: Sequence[str]) -> bool:
+    return False
+
+
+def decided(rule: str, model_hit: bool, query_hit: bool) -> bool:
+    """Whether a paper is in a topic that decides by ``rule``, given its model and query."""
+    if rule == "query":
+        return query_hit
+    if rule == "model":
+        return model_hit
+    if rule == "either":
+        return model_hit or query_hit
+    return model_hit and query_hit
 
 
 def _similarity(typed: str, known: str) -> float:
@@ -1184,6 +1262,7 @@ class Catalog:
         self._by_name = by_name
         self._compiled: Callable[[PaperText], tuple[str, ...]] | None = None
         self._prefilter: Prefilter | None = None
+        self._models: Any = None  # a learn.ModelSet of the topics that have a model
 
     @property
     def _tagger(self) -> Callable[[PaperText], tuple[str, ...]]:
@@ -1192,8 +1271,10 @@ class Catalog:
         # so that sub-queries common to several topics (the block of LLM terms,
         # agent*) are evaluated once per paper.
         if self._compiled is None:
-            shared = _shared_nodes(t.membership for t in self.topics)
-            self._compiled = compile_catalog([(t.slug, t.membership) for t in self.topics], shared)
+            # A topic that decides by its model alone needs no query evaluated.
+            queried = [t for t in self.topics if t.decide != "model"]
+            shared = _shared_nodes(t.membership for t in queried)
+            self._compiled = compile_catalog([(t.slug, t.membership) for t in queried], shared)
         return self._compiled
 
     @classmethod
@@ -1296,22 +1377,74 @@ class Catalog:
         return message + " Run 'papertrack topics' to list them."
 
     def tag(self, paper: Paper) -> tuple[str, ...]:
-        """The slugs of every topic ``paper`` matches, in catalog order."""
-        return self.tag_text(PaperText.of(paper))
+        """The slugs of every topic ``paper`` is in, in catalog order."""
+        return self.tag_fields(paper.title, paper.abstract, paper.authors, paper.categories)
 
     def tag_text(self, text: PaperText) -> tuple[str, ...]:
-        """Like :meth:`tag` for an already tokenized paper."""
+        """The topics whose query ``text`` matches (models are not asked)."""
         return self._tagger(text)
+
+    @property
+    def model_set(self) -> Any:
+        """A :class:`papertrack.learn.ModelSet` of every topic that has a model (or None)."""
+        if self._models is None:
+            from papertrack.learn import ModelSet
+
+            models = {t.slug: t.model for t in self.topics if t.decide != "query"}
+            self._models = ModelSet(models) if models else False
+        return self._models or None
 
     def tag_fields(
         self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
     ) -> tuple[str, ...]:
-        """Like :meth:`tag` for raw fields; tokenizes only what :func:`prefilter` lets through."""
+        """Like :meth:`tag` for raw fields; tokenizes only what :func:`prefilter` lets through.
+
+        TeX markup is read as the text it renders (``$\\textbf{A}$gent`` is "Agent").
+        A topic with a model decides by its model, its query, either or both.
+        """
+        from papertrack.tex import render_tex
+
+        title, abstract = render_tex(title), render_tex(abstract)
         if self._prefilter is None:
-            self._prefilter = prefilter(t.membership for t in self.topics)
-        if not self._prefilter(title, abstract, authors):
+            queried_topics = [t.membership for t in self.topics if t.decide != "model"]
+            self._prefilter = prefilter(queried_topics) if queried_topics else _never
+        queried: tuple[str, ...] = ()
+        if self._prefilter(title, abstract, authors):
+            queried = self._tagger(PaperText(title, abstract, authors, categories))
+        models = self.model_set
+        if models is None:
+            return queried
+        from papertrack.learn import features
+
+        fired = models.decide(features(title, abstract))
+        if not fired and not queried:
             return ()
-        return self.tag_text(PaperText(title, abstract, authors, categories))
+        return tuple(
+            t.slug for t in self.topics if decided(t.decide, t.slug in fired, t.slug in queried)
+        )
+
+    def queries_only(self) -> Catalog:
+        """This catalog with every topic deciding by its query alone (models set aside)."""
+        import dataclasses
+
+        return Catalog(
+            (dataclasses.replace(t, model_file="", decide_rule="") for t in self.topics),
+            self.warnings,
+        )
+
+    def with_models(self, folder: Path) -> Catalog:
+        """This catalog with the models a user taught (``folder/<slug>.json``) in place."""
+        import dataclasses
+
+        if not folder.is_dir():
+            return self
+        topics = []
+        for topic in self.topics:
+            taught = folder / f"{topic.slug}.json"
+            if taught.is_file():
+                topic = dataclasses.replace(topic, model_file=str(taught), decide_rule="")
+            topics.append(topic)
+        return Catalog(topics, self.warnings)
 
     def fingerprints(self) -> dict[str, str]:
         """Slug -> fingerprint of every topic, to tell which tags are out of date."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from papertrack.models import Paper
-from papertrack.topics import Catalog, PaperText
+from papertrack.topics import Catalog
 
 LABELS = Path(__file__).parent / "data" / "labels" / "papers.jsonl"
 #: The LLM-agent family of default topics: the ones the labels cover.
@@ -76,7 +76,7 @@ def evaluate(catalog: Catalog | None = None) -> dict[str, Score]:
     catalog = catalog or Catalog.default()
     counts = {slug: [0, 0, 0] for slug in LABELLED}
     for paper, labels in load_labelled():
-        tags = set(catalog.tag_text(PaperText.of(paper)))
+        tags = set(catalog.tag(paper))
         for slug in LABELLED:
             hit, wanted = slug in tags, slug in labels
             if hit and wanted:

@@ -1,29 +1,101 @@
 """The default catalog's precision and recall on labelled real papers.
 
-The target is 0.85 on both for every labelled topic. Topics that do not reach it
-yet are listed in BELOW_TARGET with the figures measured when they were last
-tuned: the test holds them to those floors so they cannot get worse, and fails
-once one of them reaches the target, so that it leaves the list. The README
-shows the current table (``python tests/precision.py``).
+Two labelled sets:
+
+* ``data/labels/corpus.jsonl.gz``, test split (800 papers of the last 8 weeks of
+  the corpus, never fitted or tuned on): the figures of record
+  (``python -m papertrack.training`` prints the table). Targets: F1 0.85 for every
+  topic, precision and recall 0.90 for llm-agent-training. Most agent topics miss
+  them; each topic is held to the F1 measured when its model was last fitted, so
+  it cannot get worse unnoticed, and a topic that reaches the target fails the
+  test until its floor is raised.
+* ``tests/data/labels/papers.jsonl`` (505 papers, 17 agent topics, labelled under
+  the first guidelines; the old queries were tuned on it): held to floors too.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from papertrack import paths, training
 from papertrack.topics import Catalog
 from tests.precision import LABELLED, Score, evaluate, load_labelled, markdown_table
 
 TARGET = 0.85
 
-#: topic -> (precision floor, recall floor), as measured on 2026-11-30; the issue
-#: that asks for 0.85 stays open while this is not empty.
-BELOW_TARGET: dict[str, tuple[float, float]] = {}
+#: topic -> F1 on the corpus test split, measured on 2026-12-01 (models fitted by
+#: `python -m papertrack.training --fit`). Every one below TARGET keeps the
+#: issue's target unmet; the README says so.
+TEST_SPLIT_F1: dict[str, float] = {
+    "llm-agent-training": 0.58,
+    "rl-for-llm-agents": 0.51,
+    "agentic-rl": 0.47,
+    "rl-for-tool-use": 0.50,
+    "llm-tool-use": 0.68,
+    "gui-agents": 0.85,
+    "computer-use-agents": 0.92,
+    "terminal-agents": 0.67,
+    "deep-research-agents": 1.00,
+    "web-search-agents": 0.74,
+    "multi-agent-llm-systems": 0.75,
+    "llm-world-models": 0.20,
+    "ai-agent-benchmarks": 0.73,
+    "knowledge-distillation": 0.68,
+    "synthetic-data-generation": 0.61,
+    "long-horizon-agent-tasks": 0.61,
+    "agentic-rag": 0.62,
+    "large-language-models": 0.93,
+    "reinforcement-learning": 0.87,
+    "computer-vision": 0.90,
+}
+
+#: topic -> (precision floor, recall floor) on the 505-paper set, for the topics
+#: below TARGET there, measured on 2026-12-01 with the learned catalog.
+BELOW_TARGET: dict[str, tuple[float, float]] = {
+    "llm-agent-training": (0.82, 0.87),
+    "rl-for-llm-agents": (0.89, 0.73),
+    "agentic-rl": (0.86, 0.76),
+    "rl-for-tool-use": (0.84, 1.00),
+    "llm-tool-use": (0.74, 0.92),
+    "gui-agents": (0.75, 1.00),
+    "deep-research-agents": (1.00, 0.50),
+    "llm-world-models": (0.00, 0.00),
+    "ai-agent-benchmarks": (0.44, 0.86),
+    "knowledge-distillation": (1.00, 0.75),
+    "synthetic-data-generation": (0.45, 0.85),
+    "long-horizon-agent-tasks": (0.78, 1.00),
+    "agentic-rag": (0.50, 0.50),
+}
 
 
 @pytest.fixture(scope="module")
-def scores() -> dict[str, Score]:
-    return evaluate(Catalog.default())
+def test_split() -> dict[str, dict[str, float]]:
+    labelled = training.load_labelled(paths.labels_file())
+    return {row["topic"]: row for row in training.evaluate(Catalog.default(), labelled, "test")}
+
+
+def test_the_labelled_corpus_covers_every_topic_and_both_splits() -> None:
+    labelled = training.load_labelled(paths.labels_file())
+    assert len(labelled) >= 2500
+    assert len({p.arxiv_id for p in labelled}) == len(labelled), "a paper is labelled twice"
+    splits = {p.split for p in labelled}
+    assert splits == {"train", "test"}
+    last_train = max(p.date for p in labelled if p.split == "train")
+    first_test = min(p.date for p in labelled if p.split == "test")
+    assert last_train < first_test, "the split is by date: every test paper is later"
+    used = {label for p in labelled for label in p.labels}
+    assert used == {t.slug for t in Catalog.default().topics}
+
+
+@pytest.mark.parametrize("topic", sorted(TEST_SPLIT_F1))
+def test_topic_f1_on_the_test_split_holds_its_floor(
+    topic: str, test_split: dict[str, dict[str, float]]
+) -> None:
+    row = test_split[topic]
+    floor = TEST_SPLIT_F1[topic]
+    assert row["f1"] >= floor - 1e-9, f"{topic} F1 fell to {row['f1']:.2f} (floor {floor:.2f})"
+    if floor < TARGET:
+        assert row["f1"] < TARGET, f"{topic} now reaches {TARGET}: raise its floor"
 
 
 def test_labelled_set_is_large_enough() -> None:
@@ -32,6 +104,11 @@ def test_labelled_set_is_large_enough() -> None:
     assert len({p.arxiv_id for p, _ in papers}) == len(papers), "a paper is labelled twice"
     used = {label for _, labels in papers for label in labels}
     assert used <= set(LABELLED), f"unknown labels: {used - set(LABELLED)}"
+
+
+@pytest.fixture(scope="module")
+def scores() -> dict[str, Score]:
+    return evaluate(Catalog.default())
 
 
 @pytest.mark.parametrize("topic", LABELLED)

@@ -405,10 +405,17 @@ def test_explain_why_a_paper_is_not_in_a_topic(stored: None) -> None:
     assert met == [False, True, False]  # no LLM term; agent*; no training signal
     assert why["conditions"][0]["found"] == []
     assert why["conditions"][1]["found"] == [{"term": "agent*", "fields": ["title", "abstract"]}]
-    assert why["reasons"][0].startswith("nothing of llm OR llms OR")
-    assert len(why["reasons"]) == 2
+    # The topic decides by its model or its query: both say no, and both say why.
+    assert why["decide"] == "either" and why["query_matched"] is False
+    model = why["model"]
+    assert model["fired"] is False and model["score"] < model["threshold"]
+    assert model["up"] and model["down"]  # the words that pushed the score either way
+    assert why["reasons"][0].startswith("its model scores the paper")
+    assert why["reasons"][1].startswith("nothing of llm OR llms OR")
+    assert len(why["reasons"]) == 3
     table = ok("topics", "explain", BROWSECOMP, "llm-agent-training").stdout
-    assert f"{BROWSECOMP} does not match LLM Agent Training (llm-agent-training)." in table
+    assert f"{BROWSECOMP} is not in LLM Agent Training (llm-agent-training)." in table
+    assert "Pushed up" in table and "Pushed down" in table and "threshold" in table
     assert "Why not:" in table
     # A matching paper, asked about one topic: every condition met.
     yes = data("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training", "--json")

@@ -1,0 +1,309 @@
+"""Fit a topic's model from labelled papers and choose how the topic decides.
+
+A topic can decide by its query, by its learned model, by either or by both
+(:data:`DECISIONS`). Which one measures best is settled here, by cross-validation on
+the labelled papers only (``data/labels``, train split, plus the user's own examples
+taught with ``papertrack topics teach``); the test split is never looked at.
+
+The labelled papers ship with papertrack, so a user's examples are added to the
+same data the default models were fitted on, and the refit model is the default
+model plus what the user taught.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from papertrack import learn
+from papertrack.errors import PapertrackError
+from papertrack.topics import (
+    DECISIONS,  # noqa: E402
+    decided,
+)
+
+#: The split of the labelled papers that fitting and every choice may use.
+TRAIN = "train"
+#: Fitting settings of every model, chosen by 5-fold cross-validation on the train
+#: split (llm-agent-training, ai-agent-benchmarks, long-horizon-agent-tasks; l2 1 or
+#: 3, 8 or 30 features per positive, 1,000 or 4,000 features at most): out-of-fold
+#: F1 moved by up to 0.05 between them, best here.
+FIT_ARGS: dict[str, Any] = {"l2": 3.0, "features_per_positive": 30.0, "max_features": 4000}
+SEED = 20261201
+FOLDS = 5
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """A paper of the labelled set: text, topic slugs and where it came from."""
+
+    arxiv_id: str
+    title: str
+    abstract: str
+    categories: tuple[str, ...]
+    labels: frozenset[str]
+    split: str = TRAIN
+    date: str = ""
+
+
+def load_labelled(path: Path) -> list[Labelled]:
+    """The labelled papers of ``path`` (``data/labels/corpus.jsonl.gz``).
+
+    Raises:
+        PapertrackError: the file is missing or damaged (reinstall papertrack).
+    """
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            rows = [json.loads(line) for line in handle if line.strip()]
+    except (OSError, ValueError, EOFError) as exc:
+        raise PapertrackError(
+            f"could not read the labelled papers {path} ({exc}). Reinstall papertrack"
+        ) from None
+    return [
+        Labelled(
+            arxiv_id=row["arxiv_id"],
+            title=row["title"],
+            abstract=row["abstract"],
+            categories=tuple(row.get("categories", "").split()),
+            labels=frozenset(row.get("labels", ())),
+            split=row.get("split", TRAIN),
+            date=row.get("date", ""),
+        )
+        for row in rows
+    ]
+
+
+@dataclass
+class Choice:
+    """A fitted model and the decision rule that measured best, with every rule's figures."""
+
+    model: learn.TopicModel
+    decide: str
+    #: rule -> {"precision", "recall", "f1"} out of fold, on the examples.
+    rules: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def _rate(predicted: Sequence[bool], actual: Sequence[bool]) -> dict[str, float]:
+    p, r, f = learn.prf(predicted, actual)
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
+
+
+def _folds(labels: Sequence[bool], k: int, seed: int) -> list[int]:
+    positives = [i for i, y in enumerate(labels) if y]
+    negatives = [i for i, y in enumerate(labels) if not y]
+    rng = random.Random(seed)
+    rng.shuffle(positives)
+    rng.shuffle(negatives)
+    fold = [0] * len(labels)
+    for group in (positives, negatives):
+        for position, i in enumerate(group):
+            fold[i] = position % k
+    return fold
+
+
+def choose(
+    docs: Sequence[frozenset[Any]],
+    labels: Sequence[bool],
+    query_hits: Sequence[bool] | None,
+    *,
+    rules: Iterable[str] = DECISIONS,
+    seed: int = SEED,
+    folds: int = FOLDS,
+) -> Choice:
+    """Fit a model and choose the rule (of ``rules``) with the best out-of-fold F1.
+
+    ``query_hits`` says which examples the topic's query matches (None: the topic
+    has no query, so only "model" is possible). Every example gets a score from a
+    model fitted on the other folds; for each rule the threshold that maximises F1
+    of the rule's out-of-fold decisions is found, and that threshold is the final
+    model's. Ties go to the rule listed first.
+    """
+    y = [bool(v) for v in labels]
+    allowed = [r for r in rules if query_hits is not None or r == "model"]
+    k = min(folds, sum(y))
+    if k < 2 or all(y):
+        model = learn.fit(docs, y, seed=seed, **FIT_ARGS)
+        model.meta["cv"] = None
+        decide = "either" if query_hits is not None and "either" in allowed else "model"
+        return Choice(model, decide)
+    fold = _folds(y, k, seed)
+    scores = [0.0] * len(y)
+    for f in range(k):
+        train = [i for i in range(len(y)) if fold[i] != f]
+        fitted = learn.fit([docs[i] for i in train], [y[i] for i in train], seed=seed, **FIT_ARGS)
+        for i in range(len(y)):
+            if fold[i] == f:
+                scores[i] = fitted.score(docs[i])
+    cuts = sorted(set(scores), reverse=True)
+    results: dict[str, tuple[float, float, dict[str, float]]] = {}
+    for rule in allowed:
+        best: tuple[float, float, dict[str, float]] | None = None
+        for cut in _candidate_cuts(cuts):
+            queried = query_hits or y
+            hits = [decided(rule, s >= cut, q) for s, q in zip(scores, queried, strict=True)]
+            rated = _rate(hits, y)
+            if best is None or rated["f1"] > best[0]:
+                best = (rated["f1"], cut, rated)
+            if rule == "query":
+                break  # the query ignores the threshold
+        assert best is not None
+        results[rule] = best
+    decide = max(allowed, key=lambda r: (results[r][0], -allowed.index(r)))
+    model = learn.fit(docs, y, seed=seed, **FIT_ARGS)
+    model.threshold = round(results[decide][1], 4)
+    model.meta["cv"] = dict(results["model"][2]) if "model" in results else None
+    return Choice(model, decide, {rule: result[2] for rule, result in results.items()})
+
+
+def _candidate_cuts(cuts: list[float]) -> list[float]:
+    """Thresholds halfway between neighbouring distinct scores (at most ~400 of them)."""
+    if len(cuts) > 400:
+        step = len(cuts) / 400
+        cuts = [cuts[int(i * step)] for i in range(400)]
+    middles = [(a + b) / 2 for a, b in zip(cuts, cuts[1:], strict=False)]
+    return [cuts[0] + 1.0, *middles, cuts[-1] - 1.0]
+
+
+def examples_for(
+    slug: str,
+    labelled: Sequence[Labelled],
+    taught: Mapping[str, bool] | None = None,
+    extra: Mapping[str, Labelled] | None = None,
+) -> tuple[list[Labelled], list[bool]]:
+    """The train-split papers with their label for ``slug``, the user's examples winning.
+
+    ``taught`` maps ids to the user's label (True: in the topic); ``extra`` gives the
+    text of taught papers that are not in the labelled set (read from the store).
+    """
+    taught = dict(taught or {})
+    papers: list[Labelled] = []
+    labels: list[bool] = []
+    for paper in labelled:
+        if paper.split != TRAIN:
+            continue
+        papers.append(paper)
+        labels.append(taught.pop(paper.arxiv_id, slug in paper.labels))
+    for arxiv_id, label in sorted(taught.items()):
+        if extra is not None and arxiv_id in extra:
+            papers.append(extra[arxiv_id])
+            labels.append(label)
+    return papers, labels
+
+
+# --------------------------------------------------------------------------- defaults
+
+
+def query_hits(topic: Any, papers: Sequence[Labelled]) -> list[bool]:
+    """Which papers ``topic``'s query (with its category filter) matches."""
+    return [topic.matches_fields(p.title, p.abstract, (), p.categories) for p in papers]
+
+
+def paper_features(papers: Sequence[Labelled]) -> list[frozenset[Any]]:
+    from papertrack.tex import render_tex
+
+    return [learn.features(render_tex(p.title), render_tex(p.abstract)) for p in papers]
+
+
+def fit_default(topic: Any, labelled: Sequence[Labelled]) -> Choice:
+    """The model of a default topic, from the train split alone, with its rule chosen."""
+    papers, labels = examples_for(topic.slug, labelled)
+    has_query = bool(topic.query.strip())
+    choice = choose(
+        paper_features(papers), labels, query_hits(topic, papers) if has_query else None
+    )
+    choice.model.meta.update(
+        {
+            "topic": topic.slug,
+            "decide": choice.decide,
+            "rules": choice.rules,
+            "examples": {"positives": sum(labels), "negatives": len(labels) - sum(labels)},
+            "fitted_on": "data/labels/corpus.jsonl.gz, train split",
+            "seed": SEED,
+            "fit": FIT_ARGS,
+        }
+    )
+    return choice
+
+
+def save_model(model: learn.TopicModel, path: Path) -> None:
+    from papertrack.files import write_atomic
+
+    text = json.dumps(model.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    write_atomic(path, (text + "\n").encode("utf-8"))
+
+
+def evaluate(
+    catalog: Any, labelled: Sequence[Labelled], split: str = "test"
+) -> list[dict[str, Any]]:
+    """Precision, recall and F1 of every topic of ``catalog`` on one split of the labels."""
+    papers = [p for p in labelled if p.split == split]
+    tagged = [set(catalog.tag_fields(p.title, p.abstract, (), p.categories)) for p in papers]
+    rows = []
+    for topic in catalog.topics:
+        truth = [topic.slug in p.labels for p in papers]
+        guess = [topic.slug in t for t in tagged]
+        precision, recall, f1 = learn.prf(guess, truth)
+        rows.append(
+            {
+                "topic": topic.slug,
+                "decide": topic.decide,
+                "labelled": sum(truth),
+                "tagged": sum(guess),
+                "correct": sum(g and t for g, t in zip(guess, truth, strict=True)),
+                "precision": round(precision, 2),
+                "recall": round(recall, 2),
+                "f1": round(f1, 2),
+            }
+        )
+    return rows
+
+
+def table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """``rows`` of :func:`evaluate` as a Markdown table."""
+    lines = [
+        "| topic | decides by | labelled | tagged | correct | precision | recall | F1 |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['topic']} | {r['decide']} | {r['labelled']} | {r['tagged']} | {r['correct']} "
+            f"| {r['precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Refit the default models (``--fit``) and print the test-split table.
+
+    python -m papertrack.training --fit     # rewrite data/models/*.json (seeded)
+    python -m papertrack.training           # the precision/recall table, test split
+    """
+    import argparse
+
+    from papertrack import paths
+    from papertrack.topics import Catalog
+
+    parser = argparse.ArgumentParser(prog="python -m papertrack.training")
+    parser.add_argument("--fit", action="store_true", help="refit and rewrite the default models")
+    parser.add_argument("--split", default="test", help="the split to report on (default: test)")
+    args = parser.parse_args(argv)
+    labelled = load_labelled(paths.labels_file())
+    catalog = Catalog.default()
+    if args.fit:
+        folder = paths.data_dir() / "models"
+        for topic in catalog.topics:
+            choice = fit_default(topic, labelled)
+            save_model(choice.model, folder / f"{topic.slug}.json")
+            rules = ", ".join(f"{r} {v['f1']:.2f}" for r, v in choice.rules.items())
+            print(f"{topic.slug}: decides by {choice.decide} (out-of-fold F1: {rules})", flush=True)
+        catalog = Catalog.default()
+    print(table(evaluate(catalog, labelled, args.split)))
+
+
+if __name__ == "__main__":
+    main()
