@@ -362,7 +362,9 @@ class _Preparer:
                 out.filtered += 1
                 continue
             record = paper.to_record()
-            record["tags"] = list(tag(paper.title, paper.abstract, paper.authors, paper.categories))
+            record["tags"] = list(
+                tag(paper.title, paper.abstract, paper.authors, paper.categories, paper.arxiv_id)
+            )
             try:
                 # What the store cannot write is a broken line here, not a lost batch there.
                 orjson.dumps(record)

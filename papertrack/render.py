@@ -324,6 +324,20 @@ def topic_card(info: Mapping[str, Any]) -> Group:
             f"(to {info['as_of']})"
         ),
     )
+    if info.get("decide"):
+        grid.add_row("decides by", Text(safe(info["decide"])))
+    figures = info.get("examples")
+    if figures:
+        grid.add_row(
+            "examples",
+            Text(
+                f"{figures['positives']:,} in, {figures['negatives']:,} out; cross-validated: "
+                f"precision {figures['precision']:.2f}, recall {figures['recall']:.2f}, "
+                f"F1 {figures['f1']:.2f}"
+            ),
+        )
+    elif info.get("model_file"):
+        grid.add_row("examples", Text("too few to cross-validate: teach it more"))
     parts: list[RenderableType] = [head]
     if info["description"]:
         parts.append(Text(safe(info["description"])))

@@ -629,10 +629,14 @@ class Store:
         """
         yield StoreWriter(self, catalog)
 
-    def refresh(self, catalog: Catalog) -> None:
-        """Recover from an interrupted write and retag changed topics, under the lock."""
+    def refresh(self, catalog: Catalog) -> dict[str, tuple[int, int]]:
+        """Recover from an interrupted write and retag changed topics, under the lock.
+
+        Returns, for each retagged topic, how many papers gained and lost its tag.
+        """
         with self.writer(catalog) as writer, writer.holding():
             pass
+        return writer.retagged
 
 
 class StoreWriter:
@@ -646,6 +650,8 @@ class StoreWriter:
         #: is unchanged, no other writer came in between and ``index`` is still right.
         self._left: tuple[int, int, int] | None = None
         self._held = False
+        #: slug -> (papers that gained the tag, papers that lost it) in the last retag.
+        self.retagged: dict[str, tuple[int, int]] = {}
 
     @property
     def _dirty(self) -> Path:
@@ -767,7 +773,7 @@ class StoreWriter:
             merged = merge_papers(stored, paper)
             merged = merged.with_tags(
                 self.catalog.tag_fields(
-                    merged.title, merged.abstract, merged.authors, merged.categories
+                    merged.title, merged.abstract, merged.authors, merged.categories, pid
                 )
             )
             if stored is None:
@@ -851,10 +857,15 @@ class StoreWriter:
                 old = list(doc.get("tags") or ())
                 kept = [t for t in old if t not in changed and t in order]
                 if len(subset):
-                    kept += subset.tag_fields(*_fields(doc))
+                    kept += subset.tag_fields(*_fields(doc), doc.get("arxiv_id"))
                 tags = sorted(kept, key=order.__getitem__)
                 if tags == old:
                     continue
+                for slug in changed:
+                    had, has = slug in old, slug in tags
+                    if had != has:
+                        gained, lost = self.retagged.get(slug, (0, 0))
+                        self.retagged[slug] = (gained + has, lost + had)
                 before = Paper.from_record(doc)
                 self.index.bump(before, -1)
                 self.index.bump(before.with_tags(tuple(tags)), +1)

@@ -1263,6 +1263,7 @@ class Catalog:
         self._compiled: Callable[[PaperText], tuple[str, ...]] | None = None
         self._prefilter: Prefilter | None = None
         self._models: Any = None  # a learn.ModelSet of the topics that have a model
+        self._pins: dict[str, dict[str, bool]] | None = None
 
     @property
     def _tagger(self) -> Callable[[PaperText], tuple[str, ...]]:
@@ -1378,7 +1379,9 @@ class Catalog:
 
     def tag(self, paper: Paper) -> tuple[str, ...]:
         """The slugs of every topic ``paper`` is in, in catalog order."""
-        return self.tag_fields(paper.title, paper.abstract, paper.authors, paper.categories)
+        return self.tag_fields(
+            paper.title, paper.abstract, paper.authors, paper.categories, paper.arxiv_id
+        )
 
     def tag_text(self, text: PaperText) -> tuple[str, ...]:
         """The topics whose query ``text`` matches (models are not asked)."""
@@ -1394,14 +1397,46 @@ class Catalog:
             self._models = ModelSet(models) if models else False
         return self._models or None
 
+    @property
+    def pins(self) -> dict[str, dict[str, bool]]:
+        """Paper id -> {slug: in the topic?} for the papers a user taught a topic with.
+
+        A taught example is the user's own decision: it holds whatever the model and
+        the query say (the model is also refit with it, so similar papers follow).
+        """
+        if self._pins is None:
+            pins: dict[str, dict[str, bool]] = {}
+            for topic in self.topics:
+                if topic.model_file and topic.decide != "query":
+                    for pid, label in (topic.model.meta.get("pinned") or {}).items():
+                        pins.setdefault(pid, {})[topic.slug] = bool(label)
+            self._pins = pins
+        return self._pins
+
     def tag_fields(
-        self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
+        self,
+        title: str,
+        abstract: str,
+        authors: Sequence[str],
+        categories: Sequence[str],
+        arxiv_id: str | None = None,
     ) -> tuple[str, ...]:
         """Like :meth:`tag` for raw fields; tokenizes only what :func:`prefilter` lets through.
 
         TeX markup is read as the text it renders (``$\\textbf{A}$gent`` is "Agent").
-        A topic with a model decides by its model, its query, either or both.
+        A topic with a model decides by its model, its query, either or both; a paper
+        the user taught the topic with (``arxiv_id``) is decided as taught.
         """
+        tags = self._tag_fields(title, abstract, authors, categories)
+        pinned = self.pins.get(arxiv_id) if arxiv_id is not None and self.pins else None
+        if pinned:
+            keep = {t for t in tags if pinned.get(t, True)} | {s for s, v in pinned.items() if v}
+            tags = tuple(t.slug for t in self.topics if t.slug in keep)
+        return tags
+
+    def _tag_fields(
+        self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
+    ) -> tuple[str, ...]:
         from papertrack.tex import render_tex
 
         title, abstract = render_tex(title), render_tex(abstract)

@@ -35,6 +35,10 @@ TRAIN = "train"
 #: F1 moved by up to 0.05 between them, best here.
 FIT_ARGS: dict[str, Any] = {"l2": 3.0, "features_per_positive": 30.0, "max_features": 4000}
 SEED = 20261201
+#: Below this many examples in the topic, no cross-validation: see _few_examples.
+MIN_CV_POSITIVES = 8
+#: Share of the other labelled papers a topic made from a few examples may take.
+BACKGROUND_SHARE = 0.01
 FOLDS = 5
 
 
@@ -125,12 +129,9 @@ def choose(
     """
     y = [bool(v) for v in labels]
     allowed = [r for r in rules if query_hits is not None or r == "model"]
+    if sum(y) < MIN_CV_POSITIVES or all(y):
+        return _few_examples(docs, y, query_hits, seed)
     k = min(folds, sum(y))
-    if k < 2 or all(y):
-        model = learn.fit(docs, y, seed=seed, **FIT_ARGS)
-        model.meta["cv"] = None
-        decide = "either" if query_hits is not None and "either" in allowed else "model"
-        return Choice(model, decide)
     fold = _folds(y, k, seed)
     scores = [0.0] * len(y)
     for f in range(k):
@@ -158,6 +159,32 @@ def choose(
     model.threshold = round(results[decide][1], 4)
     model.meta["cv"] = dict(results["model"][2]) if "model" in results else None
     return Choice(model, decide, {rule: result[2] for rule, result in results.items()})
+
+
+def _few_examples(
+    docs: Sequence[frozenset[Any]], y: list[bool], query_hits: Sequence[bool] | None, seed: int
+) -> Choice:
+    """A model from a handful of examples ("more like these"), too few to cross-validate.
+
+    The threshold sits between the lowest-scoring example and the score only the top
+    :data:`BACKGROUND_SHARE` of the other labelled papers reach, so the topic takes
+    papers that look like the examples and not a broad slice of everything. With a
+    query as well, either of the two decides.
+    """
+    model = learn.fit(docs, y, seed=seed, **FIT_ARGS)
+    positives = sorted(model.score(d) for d, label in zip(docs, y, strict=True) if label)
+    negatives = sorted(model.score(d) for d, label in zip(docs, y, strict=True) if not label)
+    if negatives:
+        background = negatives[
+            min(len(negatives) - 1, int(len(negatives) * (1 - BACKGROUND_SHARE)))
+        ]
+    else:
+        background = (positives[0] - 1.0) if positives else 0.0
+    lowest = positives[0] if positives else background + 1.0
+    model.threshold = round((lowest + background) / 2 if lowest > background else background, 4)
+    model.meta["cv"] = None
+    model.meta["note"] = f"{sum(y)} examples in the topic: too few to cross-validate"
+    return Choice(model, "either" if query_hits is not None else "model")
 
 
 def _candidate_cuts(cuts: list[float]) -> list[float]:
@@ -193,6 +220,107 @@ def examples_for(
             papers.append(extra[arxiv_id])
             labels.append(label)
     return papers, labels
+
+
+# --------------------------------------------------------------------------- teaching
+
+
+def load_examples(path: Path) -> dict[str, dict[str, bool]]:
+    """The user's examples: slug -> {paper id: in the topic?} ({} without a file).
+
+    Raises:
+        PapertrackError: the file is damaged (it names it and how to start afresh).
+    """
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise PapertrackError(
+            f"{path} is damaged ({exc}). Fix it, or remove it to forget taught examples"
+        ) from None
+    topics = data.get("topics") if isinstance(data, dict) else None
+    if not isinstance(topics, dict):
+        raise PapertrackError(f"{path} is damaged (no topics). Fix it, or remove it")
+    return {
+        str(slug): {str(k): bool(v) for k, v in examples.items()}
+        for slug, examples in topics.items()
+        if isinstance(examples, dict)
+    }
+
+
+def save_examples(path: Path, examples: Mapping[str, Mapping[str, bool]]) -> None:
+    from papertrack.files import write_atomic
+    from papertrack.text import json_text
+
+    data = {"topics": {slug: dict(sorted(ex.items())) for slug, ex in sorted(examples.items())}}
+    write_atomic(path, (json_text(data, indent=2) + "\n").encode("utf-8"))
+
+
+def teach(
+    topic: Any,
+    taught: Mapping[str, bool],
+    texts: Mapping[str, Labelled],
+    labelled: Sequence[Labelled],
+) -> Choice:
+    """Refit ``topic``'s model from the shipped labels plus the user's examples.
+
+    ``taught`` maps paper ids to the user's label; ``texts`` gives the text of taught
+    papers (from the store). A topic the labels do not know (the user's own) learns
+    from the user's positives against the labelled papers as background: nearly all
+    of them are out of any narrow topic, and taught negatives say which are not.
+    """
+    papers, labels = examples_for(topic.slug, labelled, taught, texts)
+    has_query = bool(topic.query.strip())
+    hits = query_hits(topic, papers) if has_query else None
+    choice = choose(paper_features(papers), labels, hits)
+    positives = sum(labels)
+    choice.model.meta.update(
+        {
+            "topic": topic.slug,
+            "decide": choice.decide,
+            "rules": choice.rules,
+            "examples": {"positives": positives, "negatives": len(labels) - positives},
+            "taught": {"in": sum(taught.values()), "out": sum(not v for v in taught.values())},
+            "pinned": dict(sorted(taught.items())),
+            "fitted_on": "the labelled papers shipped with papertrack and your examples",
+            "seed": SEED,
+            "fit": FIT_ARGS,
+        }
+    )
+    return choice
+
+
+def from_paper(paper: Any) -> Labelled:
+    """A stored paper as a labelled example's text (its labels come from the user)."""
+    return Labelled(
+        arxiv_id=paper.arxiv_id,
+        title=paper.title,
+        abstract=paper.abstract,
+        categories=tuple(paper.categories),
+        labels=frozenset(),
+        split=TRAIN,
+    )
+
+
+def cv_summary(model: Any, rule: str) -> dict[str, Any] | None:
+    """How the topic's rule did on its examples, out of fold: precision, recall, F1, counts."""
+    if model is None:
+        return None
+    rules = model.meta.get("rules") or {}
+    figures = rules.get(rule) or model.meta.get("cv")
+    if not figures:
+        return None
+    examples = model.meta.get("examples") or {}
+    return {
+        "rule": rule,
+        "precision": figures.get("precision"),
+        "recall": figures.get("recall"),
+        "f1": figures.get("f1"),
+        "positives": examples.get("positives"),
+        "negatives": examples.get("negatives"),
+        "taught": model.meta.get("taught"),
+    }
 
 
 # --------------------------------------------------------------------------- defaults

@@ -216,6 +216,7 @@ def add_topic(
     description: str = "",
     slug: str | None = None,
     replace: bool = False,
+    model: str = "",
 ) -> TopicEdit:
     """Add a topic to the user's file at ``path``, or redefine one with ``replace``.
 
@@ -242,7 +243,14 @@ def add_topic(
     description = " ".join(description.split())
     categories = tuple(c.strip() for c in categories if c.strip())
     # Parses the query and checks the categories: a syntax error stops here, with its column.
-    Topic(name=name, slug=slug, query=query, description=description, categories=categories)
+    Topic(
+        name=name,
+        slug=slug,
+        query=query,
+        description=description,
+        categories=categories,
+        model_file=str(path.parent / model) if model else "",
+    )
 
     current = Catalog.load(default_path, path)
     default = Catalog.load(default_path).by_slug(slug)
@@ -258,7 +266,10 @@ def add_topic(
         fields["slug"] = slug
     if description:
         fields["description"] = description
-    fields["query"] = _query_item(query)
+    if query.strip() or not model:
+        fields["query"] = _query_item(query)
+    if model:
+        fields["model"] = model
     if categories:
         fields["categories"] = list(categories)
     entry = _render(fields)

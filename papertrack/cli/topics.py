@@ -86,6 +86,18 @@ def _counted_store(catalog: Catalog) -> Store:
     return store
 
 
+def _model_info(topic: Topic) -> dict[str, Any]:
+    """How a topic decides, its model file, and how it did on its examples (cross-validated)."""
+    from papertrack.training import cv_summary
+
+    model = topic.model if topic.model_file else None
+    return {
+        "decide": topic.decide,
+        "model_file": topic.model_file or None,
+        "examples": cv_summary(model, topic.decide),
+    }
+
+
 def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
     from papertrack.diagnose import recent_count
 
@@ -209,6 +221,7 @@ def topics_show(
             file=str(paths.user_topics_file() if user else paths.default_topics_file()),
             fingerprint=chosen.fingerprint,
             as_of=day.isoformat(),
+            **_model_info(chosen),
         )
         if as_json or fmt is ViewFormat.json:
             _write_json(info)
@@ -239,13 +252,21 @@ def _tags_follow(catalog: Catalog) -> Store | None:
 def topics_add(
     name: Annotated[str, typer.Argument(help='The topic\'s name, e.g. "Agent Benchmarks".')],
     query: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--query",
             help="What the topic matches (see 'Topics' in the README).",
             show_default=False,
         ),
-    ],
+    ] = None,
+    like: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--like",
+            help="A stored paper the topic is about (repeatable): learn the topic from them.",
+            show_default=False,
+        ),
+    ] = None,
     category: CategoryOpt = None,
     description: Annotated[
         str, typer.Option("--description", help="One sentence on what the topic is.")
@@ -270,38 +291,209 @@ def topics_add(
     Comments and the rest of the file stay as you wrote them. Stored papers are
     retagged for the new definition straight away.
 
+    With --like, the topic is learned from example papers ("more like these"): a
+    model is fitted on them against the labelled papers shipped with papertrack,
+    and decides alone, or with --query as well, whichever does better on the
+    examples. Teach it more with 'papertrack topics teach'.
+
     Examples:
 
     \b
         papertrack topics add "Agent Benchmarks" --query 'agent* AND benchmark*'
+        papertrack topics add "Agent Memory" --like 2508.13167 --like 2508.12365
         papertrack topics add "LeCun" --query 'author:"Yann LeCun"'
         papertrack topics add "GUI Agents" --query '"gui agent*" OR "web agent*"' --replace
         papertrack topics add "Diffusion LMs" --query '"diffusion language model*"' \\
             --description "Language models that generate by denoising." --slug dlm
     """
+    from papertrack.topics import Topic, slugify
     from papertrack.userfile import Action, add_topic
 
     with errors():
+        if query is None and not like:
+            raise UsageError(
+                "a topic needs --query, or example papers with --like. "
+                "See 'papertrack topics add --help'"
+            )
+        model = ""
+        choice = None
+        if like:
+            from papertrack import training
+
+            chosen_slug = slug or slugify(" ".join(name.split()))
+            if not chosen_slug:
+                raise UsageError('the topic needs a name, e.g. topics add "Agent Memory"')
+            model = f"models/{chosen_slug}.json"
+            draft = Topic(
+                name=name,
+                slug=chosen_slug,
+                query=query or "",
+                model_file=str(paths.user_models_dir() / f"{chosen_slug}.json"),
+                categories=tuple(category or ()),
+            )
+            named = _taught_papers(open_store(), like)
+            papers = {p.arxiv_id: p for p in named.values()}
+            taught = dict.fromkeys(papers, True)
+            choice = _refit(draft, taught, papers)
+            examples = training.load_examples(paths.user_examples_file())
+            examples[chosen_slug] = taught
+            training.save_examples(paths.user_examples_file(), examples)
         edit = add_topic(
             paths.user_topics_file(),
             paths.default_topics_file(),
             name=name,
-            query=query,
+            query=query or "",
             categories=category or [],
             description=description,
             slug=slug,
             replace=replace,
+            model=model,
         )
         what = "Redefined the topic" if edit.action is Action.replaced else "Added the topic"
         where = "in" if edit.action is Action.replaced else "to"
         message = f"{what} {edit.name!r} ({edit.slug}) {where} {edit.path}"
         if edit.action is Action.overrode:
             message += "; it replaces the default topic with this slug"
-        store = _tags_follow(edit.catalog)
+        store = _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
         if store is not None:
             count = store.count(edit.slug)
             message += f". {count:,} stored paper{'s' if count != 1 else ''} match"
         say(message + ".")
+        if choice is not None:
+            _say_figures(choice)
+
+
+def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
+    """The stored papers named by ``ids`` (any id form), by the id as given."""
+    from papertrack.export import resolve_id
+
+    found: dict[str, Any] = {}
+    for given in ids:
+        paper = store.get(given) if len(given) <= 2000 else None
+        paper = paper or store.get(resolve_id(given))
+        if paper is None:
+            raise UsageError(
+                f"no paper {given} in the store. Ingest it first "
+                "('papertrack ingest FILE' or 'papertrack fetch'), then teach with it"
+            )
+        found[given] = paper
+    return found
+
+
+def _refit(topic: Topic, taught: dict[str, bool], papers: dict[str, Any]) -> Any:
+    """Fit ``topic``'s model from the shipped labels plus ``taught``; write it; return it."""
+    from papertrack import training
+
+    labelled = training.load_labelled(paths.labels_file())
+    texts = {pid: training.from_paper(p) for pid, p in papers.items()}
+    choice = training.teach(topic, taught, texts, labelled)
+    training.save_model(choice.model, paths.user_models_dir() / f"{topic.slug}.json")
+    return choice
+
+
+def _say_changes(slug: str, changes: dict[str, tuple[int, int]], store: Store) -> None:
+    gained, lost = changes.get(slug, (0, 0))
+    say(
+        f"+{gained:,} paper{'s' if gained != 1 else ''} tagged, {lost:,} untagged; "
+        f"{store.count(slug):,} stored papers in the topic now."
+    )
+
+
+def _say_figures(choice: Any) -> None:
+    figures = choice.rules.get(choice.decide)
+    if not figures:
+        say(
+            f"It decides by {choice.decide}. "
+            f"{choice.model.meta.get('note', 'Not measured')}: teach it more examples "
+            "with 'papertrack topics teach' to see how it does."
+        )
+    else:
+        say(
+            f"It decides by {choice.decide}; on its examples, cross-validated: precision "
+            f"{figures['precision']:.2f}, recall {figures['recall']:.2f}, F1 {figures['f1']:.2f}."
+        )
+
+
+@topics_app.command("teach", epilog=EXIT_CODES)
+def topics_teach(
+    topic: Annotated[
+        str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+    ],
+    ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[ID]...", help="Stored papers that are in the topic."),
+    ] = None,
+    out_ids: Annotated[
+        list[str] | None,
+        typer.Option("--not", help="A stored paper that is not in the topic (repeatable)."),
+    ] = None,
+    forget: Annotated[
+        bool, typer.Option("--forget", help="Drop every example taught to this topic first.")
+    ] = False,
+) -> None:
+    """Teach a topic with examples: refit its model, retag, and say what changed.
+
+    Examples are kept in your data home (examples.json). The topic's model is refit
+    from the labelled papers shipped with papertrack plus every example you taught
+    it, cross-validated to choose how it decides (model, query, either or both),
+    and the stored papers are retagged at once. Works for default topics and your own.
+
+    Examples:
+
+    \b
+        papertrack topics teach llm-agent-training 2508.13167 --not 2508.12365
+        papertrack topics teach gui-agents --not 2508.13186
+        papertrack topics teach gui-agents --forget
+    """
+    from papertrack import training
+
+    with errors():
+        catalog = load_catalog()
+        chosen = catalog.find(topic)
+        if not ids and not out_ids and not forget:
+            raise UsageError(
+                "name papers to teach with: IDs in the topic, --not ID for papers outside it"
+            )
+        store = open_store()
+        fresh_tags(store, catalog)
+        given = [*(ids or []), *(out_ids or [])]
+        both = set(ids or []) & set(out_ids or [])
+        if both:
+            raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
+        named = _taught_papers(store, given)
+        examples = training.load_examples(paths.user_examples_file())
+        taught = {} if forget else dict(examples.get(chosen.slug, {}))
+        if forget and not given and chosen.source != "default":
+            raise UsageError(
+                f"{chosen.name} is your own topic: it learns from your examples alone. "
+                "Name papers to teach it again, or remove it with 'papertrack topics remove'"
+            )
+        if forget and not given:
+            # Nothing left to learn from but the shipped labels: back to the shipped model.
+            examples.pop(chosen.slug, None)
+            training.save_examples(paths.user_examples_file(), examples)
+            (paths.user_models_dir() / f"{chosen.slug}.json").unlink(missing_ok=True)
+            changes = store.refresh(load_catalog())
+            say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
+            _say_changes(chosen.slug, changes, store)
+            return
+        for pid in ids or []:
+            taught[named[pid].arxiv_id] = True
+        for pid in out_ids or []:
+            taught[named[pid].arxiv_id] = False
+        known = {p.arxiv_id: p for p in _taught_papers(store, list(taught)).values()}
+        choice = _refit(chosen, taught, known)
+        examples[chosen.slug] = taught
+        training.save_examples(paths.user_examples_file(), examples)
+        refreshed = load_catalog()
+        changes = store.refresh(refreshed)
+        n_in = sum(taught.values())
+        say(
+            f"Taught {chosen.name} ({chosen.slug}) {n_in:,} paper{'s' if n_in != 1 else ''} in "
+            f"and {len(taught) - n_in:,} out; refit its model."
+        )
+        _say_figures(choice)
+        _say_changes(chosen.slug, changes, store)
 
 
 @topics_app.command("remove", epilog=EXIT_CODES)

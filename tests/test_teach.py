@@ -1,0 +1,96 @@
+"""Users teach topics: examples refit a topic's model, retag the store and say what changed;
+`topics add --like` makes a topic from examples alone; explain and show cover the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import DATA, LISTING, error_line, run
+
+API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
+CHAIN_OF_AGENTS = "2508.13167"  # an agent-training paper of the listing
+DATARUS = "2508.13382"
+
+
+@pytest.fixture
+def stored(isolated_home: Path) -> Path:
+    result = run("ingest", str(LISTING), str(API_PAGE))
+    assert result.exit_code == 0, result.stderr
+    return isolated_home
+
+
+def tagged(topic: str) -> list[str]:
+    result = run("latest", topic, "--json", "-n", "500")
+    assert result.exit_code == 0, result.stderr
+    return [p["arxiv_id"] for p in json.loads(result.stdout)]
+
+
+def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
+    before = tagged("llm-agent-training")
+    assert CHAIN_OF_AGENTS in before
+    outside = next(
+        p["arxiv_id"]
+        for p in json.loads(run("latest", "--json", "-n", "500").stdout)
+        if p["arxiv_id"] not in before
+    )
+    result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    assert "1 paper in and 1 out" in result.stderr
+    assert "cross-validated: precision" in result.stderr
+    assert "+1 paper tagged, 1 untagged" in result.stderr
+    after = tagged("llm-agent-training")
+    assert outside in after and CHAIN_OF_AGENTS not in after  # the user's word holds
+    examples = json.loads((stored / "examples.json").read_text())
+    assert examples["topics"]["llm-agent-training"] == {outside: True, CHAIN_OF_AGENTS: False}
+    model = json.loads((stored / "models" / "llm-agent-training.json").read_text())
+    assert model["meta"]["taught"] == {"in": 1, "out": 1}
+    # A later ingest of the same paper keeps the taught decision.
+    assert run("ingest", str(LISTING)).exit_code == 0
+    assert CHAIN_OF_AGENTS not in tagged("llm-agent-training")
+    # Forgetting goes back to the shipped model and its tags.
+    forgot = run("topics", "teach", "llm-agent-training", "--forget")
+    assert forgot.exit_code == 0, forgot.stderr
+    assert sorted(tagged("llm-agent-training")) == sorted(before)
+    assert not (stored / "models" / "llm-agent-training.json").exists()
+
+
+def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
+    error_line(run("topics", "teach", "llm-agent-training"), 2, "name papers to teach with")
+    error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 2, "no paper 2501.99999")
+    error_line(run("topics", "teach", "no-such-topic", CHAIN_OF_AGENTS), 2, "no topic named")
+    both = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS, "--not", CHAIN_OF_AGENTS)
+    error_line(both, 2, "named both in and --not")
+    assert not (stored / "examples.json").exists()
+
+
+def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> None:
+    result = run("topics", "add", "Agent Foundations", "--like", CHAIN_OF_AGENTS, "--like", DATARUS)
+    assert result.exit_code == 0, result.stderr
+    assert "too few to cross-validate" in result.stderr
+    topics = (stored / "topics.toml").read_text()
+    assert 'model = "models/agent-foundations.json"' in topics and "query =" not in topics
+    found = tagged("agent-foundations")
+    assert {CHAIN_OF_AGENTS, DATARUS} <= set(found)
+    assert len(found) < 40  # more like these, not everything
+    shown = json.loads(run("topics", "show", "agent-foundations", "--json").stdout)
+    assert shown["decide"] == "model" and shown["examples"] is None
+    why = json.loads(
+        run("topics", "explain", CHAIN_OF_AGENTS, "agent-foundations", "--json").stdout
+    )
+    model = why["topics"][0]["model"]
+    assert why["topics"][0]["matched"] is True and model["fired"] is True
+    assert model["up"][0]["weight"] > 0
+    error_line(run("topics", "add", "Nothing"), 2, "--query, or example papers with --like")
+
+
+def test_topics_show_reports_a_default_models_cross_validated_figures(stored: Path) -> None:
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    assert shown["decide"] in ("query", "model", "either", "both")
+    figures = shown["examples"]
+    assert figures["positives"] > 20 and figures["negatives"] > 1000
+    assert 0 < figures["precision"] <= 1 and 0 < figures["recall"] <= 1
+    table = run("topics", "show", "gui-agents").stdout
+    assert "decides by" in table and "cross-validated" in table
