@@ -41,6 +41,7 @@ import orjson
 from .errors import FeedError
 from .ids import abs_url, parse_arxiv_id, pdf_url
 from .models import Paper
+from .tex import render_tex
 from .text import clean_text, decode_tex_accents, shorten, strip_html
 
 __all__ = [
@@ -265,10 +266,11 @@ def _first_doi(value: Any) -> str | None:
 
 
 def _tex(value: Any) -> str:
-    """arXiv text (titles, abstracts, names) is TeX: decode accents, then clean."""
+    """arXiv text (titles, abstracts, names) is TeX: decode accents, render the markup
+    as the text it shows (``$\\textbf{A}$gent`` is "Agent", ``$\\alpha$`` "α"), clean."""
     if not isinstance(value, str):
         return ""
-    return clean_text(decode_tex_accents(value))
+    return clean_text(render_tex(decode_tex_accents(value)))
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:

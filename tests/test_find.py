@@ -18,7 +18,7 @@ DATA = Path(__file__).parent / "data"
 LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
 API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
 
-HOSTILE = r"Weird {}&%$#_~^\ title <script>alert(1)</script> ]]> end"
+HOSTILE = r"Weird {}&%$#_~^\q title <script>alert(1)</script> ]]> end"
 
 
 def run(*args: str) -> Result:

@@ -310,7 +310,7 @@ BIB_PAPERS = [
         "2611.00401",
         "x}, note = {pwned}} @misc(evil, title = {boom}) zebra",
         ["Eve } and {Mallory", "Bob and Alice", "Ada Lovelace"],
-        "\\end{document} } } 100% # $x^2$ ~ _ & zebra",
+        "\\end{document} } } 100% # $x ~ _ & zebra",
     ),
     (
         "2611.00402",
@@ -318,7 +318,8 @@ BIB_PAPERS = [
         ["{Carol"],
         "zebra {{{",
     ),
-    ("2611.00403", "Back\\slash\\ at the end zebra \\", ["Dan \\"], "a % comment? zebra"),
+    # (A TeX control space, backslash-space, is read as the space it renders.)
+    ("2611.00403", "Back\\slash\\q at the end zebra \\", ["Dan \\"], "a % comment? zebra"),
 ]
 
 

@@ -94,3 +94,18 @@ def test_topics_show_reports_a_default_models_cross_validated_figures(stored: Pa
     assert 0 < figures["precision"] <= 1 and 0 < figures["recall"] <= 1
     table = run("topics", "show", "gui-agents").stdout
     assert "decides by" in table and "cross-validated" in table
+
+
+def test_tex_is_read_as_it_renders_for_display_search_and_tags(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    from tests.helpers import kaggle_line
+
+    title = r"$\textbf{A}$gent-R1: Training \emph{Powerful} LLM Agents with $\alpha$-RL"
+    snap = tmp_path / "snap.jsonl"
+    snap.write_text(kaggle_line("2511.00001", title=title) + "\n", encoding="utf-8")
+    assert run("ingest", str(snap)).exit_code == 0
+    shown = json.loads(run("show", "2511.00001", "--json").stdout)
+    assert shown["title"] == "Agent-R1: Training Powerful LLM Agents with α-RL"
+    found = json.loads(run("search", "title:agent", "--json").stdout)
+    assert [p["arxiv_id"] for p in found] == ["2511.00001"]
