@@ -116,6 +116,36 @@ _HTML_TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOT
 MAX_FEED_BYTES = 32 * 1024 * 1024
 #: The highest version number accepted (arXiv's highest is in the dozens).
 MAX_VERSION = 9999
+#: Field limits of a stored paper, far above any real arXiv record (titles run to
+#: about 300 characters, abstracts to 1,920, author lists to a few thousand names):
+#: what is longer is cut, so no field can make a command slow or a store huge.
+MAX_TITLE = 2_000
+MAX_ABSTRACT = 20_000
+MAX_AUTHORS = 10_000
+MAX_FIELD = 2_000
+
+
+def bounded(paper: Paper) -> tuple[Paper, str]:
+    """``paper`` with every field within the limits above, and what was cut ("" if nothing)."""
+    cut: dict[str, Any] = {}
+    if len(paper.title) > MAX_TITLE:
+        cut["title"] = paper.title[:MAX_TITLE].rstrip() + "…"
+    if len(paper.abstract) > MAX_ABSTRACT:
+        cut["abstract"] = paper.abstract[:MAX_ABSTRACT].rstrip() + "…"
+    if len(paper.authors) > MAX_AUTHORS:
+        cut["authors"] = paper.authors[:MAX_AUTHORS]
+        cut["author_affiliations"] = paper.author_affiliations[:MAX_AUTHORS]
+    for name in ("comment", "journal_ref", "doi", "license"):
+        value = getattr(paper, name)
+        if value is not None and len(value) > MAX_FIELD:
+            cut[name] = value[:MAX_FIELD]
+    if not cut:
+        return paper, ""
+    import dataclasses
+
+    return dataclasses.replace(paper, **cut), ", ".join(sorted(set(cut) - {"author_affiliations"}))
+
+
 # Dates outside these bounds are a feed's mistake (or a trick to stay on top of
 # every listing), not a paper's date: arXiv opened in August 1991, and a listing
 # is dated at most a few hours ahead of UTC (§2.3).
@@ -483,7 +513,7 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
         else ()
     )
     url, pdf = _arxiv_urls(arxiv_id, version)
-    return Paper(
+    paper = Paper(
         arxiv_id=arxiv_id,
         title=_tex(record.get("title")),
         version=version,
@@ -502,6 +532,7 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
         license=_opt(record.get("license")),
         source="kaggle",
     )
+    return bounded(paper)[0]  # cut quietly: a snapshot's summary counts papers, not fields
 
 
 def parse_jsonl(data: bytes, source: str = "<jsonl>") -> ParsedFeed:
@@ -1077,6 +1108,8 @@ def _repair(data: bytes) -> _Repair | None:
 def parse_feed(data: bytes, source: str = "<feed>", *, now: datetime | None = None) -> ParsedFeed:
     """Parse any supported document, detecting its kind.
 
+    Every paper's fields are bounded (:func:`bounded`); a cut is a warning.
+
     Args:
         data: the raw bytes as served (encoding is detected from the document).
         source: a name for messages (URL or path).
@@ -1093,6 +1126,18 @@ def parse_feed(data: bytes, source: str = "<feed>", *, now: datetime | None = No
             line, an XML document over :data:`MAX_FEED_BYTES`, or bytes that
             are no feed at all (an HTML page is named as one).
     """
+    result = _parse_any(data, source, now)
+    kept = []
+    for paper in result.papers:
+        paper, cut = bounded(paper)
+        if cut:
+            result.warnings.append(f"{source}: {paper.arxiv_id}: cut {cut} to the limit")
+        kept.append(paper)
+    result.papers = kept
+    return result
+
+
+def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     head = data[:4096]
     if looks_like_jsonl(head):
         return parse_jsonl(data, source)

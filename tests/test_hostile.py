@@ -699,8 +699,9 @@ def test_megabyte_title_and_100k_authors_are_stored_and_listed_quickly(
     long_title = store.get("2601.05555")
     many = store.get(record["id"])
     assert long_title is not None and many is not None
-    assert long_title.title == title and len(long_title.authors) == 5000  # stored whole
-    assert len(many.authors) == 100_000 and many.authors[-1] == "First99999 Last99999"
+    # Cut to the field limits (far above any real record), never refused whole.
+    assert long_title.title == title[:2000].rstrip() + "…" and len(long_title.authors) == 5000
+    assert len(many.authors) == 10_000 and many.authors[-1] == "First9999 Last9999"
 
     for args in (
         ["latest"],
@@ -712,17 +713,16 @@ def test_megabyte_title_and_100k_authors_are_stored_and_listed_quickly(
         out = ok(run(*args)).stdout
         assert time.monotonic() - started < 10, args
         assert max(map(len, out.splitlines())) <= 200  # COLUMNS, set by conftest
-        # Lists cut the title; show prints the whole of one paper, title included.
-        assert len(out) < (1_100_000 if args == ["show", "2601.05555"] else 100_000), args
+        assert len(out) < 100_000, args
     table = run("latest").stdout
-    assert "First0 Last0, First1 Last1, First2 Last2 +99997" in table
+    assert "First0 Last0, First1 Last1, First2 Last2 +9997" in table
     assert "Author 0, Author 1, Author 2 +4997" in table
-    assert f"… [{len(title) - 1000:,}" in table  # the title is cut, and says by how much
+    assert f"… [{len(long_title.title) - 1000:,}" in table  # the title is cut, and says by how much
     shown = run("show", record["id"]).stdout
-    assert "… and 99,000 more authors (--json lists them all)" in shown
+    assert "… and 9,000 more authors (--json lists them all)" in shown
     listed = json.loads(run("show", record["id"], "--json").stdout)
-    assert len(listed["authors"]) == 100_000
-    assert json.loads(run("show", "2601.05555", "--json").stdout)["title"] == title
+    assert len(listed["authors"]) == 10_000
+    assert json.loads(run("show", "2601.05555", "--json").stdout)["title"] == long_title.title
 
 
 # --------------------------------------------------------------------------- control characters

@@ -841,7 +841,7 @@ def test_the_document_strategies_do_produce_papers(
     """A guard for the test above: the random documents are real enough to hold papers."""
     found: list[int] = []
 
-    @settings(max_examples=30, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=60, deadline=None, database=None, derandomize=True)
     @given(documents)
     def collect(document: bytes) -> None:
         result = parse_or_feed_error(document)
