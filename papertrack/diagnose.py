@@ -137,7 +137,15 @@ def try_topic(
     chosen: list[Paper] = []
     matches = 0
     per_day: dict[date, int] = {}
-    for _week, paper in store.search(topic.matches_fields):
+    match = topic.matches_fields
+    if topic.decide != "query":
+        # The topic as it decides, model included (a topic alone in a catalog).
+        alone = Catalog([topic])
+
+        def match(title: str, abstract: str, authors: Any, categories: Any) -> bool:
+            return bool(alone.tag_fields(title, abstract, authors, categories))
+
+    for _week, paper in store.search(match):
         matches += 1
         if paper.paper_date is not None:
             day = paper.paper_date.date()

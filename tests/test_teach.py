@@ -109,3 +109,15 @@ def test_tex_is_read_as_it_renders_for_display_search_and_tags(
     assert shown["title"] == "Agent-R1: Training Powerful LLM Agents with α-RL"
     found = json.loads(run("search", "title:agent", "--json").stdout)
     assert [p["arxiv_id"] for p in found] == ["2511.00001"]
+
+
+def test_topics_test_tries_the_topic_as_it_decides_and_reports_its_examples(
+    stored: Path,
+) -> None:
+    trial = json.loads(run("topics", "test", "llm-agent-training", "--json").stdout)
+    assert trial["decide"] == "either"
+    assert trial["examples"]["positives"] > 100
+    # "either": the model's hits are matches too, so at least the tagged papers match.
+    assert trial["matches"] == len(tagged("llm-agent-training"))
+    said = run("topics", "test", "llm-agent-training").stderr
+    assert "cross-validated: precision" in said

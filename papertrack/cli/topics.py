@@ -608,8 +608,9 @@ def topics_test(
         store = _counted_store(catalog) if saved else open_store()
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
         trial = try_topic(store, topic, as_of=day, saved=saved, sample=sample, seed=chosen_seed)
+        model = _model_info(topic) if saved else {}
         if as_json or fmt is ViewFormat.json:
-            _write_json(trial.to_dict())
+            _write_json({**trial.to_dict(), **model})
         else:
             from papertrack import render
 
@@ -617,6 +618,14 @@ def topics_test(
             if topic.categories and not saved:
                 title += f" in {', '.join(topic.categories)}"
             out().print(render.trial_view(trial, title))
+            figures = model.get("examples")
+            if figures:
+                say(
+                    f"It decides by {model['decide']}; on its {figures['positives']:,} examples in "
+                    f"and {figures['negatives']:,} out, cross-validated: precision "
+                    f"{figures['precision']:.2f}, recall {figures['recall']:.2f}, "
+                    f"F1 {figures['f1']:.2f}."
+                )
         if not store.exists() or trial.total == 0:
             say("No papers in the store yet. Run 'papertrack ingest FILE' first.")
 
