@@ -29,7 +29,9 @@ from typing import Any
 from papertrack import __version__
 from papertrack.text import shorten, visible
 
-USER_AGENT = f"papertrack/{__version__} (arXiv paper tracker; https://pypi.org/project/arxiv-papertrack/)"
+USER_AGENT = (
+    f"papertrack/{__version__} (arXiv paper tracker; https://pypi.org/project/arxiv-papertrack/)"
+)
 MAX_REDIRECTS = 5
 #: Seconds a long download may take to get up to speed before ``min_rate`` applies.
 RATE_GRACE = 30.0

@@ -566,6 +566,16 @@ class Store:
     def count(self, topic: str | None = None) -> int:
         return self.index().total(topic or ALL)
 
+    def newest_day(self) -> date | None:
+        """The paper date of the newest dated paper, from the index (None: no dated paper)."""
+        days = self.index().days.get(ALL, {})
+        dated = [week for week, row in days.items() if week != UNDATED and any(row)]
+        if not dated:
+            return None
+        week = max(dated)
+        row = days[week]
+        return date.fromisoformat(week) + timedelta(days=max(i for i, n in enumerate(row) if n))
+
     def stats(self) -> StoreStats:
         """Counts from the index, sizes from the directory: no week file is read."""
         index = self.index()

@@ -35,6 +35,10 @@ TopicsArg = Annotated[
 ]
 
 
+#: A store whose newest paper is older than this many days is behind: digest says so.
+STALE_DAYS = 7
+
+
 def following_file() -> Path:
     return paths.home() / "following.json"
 
@@ -231,6 +235,13 @@ def digest(
             state = core.load_state(state_file())
             store = open_store()
             fresh_tags(store, catalog)
+            newest = store.newest_day() if store.exists() else None
+            if newest is not None and (now.date() - newest).days > STALE_DAYS:
+                # Said even with -q: a cron digest of a store whose fetch stopped says so.
+                say(
+                    f"Warning: the newest paper in the store is from {newest.isoformat()}, "
+                    f"{(now.date() - newest).days} days ago. Is 'papertrack fetch' still running?"
+                )
             window = start if start is not None else core.window_start(state, now)
             candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
             day = momentum.today(now)

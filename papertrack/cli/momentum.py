@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from datetime import UTC, date
+from datetime import UTC, date, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -64,15 +64,40 @@ def _as_of(text: str | None, window: int, weeks: int) -> date:
     return parse_date(text, option="--as-of").astimezone(UTC).date()
 
 
+def _day(store: Store, as_of: str | None, window: int, weeks: int, quiet: bool = False) -> date:
+    """The day to measure at: --as-of, else today, else the store's newest paper's day.
+
+    A store that is behind today (its newest paper is older than the window, as a
+    bundled sample or a store whose fetch stopped is) is never shown as current and
+    never as empty: the views measure at its newest paper and say so on stderr.
+    """
+    day = _as_of(as_of, window, weeks)
+    if as_of is not None or not store.exists():
+        return day
+    newest = store.newest_day()
+    if newest is None or newest > day - timedelta(days=7 * window):
+        return day
+    if not quiet:
+        from papertrack.render import format_day
+
+        say(
+            f"Note: the newest paper in the store is from {format_day(newest)}, more than "
+            f"{window} week{'s' if window != 1 else ''} ago: showing the store as of that day. "
+            "Fetch new papers, or choose the day with --as-of."
+        )
+    return newest
+
+
 def _topic_momentum(
     topic: str, as_of: str | None, window: int, weeks: int
 ) -> tuple[Catalog, Topic, Store, date, Momentum]:
     """Resolve the topic and the day, bring tags up to date, and measure (momentum, topic)."""
     catalog = load_catalog()
     chosen = catalog.find(topic)
-    day = _as_of(as_of, window, weeks)
+    _as_of(as_of, window, weeks)  # a bad option fails before the store is read
     store = open_store()
     fresh_tags(store, catalog)
+    day = _day(store, as_of, window, weeks)
     return catalog, chosen, store, day, _measure(store, chosen, day, window, weeks)
 
 
@@ -186,10 +211,11 @@ def trending(
 
     fmt = pick_format(fmt, as_json)
     with errors():
-        day = _as_of(as_of, window, weeks)
+        _as_of(as_of, window, weeks)
         catalog = load_catalog()
         store = open_store()
         fresh_tags(store, catalog)
+        day = _day(store, as_of, window, weeks)
         results = core.rank(_measure(store, t, day, window, weeks) for t in catalog.topics)
         results = [m for m in results if m.current.count >= min_count]
         rows = [

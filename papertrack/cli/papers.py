@@ -174,7 +174,9 @@ def ingest(
     names = list(sources or [])
     if sample:
         names += [
-            str(p) for p in sorted(paths.samples_dir().glob("*")) if p.suffix in (".xml", ".jsonl")
+            str(p)
+            for p in sorted(paths.samples_dir().glob("*"))
+            if p.name.endswith((".xml", ".jsonl", ".jsonl.gz"))
         ]
     with errors():
         if not names:

@@ -1,0 +1,59 @@
+"""The bundled sample shows a real topic page, and a store behind today is never shown
+as current or as empty: the views measure at its newest paper and say so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run
+
+
+@pytest.fixture
+def sample(isolated_home: Path) -> Path:
+    result = run("ingest", "--sample")
+    assert result.exit_code == 0, result.stderr
+    return isolated_home
+
+
+def test_the_sample_lists_dozens_of_real_agent_training_papers(sample: Path) -> None:
+    papers = json.loads(run("latest", "llm-agent-training", "--json", "-n", "100").stdout)
+    assert len(papers) >= 24
+    assert all("llm-agent-training" in p["tags"] for p in papers)
+    assert papers[0]["published"] >= "2026-06"  # the sample's last weeks come first
+
+
+def test_momentum_of_a_store_behind_today_is_shown_as_of_its_newest_paper(sample: Path) -> None:
+    result = run("momentum", "llm-agent-training", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["as_of"] == "2026-06-26"  # the newest paper of the sample, not today
+    assert data["current"] > 10 and data["previous"] > 10 and data["change_pct"] is not None
+    weeks = [w for w in data["weeks"] if w["count"]]
+    assert len(weeks) == 12  # a real chart: every week of the sample has papers
+    assert "newest paper in the store is from Jun 26, 2026" in result.stderr
+    assert "--as-of" in result.stderr
+    chosen = run("momentum", "llm-agent-training", "--json", "--as-of", "2026-05-31")
+    assert json.loads(chosen.stdout)["as_of"] == "2026-05-31" and chosen.stderr == ""
+
+
+def test_trending_and_the_topic_page_show_the_sample_with_a_note(sample: Path) -> None:
+    trending = run("trending", "--json")
+    rows = json.loads(trending.stdout)
+    assert rows and all(r["as_of"] == "2026-06-26" for r in rows)
+    assert any(r["current"] > 0 for r in rows)
+    assert "newest paper in the store" in trending.stderr
+    page = run("topic", "llm-agent-training", "-n", "3")
+    assert page.exit_code == 0
+    assert "Momentum as of Jun 26, 2026" in page.stdout and "no data" not in page.stdout
+    assert "papers in the last four weeks" in page.stdout
+
+
+def test_a_digest_of_a_store_whose_fetch_stopped_says_so(sample: Path) -> None:
+    assert run("follow", "llm-agent-training").exit_code == 0
+    result = run("digest", "--since", "2026-06-20", "-q")
+    assert result.exit_code == 0
+    assert "Warning: the newest paper in the store is from 2026-06-26" in result.stderr
+    assert "still running" in result.stderr
