@@ -12,9 +12,26 @@ _RELATIVE = re.compile(
     r"^(?P<n>\d+|an?|one)\s*(?P<unit>d|w|m|y|days?|weeks?|months?|years?)(?:\s+ago)?$"
 )
 ACCEPTED = (
-    "a date such as 2026-08-01 or 'Aug 1 2026', 'today', 'yesterday', "
+    "a date such as 2026-08-01 or 'Aug 1 2026', 'today', 'yesterday', a weekday "
+    "('monday' is the last Monday, today included; 'last monday' the one before today), "
     "or a relative form such as '3 weeks ago', '10 days ago', '2w' or '1 month ago'"
 )
+_WEEKDAYS = {
+    name: n
+    for n, names in enumerate(
+        (
+            ("monday", "mon"),
+            ("tuesday", "tue", "tues"),
+            ("wednesday", "wed"),
+            ("thursday", "thu", "thur", "thurs"),
+            ("friday", "fri"),
+            ("saturday", "sat"),
+            ("sunday", "sun"),
+        )
+    )
+    for name in names
+}
+_WEEKDAY = re.compile(r"^(?P<last>last\s+)?(?P<day>[a-z]+)$")
 
 
 def _midnight(day: date) -> datetime:
@@ -34,6 +51,21 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
         return _midnight(today)
     if value == "yesterday":
         return _midnight(today - timedelta(days=1))
+    weekday = _WEEKDAY.match(value)
+    if weekday and weekday["day"] in _WEEKDAYS:
+        # dateutil reads "monday" as a Monday of its default month: read it as a person does.
+        back = (today.weekday() - _WEEKDAYS[weekday["day"]]) % 7
+        if weekday["last"] and back == 0:
+            back = 7
+        return _midnight(today - timedelta(days=back))
+    if value.isdigit() and len(value) == 4 and value[0] != "0":
+        return _midnight(date(int(value), 1, 1))  # a year: from its first day
+    if value.isdigit():
+        # dateutil reads "12" as the 12th of the default month: nobody means that.
+        raise UsageError(
+            f"{option} {text!r} is a bare number, not a date. Write e.g. '{value} days ago' "
+            f"or a whole date such as {today.isoformat()}"
+        )
     match = _RELATIVE.match(value)
     if match:
         raw = match["n"]
