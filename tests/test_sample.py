@@ -57,3 +57,24 @@ def test_a_digest_of_a_store_whose_fetch_stopped_says_so(sample: Path) -> None:
     assert result.exit_code == 0
     assert "Warning: the newest paper in the store is from 2026-06-26" in result.stderr
     assert "still running" in result.stderr
+
+
+def test_a_terminal_that_cannot_show_unicode_gets_replacements_not_a_traceback(
+    sample: Path,
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "PAPERTRACK_HOME": str(sample)}
+    for args in (["latest", "llm-agent-training", "-n", "5"], ["momentum", "llm-agent-training"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "papertrack", *args],
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert b"Traceback" not in done.stderr
+        assert b"LLM Agent Training" in done.stdout

@@ -73,6 +73,12 @@ def command_of(args: Sequence[str]) -> str | None:
 
 def main() -> None:
     """Console-script entry point."""
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal or pipe that cannot show some character (PYTHONIOENCODING=ascii,
+        # a C locale) gets a replacement for it, never a UnicodeEncodeError.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
     modules: Sequence[str] = MODULES
     completing = any(key.endswith("_COMPLETE") for key in os.environ)
     command = command_of(sys.argv[1:])
