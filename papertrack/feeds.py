@@ -1126,6 +1126,8 @@ def parse_feed(data: bytes, source: str = "<feed>", *, now: datetime | None = No
             line, an XML document over :data:`MAX_FEED_BYTES`, or bytes that
             are no feed at all (an HTML page is named as one).
     """
+    if not data.strip():
+        raise FeedError(f"{source} is empty. Check the file, or download it again")
     result = _parse_any(data, source, now)
     kept = []
     for paper in result.papers:

@@ -42,3 +42,7 @@ def test_bare_numbers_are_refused_with_what_to_write(text: str) -> None:
 
 def test_the_cli_refuses_a_bare_number_in_one_line() -> None:
     error_line(run("latest", "--since", "12"), 2, "bare number", "days ago")
+
+
+def test_a_negative_minimum_for_trending_is_refused() -> None:
+    error_line(run("trending", "--min", "-3"), 2, "--min -3 is not a number of papers")

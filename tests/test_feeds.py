@@ -664,8 +664,7 @@ NOT_A_FEED = "{} is not an RSS/Atom feed, arXiv API page or JSON lines file. Che
 @pytest.mark.parametrize(
     "data",
     [
-        b"",
-        b"Rate exceeded.",  # the body of arXiv's 429 answer (§1.5)
+        b"Rate exceeded.",  # the body of arXiv's 429 answer
         b"\x00\x01\x02garbage",
         b"<?xml version='1.0'?><note><to>x</to></note>",
         b"/etc/passwd",  # must not be read as a file name by feedparser
@@ -675,6 +674,12 @@ def test_not_a_feed(data: bytes) -> None:
     with pytest.raises(FeedError) as caught:
         parse_feed(data, "https://example.org/x")
     assert str(caught.value) == NOT_A_FEED.format("https://example.org/x")
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\t\n"])
+def test_an_empty_file_is_called_empty(data: bytes) -> None:
+    with pytest.raises(FeedError, match="is empty"):
+        parse_feed(data, "feed.xml")
 
 
 def test_html_page_is_named_as_one() -> None:

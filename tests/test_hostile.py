@@ -180,7 +180,7 @@ def kaggle_record() -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("empty.xml", b"", "is not an RSS/Atom feed, arXiv API page or JSON lines file"),
+        ("empty.xml", b"", "is empty. Check the file"),
         (
             "garbage.bin",
             b"\x00\xff" + random.Random(8).randbytes(4094),

@@ -212,6 +212,8 @@ def trending(
     fmt = pick_format(fmt, as_json)
     with errors():
         _as_of(as_of, window, weeks)
+        if min_count < 0:
+            raise UsageError(f"--min {min_count} is not a number of papers. Use 0 or more")
         catalog = load_catalog()
         store = open_store()
         fresh_tags(store, catalog)
