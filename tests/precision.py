@@ -2,7 +2,7 @@
 
 The labels in ``tests/data/labels/papers.jsonl`` were written from the topic
 descriptions alone, without the queries (see ``tests/data/labels/GUIDELINES.md``).
-Run ``python tests/precision.py`` to print the table the README shows.
+Run ``python tests/precision.py`` to print the table docs/topics.md shows.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def show(
 @app.command(epilog=EXIT_CODES)
 def search(
     query: Annotated[
-        str, typer.Argument(help="A query in the topic language (see 'Topics' in the README).")
+        str, typer.Argument(help="A query in the topic language (see docs/topics.md).")
     ],
     topic: TopicOpt = None,
     limit: Annotated[

@@ -254,7 +254,7 @@ def latest(
         str | None,
         typer.Option(
             "--query",
-            help="Only papers matching this query, as a topic would (see 'Topics' in the README).",
+            help="Only papers matching this query, as a topic would (see docs/topics.md).",
             show_default=False,
         ),
     ] = None,

@@ -255,7 +255,7 @@ def topics_add(
         str | None,
         typer.Option(
             "--query",
-            help="What the topic matches (see 'Topics' in the README).",
+            help="What the topic matches (see docs/topics.md).",
             show_default=False,
         ),
     ] = None,
