@@ -43,3 +43,63 @@ def test_nothing_in_the_repository_cites_a_file_outside_it() -> None:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         assert not any(needle in text for needle in outside), name
+
+
+def _examples() -> list[list[str]]:
+    """Every example command line of every --help, as argument lists (pipes and redirects cut)."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from papertrack.cli import app
+
+    spec = importlib.util.spec_from_file_location("reference", ROOT / "docs" / "reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: list[list[str]] = []
+    for path in module.commands():
+        text = CliRunner().invoke(app, [*path, "--help"]).stdout
+        if "Examples:" not in text:
+            continue
+        block = text.split("Examples:", 1)[1].split("Exit codes:", 1)[0]
+        joined = block.replace("\\\n", " ")
+        for line in joined.splitlines():
+            try:
+                words = shlex.split(line.strip(), comments=False)
+            except ValueError:  # prose with an apostrophe, not a command line
+                continue
+            if not words or words[0] != "papertrack":
+                continue
+            for cut in ("|", ">", ">>"):
+                if cut in words:
+                    words = words[: words.index(cut)]
+            found.append(words[1:])
+    # An example shown in a group's help and a command's is run once.
+    return [list(words) for words in dict.fromkeys(map(tuple, found))]
+
+
+def test_every_example_in_every_help_runs(isolated_home: Path, tmp_path: Path) -> None:
+    from tests.helpers import no_traceback, run
+
+    assert run("ingest", "--sample").exit_code == 0
+    assert run("follow", "llm-agent-training").exit_code == 0  # what digest's examples assume
+    examples = _examples()
+    assert len(examples) >= 30
+    ran = 0
+    failures: list[tuple[list[str], str]] = []
+    for args in examples:
+        if args[0] == "fetch":
+            continue  # needs arXiv: tested against local servers in test_fetch.py
+        # Relative output files land in tmp_path, not in the checkout.
+        args = [
+            str(tmp_path / a) if a.endswith((".bib", ".xml", ".csv", ".md")) else a for a in args
+        ]
+        result = run(*args)
+        no_traceback(result)
+        # Exit 2 is a usage error: an example that does not run as written.
+        if result.exit_code == 2:
+            failures.append((args, result.stderr.strip()))
+        ran += 1
+    assert failures == []
+    assert ran >= 25

@@ -57,6 +57,8 @@ FormatOpt = Annotated[
     Format, typer.Option("--format", "-f", help="Output format: a table for people, or data.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
+#: --json of a command that has no --format.
+JsonOnlyOpt = Annotated[bool, typer.Option("--json", help="Write JSON instead of text.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
 
 

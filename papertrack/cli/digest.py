@@ -13,7 +13,7 @@ import typer
 from papertrack import paths
 from papertrack.cli.common import (
     EXIT_CODES,
-    JsonOpt,
+    JsonOnlyOpt,
     QuietOpt,
     app,
     complete_topic,
@@ -79,7 +79,7 @@ def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
 
     \b
         papertrack follow llm-agent-training
-        papertrack follow "GUI Agents" world-models
+        papertrack follow "GUI Agents" llm-world-models
     """
     from papertrack.digest import load_following, save_following
 
@@ -126,7 +126,7 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
 
 
 @app.command(epilog=EXIT_CODES)
-def following(as_json: JsonOpt = False) -> None:
+def following(as_json: JsonOnlyOpt = False) -> None:
     """List the topics you follow, in the order the digest shows them.
 
     Examples:

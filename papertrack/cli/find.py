@@ -15,6 +15,7 @@ from papertrack.cli.common import (
     EXIT_CODES,
     Format,
     FormatOpt,
+    JsonOnlyOpt,
     JsonOpt,
     app,
     complete_topic,
@@ -51,7 +52,7 @@ def show(
             help="arXiv id: 2508.13167, 2508.13167v2, arXiv:2508.13167 or an abs/pdf URL.",
         ),
     ],
-    as_json: JsonOpt = False,
+    as_json: JsonOnlyOpt = False,
 ) -> None:
     """Show everything stored about one paper: dates, versions, authors, links, tags.
 

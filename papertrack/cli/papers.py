@@ -16,6 +16,7 @@ from papertrack.cli.common import (
     EXIT_CODES,
     Format,
     FormatOpt,
+    JsonOnlyOpt,
     JsonOpt,
     QuietOpt,
     ViewFormat,
@@ -334,7 +335,7 @@ def latest(
 
 
 @app.command(epilog=EXIT_CODES)
-def path(as_json: JsonOpt = False) -> None:
+def path(as_json: JsonOnlyOpt = False) -> None:
     """Show where papertrack keeps its data.
 
     Example:
