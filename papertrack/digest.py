@@ -271,6 +271,8 @@ def _count(n: int) -> str:
 def render_text(digest: Digest, names: Mapping[str, str]) -> str:
     """Plain lines for a mail body."""
     lines = [f"papertrack digest, {_day(digest.generated)}: {_scope(digest)}"]
+    if digest.empty:
+        lines += ["", "Nothing new."]
     for section in digest.sections:
         if not section.papers:
             continue
@@ -313,6 +315,8 @@ def _md_url(url: str) -> str:
 def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
     """Markdown that renders well on GitHub; feed text escaped."""
     lines = [f"# papertrack digest, {_day(digest.generated)}", "", markdown_escape(_scope(digest))]
+    if digest.empty:
+        lines += ["", "Nothing new."]
     for section in digest.sections:
         if not section.papers:
             continue

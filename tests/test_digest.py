@@ -217,8 +217,24 @@ def test_empty_digest_prints_nothing_or_nothing_new(tmp_path: Path) -> None:
         assert result.stdout == ""
     result = run("digest", "--empty-ok")
     assert result.exit_code == 0
-    assert result.stdout == "nothing new\n"
-    assert run("digest", "--empty-ok", "-f", "markdown").stdout == "nothing new\n"
+    assert result.stdout.startswith("papertrack digest, ") and "Nothing new." in result.stdout
+    markdown = run("digest", "--empty-ok", "-f", "markdown").stdout
+    assert markdown.startswith("# papertrack digest, ") and "Nothing new." in markdown
+    html = run("digest", "--empty-ok", "-f", "html").stdout
+    assert html.lstrip().lower().startswith("<!doctype html")
+
+
+def test_an_empty_digest_replaces_the_file_in_the_format_asked(tmp_path: Path) -> None:
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00031", 1, "Zebra stripes", 1, ["A"])]))
+    target = tmp_path / "digest.html"
+    assert run("digest", "-f", "html", "-o", str(target)).exit_code == 0
+    assert "Zebra stripes" in target.read_text(encoding="utf-8")
+    again = run("digest", "-f", "html", "-o", str(target))  # nothing new since
+    assert again.exit_code == 0 and "0 papers" in again.stderr
+    text = target.read_text(encoding="utf-8")
+    assert "Zebra stripes" not in text  # a cron job never mails the old digest again
+    assert text.lstrip().lower().startswith("<!doctype html")
 
 
 def test_markdown_escapes_hostile_feed_text(tmp_path: Path) -> None:

@@ -179,7 +179,8 @@ def digest(
         bool, typer.Option("--dry-run", help="Show the digest without moving the mark.")
     ] = False,
     empty_ok: Annotated[
-        bool, typer.Option("--empty-ok", help="Print 'nothing new' when there is nothing new.")
+        bool,
+        typer.Option("--empty-ok", help="Print an empty digest when there is nothing new."),
     ] = False,
     output: Annotated[
         Path | None,
@@ -200,7 +201,9 @@ def digest(
     never shown by another (new versions and re-fetches included) unless --since
     asks for it. The first digest ever shows the papers dated within the last 7
     days. --dry-run leaves the mark where it is. An empty digest prints nothing
-    and exits 0 (with --empty-ok: 'nothing new').
+    and exits 0 (with --empty-ok: the digest saying nothing is new, in the format
+    asked for). With -o, the file is always replaced, by an empty digest when
+    nothing is new, so a cron job never mails an old one again.
 
     Examples:
 
@@ -259,12 +262,10 @@ def digest(
                 momentum=sentences,
             )
             names = {t.slug: t.name for t in catalog.topics}
-            if result.empty and not empty_ok:
+            if result.empty and not empty_ok and output is None:
                 text = ""
             elif fmt is DigestFormat.json:
                 text = json_text(core.digest_dict(result), indent=2) + "\n"
-            elif result.empty:
-                text = "nothing new\n"
             elif fmt is DigestFormat.markdown:
                 text = core.render_markdown(result, names)
             elif fmt is DigestFormat.html:
@@ -280,12 +281,11 @@ def digest(
             if not dry_run:
                 core.save_state(state_file(), state.after(result))
             if output is not None:
-                if text:
-                    write_output(output, text.encode("utf-8"))
-                    count = len(result.arxiv_ids())
-                    plural = "s" if count != 1 else ""
-                    if not quiet:
-                        say(f"Wrote a digest of {count} paper{plural} to {output}")
+                write_output(output, text.encode("utf-8"))
+                count = len(result.arxiv_ids())
+                plural = "s" if count != 1 else ""
+                if not quiet:
+                    say(f"Wrote a digest of {count} paper{plural} to {output}")
             else:
                 sys.stdout.write(text)
                 sys.stdout.flush()
