@@ -1140,11 +1140,13 @@ def _string(entry: dict[str, Any], key: str, where: str, required: bool = False)
 
 
 def _topics_in(
-    path: Path, source: str, text: str | None = None
+    path: Path, source: str, text: str | None = None, skipped: list[str] | None = None
 ) -> list[tuple[str, str, Topic | None]]:
     """(slug, name, topic) for each [[topic]] of ``path``; the topic is None when hidden.
 
     ``text``, when given, is read instead of the file (messages still name ``path``).
+    With ``skipped``, a malformed entry is left out and its error added there, so
+    one bad topic in the user's file does not stop every command.
     """
     data = _read_toml(path, text)
     extra = sorted(set(data) - {"topic"})
@@ -1157,57 +1159,62 @@ def _topics_in(
         raise UsageError(f"{path}: 'topic' must be an array of tables. Write [[topic]].")
     result: list[tuple[str, str, Topic | None]] = []
     for index, entry in enumerate(entries, 1):
-        where = f"topic #{index} in {path}"
-        if not isinstance(entry, dict):
-            raise UsageError(f"{where} is not a table. Write [[topic]].")
-        unknown = sorted(set(entry) - _TOPIC_KEYS)
-        if unknown:
-            raise UsageError(
-                f"{where} has unknown key {unknown[0]!r}. "
-                f"Known keys: {', '.join(sorted(_TOPIC_KEYS))}."
-            )
-        hidden = entry.get("hidden", False)
-        if not isinstance(hidden, bool):
-            raise UsageError(f"{where}: hidden must be true or false.")
-        name = _string(entry, "name", where, required=not ("slug" in entry and hidden))
-        if name.strip():
-            where = f"topic {name.strip()!r} in {path}"
-        slug = _string(entry, "slug", where) or slugify(name)
-        if not slug or slugify(slug) != slug:
-            suggestion = slugify(slug) or "llm-agents"
-            raise UsageError(
-                f"{where} has slug {slug!r}. A slug is lower-case words and digits joined "
-                f"by '-', e.g. {suggestion!r}."
-            )
-        if hidden:
-            result.append((slug, name.strip(), None))
-            continue
-        query = _string(entry, "query", where, required="model" not in entry)
-        categories = entry.get("categories", [])
-        if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
-            raise UsageError(f'{where}: categories must be a list of strings, e.g. ["cs.*"].')
-        model = _string(entry, "model", where)
-        rule = _string(entry, "decide", where)
-        if rule and rule not in DECISIONS:
-            raise UsageError(f"{where}: decide must be one of {', '.join(DECISIONS)}.")
-        if rule and rule != "query" and not model:
-            raise UsageError(f"{where}: decide = {rule!r} needs a model file (model = ...).")
         try:
-            topic = Topic(
-                name=name.strip(),
-                slug=slug,
-                query=query,
-                description=" ".join(_string(entry, "description", where).split()),
-                categories=tuple(categories),
-                source=source,
-                model_file=str(path.parent / model) if model else "",
-                decide_rule=rule,
-            )
-        except QuerySyntaxError as exc:
-            raise QuerySyntaxError(f"{where}: {exc}", exc.column) from None
-        except UsageError as exc:
-            raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
-        result.append((slug, topic.name, topic))
+            where = f"topic #{index} in {path}"
+            if not isinstance(entry, dict):
+                raise UsageError(f"{where} is not a table. Write [[topic]].")
+            unknown = sorted(set(entry) - _TOPIC_KEYS)
+            if unknown:
+                raise UsageError(
+                    f"{where} has unknown key {unknown[0]!r}. "
+                    f"Known keys: {', '.join(sorted(_TOPIC_KEYS))}."
+                )
+            hidden = entry.get("hidden", False)
+            if not isinstance(hidden, bool):
+                raise UsageError(f"{where}: hidden must be true or false.")
+            name = _string(entry, "name", where, required=not ("slug" in entry and hidden))
+            if name.strip():
+                where = f"topic {name.strip()!r} in {path}"
+            slug = _string(entry, "slug", where) or slugify(name)
+            if not slug or slugify(slug) != slug:
+                suggestion = slugify(slug) or "llm-agents"
+                raise UsageError(
+                    f"{where} has slug {slug!r}. A slug is lower-case words and digits joined "
+                    f"by '-', e.g. {suggestion!r}."
+                )
+            if hidden:
+                result.append((slug, name.strip(), None))
+                continue
+            query = _string(entry, "query", where, required="model" not in entry)
+            categories = entry.get("categories", [])
+            if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+                raise UsageError(f'{where}: categories must be a list of strings, e.g. ["cs.*"].')
+            model = _string(entry, "model", where)
+            rule = _string(entry, "decide", where)
+            if rule and rule not in DECISIONS:
+                raise UsageError(f"{where}: decide must be one of {', '.join(DECISIONS)}.")
+            if rule and rule != "query" and not model:
+                raise UsageError(f"{where}: decide = {rule!r} needs a model file (model = ...).")
+            try:
+                topic = Topic(
+                    name=name.strip(),
+                    slug=slug,
+                    query=query,
+                    description=" ".join(_string(entry, "description", where).split()),
+                    categories=tuple(categories),
+                    source=source,
+                    model_file=str(path.parent / model) if model else "",
+                    decide_rule=rule,
+                )
+            except QuerySyntaxError as exc:
+                raise QuerySyntaxError(f"{where}: {exc}", exc.column) from None
+            except UsageError as exc:
+                raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
+            result.append((slug, topic.name, topic))
+        except (UsageError, QuerySyntaxError) as exc:
+            if skipped is None:
+                raise
+            skipped.append(str(exc))
     return result
 
 
@@ -1280,7 +1287,12 @@ class Catalog:
 
     @classmethod
     def load(
-        cls, default_path: Path, user_path: Path | None = None, *, user_text: str | None = None
+        cls,
+        default_path: Path,
+        user_path: Path | None = None,
+        *,
+        user_text: str | None = None,
+        lenient: bool = False,
     ) -> Catalog:
         """The default catalog at ``default_path`` merged with the user's file, if it exists.
 
@@ -1288,7 +1300,9 @@ class Catalog:
         topics follow the defaults. A user entry with ``hidden = true`` removes
         the topic with its slug (or name). ``user_text``, when given, is read as
         the user's file instead of the file itself (to check an edit before
-        writing it).
+        writing it). ``lenient`` skips a malformed entry of the user's file with a
+        warning instead of raising (the CLI's reading, so one bad topic does not
+        stop every command).
 
         Raises:
             UsageError: a file is not valid TOML or a topic is malformed.
@@ -1306,7 +1320,13 @@ class Catalog:
         for path, source in sources:
             seen: set[str] = set()
             text = user_text if source == "user" else None
-            for slug, name, topic in _topics_in(path, source, text):
+            # lenient (the CLI reading the user's file as it is, not an edit being
+            # checked): a bad entry is reported and skipped, and the other topics work,
+            # a cron digest too.
+            skipped: list[str] | None = [] if lenient and source == "user" else None
+            entries = _topics_in(path, source, text, skipped)
+            warnings += [f"{why.rstrip('.')}; that topic is skipped." for why in skipped or ()]
+            for slug, name, topic in entries:
                 if slug in seen:
                     raise UsageError(f"{path} defines the topic {slug!r} twice. Remove one.")
                 seen.add(slug)

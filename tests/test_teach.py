@@ -121,3 +121,21 @@ def test_topics_test_tries_the_topic_as_it_decides_and_reports_its_examples(
     assert trial["matches"] == len(tagged("llm-agent-training"))
     said = run("topics", "test", "llm-agent-training").stderr
     assert "cross-validated: precision" in said
+
+
+def test_one_bad_entry_in_the_users_topics_is_skipped_and_the_rest_work(stored: Path) -> None:
+    (stored / "topics.toml").write_text(
+        "[[topic]]\nname = \"Broken\"\nquery = 'agent* AND ('\n\n"
+        "[[topic]]\nname = \"Zebra Agents\"\nquery = 'agent*'\n",
+        encoding="utf-8",
+    )
+    result = run("latest", "zebra-agents", "--json", "-n", "3")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)
+    assert "Warning:" in result.stderr and "Broken" in result.stderr
+    assert "that topic is skipped" in result.stderr
+    assert run("follow", "llm-agent-training").exit_code == 0
+    assert run("digest", "--dry-run").exit_code == 0  # a cron digest goes on
+    # An edit that would add a bad topic is still refused with its column.
+    bad = run("topics", "add", "Worse", "--query", "x AND (")
+    assert bad.exit_code == 2 and "column" in bad.stderr
