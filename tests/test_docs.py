@@ -7,6 +7,8 @@ import importlib.util
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -79,8 +81,12 @@ def _examples() -> list[list[str]]:
     return [list(words) for words in dict.fromkeys(map(tuple, found))]
 
 
-def test_every_example_in_every_help_runs(isolated_home: Path, tmp_path: Path) -> None:
+def test_every_example_in_every_help_runs(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tests.helpers import no_traceback, run
+
+    monkeypatch.chdir(tmp_path)  # files the examples write land here, not in the checkout
 
     assert run("ingest", "--sample").exit_code == 0
     assert run("follow", "llm-agent-training").exit_code == 0  # what digest's examples assume
@@ -91,10 +97,6 @@ def test_every_example_in_every_help_runs(isolated_home: Path, tmp_path: Path) -
     for args in examples:
         if args[0] == "fetch":
             continue  # needs arXiv: tested against local servers in test_fetch.py
-        # Relative output files land in tmp_path, not in the checkout.
-        args = [
-            str(tmp_path / a) if a.endswith((".bib", ".xml", ".csv", ".md")) else a for a in args
-        ]
         result = run(*args)
         no_traceback(result)
         # Exit 2 is a usage error: an example that does not run as written.
