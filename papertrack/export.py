@@ -62,6 +62,24 @@ def resolve_id(text: str) -> str:
     return parsed[0]
 
 
+#: Longer text is no paper id of any feed: it is not looked up as one.
+MAX_ID_CHARS = 2000
+
+
+def find_paper(store: Store, text: str) -> Paper | None:
+    """The stored paper ``text`` names, or None.
+
+    A paper of a generic (non-arXiv) feed is stored under its feed's own id, the
+    one ``latest --json`` lists, so ``text`` is looked up as it is first, then as
+    an arXiv id in any form :func:`resolve_id` accepts.
+
+    Raises:
+        UsageError: ``text`` is neither a stored id nor an arXiv identifier.
+    """
+    paper = store.get(text) if len(text) <= MAX_ID_CHARS else None
+    return paper or store.get(resolve_id(text))
+
+
 # --------------------------------------------------------------------------- search
 
 

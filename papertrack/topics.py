@@ -1016,6 +1016,7 @@ class Topic:
     _prefilter: Prefilter | None = field(init=False, repr=False, compare=False, default=None)
     _fingerprint: str = field(init=False, repr=False, compare=False, default="")
     _model: Any = field(init=False, repr=False, compare=False, default=None)
+    _model_fingerprint: str = field(init=False, repr=False, compare=False, default="")
 
     def __post_init__(self) -> None:
         categories = tuple(self.categories)
@@ -1060,13 +1061,16 @@ class Topic:
         """
         if not self.model_file:
             return self._fingerprint
-        try:
-            model = hashlib.sha256(Path(self.model_file).read_bytes()).hexdigest()[:12]
-        except OSError:
-            model = "missing"
-        return hashlib.sha256(
-            f"{self._fingerprint} {self.decide_rule} {model}".encode()
-        ).hexdigest()[:12]
+        if not self._model_fingerprint:
+            # Read once per topic: every batch a writer commits asks for it, and a
+            # refit model comes with a new catalog (and new topics).
+            try:
+                model = hashlib.sha256(Path(self.model_file).read_bytes()).hexdigest()[:12]
+            except OSError:
+                model = "missing"
+            digest = hashlib.sha256(f"{self._fingerprint} {self.decide_rule} {model}".encode())
+            object.__setattr__(self, "_model_fingerprint", digest.hexdigest()[:12])
+        return self._model_fingerprint
 
     @property
     def model(self) -> Any:

@@ -63,20 +63,16 @@ def show(
         papertrack show https://arxiv.org/abs/2508.13167v2
         papertrack show arXiv:2508.13167 --json | jq .tags
     """
-    from papertrack.export import resolve_id
+    from papertrack.export import find_paper, resolve_id
 
     with errors():
         catalog = load_catalog()
         store = open_store()
         fresh_tags(store, catalog)
-        # A paper of a generic (non-arXiv) feed is stored under its feed's own id,
-        # the one `latest --json` lists: look that up as it is first.
-        paper = store.get(paper_id) if len(paper_id) <= 2000 else None
-        arxiv_id = paper.arxiv_id if paper is not None else resolve_id(paper_id)
-        paper = paper or store.get(arxiv_id)
+        paper = find_paper(store, paper_id)
         if paper is None:
             raise PapertrackError(
-                f"no paper {arxiv_id} in the store. Ingest a feed that lists it "
+                f"no paper {resolve_id(paper_id)} in the store. Ingest a feed that lists it "
                 f"('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
             )
         if as_json:

@@ -365,12 +365,11 @@ def topics_add(
 
 def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     """The stored papers named by ``ids`` (any id form), by the id as given."""
-    from papertrack.export import resolve_id
+    from papertrack.export import find_paper
 
     found: dict[str, Any] = {}
     for given in ids:
-        paper = store.get(given) if len(given) <= 2000 else None
-        paper = paper or store.get(resolve_id(given))
+        paper = find_paper(store, given)
         if paper is None:
             raise UsageError(
                 f"no paper {given} in the store. Ingest it first "
