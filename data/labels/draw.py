@@ -1,6 +1,7 @@
 """Draw the papers of the corpus label set (run once; kept to show how they were drawn).
 
     python data/labels/draw.py CORPUS.jsonl.gz OUT_DIR
+    python data/labels/draw.py --round2 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
 
 CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
 per line; its provenance is in SOURCES.md beside this file). Papers are split by
@@ -117,5 +118,85 @@ def main(corpus: str, out: str) -> None:
                 )
 
 
+# Round 2 (a second session): more train papers only, enriched for the topics whose
+# test figures were weakest after round 1 (agent training and RL, tool-use RL, the
+# rare agent kinds). The test split is not touched, so its figures stay comparable.
+ROUND2_SEED = 20261202
+ROUND2_QUOTAS = {"agent-train": 700, "rare": 450, "train-near": 250, "agent": 300}
+ROUND2_BATCHES = 5
+TRAINING = re.compile(
+    r"reinforcement|\brl\b|grpo|\bppo\b|\bdpo\b|reward|policy optimi|fine[- ]?tun|post[- ]train"
+    r"|\btrain|trajector|distill|imitation|curriculum|self[- ]improv|self[- ]evolv",
+    re.I,
+)
+ACTING = re.compile(
+    r"\btool|function[- ]call|\bmcp\b|search|retriev|multi[- ]turn|environment|interact"
+    r"|web|browser|\bgui\b|terminal|\bshell\b|code execution|sandbox",
+    re.I,
+)
+
+
+def round2(corpus: str, labelled: str, out: str) -> None:
+    """Draw round 2 from the train split, skipping every paper already labelled."""
+    rng = random.Random(ROUND2_SEED)
+    with gzip.open(labelled, "rt", encoding="utf-8") as fh:
+        seen = {json.loads(line)["arxiv_id"] for line in fh}
+    part = []
+    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["update_date"] >= TEST_FROM or rec["id"] in seen:
+                continue
+            part.append(
+                {
+                    "arxiv_id": rec["id"],
+                    "date": rec["update_date"],
+                    "categories": rec["categories"],
+                    "title": rec["title"],
+                    "abstract": rec["abstract"],
+                }
+            )
+
+    def text(p: dict[str, str]) -> str:
+        return p["title"] + " " + p["abstract"]
+
+    pools = {
+        "agent-train": [p for p in part if AGENT.search(text(p)) and TRAINING.search(text(p))],
+        "rare": [p for p in part if RARE.search(text(p))],
+        "train-near": [
+            p
+            for p in part
+            if not AGENT.search(text(p)) and TRAINING.search(text(p)) and ACTING.search(text(p))
+        ],
+        "agent": [p for p in part if AGENT.search(text(p))],
+    }
+    taken: set[str] = set()
+    drawn: list[dict[str, str]] = []
+    sizes = {"papers": len(part)}
+    for pool, want in ROUND2_QUOTAS.items():
+        candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
+        sizes[pool] = len(candidates)
+        for p in rng.sample(candidates, want):
+            taken.add(p["arxiv_id"])
+            drawn.append({**p, "split": "train", "pool": pool, "round": "2"})
+    rng.shuffle(drawn)
+    outdir = Path(out)
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / "draw2.json").write_text(
+        json.dumps({"seed": ROUND2_SEED, "quotas": ROUND2_QUOTAS, "pool_sizes": sizes}, indent=1)
+    )
+    with open(outdir / "drawn2.jsonl", "w", encoding="utf-8") as fh:
+        for p in drawn:
+            fh.write(json.dumps(p, ensure_ascii=False) + "\n")
+    for b in range(ROUND2_BATCHES):
+        with open(outdir / f"r2batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
+            for p in drawn[b::ROUND2_BATCHES]:
+                item = {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]}
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--round2":
+        round2(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main(sys.argv[1], sys.argv[2])
