@@ -145,7 +145,9 @@ def try_topic(
         def match(title: str, abstract: str, authors: Any, categories: Any) -> bool:
             return bool(alone.tag_fields(title, abstract, authors, categories))
 
-    for _week, paper in store.search(match):
+    # The full-text index narrows a query (a model can tag any paper: no narrowing).
+    within = store.candidates(topic.membership) if topic.narrowable else None
+    for _week, paper in store.search(match, within):
         matches += 1
         if paper.paper_date is not None:
             day = paper.paper_date.date()

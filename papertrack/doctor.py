@@ -41,6 +41,7 @@ from papertrack.store import (
     Store,
     StoreWriter,
     _shape_problem,
+    build_text_index,
     id_shard,
     week_of,
 )
@@ -235,6 +236,7 @@ def _check(store: Store) -> Checkup:
     damaged_shards = _check_shards(store, checkup, unreadable)
     _check_missing_from_map(checkup, damaged_shards)
     _check_index(store, checkup, papers, unreadable)
+    _check_text_index(store, checkup, unreadable)
     for stray in store.temp_files():
         checkup.problems.append(
             Problem(_rel(store, stray), "temp-file", "is a temp file left by an interrupted write")
@@ -485,6 +487,60 @@ def _check_index(
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: Until the full-text index is rebuilt, searches read every week file.
+_TEXT_FIX = FIX
+
+
+def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> None:
+    """The full-text index: present, in step with index.json, and naming every paper once.
+
+    Papers of week files that cannot be read are not held against it (reported once, above).
+    """
+    import sqlite3
+
+    from papertrack.fulltext import FILE, TextIndex
+
+    if not checkup.placed and not store.search_path.exists():
+        return
+    if not store.search_path.exists():
+        checkup.problems.append(Problem(FILE, "missing-search-index", "is missing", _TEXT_FIX))
+        return
+    text = TextIndex(store.search_path)
+    try:
+        try:
+            generation = store.index().generation
+        except StoreError:
+            generation = ""  # index.json is damaged: reported above
+        if not text.synced_with(generation):
+            checkup.problems.append(
+                Problem(FILE, "stale-search-index", "is behind the week files", _TEXT_FIX)
+            )
+            return
+        held = dict(text.ids())
+    except (sqlite3.Error, StoreError) as exc:
+        checkup.problems.append(
+            Problem(FILE, "damaged-search-index", f"is damaged ({exc})", _TEXT_FIX)
+        )
+        return
+    finally:
+        text.close()
+    placed = {pid: weeks[0] for pid, weeks in checkup.placed.items() if len(weeks) == 1}
+    wrong = sorted(
+        pid for pid in placed.keys() | held.keys() if pid in placed and held.get(pid) != placed[pid]
+    )
+    extra = sorted(
+        pid for pid in held.keys() - checkup.placed.keys() if held[pid] not in unreadable
+    )
+    if wrong or extra:
+        named = name_some(wrong + extra)
+        checkup.problems.append(
+            Problem(
+                FILE,
+                "stale-search-index",
+                f"disagrees with the week files about {len(wrong) + len(extra):,} papers ({named})",
+                _TEXT_FIX,
+            )
+        )
 
 
 def _differences(
@@ -616,6 +672,8 @@ def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) ->
         # prepare() drops temp files, rebuilds the id map and index from the week files
         # (keeping the newest copy of a paper stored twice) and retags changed topics.
         StoreWriter(store, catalog).prepare()
+        if any(p.kind.endswith("-search-index") for p in before.problems):
+            build_text_index(store)  # even one marked in step: its rows disagreed
         report.retagged = not had_fingerprints
         report.after = _check(store)
     finally:

@@ -22,7 +22,7 @@ from papertrack.models import Paper
 from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
-    from papertrack.store import Store
+    from papertrack.store import Candidates, Store
     from papertrack.topics import Matcher, Node, Topic
 
 __all__ = [
@@ -140,11 +140,12 @@ def search_papers(
     title_hits: list[Paper] = []
     other_hits: list[Paper] = []
     result = SearchResult()
+    within = store.candidates(query.node)
     for week in store.weeks():
         if len(title_hits) >= limit:
             result.complete = False
             break
-        for paper in store.search_week(week, query.matches_fields):
+        for paper in store.search_week(week, query.matches_fields, within):
             if topic is not None and topic not in paper.tags:
                 continue
             result.seen += 1
@@ -168,10 +169,12 @@ def iter_papers(
     topic: str | None = None,
     since: datetime | None = None,
     match: Callable[[str, str, list[str], list[str]], bool] | None = None,
+    within: Candidates | None = None,
 ) -> Iterator[Paper]:
     """Every stored paper (of ``topic``, dated on or after ``since``, accepted by ``match``).
 
-    Newest paper date first; one week file in memory at a time.
+    Newest paper date first; one week file in memory at a time. ``within`` (see
+    :meth:`Store.candidates`) limits the weeks read.
     """
     from papertrack.store import UNDATED, week_of
 
@@ -179,7 +182,7 @@ def iter_papers(
     for week in store.weeks():
         if since_week is not None and (week == UNDATED or week < since_week):
             break
-        papers = store.search_week(week, match)
+        papers = store.search_week(week, match, within)
         keep = [
             p
             for p in papers

@@ -33,8 +33,11 @@ import copy
 import hashlib
 import json
 import os
+import sqlite3
+import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -59,6 +62,7 @@ from papertrack.models import Paper, UpsertResult, from_iso, merge_papers
 from papertrack.text import visible
 
 if TYPE_CHECKING:
+    from papertrack.fulltext import TextIndex
     from papertrack.topics import Catalog
 
 #: Version of index.json. 2 added daily counts, 3 category counts; an index of an
@@ -67,6 +71,8 @@ if TYPE_CHECKING:
 SCHEMA = 3
 #: A test on a paper's raw title, abstract, authors and categories.
 FieldMatcher = Callable[[str, str, list[str], list[str]], bool]
+#: Week -> ids of the papers that may match a query (see :meth:`Store.candidates`).
+Candidates = Mapping[str, AbstractSet[str]]
 UNDATED = "undated"
 ALL = "*"
 PAPERS_TABLE = "papers"
@@ -76,7 +82,10 @@ MARKER = "papertrack-store.json"
 FORMAT = 1
 #: Every name a store directory holds: a directory without the marker that holds
 #: only these is a store made before the marker (or one being made).
-_LAYOUT = frozenset({MARKER, "papers", "ids", "index.json", ".lock", ".dirty", "resume", "damaged"})
+_LAYOUT = frozenset(
+    {MARKER, "papers", "ids", "index.json", ".lock", ".dirty", "resume", "damaged"}
+    | {"search.sqlite", "search.sqlite-wal", "search.sqlite-shm", "search.sqlite-journal"}
+)
 
 
 # --------------------------------------------------------------------------- files
@@ -201,6 +210,18 @@ def _paper(record: dict[str, Any], path: Path) -> Paper:
         ) from None
 
 
+def _write_index_file(store: Store, index: Index) -> None:
+    """Write index.json (staged when inside :func:`all_or_nothing`) with a new generation."""
+    import secrets
+
+    index.generation = secrets.token_hex(8)
+    write_atomic(store.index_path, _dumps(index.to_tinydb()))
+
+
+def _text_of(paper: Paper) -> tuple[str, str, list[str], list[str]]:
+    return (paper.title, paper.abstract, list(paper.authors), list(paper.categories))
+
+
 def _paper_sort_key(paper: Paper) -> tuple[str, str]:
     moment = paper.paper_date
     return (moment.isoformat() if moment else "", paper.arxiv_id)
@@ -235,6 +256,9 @@ class Index:
     fingerprints: dict[str, str] = field(default_factory=dict)
     #: The schema the index was read with; below :data:`SCHEMA` it lacks newer fields.
     schema: int = SCHEMA
+    #: A new random token at every write: the full-text index records the one it is in
+    #: step with (an index.json without one, from an older papertrack, matches none).
+    generation: str = ""
 
     @classmethod
     def from_tinydb(cls, data: dict[str, Any] | None) -> Index:
@@ -253,6 +277,7 @@ class Index:
                 )
             index.schema = schema
             index.fingerprints = dict(doc.get("topics") or {})
+            index.generation = str(doc.get("generation") or "")
         for doc in (data.get("categories") or {}).values():
             index.primary = {k: int(v) for k, v in (doc.get("primary") or {}).items()}
             index.listed = {k: int(v) for k, v in (doc.get("listed") or {}).items()}
@@ -267,7 +292,13 @@ class Index:
             }
             for n, (topic, weeks) in enumerate(sorted(self.counts.items()), start=1)
         }
-        meta = {"1": {"schema": SCHEMA, "topics": dict(sorted(self.fingerprints.items()))}}
+        meta = {
+            "1": {
+                "schema": SCHEMA,
+                "topics": dict(sorted(self.fingerprints.items())),
+                "generation": self.generation,
+            }
+        }
         categories = {
             "1": {
                 "primary": dict(sorted((k, v) for k, v in self.primary.items() if v)),
@@ -424,6 +455,11 @@ class Store:
         return self.path / "ids"
 
     @property
+    def search_path(self) -> Path:
+        """The full-text index (see :mod:`papertrack.fulltext`)."""
+        return self.path / "search.sqlite"
+
+    @property
     def index_path(self) -> Path:
         return self.path / "index.json"
 
@@ -473,13 +509,19 @@ class Store:
             db.close()
 
     def _search_partition(
-        self, week: str, topic: str | None, match: FieldMatcher | None = None
+        self,
+        week: str,
+        topic: str | None,
+        match: FieldMatcher | None = None,
+        ids: AbstractSet[str] | None = None,
     ) -> list[Paper]:
         path = self.partition_path(week)
         # The week file's records as TinyDB stores them, filtered here: a TinyDB
         # Query costs ~10 us a record, 40 ms of a cold `latest` that reads two weeks.
         data = AtomicJSONStorage(path, read_only=True).read() or {}
         docs: Iterable[dict[str, Any]] = (data.get(PAPERS_TABLE) or {}).values()
+        if ids is not None:
+            docs = [doc for doc in docs if doc.get("arxiv_id") in ids]
         if topic is not None:
             docs = [doc for doc in docs if topic in (doc.get("tags") or ())]
         if match is not None:
@@ -505,20 +547,30 @@ class Store:
                 return _paper(doc, self.partition_path(week))
         return None
 
-    def search(self, match: FieldMatcher) -> Iterator[tuple[str, Paper]]:
+    def search(
+        self, match: FieldMatcher, within: Candidates | None = None
+    ) -> Iterator[tuple[str, Paper]]:
         """(week, paper) for every stored paper ``match`` accepts, newest week first.
 
         One week file is in memory at a time, and a :class:`Paper` is built only
         for the papers that match. ``match`` gets the raw title, abstract,
-        authors and categories (see :meth:`Catalog.tag_fields`).
+        authors and categories (see :meth:`Catalog.tag_fields`). ``within``
+        (from :meth:`candidates`) limits the weeks read and the papers tried.
         """
         for week in self.weeks():
-            for paper in self._search_partition(week, None, match):
+            if within is not None and week not in within:
+                continue
+            ids = within.get(week) if within is not None else None
+            for paper in self._search_partition(week, None, match, ids):
                 yield week, paper
 
-    def search_week(self, week: str, match: FieldMatcher | None = None) -> list[Paper]:
+    def search_week(
+        self, week: str, match: FieldMatcher | None = None, within: Candidates | None = None
+    ) -> list[Paper]:
         """The papers of one week file (``match`` accepts, when given), in no set order."""
-        return self._search_partition(week, None, match)
+        if within is not None and week not in within:
+            return []
+        return self._search_partition(week, None, match, within.get(week) if within else None)
 
     def weeks(self) -> list[str]:
         """Every partition key on disk, newest first."""
@@ -536,6 +588,7 @@ class Store:
         since: datetime | None = None,
         keep: Callable[[Paper], bool] | None = None,
         match: FieldMatcher | None = None,
+        within: Candidates | None = None,
     ) -> list[Paper]:
         """Papers of ``topic`` (every paper when None), newest paper date first.
 
@@ -552,7 +605,10 @@ class Store:
         for week in weeks:
             if since_week is not None and (week == UNDATED or week < since_week):
                 break
-            for paper in self._search_partition(week, topic, match):
+            if within is not None and week not in within:
+                continue
+            ids = within.get(week) if within is not None else None
+            for paper in self._search_partition(week, topic, match, ids):
                 if since is not None and (paper.paper_date is None or paper.paper_date < since):
                     continue
                 if keep is not None and not keep(paper):
@@ -617,6 +673,53 @@ class Store:
             listed=dict(index.listed),
         )
 
+    def text_index(self, progress: Callable[[int, int], None] | None = None) -> TextIndex | None:
+        """The full-text index, in step with the papers; None when it cannot be (scan instead).
+
+        A store without one, or with one a write did not reach, gets it built here,
+        under the lock (``progress(done, total)`` is told how far). A store this
+        process cannot write to, or one with an interrupted write pending, is
+        answered by a scan.
+        """
+        from papertrack.fulltext import TextIndex
+
+        text = TextIndex(self.search_path)
+        if not self.exists():
+            return None
+        if text.synced_with(self.index().generation):
+            return text
+        if self.dirty_path.exists() or not os.access(self.path, os.W_OK):
+            return None
+        text.close()
+        lock = self.lock()
+        lock.acquire()
+        try:
+            if not text.synced_with(self.index().generation) and not self.dirty_path.exists():
+                text.close()
+                build_text_index(self, progress)
+        finally:
+            lock.release()
+        text = TextIndex(self.search_path)
+        return text if text.synced_with(self.index().generation) else None
+
+    def candidates(self, node: Any) -> Candidates | None:
+        """Week -> ids of the papers that can match the query ``node``; None: read every week.
+
+        The full-text index narrows; the exact matcher still decides on each record.
+        """
+        from papertrack.fulltext import fts_query
+
+        query = fts_query(node)
+        if query is None:
+            return None
+        text = self.text_index()
+        if text is None:
+            return None
+        try:
+            return text.candidates(query)
+        finally:
+            text.close()
+
     def index_outdated(self) -> bool:
         """Whether index.json predates :data:`SCHEMA`: the next writer rebuilds it."""
         return self.exists() and self.index().schema < SCHEMA
@@ -662,6 +765,14 @@ class StoreWriter:
         self._held = False
         #: slug -> (papers that gained the tag, papers that lost it) in the last retag.
         self.retagged: dict[str, tuple[int, int]] = {}
+        from papertrack.fulltext import TextIndex
+
+        self.text = TextIndex(store.search_path)
+        #: Whether the full-text index holds exactly the stored papers (checked under the lock).
+        self.text_live = False
+        self._batch = _TextBatch()
+        #: Told (done, total) while the full-text index is built.
+        self.progress: Callable[[int, int], None] | None = None
 
     @property
     def _dirty(self) -> Path:
@@ -683,6 +794,7 @@ class StoreWriter:
         finally:
             self._held = False
             self._left = _stat_key(self.store.index_path)
+            self.text.close()
             lock.release()
 
     def prepare(self) -> None:
@@ -697,6 +809,16 @@ class StoreWriter:
             self.rebuild()
         # A private copy: the writer bumps counts before they are committed.
         self.index = copy.deepcopy(self.store.index())
+        self.text_live = self.text.synced_with(self.index.generation)
+        if not self.text_live:
+            # A store made before the index, or a write the index did not see.
+            self.text.close()
+            try:
+                build_text_index(self.store, self.progress)
+            except (OSError, sqlite3.Error):
+                pass  # no index (a full disk): readers scan, and the next writer tries again
+            self.index = copy.deepcopy(self.store.index())  # with the generation it wrote
+            self.text_live = self.text.synced_with(self.index.generation)
         wanted = self.catalog.fingerprints()
         if self.index.fingerprints != wanted:
             changed = {
@@ -754,6 +876,8 @@ class StoreWriter:
             week = week_of(moment)
             parts.put_record(week, pid, record)
             shards.set(pid, week)
+            if self.text_live:
+                self._batch.add(pid, week, _fields(record))
             self.index.bump_at(
                 moment,
                 record.get("tags") or (),
@@ -801,6 +925,11 @@ class StoreWriter:
             parts.put(new_week, merged)
             shards.set(pid, new_week)
             self.index.bump(merged, +1)
+            if self.text_live:
+                if stored is None or _text_of(stored) != _text_of(merged):
+                    self._batch.add(pid, new_week, _text_of(merged))
+                elif old_week != new_week:
+                    self._batch.moves.append((pid, new_week))
 
     def _commit(self, parts: _Partitions, shards: _Shards) -> None:
         # Mark dirty; write the partitions (the truth), id shards and index (derived)
@@ -808,17 +937,25 @@ class StoreWriter:
         # disk) leaves the store as it was. A kill during the renames leaves whole
         # files, and the marker makes the next writer rebuild the derived ones.
         write_atomic(self._dirty, b"1")
+        batch, self._batch = self._batch, _TextBatch()
+        if self.text_live:
+            batch.start(self.text)
         try:
             with all_or_nothing():
                 parts.flush()
                 shards.flush()
-                self._write_index()
+                self._write_index(mark_text=False)
+                # The index rows are in before any week file is renamed into place.
+                self.text_live = self.text_live and batch.commit()
         except StoreError:
             # Nothing of this batch reached the store: forget its counts too.
             self.index = copy.deepcopy(self.store.index())
+            batch.abandon()
             with contextlib.suppress(OSError):
                 self._dirty.unlink()
             raise
+        if self.text_live:
+            self.text.mark_synced(self.index.generation)
         if parts.moved_out:
             # Papers that moved to another week (a newer version, a better date) left
             # their old copy behind so that a kill during the renames above cannot lose
@@ -833,9 +970,12 @@ class StoreWriter:
         with contextlib.suppress(OSError):
             self._dirty.unlink()
 
-    def _write_index(self) -> None:
+    def _write_index(self, mark_text: bool = True) -> None:
         self.index.fingerprints = self.catalog.fingerprints()
-        write_atomic(self.store.index_path, _dumps(self.index.to_tinydb()))
+        _write_index_file(self.store, self.index)
+        if mark_text and self.text_live:
+            # Only tags and counts changed: the text index is still in step.
+            self.text.mark_synced(self.index.generation)
 
     # -- maintenance
     def retag(self, changed: set[str]) -> int:
@@ -849,11 +989,14 @@ class StoreWriter:
         """
         order = {t.slug: n for n, t in enumerate(self.catalog.topics)}
         subset = self.catalog.subset(changed)
-        if len(subset):
+        held = {w for slug in changed for w, n in self.index.counts.get(slug, {}).items() if n}
+        within = self._retag_candidates(subset) if len(subset) else {}
+        if within is None:
             weeks = self.store.weeks()
         else:
-            held = {w for slug in changed for w, n in self.index.counts.get(slug, {}).items() if n}
-            weeks = [w for w in self.store.weeks() if w in held]
+            # Only papers that hold a changed tag now, or whose words can match a
+            # changed topic's query, can change: only their weeks are read.
+            weeks = [w for w in self.store.weeks() if w in held or w in within]
         touched = 0
         if weeks:
             write_atomic(self._dirty, b"1")
@@ -863,8 +1006,12 @@ class StoreWriter:
             if not data:
                 continue
             week_touched = 0
+            maybe = within.get(week, set()) if within is not None else None
             for doc in (data.get(PAPERS_TABLE) or {}).values():
                 old = list(doc.get("tags") or ())
+                if maybe is not None and doc.get("arxiv_id") not in maybe:
+                    if not changed.intersection(old):
+                        continue  # cannot match a changed topic, and holds none of them
                 kept = [t for t in old if t not in changed and t in order]
                 if len(subset):
                     kept += subset.tag_fields(*_fields(doc), doc.get("arxiv_id"))
@@ -892,6 +1039,22 @@ class StoreWriter:
         with contextlib.suppress(OSError):
             self._dirty.unlink()
         return touched
+
+    def _retag_candidates(self, subset: Catalog) -> dict[str, set[str]] | None:
+        """Week -> ids of papers a retag of ``subset`` must try; None: try every paper."""
+        from papertrack.fulltext import fts_query
+
+        if not self.text_live or not all(t.narrowable for t in subset.topics):
+            return None
+        queries = [fts_query(t.membership) for t in subset.topics]
+        if any(q is None for q in queries):
+            return None
+        found: dict[str, set[str]] = {}
+        for query in queries:
+            assert query is not None
+            for week, ids in self.text.candidates(query).items():
+                found.setdefault(week, set()).update(ids)
+        return found
 
     def rebuild(self) -> None:
         """Rebuild the id map and the index from the partitions after an interrupted write.
@@ -943,9 +1106,95 @@ class StoreWriter:
         except (StoreError, LookupError, TypeError, AttributeError, ValueError):
             index.fingerprints = {}  # a damaged index only costs a full retag
         self.index = index
-        write_atomic(self.store.index_path, _dumps(self.index.to_tinydb()))
+        _write_index_file(self.store, self.index)
         with contextlib.suppress(OSError):
             self._dirty.unlink()
+
+
+def build_text_index(store: Store, progress: Callable[[int, int], None] | None = None) -> None:
+    """Build the full-text index of every stored paper anew (the store lock is held)."""
+    from papertrack.fulltext import TextIndex, index_row
+
+    index = store.index()
+    if not index.generation:
+        # Written by a papertrack before the full-text index: give it a generation.
+        index = copy.deepcopy(index)
+        _write_index_file(store, index)
+    total = index.total(ALL)
+
+    def rows() -> Iterator[tuple[str, str, tuple[str, str, str, str]]]:
+        seen: set[str] = set()
+        for week in store.weeks():
+            data = AtomicJSONStorage(store.partition_path(week), read_only=True).read() or {}
+            for doc in (data.get(PAPERS_TABLE) or {}).values():
+                pid = doc.get("arxiv_id")
+                if not isinstance(pid, str) or pid in seen:
+                    continue  # a copy left by a cut-short move: the index names one week
+                seen.add(pid)
+                yield pid, week, index_row(*_fields(doc))
+
+    TextIndex.build(
+        store.search_path,
+        rows(),
+        index.generation,
+        None if progress is None else (lambda done: progress(done, total)),
+    )
+
+
+class _TextBatch:
+    """A batch's changes to the full-text index, written beside the week files.
+
+    The rows are put in a thread while the week files are written (SQLite lets go
+    of the GIL while it works), in a transaction committed before any week file is
+    renamed into place; the index is marked in step only after the renames. A kill
+    in between leaves it marked "pending", which readers take as stale.
+    """
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, tuple[str, str, str, str]]] = []
+        self.moves: list[tuple[str, str]] = []
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self.text: TextIndex
+
+    def add(self, pid: str, week: str, fields: tuple[str, str, list[str], list[str]]) -> None:
+        from papertrack.fulltext import index_row
+
+        self.rows.append((pid, week, index_row(*fields)))
+
+    def start(self, text: TextIndex) -> None:
+        self.text = text
+
+        def work() -> None:
+            try:
+                db = text.begin()
+                text.put(db, self.rows)
+                text.move(db, self.moves)
+            except BaseException as exc:  # reported by commit(); the store write goes on
+                self.error = exc
+
+        self.thread = threading.Thread(target=work, name="papertrack-fulltext")
+        self.thread.start()
+
+    def commit(self) -> bool:
+        """Wait for the rows to be in and commit them; whether they all went in."""
+        if self.thread is None:
+            return False
+        self.thread.join()
+        if self.error is None:
+            try:
+                self.text.commit_open()
+                return True
+            except (sqlite3.Error, OSError) as exc:
+                self.error = exc
+        self.text.rollback()
+        return False
+
+    def abandon(self) -> None:
+        """The store write failed: undo the rows, so the index stays as it was."""
+        if self.thread is not None:
+            self.thread.join()
+            self.text.rollback()
 
 
 class _Shards:

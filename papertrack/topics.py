@@ -63,6 +63,7 @@ __all__ = [
     "PaperText",
     "Term",
     "Topic",
+    "author_words",
     "compile_query",
     "parse_query",
     "query_terms",
@@ -142,6 +143,16 @@ def _fold(text: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Split ``text`` into folded words: ``"LLM-based AI"`` -> ``["llm", "based", "ai"]``."""
     return _fold(text).split()
+
+
+def author_words(authors: Iterable[str]) -> list[str]:
+    """The folded words of author names, TeX accent commands dropped (as ``author:`` reads them)."""
+    words: list[str] = []
+    for author in authors:
+        if "\\" in author:
+            author = _TEX_ACCENT.sub("", author).replace("{", "").replace("}", "")
+        words += tokenize(author)
+    return words
 
 
 def slugify(name: str) -> str:
@@ -1104,6 +1115,15 @@ class Topic:
             return "query"
         rule = str(self.model.meta.get("decide") or "model")
         return rule if rule in DECISIONS else "model"
+
+    @property
+    def narrowable(self) -> bool:
+        """Whether every paper the topic tags matches its query (so an index of words can
+        narrow the search): it decides by its query, or by query and model with no paper
+        taught by hand."""
+        if self.decide == "query":
+            return True
+        return self.decide == "both" and not self.model.meta.get("pinned")
 
     def matched_terms(self, text: PaperText | Paper) -> tuple[str, ...]:
         """The query's terms (outside any NOT) that the paper contains: why it matched."""

@@ -43,6 +43,7 @@ import pytest
 from papertrack.doctor import check_store
 from papertrack.models import Paper
 from papertrack.paths import default_topics_file
+from papertrack.fulltext import TextIndex
 from papertrack.store import Index, Store
 from papertrack.topics import Catalog
 
@@ -461,6 +462,18 @@ def problems(store: Path, world: World, batches: list[list[str]]) -> list[str]:
             found.append(f"index {name} disagree with the week files")
     if index.fingerprints != world.catalog.fingerprints():
         found.append("tags were made with other topic definitions")
+
+    # The full-text index is in step and names every paper in its week, nothing else.
+    text = TextIndex(store / "search.sqlite")
+    try:
+        if not text.synced_with(index.generation):
+            found.append("the full-text index is not in step after recovery")
+        elif dict(text.ids()) != id_map:
+            found.append("the full-text index disagrees with the week files")
+        elif held and not text.candidates('"the"'):
+            found.append("the full-text index finds nothing")
+    finally:
+        text.close()
     return found
 
 

@@ -307,7 +307,9 @@ def test_repair_report_for_people_names_the_lost_papers(store: Store) -> None:
     assert f"the damaged file is kept as damaged/{WEEK}.json." in out
     named = ", ".join(done.lost[:10])
     assert f"lost {len(done.lost)}: {named} and {len(done.lost) - 10} more." in out
-    assert "Rebuilt index.json from the week files (derived data: nothing lost)." in out
+    assert (
+        "Rebuilt index.json, search.sqlite from the week files (derived data: nothing lost)." in out
+    )
     assert "Retagged every paper" in out
     assert f"lost {len(done.lost)} papers" in result.stderr
 

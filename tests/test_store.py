@@ -186,9 +186,11 @@ def test_latest_is_newest_first_and_reads_only_what_it_needs(
     opened: list[str] = []
     original = store._search_partition
 
-    def spy(week: str, topic: str | None, match: FieldMatcher | None = None) -> list[Paper]:
+    def spy(
+        week: str, topic: str | None, match: FieldMatcher | None = None, ids: Any = None
+    ) -> list[Paper]:
         opened.append(week)
-        return original(week, topic, match)
+        return original(week, topic, match, ids)
 
     store._search_partition = spy  # type: ignore[method-assign]
     store.latest("agents", limit=3)
@@ -389,9 +391,11 @@ def test_latest_with_a_query_reads_newest_weeks_until_it_has_enough(
     opened: list[str] = []
     original = store._search_partition
 
-    def spy(week: str, topic: str | None, match: FieldMatcher | None = None) -> list[Paper]:
+    def spy(
+        week: str, topic: str | None, match: FieldMatcher | None = None, ids: Any = None
+    ) -> list[Paper]:
         opened.append(week)
-        return original(week, topic, match)
+        return original(week, topic, match, ids)
 
     store._search_partition = spy  # type: ignore[method-assign]
     got = store.latest(None, limit=2, match=query.matches_fields)

@@ -207,6 +207,7 @@ def export(
             topic=chosen.slug if chosen else None,
             since=start,
             match=unsaved.matches_fields if unsaved else None,
+            within=store.candidates(unsaved.node) if unsaved else None,
         )
         title = "papertrack: " + (chosen.name if chosen else "all papers")
         title += f' matching "{" ".join(query.split())}"' if query is not None else ""

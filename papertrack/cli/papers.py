@@ -297,6 +297,7 @@ def latest(
             since=start,
             keep=category_filter(category or []),
             match=unsaved.matches_fields if unsaved else None,
+            within=store.candidates(unsaved.node) if unsaved else None,
         )
         name = chosen.name if chosen else "All topics"
         if query is None:

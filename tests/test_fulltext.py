@@ -1,0 +1,191 @@
+"""The full-text index narrows searches and never changes an answer."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from helpers import DATA, LISTING, kaggle_line, run
+from papertrack.fulltext import TextIndex, fts_query
+from papertrack.store import Store
+from papertrack.topics import Topic, tokenize
+
+FEEDS = [
+    LISTING,
+    *sorted((DATA / "api-atom").glob("*.xml")),
+    *sorted((DATA / "kaggle-jsonl").glob("*.jsonl")),
+]
+
+
+@pytest.fixture
+def store(isolated_home: Path) -> Store:
+    for feed in FEEDS:
+        done = run("ingest", str(feed))
+        assert done.exit_code in (0, 1), done.stderr  # some recorded files hold a broken line
+    found = Store(isolated_home / "store")
+    assert found.count() > 250
+    return found
+
+
+def ids(found: object) -> set[str]:
+    return {paper.arxiv_id for _, paper in found}  # type: ignore[attr-defined]
+
+
+def generated_queries(store: Store, n: int, seed: int) -> list[str]:
+    """Queries of every kind the language has, from the stored papers' own words."""
+    rng = random.Random(seed)
+    papers = [p for _, p in store.search(lambda *_: True)]
+    queries = []
+    for _ in range(n):
+        paper = rng.choice(papers)
+        title = tokenize(paper.title) or ["model"]
+        words = tokenize(paper.abstract) or title
+        word = rng.choice(words)
+        start = rng.randrange(len(title))
+        phrase = " ".join(title[start : start + rng.choice((2, 3))])
+        author = tokenize(rng.choice(paper.authors)) if paper.authors else ["smith"]
+        kinds = [
+            word,
+            f"{word[:4]}*",
+            f'"{phrase}"',
+            f"title:{rng.choice(title)}",
+            f"abstract:({word} OR {rng.choice(words)})",
+            f'author:"{" ".join(author)}"',
+            f"category:{paper.primary_category or 'cs.AI'}",
+            f"{word} AND NOT {rng.choice(title)}",
+            f"({rng.choice(title)} OR {word[:3]}*) {rng.choice(words)}",
+            f"-{word}",
+            f"category:cs.* AND {word}",
+        ]
+        queries.append(rng.choice(kinds))
+    return queries
+
+
+def test_every_generated_query_finds_what_a_full_scan_finds(store: Store) -> None:
+    narrowed = 0
+    for query in generated_queries(store, 150, seed=3):
+        topic = Topic(name="Q", slug="q", query=query)
+        within = store.candidates(topic.membership)
+        full = ids(store.search(topic.matches_fields))
+        fast = ids(store.search(topic.matches_fields, within))
+        assert fast == full, query
+        if within is not None:
+            narrowed += 1
+            assert full <= {pid for week in within.values() for pid in week}, query
+    assert narrowed > 100  # the index did the work, not a fallback to scanning
+
+
+def test_search_latest_and_export_answer_the_same_with_and_without_the_index(
+    store: Store, isolated_home: Path
+) -> None:
+    commands = [
+        ["search", "agent* AND benchmark*", "-n", "50", "--format", "jsonl"],
+        ["latest", "--query", '"language model*"', "-n", "40", "--format", "jsonl"],
+        ["export", "--query", "title:agent*", "--format", "jsonl"],
+        ["topics", "test", "reinforcement learning OR rl", "--seed", "7", "--json"],
+    ]
+    with_index = [run(*c) for c in commands]
+    assert all(r.exit_code == 0 for r in with_index), [r.stderr for r in with_index]
+    assert all(r.stdout.strip() for r in with_index)
+    # Stale (as after a write it did not see): readers scan instead of using it.
+    TextIndex(store.search_path).mark_stale()
+    store.path.chmod(0o555)  # and cannot rebuild it (a reader in a read-only store)
+    try:
+        scanned = [run(*c) for c in commands]
+    finally:
+        store.path.chmod(0o755)
+    for a, b, command in zip(with_index, scanned, commands, strict=True):
+        assert a.stdout == b.stdout, command
+
+
+def test_tex_accents_and_authors_are_indexed_as_the_matchers_read_them(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    lines = [
+        kaggle_line(
+            "2601.00001",
+            r"$\textbf{A}$gent training at scale",
+            authors="José Müller",
+            authors_parsed=[["Müller", "José", ""]],
+        ),
+        kaggle_line("2601.00002", "Naïve Bayes for cs.AI tasks", abstract=r"We use \emph{tools}."),
+        kaggle_line(
+            "2601.00003",
+            "Unrelated work",
+            authors="Paulo Andr\\'e Lima",
+            authors_parsed=[["Lima", "Paulo Andr\\'e", ""]],
+        ),
+    ]
+    feed = tmp_path / "tex.jsonl"
+    feed.write_text("\n".join(lines) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    store = Store(isolated_home / "store")
+    for query, want in [
+        ("agent", {"2601.00001"}),
+        ("author:muller", {"2601.00001"}),
+        ("author:jose", {"2601.00001"}),
+        ("naive", {"2601.00002"}),
+        ("tools", {"2601.00002"}),
+        ('author:"andre lima"', {"2601.00003"}),
+    ]:
+        topic = Topic(name="Q", slug="q", query=query)
+        within = store.candidates(topic.membership)
+        assert within is not None
+        assert ids(store.search(topic.matches_fields, within)) == want, query
+
+
+def test_not_and_category_prefixes_do_not_narrow() -> None:
+    assert fts_query(Topic(name="Q", slug="q", query="-agent").membership) is None
+    assert fts_query(Topic(name="Q", slug="q", query="category:cs.*").membership) is None
+    assert fts_query(Topic(name="Q", slug="q", query="a OR -b").membership) is None
+    kept = fts_query(Topic(name="Q", slug="q", query="agent* AND NOT web").membership)
+    assert kept == '({title abstract} : ("agent" *))'
+
+
+def test_an_old_store_gets_its_index_on_first_use(store: Store) -> None:
+    for suffix in ("", "-journal"):
+        Path(f"{store.search_path}{suffix}").unlink(missing_ok=True)
+    raw = json.loads(store.index_path.read_bytes())
+    raw["meta"]["1"].pop("generation")  # as a papertrack before the index wrote it
+    store.index_path.write_text(json.dumps(raw))
+    checked = run("doctor", "--json")
+    assert checked.exit_code == 1
+    assert "missing-search-index" in checked.stdout
+    assert run("search", "agent*").exit_code == 0
+    assert store.search_path.exists()
+    assert TextIndex(store.search_path).synced_with(Store(store.path).index().generation)
+    assert run("doctor").exit_code == 0
+
+
+def test_a_damaged_index_is_found_and_rebuilt_by_doctor(store: Store) -> None:
+    db = sqlite3.connect(store.search_path)
+    with db:
+        db.execute("DELETE FROM docs WHERE rowid IN (SELECT rowid FROM docs LIMIT 5)")
+    db.close()
+    checked = run("doctor")
+    assert checked.exit_code == 1
+    assert "search.sqlite disagrees with the week files about 5 papers" in checked.stdout
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert run("doctor").exit_code == 0
+    assert len(dict(TextIndex(store.search_path).ids())) == store.count()
+
+
+def test_a_write_the_index_missed_makes_it_stale_and_the_next_writer_rebuilds_it(
+    store: Store, tmp_path: Path
+) -> None:
+    text = TextIndex(store.search_path)
+    text.mark_stale()
+    text.close()
+    assert Store(store.path).text_index() is not None  # a reader rebuilds it, under the lock
+    feed = tmp_path / "one.jsonl"
+    feed.write_text(kaggle_line("2601.09999", "Zyzzyva agents") + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    topic = Topic(name="Q", slug="q", query="zyzzyva")
+    within = Store(store.path).candidates(topic.membership)
+    assert within is not None
+    assert {pid for week in within.values() for pid in week} == {"2601.09999"}
