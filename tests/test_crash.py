@@ -41,9 +41,9 @@ from typing import Any
 import pytest
 
 from papertrack.doctor import check_store
+from papertrack.fulltext import TextIndex
 from papertrack.models import Paper
 from papertrack.paths import default_topics_file
-from papertrack.fulltext import TextIndex
 from papertrack.store import Index, Store
 from papertrack.topics import Catalog
 

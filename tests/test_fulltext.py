@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from helpers import DATA, LISTING, kaggle_line, run
+
 from papertrack.fulltext import TextIndex, fts_query
 from papertrack.store import Store
 from papertrack.topics import Topic, tokenize

@@ -187,10 +187,10 @@ def test_latest_is_newest_first_and_reads_only_what_it_needs(
     original = store._search_partition
 
     def spy(
-        week: str, topic: str | None, match: FieldMatcher | None = None, ids: Any = None
+        week: str, topic: str | None, match: FieldMatcher | None = None, ids: object = None
     ) -> list[Paper]:
         opened.append(week)
-        return original(week, topic, match, ids)
+        return original(week, topic, match, ids)  # type: ignore[arg-type]
 
     store._search_partition = spy  # type: ignore[method-assign]
     store.latest("agents", limit=3)
@@ -392,10 +392,10 @@ def test_latest_with_a_query_reads_newest_weeks_until_it_has_enough(
     original = store._search_partition
 
     def spy(
-        week: str, topic: str | None, match: FieldMatcher | None = None, ids: Any = None
+        week: str, topic: str | None, match: FieldMatcher | None = None, ids: object = None
     ) -> list[Paper]:
         opened.append(week)
-        return original(week, topic, match, ids)
+        return original(week, topic, match, ids)  # type: ignore[arg-type]
 
     store._search_partition = spy  # type: ignore[method-assign]
     got = store.latest(None, limit=2, match=query.matches_fields)
