@@ -16,11 +16,13 @@ Content-Security-Policy that allows no script at all.
 Writing (:func:`write_site`): every file is written to a temp file beside it and
 renamed over the old one (:func:`papertrack.files.write_atomic`), so a reader, or
 a kill, sees a whole old file or a whole new one, never half of one. Files are
-written in an order that never leaves a link dangling: first the manifest naming
-every file about to exist, then the files that are new, then the changed ones,
-``index.html`` last; then the manifest of this run, and only then the removal of
-pages no longer part of the site. A file whose bytes are unchanged is not
-rewritten. A folder is claimed only when it is new, empty, or already a site
+written in an order that never leaves a link to a missing page, wherever a kill
+stops it: first the manifest naming every file about to exist; then a stub page
+("being updated", linking only to the index) for each new page, so that every
+page linked to exists; then the feeds and pages, ``index.html`` last; then the
+pages leaving the site become stubs, and only then are they removed; last the
+manifest of this run. A file whose bytes are unchanged is not rewritten. A
+folder is claimed only when it is new, empty, or already a site
 (``papertrack-site.json``), and only files that manifest lists are ever replaced
 or removed.
 """
@@ -502,6 +504,18 @@ def _claim(folder: Path) -> set[str]:
     return listed
 
 
+def _stub(folder: Path) -> bytes:
+    """A whole page standing in for one being written or removed; it links only to the index."""
+    back = ' <a href="index.html">All topics</a>' if (folder / "index.html").is_file() else ""
+    # (the index's own stub, written first on a new site, finds no index and links nowhere)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>papertrack</title>\n</head>\n<body>\n"
+        f"<p>This page is being updated.{back}</p>\n</body>\n</html>\n"
+    ).encode()
+
+
 def _same(path: Path, data: bytes) -> bool:
     try:
         return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
@@ -546,25 +560,34 @@ def write_site(folder: Path, files: Mapping[str, bytes], *, lock_timeout: float)
         report = SiteReport(folder)
         if old != old | new or not (folder / MARKER).exists():
             write_atomic(folder / MARKER, _manifest(old | new))
-        # New files first (nothing links to them yet), then changed ones, the index last.
-        pages = sorted(new - {"index.html"})
-        fresh = [n for n in pages if not (folder / n).exists()]
-        order = fresh + [n for n in pages if n not in fresh]
+        # A page that is new gets a stub first, so every page can link to every other
+        # one from the start.
+        # Feeds before pages (a page links to its feed), the index last.
+        order = sorted(new - {"index.html"}, key=lambda n: (n.endswith(".html"), n))
         order += ["index.html"] if "index.html" in new else []
+        fresh = [n for n in order if not (folder / n).exists()]
+        for name in sorted(fresh, key=lambda n: n != "index.html"):  # the index's stub first
+            if name.endswith(".html"):
+                write_atomic(folder / name, _stub(folder))
         for name in order:
-            if _same(folder / name, files[name]):
+            if name not in fresh and _same(folder / name, files[name]):
                 report.unchanged.append(name)
             else:
                 write_atomic(folder / name, files[name])
                 report.written.append(name)
+        # Pages leaving the site may link to each other: each becomes a stub before
+        # any is removed, so a kill in between leaves no link to a missing page.
+        stale = [n for n in sorted(old - new) if (folder / n).is_file()]
+        for name in stale:
+            if name.endswith(".html"):
+                write_atomic(folder / name, _stub(folder))
+        for name in stale:
+            (folder / name).unlink(missing_ok=True)
+            report.removed.append(name)
+        # Last: until now the manifest also named every file this run might leave behind.
         manifest = _manifest(new)
         if not _same(folder / MARKER, manifest):
             write_atomic(folder / MARKER, manifest)
-        for name in sorted(old - new):
-            path = folder / name
-            if path.is_file() or path.is_symlink():
-                path.unlink()
-                report.removed.append(name)
         return report
     finally:
         lock.release()
