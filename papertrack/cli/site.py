@@ -75,7 +75,7 @@ def site(
 ) -> None:
     """Write the topic pages as a static web site, with an Atom feed per topic.
 
-    DIR gets index.html (every topic with its momentum, ordered as 'trending'
+    The folder (-o) gets index.html (every topic with its momentum, ordered as 'trending'
     orders them), and per topic SLUG.html (momentum, weekly chart, latest papers,
     related topics) and SLUG.xml (its Atom feed). No server and no JavaScript are
     needed to read it. Every file is replaced atomically, unchanged files are left
