@@ -332,7 +332,7 @@ def _index_context(topics: Sequence[SiteTopic], as_of: date) -> dict[str, Any]:
                 "name": clean(topic.name),
                 "href": _href(page_name(topic.slug)),
                 "feed": _href(feed_name(topic.slug)),
-                "total": f"{topic.total:,}",
+                "total": f"{topic.total:,} paper{'' if topic.total == 1 else 's'}",
                 "momentum": _momentum(topic.momentum, large=False),
             }
         )
