@@ -11,9 +11,11 @@ processes taken round-robin:
 - bulk import throughput with the default catalog's tagging, and peak memory;
 - a daily ingest of 500 papers into the largest store against an empty one;
 - retagging every paper after one topic changes (bench/retag.py);
-- ingesting a 2000-entry API page against feedparser.parse alone on its bytes.
+- ingesting a 2000-entry API page against feedparser.parse alone on its bytes;
+- `site` (every default topic, 20: index, pages and feeds) at each size, into
+  a folder it rewrote before (unchanged pages are compared, not written).
 
-It ends with the targets of issue 7 and whether this run met them.
+It ends with the targets of issues 7 and 17 and whether this run met them.
 
     python bench/run.py --quick      # 10k and 100k papers, under 2 minutes
     python bench/run.py              # 10k, 100k and 1M papers (about 15 minutes)
@@ -277,6 +279,10 @@ def main() -> None:
         commands[f"latest {size}"] = papertrack(path, "latest", opts.topic)
         commands[f"momentum {size}"] = papertrack(path, "momentum", opts.topic, "--as-of", AS_OF)
         commands[f"trending {size}"] = papertrack(path, "trending", "--as-of", AS_OF)
+        site_dir = OUT / f"site-{size}"
+        commands[f"site {size}"] = papertrack(
+            path, "site", "-q", "-o", str(site_dir), "--as-of", AS_OF
+        )
         ref = [python, str(HERE / "sqlite_ref.py"), str(refs[size])]
         commands[f"sqlite latest {size}"] = [*ref, "latest", opts.topic]
         commands[f"sqlite momentum {size}"] = [*ref, "momentum", opts.topic, "--as-of", AS_OF]
@@ -337,6 +343,9 @@ def main() -> None:
             f"({figures['seconds']:.1f} s, {int(figures['jobs'])} jobs, "
             f"peak memory {figures['peak'] / 2**20:,.0f} MiB for all its processes)"
         )
+    for size in sizes:
+        topics = len(list((OUT / f"site-{size}").glob("*.xml")))
+        print(f"{size:>9,} papers: site of {topics} topics {med[f'site {size}']:.3f} s")
     for what in ("latest", "momentum", "trending"):
         print(
             f"ratio {what} {large:,} / {small:,}: "
@@ -375,10 +384,13 @@ def main() -> None:
         (f"daily ingest {large:,} / empty", med[f"daily {large}"] / med["daily empty"], 1.5),
         ("feed ingest / feedparser.parse", feed_ingest / feed_parse, 1.3),
     ]
-    print("\ntargets (issue 7), measured in this run:")
+    print("\ntargets (issues 7 and 17), measured in this run:")
     for name, ratio, limit in targets:
         verdict = "met" if ratio <= limit else "MISSED"
         print(f"  {name:<34} {ratio:5.2f}x  (target <= {limit}x)  {verdict}")
+    seconds = med[f"site {large}"]
+    name = f"site of 20 topics at {large:,}"
+    print(f"  {name:<34} {seconds:5.2f} s  (target <= 5 s)  {'met' if seconds <= 5 else 'MISSED'}")
     verdict = "met" if rate >= 10_000 else "MISSED"
     name = f"bulk import at {large:,}"
     print(f"  {name:<34} {rate:,.0f} papers/s  (target >= 10,000)  {verdict}")

@@ -23,7 +23,7 @@ def test_the_command_reference_is_the_commands_own_help() -> None:
 
 def test_every_doc_the_readme_links_exists() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for name in ("topics", "momentum", "digests", "fetching", "feeds", "output", "store"):
+    for name in ("topics", "momentum", "digests", "site", "fetching", "feeds", "output", "store"):
         assert f"(docs/{name}.md)" in readme
         assert (ROOT / "docs" / f"{name}.md").is_file()
 

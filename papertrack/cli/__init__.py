@@ -19,7 +19,7 @@ from typing import Any
 __all__ = ["app", "main"]
 
 #: Command modules in the order --help lists their commands: papers first.
-MODULES = ("papers", "fetch", "momentum", "topics", "find", "digest", "doctor")
+MODULES = ("papers", "fetch", "momentum", "topics", "find", "digest", "site", "doctor")
 #: Which module registers each command.
 COMMANDS = {
     "ingest": "papers",
@@ -38,6 +38,7 @@ COMMANDS = {
     "unfollow": "digest",
     "following": "digest",
     "digest": "digest",
+    "site": "site",
     "doctor": "doctor",
 }
 #: Options of the app itself that take a value (see cli/common.py's callback).

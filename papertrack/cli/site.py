@@ -1,0 +1,110 @@
+"""The site command: the topic pages as a static web site with an Atom feed per topic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from papertrack.cli.common import (
+    EXIT_CODES,
+    AsOfOpt,
+    QuietOpt,
+    app,
+    errors,
+    fresh_tags,
+    load_catalog,
+    lock_timeout,
+    open_store,
+    say,
+)
+from papertrack.errors import UsageError
+
+if TYPE_CHECKING:
+    from papertrack.topics import Catalog, Topic
+
+
+def _chosen(catalog: Catalog, names: list[str], following: bool) -> list[Topic]:
+    """The topics of the site: --topics (comma lists too), the followed ones, or all."""
+    if names and following:
+        raise UsageError("--topics and --following both choose the topics. Give one of them")
+    if following:
+        from papertrack.cli.digest import _followed
+
+        topics = _followed(catalog)
+        if not topics:
+            raise UsageError(
+                "you follow no topic. Run 'papertrack follow TOPIC', or leave out --following"
+            )
+        return topics
+    if names:
+        picked = [catalog.find(n) for text in names for n in text.split(",") if n.strip()]
+        return list({t.slug: t for t in picked}.values())
+    return list(catalog.topics)
+
+
+@app.command(epilog=EXIT_CODES)
+def site(
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="The site's folder: new, empty, or a site written before."
+        ),
+    ],
+    topics: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--topics", help="Only these topics (names or slugs; repeat, or separate by commas)."
+        ),
+    ] = None,
+    following: Annotated[
+        bool, typer.Option("--following", help="Only the topics you follow.")
+    ] = False,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="Latest papers on each page and feed.")
+    ] = 20,
+    as_of: AsOfOpt = None,
+    base_url: Annotated[
+        str,
+        typer.Option(
+            "--base-url", help="Where the site is published, for absolute links in the feeds."
+        ),
+    ] = "",
+    quiet: QuietOpt = False,
+) -> None:
+    """Write the topic pages as a static web site, with an Atom feed per topic.
+
+    The folder (-o) gets index.html (every topic with its momentum, ordered as 'trending'
+    orders them), and per topic SLUG.html (momentum, weekly chart, latest papers,
+    related topics) and SLUG.xml (its Atom feed). No server and no JavaScript are
+    needed to read it. Every file is replaced atomically, unchanged files are left
+    alone, and a folder holding anything but a papertrack site is refused: run it
+    from cron after 'papertrack fetch'.
+
+    Examples:
+
+    \b
+        papertrack site -o site
+        papertrack site -o site --following -n 50
+        papertrack site -o site --topics llm-agent-training,gui-agents --as-of 2026-06-26
+    """
+    from papertrack import site as core
+    from papertrack.cli.momentum import EMPTY_STORE, _day
+
+    with errors():
+        if base_url and not base_url.startswith(("https://", "http://")):
+            raise UsageError(f"--base-url {base_url!r} is not a web address. Use https://…/")
+        catalog = load_catalog()
+        chosen = _chosen(catalog, topics or [], following)
+        store = open_store()
+        fresh_tags(store, catalog)
+        day = _day(store, as_of, 4, 12, quiet=quiet)
+        names = {t.slug: t.name for t in catalog.topics}
+        gathered = core.gather(store, chosen, day, limit=limit, known=names)
+        files = core.render_site(gathered, day, names=names, base_url=base_url)
+        report = core.write_site(output, files, lock_timeout=lock_timeout())
+        if not quiet:
+            say(report.summary(len(chosen), day))
+            if store.count() == 0:
+                say(EMPTY_STORE)

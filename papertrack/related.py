@@ -1,0 +1,92 @@
+"""Related topics: the topics that share the most papers with a topic.
+
+A paper tagged with two topics links them. :func:`shared_counts` counts, for every
+pair of topics, the papers tagged with both; :func:`related_topics` reads a
+topic's neighbours off those counts. Both are pure. :func:`count_shared` reads the
+counts from a store's week files, which the index does not keep.
+
+Used by the static site's topic pages (:mod:`papertrack.site`); a terminal view
+can call the same functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from datetime import UTC, date, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from papertrack.store import Store
+
+__all__ = ["SharedCounts", "count_shared", "related_topics", "shared_counts"]
+
+#: {topic: {other topic: papers tagged with both}}; symmetric, no topic with itself.
+SharedCounts = Mapping[str, Mapping[str, int]]
+
+
+def shared_counts(tag_lists: Iterable[Iterable[str]]) -> dict[str, dict[str, int]]:
+    """How many papers each pair of topics shares, from the papers' tag lists.
+
+    A tag listed twice on one paper counts once.
+    """
+    shared: dict[str, dict[str, int]] = {}
+    for tags in tag_lists:
+        unique = list(dict.fromkeys(tags))
+        if len(unique) < 2:
+            continue
+        for a in unique:
+            row = shared.setdefault(a, {})
+            for b in unique:
+                if b != a:
+                    row[b] = row.get(b, 0) + 1
+    return shared
+
+
+def related_topics(
+    shared: SharedCounts,
+    slug: str,
+    n: int = 3,
+    among: Collection[str] | None = None,
+) -> list[tuple[str, int]]:
+    """The ``n`` topics sharing the most papers with ``slug``, as (slug, papers), most first.
+
+    Ties go by slug, so the answer is the same on every run. Topics sharing no
+    paper are never listed, so fewer than ``n`` may come back.
+
+    Args:
+        shared: the counts of :func:`shared_counts`.
+        among: only these topics may be listed (e.g. the catalog's current topics:
+            a stored tag of a topic since removed is not a neighbour).
+    """
+    row = shared.get(slug, {})
+    found = [
+        (other, count)
+        for other, count in row.items()
+        if count > 0 and other != slug and (among is None or other in among)
+    ]
+    found.sort(key=lambda item: (-item[1], item[0]))
+    return found[: max(n, 0)]
+
+
+def count_shared(store: Store, first: date, last: date) -> dict[str, dict[str, int]]:
+    """:func:`shared_counts` over the stored papers dated ``first`` to ``last`` (UTC days).
+
+    Reads only the week files of those weeks.
+    """
+    # Week keys are ISO dates of Mondays: they sort as strings ('undated' is left out).
+    low, high = _week(first), _week(last)
+    weeks = [w for w in store.weeks() if w[:1].isdigit() and low <= w <= high]
+
+    def tags() -> Iterable[tuple[str, ...]]:
+        for week in weeks:
+            for paper in store.search_week(week):
+                moment = paper.paper_date
+                if moment is not None and first <= moment.astimezone(UTC).date() <= last:
+                    yield paper.tags
+
+    return shared_counts(tags())
+
+
+def _week(day: date) -> str:
+    """The store's week key (the ISO week's Monday) of ``day``."""
+    return (day - timedelta(days=day.weekday())).isoformat()

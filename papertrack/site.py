@@ -1,0 +1,593 @@
+"""The static site: a page and an Atom feed per topic, and an index of them, from the store.
+
+:func:`gather` reads what the pages show (momentum from the index, the latest
+papers and the related topics from the newest week files, read once for every
+topic), :func:`render_site` turns it into files (pure: the same store and day
+give the same bytes, so no generated-at stamp is written anywhere), and
+:func:`write_site` puts them in a folder.
+
+Feed text is data: pages are rendered by the HTML digest's Jinja2 environment
+(autoescaping on) after :func:`papertrack.digest.clean` drops control, bidi and
+invisible characters; links are arXiv's own pages or the site's pages, never a
+URL a feed gave (but an http(s) link of a non-arXiv entry); feeds are built with
+ElementTree by :func:`papertrack.export.atom_entry`. Each page also carries a
+Content-Security-Policy that allows no script at all.
+
+Writing (:func:`write_site`): every file is written to a temp file beside it and
+renamed over the old one (:func:`papertrack.files.write_atomic`), so a reader, or
+a kill, sees a whole old file or a whole new one, never half of one. Files are
+written in an order that never leaves a link to a missing page, wherever a kill
+stops it: first the manifest naming every file about to exist; then a stub page
+("being updated", linking only to the index) for each new page, so that every
+page linked to exists; then the feeds and pages, ``index.html`` last; then the
+pages leaving the site become stubs, and only then are they removed; last the
+manifest of this run. A file whose bytes are unchanged is not rewritten. A
+folder is claimed only when it is new, empty, or already a site
+(``papertrack-site.json``), and only files that manifest lists are ever replaced
+or removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+from xml.etree import ElementTree as ET
+
+from papertrack import momentum as core
+from papertrack.digest import clean, link
+from papertrack.errors import StoreError, UsageError
+from papertrack.models import Paper
+from papertrack.related import related_topics, shared_counts
+
+if TYPE_CHECKING:
+    from papertrack.digest_html import Chart
+    from papertrack.store import Store
+    from papertrack.topics import Topic
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "LOCK",
+    "MARKER",
+    "SiteReport",
+    "SiteTopic",
+    "feed_name",
+    "gather",
+    "page_name",
+    "render_site",
+    "write_site",
+]
+
+#: The file that makes a folder a papertrack site, listing every file papertrack wrote.
+MARKER = "papertrack-site.json"
+#: Held while a site is written, so two runs (cron overlapping a manual one) take turns.
+LOCK = ".papertrack-site.lock"
+SITE_FORMAT = 1
+DEFAULT_LIMIT = 20
+#: Feed text longer than this is cut on pages (only hostile or broken feeds have it).
+TITLE_CHARS = 1000
+ABSTRACT_CHARS = 10_000
+SHOWN_NAMES = 3
+#: The topic page's chart (CSS pixels; it shrinks to fit a phone): room above the
+#: bars for their counts, below them for the week labels and 'so far'.
+LARGE = {"bar_width": 30, "gap": 8, "height": 96, "top": 16, "label_height": 30}
+#: The index's small chart: the digest's.
+SMALL_HEIGHT = 48
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _stem(slug: str) -> str:
+    # A slug is lower-case letters, digits and '-': '_' is never in one, so the
+    # renamed 'index' topic cannot collide with another topic's page.
+    return f"{slug}_" if slug == "index" else slug
+
+
+def page_name(slug: str) -> str:
+    """The file name of a topic's page: ``SLUG.html``."""
+    return f"{_stem(slug)}.html"
+
+
+def feed_name(slug: str) -> str:
+    """The file name of a topic's Atom feed: ``SLUG.xml``."""
+    return f"{_stem(slug)}.xml"
+
+
+def _href(name: str) -> str:
+    return quote(name)
+
+
+# --------------------------------------------------------------------------- gathering
+
+
+@dataclass(frozen=True, slots=True)
+class SiteTopic:
+    """What one topic's page and feed show."""
+
+    slug: str
+    name: str
+    description: str
+    momentum: core.Momentum
+    #: The topic's papers dated up to the as-of day (undated ones included).
+    total: int
+    #: Its latest papers, newest first.
+    papers: tuple[Paper, ...]
+    #: (slug, shared papers) of the topics sharing the most papers with it.
+    related: tuple[tuple[str, int], ...]
+
+
+def _newest_first(paper: Paper) -> tuple[str, str]:
+    moment = paper.paper_date
+    return (moment.isoformat() if moment else "", paper.arxiv_id)
+
+
+def _day_of(paper: Paper) -> date | None:
+    moment = paper.paper_date
+    return moment.astimezone(UTC).date() if moment else None
+
+
+def gather(
+    store: Store,
+    topics: Sequence[Topic],
+    as_of: date,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    window: int = core.DEFAULT_WINDOW,
+    weeks: int = core.DEFAULT_WEEKS,
+    known: Collection[str] | None = None,
+) -> list[SiteTopic]:
+    """Every topic's momentum, latest papers and related topics as of ``as_of``.
+
+    Papers dated after ``as_of`` are left out. Related topics count the papers
+    shared in the weeks the chart shows (the store keeps no all-time pair counts,
+    and reading every week file of a large store would take minutes); only
+    topics of ``known`` (default: ``topics``) are listed as related.
+
+    Week files are read newest first, once for all topics: every week of the
+    chart, then older weeks only while a topic that the index says has papers
+    there still lacks ``limit`` of them.
+
+    Raises:
+        UsageError: ``as_of`` with ``weeks`` reaches past the calendar.
+    """
+    from papertrack.store import ALL, UNDATED
+
+    index = store.index()
+    days, counts = index.days, index.counts
+    try:
+        measured = {
+            t.slug: core.measure(
+                days.get(t.slug, {}),
+                days.get(ALL, {}),
+                as_of=as_of,
+                window=window,
+                weeks=weeks,
+                topic=t.slug,
+                name=t.name,
+            )
+            for t in topics
+        }
+    except ValueError:
+        raise UsageError(
+            f"--as-of {as_of} reaches past the calendar (year 1 to 9999). Choose another date"
+        ) from None
+    chart_first = core.monday(as_of) - timedelta(days=7 * (weeks - 1))
+    first_key, last_key = chart_first.isoformat(), core.monday(as_of).isoformat()
+    found: dict[str, list[Paper]] = {t.slug: [] for t in topics}
+    tag_lists: list[tuple[str, ...]] = []
+    for week in store.weeks():  # newest first, 'undated' last
+        dated = week != UNDATED
+        if dated and week > last_key:
+            continue
+        in_chart = dated and week >= first_key
+        short = [s for s, got in found.items() if len(got) < limit]
+        needy = {s for s in short if counts.get(s, {}).get(week, 0)}
+        if not in_chart and not needy:
+            if not short:
+                break
+            continue
+        for paper in store.search_week(week):
+            day = _day_of(paper)
+            if day is not None and day > as_of:
+                continue
+            if in_chart and day is not None:
+                tag_lists.append(paper.tags)
+            for tag in paper.tags:
+                if tag in needy:
+                    found[tag].append(paper)
+    shared = shared_counts(tag_lists)
+    among = set(known) if known is not None else set(found)
+    result = []
+    for topic in topics:
+        papers = sorted(found[topic.slug], key=_newest_first, reverse=True)[:limit]
+        total = core.papers_through(days.get(topic.slug, {}), as_of)
+        total += counts.get(topic.slug, {}).get(UNDATED, 0)
+        result.append(
+            SiteTopic(
+                slug=topic.slug,
+                name=topic.name,
+                description=topic.description,
+                momentum=measured[topic.slug],
+                total=total,
+                papers=tuple(papers),
+                related=tuple(related_topics(shared, topic.slug, 3, among)),
+            )
+        )
+    return result
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()}… [{len(text) - limit:,} more characters]"
+
+
+def _names(names: Sequence[str], sep: str) -> str:
+    """'Ada Lovelace, Alan Turing, Grace Hopper +4'."""
+    shown = [clean(n) for n in names[:SHOWN_NAMES]]
+    rest = len(names) - SHOWN_NAMES
+    return sep.join(shown) + (f" +{rest}" if rest > 0 else "")
+
+
+def _long_day(day: date) -> str:
+    return f"{day:%b} {day.day}, {day.year}"
+
+
+def _change(m: core.Momentum) -> tuple[str, str]:
+    """('+145%', 'up'), ('-30%', 'down'), ('0%', 'flat'), ('new', 'new') or ('–', 'none')."""
+    pct = m.change_pct
+    if pct is None:
+        return ("new", "new") if m.current.count and m.previous.covered_days else ("–", "none")
+    if pct == 0:
+        return "0%", "flat"
+    return f"{pct:+d}%", "up" if pct > 0 else "down"
+
+
+def _chart(m: core.Momentum, large: bool) -> Chart:
+    from papertrack.digest_html import chart
+
+    weeks = [(w.start, w.count) for w in m.weeks]
+    partial = [not w.complete for w in m.weeks]
+    current = [w.current for w in m.weeks]
+    if large:
+        return chart(weeks, **LARGE, partial=partial, current=current)
+    return chart(weeks, height=SMALL_HEIGHT, label_height=0, partial=partial, current=current)
+
+
+def _momentum(m: core.Momentum, large: bool) -> dict[str, Any]:
+    change, trend = _change(m)
+    return {
+        "sentence": core.describe(m),
+        "notes": core.notes(m),
+        "footer": core.footer(m),
+        "change": change,
+        "trend": trend,
+        "current": f"{m.current.count:,}",
+        "window": core.window_phrase(m.window_weeks),
+        "chart": _chart(m, large),
+        # Where the bars stand: the chart's height less the room for week labels.
+        "baseline": LARGE["top"] + LARGE["height"] if large else SMALL_HEIGHT,
+    }
+
+
+def _paper(paper: Paper, pages: Mapping[str, str], names: Mapping[str, str]) -> dict[str, Any]:
+    day = _day_of(paper)
+    return {
+        "id": clean(paper.arxiv_id),
+        "day": _long_day(day) if day else "undated",
+        "iso": day.isoformat() if day else "",
+        "category": clean(paper.primary_category or ""),
+        "title": clean(_clip(paper.title, TITLE_CHARS)),
+        "url": link(paper),
+        "authors": _names(paper.authors, ", "),
+        "affiliations": _names(paper.affiliations, " · "),
+        "abstract": clean(_clip(paper.abstract, ABSTRACT_CHARS)),
+        "tags": [
+            {"name": clean(names.get(tag, tag)), "href": pages.get(tag)}
+            for tag in paper.tags
+            if tag in names
+        ],
+    }
+
+
+def _topic_context(
+    topic: SiteTopic, pages: Mapping[str, str], names: Mapping[str, str], as_of: date
+) -> dict[str, Any]:
+    return {
+        "as_of": _long_day(as_of),
+        "name": clean(topic.name),
+        "description": clean(topic.description),
+        "feed": _href(feed_name(topic.slug)),
+        "momentum": _momentum(topic.momentum, large=True),
+        "total": f"{topic.total:,}",
+        "papers": [_paper(p, pages, names) for p in topic.papers],
+        "related": [
+            {
+                "name": clean(names.get(slug, slug)),
+                "href": pages.get(slug),
+                "shared": f"{count:,} shared paper{'' if count == 1 else 's'}",
+            }
+            for slug, count in topic.related
+        ],
+        # Slugs are lower-case words and digits joined by '-': safe unquoted in a shell.
+        "ask": f"papertrack ask {topic.slug} '…'",
+    }
+
+
+def _index_context(topics: Sequence[SiteTopic], as_of: date) -> dict[str, Any]:
+    ranked = {m.topic: n for n, m in enumerate(core.rank(t.momentum for t in topics))}
+    rows = []
+    for topic in sorted(topics, key=lambda t: ranked[t.slug]):
+        rows.append(
+            {
+                "name": clean(topic.name),
+                "href": _href(page_name(topic.slug)),
+                "feed": _href(feed_name(topic.slug)),
+                "total": f"{topic.total:,} paper{'' if topic.total == 1 else 's'}",
+                "momentum": _momentum(topic.momentum, large=False),
+            }
+        )
+    weeks = topics[0].momentum.window_weeks if topics else core.DEFAULT_WINDOW
+    return {
+        "as_of": _long_day(as_of),
+        "window": core.window_phrase(weeks),
+        "window_before": core.window_phrase(weeks, last=False),
+        "topics": rows,
+    }
+
+
+def _atom_updated(papers: Sequence[Paper], as_of: date) -> datetime:
+    moments = [p.updated or p.published or p.announced for p in papers]
+    dated = [m for m in moments if m is not None]
+    return max(dated) if dated else datetime.combine(as_of, time(0), UTC)
+
+
+def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
+    from papertrack.export import ATOM_NS, _atom_date, _sub, atom_entry
+
+    head = ET.Element("feed", xmlns=ATOM_NS)
+    _sub(head, "title", f"{topic.name} — papertrack", type="text")
+    if topic.description:
+        _sub(head, "subtitle", topic.description, type="text")
+    feed, page = _href(feed_name(topic.slug)), _href(page_name(topic.slug))
+    _sub(head, "id", base_url + feed if base_url else f"urn:papertrack:site:{quote(topic.slug)}")
+    _sub(head, "updated", _atom_date(_atom_updated(topic.papers, as_of)))
+    _sub(head, "link", rel="alternate", type="text/html", href=base_url + page)
+    if base_url:
+        _sub(head, "link", rel="self", type="application/atom+xml", href=base_url + feed)
+    # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
+    _sub(_sub(head, "author"), "name", "papertrack")
+    _sub(head, "generator", "papertrack")
+    text = ET.tostring(head, encoding="unicode").removesuffix("</feed>")
+    # An entry without a date of its own takes the as-of day, never the clock.
+    moment = datetime.combine(as_of, time(0), UTC)
+    entries = "".join(atom_entry(p, moment) for p in topic.papers)
+    return f'<?xml version="1.0" encoding="utf-8"?>\n{text}\n{entries}</feed>\n'
+
+
+def render_site(
+    topics: Sequence[SiteTopic],
+    as_of: date,
+    *,
+    names: Mapping[str, str],
+    base_url: str = "",
+) -> dict[str, bytes]:
+    """Every file of the site, {file name: bytes}: ``index.html``, and per topic a page and a feed.
+
+    Args:
+        names: topic names by slug, for tags and related topics (a tag of a topic
+            without a page is shown unlinked; one not in ``names`` is left out).
+        base_url: where the site is published (``https://…/``), for absolute feed
+            links; '' keeps them relative to the feed.
+    """
+    from papertrack.digest_html import environment
+
+    if base_url and not base_url.endswith("/"):
+        base_url += "/"
+    env = environment()
+    pages = {t.slug: _href(page_name(t.slug)) for t in topics}
+    files: dict[str, bytes] = {}
+    page = env.get_template("site_topic.html.j2")
+    for topic in topics:
+        html = page.render(_topic_context(topic, pages, names, as_of))
+        files[page_name(topic.slug)] = html.encode("utf-8")
+        files[feed_name(topic.slug)] = _feed(topic, as_of, base_url).encode("utf-8")
+    index = env.get_template("site_index.html.j2").render(_index_context(topics, as_of))
+    files["index.html"] = index.encode("utf-8")
+    return files
+
+
+# --------------------------------------------------------------------------- writing
+
+
+@dataclass(slots=True)
+class SiteReport:
+    """What :func:`write_site` did, file names relative to the folder."""
+
+    folder: Path
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def summary(self, topics: int, as_of: date) -> str:
+        text = (
+            f"Site of {topics} topic{'' if topics == 1 else 's'} as of {_long_day(as_of)} in "
+            f"{self.folder}: {len(self.written)} file{'' if len(self.written) == 1 else 's'} "
+            f"written, {len(self.unchanged)} unchanged"
+        )
+        if self.removed:
+            text += f", {len(self.removed)} removed"
+        return text + "."
+
+
+def _manifest(names: Collection[str]) -> bytes:
+    data = {
+        "papertrack_site": SITE_FORMAT,
+        "note": "Written by 'papertrack site': it replaces or removes only the files listed here.",
+        "files": sorted(names),
+    }
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _read_manifest(folder: Path) -> set[str] | None:
+    """The files the site in ``folder`` lists, or None when ``folder`` holds no site."""
+    path = folder / MARKER
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(
+            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
+        ) from None
+    try:
+        data = json.loads(raw)
+        files = data["files"]
+        if data.get("papertrack_site") != SITE_FORMAT or not all(
+            isinstance(f, str) and f == os.path.basename(f) and f not in ("", ".", "..")
+            for f in files
+        ):
+            raise ValueError("not a list of file names")
+    except (ValueError, KeyError, TypeError):
+        raise StoreError(
+            f"{path} is damaged or not papertrack's. Write the site to a new folder, or "
+            "restore the file"
+        ) from None
+    return set(files)
+
+
+def _ours(name: str, listed: Collection[str]) -> bool:
+    """Whether the folder's entry ``name`` is papertrack's: listed, the lock, or a temp file."""
+    from papertrack.files import TEMP_NAME
+
+    if name in listed or name in (MARKER, LOCK):
+        return True
+    if TEMP_NAME.fullmatch(name):
+        # '.NAME.PID.tmp', written by write_atomic for a file of the site
+        stem = name[1:].rsplit(".", 2)[0]
+        return stem in listed or stem == MARKER
+    return False
+
+
+def _claim(folder: Path) -> set[str]:
+    """The files of the site already in ``folder`` (none for a new or empty folder).
+
+    Raises:
+        UsageError: ``folder`` is a file, has no parent folder, or holds files but no site.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder} is a file. Name a folder for the site")
+    if not folder.exists():
+        if not folder.parent.is_dir():
+            raise UsageError(
+                f"no folder {folder.parent} to write the site in. Create it or fix the path"
+            )
+        return set()
+    listed = _read_manifest(folder)
+    if listed is None:
+        others = [n for n in sorted(os.listdir(folder)) if not _ours(n, ())]
+        if others:
+            raise UsageError(
+                f"{folder} is not empty and is not a papertrack site (no {MARKER}; it holds "
+                f"{others[0]!r}). Choose a new or empty folder"
+            )
+        return set()
+    return listed
+
+
+def _stub(folder: Path) -> bytes:
+    """A whole page standing in for one being written or removed; it links only to the index."""
+    back = ' <a href="index.html">All topics</a>' if (folder / "index.html").is_file() else ""
+    # (the index's own stub, written first on a new site, finds no index and links nowhere)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>papertrack</title>\n</head>\n<body>\n"
+        f"<p>This page is being updated.{back}</p>\n</body>\n</html>\n"
+    ).encode()
+
+
+def _same(path: Path, data: bytes) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def write_site(folder: Path, files: Mapping[str, bytes], *, lock_timeout: float) -> SiteReport:
+    """Write ``files`` ({name: bytes}) into ``folder`` as a site, replacing its previous run.
+
+    See the module docstring for the order of writes that keeps every link whole.
+
+    Raises:
+        UsageError: the folder is not papertrack's, or a file of the site would
+            replace one that is not papertrack's.
+        StoreError: a file could not be written, or another run held the lock too long.
+    """
+    from papertrack.files import Lock, temp_files, write_atomic
+
+    _claim(folder)  # fail before creating anything
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"could not create {folder}: {exc.strerror or exc}. Check the path"
+        ) from None
+    lock = Lock(folder / LOCK, lock_timeout, "the site lock")
+    lock.acquire()
+    try:
+        old = _claim(folder)  # again: another run may have written it while we waited
+        new = set(files)
+        for leftover in temp_files(folder):  # of a run that was killed
+            if _ours(leftover.name, old | new):
+                leftover.unlink(missing_ok=True)
+        for name in sorted(new - old):
+            path = folder / name
+            if path.exists() or path.is_symlink():
+                raise UsageError(
+                    f"{path} is not papertrack's, and the site would replace it. Move it "
+                    "away, or write the site to another folder"
+                )
+        report = SiteReport(folder)
+        if old != old | new or not (folder / MARKER).exists():
+            write_atomic(folder / MARKER, _manifest(old | new))
+        # A page that is new gets a stub first, so every page can link to every other
+        # one from the start.
+        # Feeds before pages (a page links to its feed), the index last.
+        order = sorted(new - {"index.html"}, key=lambda n: (n.endswith(".html"), n))
+        order += ["index.html"] if "index.html" in new else []
+        fresh = [n for n in order if not (folder / n).exists()]
+        for name in sorted(fresh, key=lambda n: n != "index.html"):  # the index's stub first
+            if name.endswith(".html"):
+                write_atomic(folder / name, _stub(folder))
+        for name in order:
+            if name not in fresh and _same(folder / name, files[name]):
+                report.unchanged.append(name)
+            else:
+                write_atomic(folder / name, files[name])
+                report.written.append(name)
+        # Pages leaving the site may link to each other: each becomes a stub before
+        # any is removed, so a kill in between leaves no link to a missing page.
+        stale = [n for n in sorted(old - new) if (folder / n).is_file()]
+        for name in stale:
+            if name.endswith(".html"):
+                write_atomic(folder / name, _stub(folder))
+        for name in stale:
+            (folder / name).unlink(missing_ok=True)
+            report.removed.append(name)
+        # Last: until now the manifest also named every file this run might leave behind.
+        manifest = _manifest(new)
+        if not _same(folder / MARKER, manifest):
+            write_atomic(folder / MARKER, manifest)
+        return report
+    finally:
+        lock.release()

@@ -1,0 +1,542 @@
+"""papertrack site: a static site of topic pages and Atom feeds, from stores of real papers.
+
+The store is built by ingesting the recorded feeds of tests/data; every number a
+page shows is checked against what the terminal commands (`topic`, `trending`,
+`momentum`) say about the same store, never against numbers written here.
+The browser tests (headless Chromium) are in test_site_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+from xml.etree import ElementTree as ET
+
+import feedparser
+import pytest
+
+from papertrack.models import Paper
+from papertrack.related import count_shared, related_topics, shared_counts
+from papertrack.site import MARKER, feed_name, page_name
+from papertrack.store import Store
+from papertrack.topics import Catalog
+from tests.helpers import DATA, LISTING, error_line, kaggle_line, run
+from tests.htmlcheck import Elements
+
+API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
+KAGGLE = DATA / "kaggle-jsonl" / "arxiv-metadata-oai-snapshot.head200.jsonl"
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One store of the recorded feeds (186 + 100 + 200 real papers), ingested with the CLI."""
+    root = tmp_path_factory.mktemp("site-store")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PAPERTRACK_HOME", str(root / "home"))
+        result = run(
+            "--db", str(root / "store"), "ingest", str(LISTING), str(API_PAGE), str(KAGGLE)
+        )
+    assert result.exit_code == 0, result.stderr
+    return root / "store"
+
+
+def site(store: Path, out: Path, *args: str) -> str:
+    result = run("--db", str(store), "site", "-o", str(out), *args)
+    assert result.exit_code == 0, result.stderr
+    return result.stderr
+
+
+def cli_json(store: Path, *args: str) -> object:
+    result = run("--db", str(store), *args, "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def page(path: Path) -> Elements:
+    checker = Elements(path.read_text(encoding="utf-8"))
+    assert checker.problems == [] and checker.stack == [], path
+    return checker
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def tag_texts(html: str, tag: str, cls: str | None = None) -> list[str]:
+    """The text of every ``tag`` element (with class ``cls``) of ``html``, whitespace folded."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Collect(HTMLParser):
+        depth = 0
+
+        def handle_starttag(self, name: str, attrs: list[tuple[str, str | None]]) -> None:
+            classes = (dict(attrs).get("class") or "").split()
+            if self.depth:
+                self.depth += name == tag
+            elif name == tag and (cls is None or cls in classes):
+                self.depth = 1
+                found.append("")
+
+        def handle_endtag(self, name: str) -> None:
+            if self.depth and name == tag:
+                self.depth -= 1
+
+        def handle_data(self, data: str) -> None:
+            if self.depth:
+                found[-1] += data
+
+    parser = Collect(convert_charrefs=True)
+    parser.feed(html)
+    parser.close()
+    return [" ".join(t.split()) for t in found]
+
+
+def local_links(folder: Path) -> list[tuple[str, str]]:
+    """(page, href) of every link of every page that stays inside the site."""
+    links = []
+    for path in sorted(folder.glob("*.html")):
+        for href in Elements(read(path)).hrefs():
+            if not urlparse(href).scheme:
+                links.append((path.name, href))
+    return links
+
+
+# --------------------------------------------------------------------------- related topics
+
+
+def test_related_topics_are_the_topics_sharing_most_papers() -> None:
+    lists = [
+        ("a", "b"),
+        ("a", "b", "c"),
+        ("a", "c"),
+        ("a", "b"),
+        ("d",),
+        ("a", "a", "e"),
+        ("c", "e"),
+    ]
+    shared = shared_counts(lists)
+    assert shared["a"] == {"b": 3, "c": 2, "e": 1}
+    assert shared["b"]["a"] == 3 and "a" not in shared["a"]  # symmetric, never itself
+    assert related_topics(shared, "a") == [("b", 3), ("c", 2), ("e", 1)]
+    assert related_topics(shared, "a", n=1) == [("b", 3)]
+    assert related_topics(shared, "c") == [("a", 2), ("b", 1), ("e", 1)]  # a tie goes by slug
+    assert related_topics(shared, "a", among={"c", "e"}) == [("c", 2), ("e", 1)]
+    assert related_topics(shared, "d") == [] and related_topics(shared, "nobody") == []
+
+
+def test_count_shared_reads_the_papers_of_the_days_asked(store_dir: Path) -> None:
+    store = Store(store_dir)
+    papers = store.latest(None, limit=None)
+    days = sorted(p.paper_date.date() for p in papers if p.paper_date)
+    first, last = days[len(days) // 2], days[-1]
+    inside = [p.tags for p in papers if p.paper_date and first <= p.paper_date.date() <= last]
+    assert count_shared(store, first, last) == shared_counts(inside)
+    assert any(count_shared(store, first, last).values())  # the real papers share topics
+
+
+# --------------------------------------------------------------------------- the site
+
+
+def test_site_pages_show_what_the_terminal_shows(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    said = site(store_dir, out, "-n", "8")
+    trending = cli_json(store_dir, "trending")
+    assert isinstance(trending, list)
+    slugs = [row["topic"] for row in trending]
+    assert f"Site of {len(slugs)} topics" in said and "in " + str(out) in said
+    expected = {"index.html", MARKER}
+    expected |= {page_name(s) for s in slugs} | {feed_name(s) for s in slugs}
+    assert {p.name for p in out.iterdir()} == expected | {".papertrack-site.lock"}
+    assert set(json.loads(read(out / MARKER))["files"]) == expected - {MARKER}
+
+    index = read(out / "index.html")
+    page(out / "index.html")
+    names = [row["name"] for row in trending]
+    assert [t for t in tag_texts(index, "a") if t in names] == names  # as trending orders them
+    assert tag_texts(index, "p", "sentence") == [row["summary"] for row in trending]
+
+    store = Store(store_dir)
+    catalog = Catalog.default()
+    for row in trending:
+        slug = row["topic"]
+        shown = cli_json(store_dir, "topic", slug, "-n", "8")
+        assert isinstance(shown, dict)
+        html = read(out / page_name(slug))
+        checker = page(out / page_name(slug))
+        assert tag_texts(html, "h1") == [shown["name"]]
+        sentence = tag_texts(html, "p", "sentence")[0]
+        assert sentence.endswith(shown["momentum"]["summary"])
+        assert f"Latest papers ({shown['papers_total']:,})" in tag_texts(html, "h2")
+        titles = [" ".join(p["title"].split()) for p in shown["papers"]]
+        assert tag_texts(html, "h3") == titles  # the papers, newest first
+        hrefs = checker.hrefs()
+        for paper in shown["papers"]:
+            assert f"https://arxiv.org/abs/{paper['arxiv_id']}" in hrefs
+        assert feed_name(slug) in hrefs  # Follow
+        # The chart: a bar per week, its label, and the counts of `momentum`.
+        weeks = shown["momentum"]["weeks"]
+        labels = tag_texts(html, "text", "week-label")
+        assert labels == [
+            f"{date.fromisoformat(w['week_start']):%b} {int(w['week_start'][8:])}" for w in weeks
+        ]
+        counts = tag_texts(html, "text", "count")
+        assert counts == ["–" if w["count"] is None else str(w["count"]) for w in weeks]
+        assert ("so far" in tag_texts(html, "text", "so-far")) == (not weeks[-1]["complete"])
+        assert f"papertrack ask {slug} '…'" in tag_texts(html, "code")
+        # Related topics: the three sharing the most papers in the chart's weeks.
+        first = date.fromisoformat(weeks[0]["week_start"])
+        as_of = date.fromisoformat(shown["momentum"]["as_of"])
+        want = related_topics(
+            count_shared(store, first, as_of), slug, 3, {t.slug for t in catalog.topics}
+        )
+        related = tag_texts(html, "li")[-len(want) :] if want else []
+        for (other, count), text in zip(want, related, strict=True):
+            assert catalog.by_slug(other).name in text and f"{count:,} shared paper" in text
+            assert page_name(other) in hrefs
+
+
+def test_every_link_inside_the_site_leads_to_a_page_of_it(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    site(store_dir, out)
+    links = local_links(out)
+    assert len(links) > 100
+    for _page, href in links:
+        assert (out / unquote(href)).is_file(), href
+    # Tags link to their topic's page, and the pages link back to the index.
+    tags = [h for p, h in links if p != "index.html" and h.endswith(".html") and h != "index.html"]
+    assert tags
+
+
+def test_feeds_are_valid_atom_that_feedparser_reads_back(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    site(store_dir, out, "-n", "5", "--base-url", "https://example.org/papers")
+    for path in sorted(out.glob("*.xml")):
+        slug = path.stem
+        shown = cli_json(store_dir, "topic", slug, "-n", "5")
+        assert isinstance(shown, dict)
+        parsed = feedparser.parse(path.read_bytes())
+        assert not parsed.bozo, (path, parsed.get("bozo_exception"))
+        assert parsed.version == "atom10"
+        assert parsed.feed.id == f"https://example.org/papers/{path.name}"
+        assert {link.rel: link.href for link in parsed.feed.links} == {
+            "alternate": f"https://example.org/papers/{slug}.html",
+            "self": f"https://example.org/papers/{path.name}",
+        }
+        assert [e.id for e in parsed.entries] == [
+            f"https://arxiv.org/abs/{p['arxiv_id']}" for p in shown["papers"]
+        ]
+        assert [e.title for e in parsed.entries] == [p["title"] for p in shown["papers"]]
+        # A strict reading as RFC 4287 asks: the feed and every entry have an id,
+        # a title and an updated date; every entry has an author (its own or the feed's).
+        root = ET.fromstring(path.read_bytes())
+        assert root.tag == f"{ATOM}feed"
+        for element in (root, *root.findall(f"{ATOM}entry")):
+            for child in ("id", "title", "updated"):
+                assert element.find(f"{ATOM}{child}") is not None, (path, child)
+        assert root.find(f"{ATOM}author/{ATOM}name") is not None
+
+
+def test_unchanged_pages_are_not_rewritten(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    site(store_dir, out, "-n", "5")
+    before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.iterdir()}
+    again = site(store_dir, out, "-n", "5")
+    assert "0 files written" in again
+    assert {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.iterdir()} == before
+    more = site(store_dir, out, "-n", "6")  # one more paper a page: the pages change
+    changed = [
+        p.name
+        for p in out.iterdir()
+        if before.get(p.name) != (p.stat().st_ino, p.stat().st_mtime_ns)
+    ]
+    assert changed and "index.html" not in changed  # the index shows no papers
+    assert f"{len(changed)} files written" in more
+
+
+def test_topics_as_of_and_removed_pages(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    trending = cli_json(store_dir, "trending")
+    assert isinstance(trending, list)
+    one, two = trending[0]["topic"], trending[1]["topic"]
+    (tmp_path / "site").mkdir()
+    site(store_dir, out, "--topics", f"{one},{trending[1]['name']}")
+    (out / "notes.txt").write_text("mine", encoding="utf-8")  # the user's file in the site
+    assert {page_name(one), page_name(two)} <= {p.name for p in out.iterdir()}
+    said = site(store_dir, out, "--topics", one)
+    assert "2 removed" in said
+    names = {p.name for p in out.iterdir()}
+    assert page_name(two) not in names and feed_name(two) not in names
+    assert read(out / "notes.txt") == "mine"
+    assert page_name(two) not in read(out / page_name(one))  # no link to a removed page
+    # --as-of: the page as it stood that day, as `topic --as-of` shows it.
+    shown = cli_json(store_dir, "topic", one, "--as-of", "2025-08-19")
+    assert isinstance(shown, dict)
+    site(store_dir, out, "--topics", one, "--as-of", "2025-08-19", "-n", "10")
+    html = read(out / page_name(one))
+    assert f"Latest papers ({shown['papers_total']:,})" in tag_texts(html, "h2")
+    assert tag_texts(html, "h3") == [" ".join(p["title"].split()) for p in shown["papers"]]
+
+
+def test_following_builds_the_followed_topics(store_dir: Path, tmp_path: Path) -> None:
+    assert run("follow", "llm-agent-training", "gui-agents").exit_code == 0
+    out = tmp_path / "site"
+    site(store_dir, out, "--following")
+    assert sorted(p.name for p in out.glob("*.html")) == [
+        "gui-agents.html",
+        "index.html",
+        "llm-agent-training.html",
+    ]
+
+
+def test_quiet_prints_nothing(store_dir: Path, tmp_path: Path) -> None:
+    result = run("--db", str(store_dir), "site", "-q", "-o", str(tmp_path / "s"))
+    assert result.exit_code == 0 and result.stderr == "" and result.stdout == ""
+
+
+# --------------------------------------------------------------------------- folders
+
+
+def test_a_folder_that_is_not_a_site_is_refused_and_left_alone(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "index.html").write_text("my own page", encoding="utf-8")
+    result = run("--db", str(store_dir), "site", "-o", str(folder))
+    error_line(result, 2, "not a papertrack site", MARKER)
+    assert [p.name for p in folder.iterdir()] == ["index.html"]
+    assert read(folder / "index.html") == "my own page"
+
+    # A site that meets a file it did not write where a page would go refuses too.
+    out = tmp_path / "site"
+    site(store_dir, out, "--topics", "llm-agent-training")
+    (out / "gui-agents.html").write_text("not papertrack's", encoding="utf-8")
+    result = run("--db", str(store_dir), "site", "-o", str(out), "--topics", "gui-agents")
+    error_line(result, 2, "gui-agents.html", "not papertrack's")
+    assert read(out / "gui-agents.html") == "not papertrack's"
+    assert (out / "llm-agent-training.html").is_file()  # nothing of the site removed either
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--as-of", "someday"), "--as-of"),
+        (("--topics", "no-such-topic"), "no-such-topic"),
+        (("--following",), "follow"),
+        (("--following", "--topics", "gui-agents"), "--following"),
+        (("--base-url", "javascript:alert(1)"), "--base-url"),
+    ],
+)
+def test_bad_input_is_one_error_line(
+    store_dir: Path, tmp_path: Path, args: tuple[str, ...], needle: str
+) -> None:
+    out = tmp_path / "site"
+    result = run("--db", str(store_dir), "site", "-o", str(out), *args)
+    error_line(result, 2, needle)
+    assert not out.exists()
+
+
+def test_a_file_or_a_missing_parent_as_the_folder(store_dir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "file.html"
+    target.write_text("x", encoding="utf-8")
+    error_line(run("--db", str(store_dir), "site", "-o", str(target)), 2, "is a file")
+    missing = tmp_path / "no" / "such" / "site"
+    error_line(run("--db", str(store_dir), "site", "-o", str(missing)), 2, "Create it")
+    assert read(target) == "x"
+
+
+# --------------------------------------------------------------------------- hostile text
+
+# Markup, script, a javascript: URL, terminal escapes and bidi controls.
+HOSTILE = (
+    '<script>alert(1)</script> "><img src=x onerror=alert(2)> [x](javascript:alert(3)) '
+    "\x1b[31mred\x1b[0m \x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\ "
+    "\u202eoverride\u202c \u2066iso\u2069 ]]> zebra"
+)
+FORBIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def hostile_papers() -> list[Paper]:
+    """Papers as a hostile feed would have them, stored as they are (not cleaned by ingest)."""
+    from datetime import UTC, datetime
+
+    day = datetime(2025, 8, 19, 12, tzinfo=UTC)
+    return [
+        Paper(
+            arxiv_id="2508.99901",
+            title=HOSTILE,
+            abstract=HOSTILE + " abstract",
+            authors=(HOSTILE, "Eve\u202e", "<b>Mallory</b>", "Trent"),
+            author_affiliations=((HOSTILE,), ("<i>Evil U</i>",), (), ()),
+            primary_category="cs.AI\u202e<x>",
+            categories=("cs.AI",),
+            published=day,
+            url="javascript:alert(4)",
+            pdf_url="javascript:alert(5)",
+        ),
+        Paper(  # another site's entry: its link is a javascript: URL
+            arxiv_id="blog-entry-1",
+            title="Zebra blog " + HOSTILE,
+            published=day,
+            url="javascript:alert(6)",
+        ),
+    ]
+
+
+def test_hostile_feed_text_stays_data(store_dir: Path, tmp_path: Path, isolated_home: Path) -> None:
+    import shutil
+
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Zebra <script>alert(7)</script> Studies"\n'
+        "description = \"Stripes \\u202e</p><script>alert(8)</script>\"\nquery = 'zebra*'\n",
+        encoding="utf-8",
+    )
+    store = tmp_path / "store"
+    shutil.copytree(store_dir, store)
+    result = run(
+        "--db",
+        str(store),
+        "ingest",
+        "-",
+        input=kaggle_line("2508.99902", title=HOSTILE, abstract=HOSTILE, authors="Eve") + "\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    from papertrack.cli.common import load_catalog
+
+    with Store(store).writer(load_catalog()) as writer:
+        writer.upsert(hostile_papers())
+    out = tmp_path / "site"
+    site(store, out, "--as-of", "2025-08-20")
+    zebra = out / "zebra-script-alert-7-script-studies.html"
+    html = read(zebra)
+    assert html.count("red") >= 3 and "zebra" in html  # the hostile papers are on the page
+    for path in [*out.glob("*.html")]:
+        text = read(path)
+        checker = page(path)
+        assert (
+            "<script" not in text and "<img" not in text and "<b>" not in text and "<i>" not in text
+        )
+        assert "javascript:" not in " ".join(checker.hrefs()), path
+        assert not FORBIDDEN.search(text), path
+        for tag, attrs in checker.tags:
+            assert not any(k.startswith("on") for k in attrs), (path, tag, attrs)
+            if tag in ("a", "link"):
+                href = attrs.get("href") or ""
+                assert href.startswith("https://arxiv.org/abs/") or not urlparse(href).scheme, href
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in html
+    assert "Zebra blog" in html and '<a href="javascript' not in html
+    for path in out.glob("*.xml"):
+        raw = path.read_bytes()
+        parsed = feedparser.parse(raw)
+        assert not parsed.bozo, (path, parsed.get("bozo_exception"))
+        ET.fromstring(raw)
+        assert not FORBIDDEN.search(raw.decode("utf-8"))
+        assert b"<script" not in raw and b"javascript:" not in raw.replace(
+            b"(javascript:alert(3))", b""
+        )
+    feed = feedparser.parse((out / "zebra-script-alert-7-script-studies.xml").read_bytes())
+    titles = [e.title for e in feed.entries]
+    assert any("<script>alert(1)</script>" in t for t in titles)  # text, read back as written
+
+
+# --------------------------------------------------------------------------- kills
+
+
+def test_a_failure_at_any_write_leaves_whole_pages_and_no_dead_link(
+    store_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run is cut at every rename in turn (as a kill would); what is left is a site."""
+    out = tmp_path / "site"
+    site(store_dir, out, "--topics", "llm-agent-training,gui-agents", "-n", "3")
+    real = os.replace
+    cuts = 0
+    while True:
+        calls = 0
+
+        def cut(src: object, dst: object, limit: int = cuts) -> None:
+            nonlocal calls
+            calls += 1
+            if calls > limit:
+                raise KeyboardInterrupt
+            real(src, dst)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "replace", cut)
+        # A different site each time: other topics, more papers, so most files change.
+        topics = (
+            "multi-agent-llm-systems,llm-agent-training,agentic-rl"
+            if cuts % 2 == 0
+            else "gui-agents,agentic-rag"
+        )
+        result = run(
+            "--db",
+            str(store_dir),
+            "site",
+            "-o",
+            str(out),
+            "--topics",
+            topics,
+            "-n",
+            str(4 + cuts % 3),
+        )
+        monkeypatch.setattr(os, "replace", real)
+        assert result.exit_code in (0, 130), result.stderr
+        for path in out.glob("*.html"):
+            assert read(path).rstrip().endswith("</html>"), path
+            page(path)
+        for _page, href in local_links(out):
+            reachable = (out / unquote(href)).is_file()
+            assert reachable, (cuts, _page, href)
+        if result.exit_code == 0:
+            break
+        cuts += 1
+    assert cuts > 5
+    site(store_dir, out)  # and the next run cleans up: no temp file left
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.slow
+def test_a_killed_site_process_leaves_a_site(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    command = [
+        sys.executable,
+        "-m",
+        "papertrack",
+        "--db",
+        str(store_dir),
+        "site",
+        "-q",
+        "-o",
+        str(out),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    assert subprocess.run(command, env=env, timeout=120).returncode == 0
+    started = time.monotonic()
+    finished = subprocess.run([*command, "-n", "3"], env=env, timeout=120)
+    took = time.monotonic() - started
+    assert finished.returncode == 0
+    for n in range(8):
+        proc = subprocess.Popen([*command, "-n", str(5 + n)], env=env)
+        time.sleep(took * (0.3 + 0.1 * n))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        for path in out.glob("*.html"):
+            assert read(path).rstrip().endswith("</html>"), path
+        for _page, href in local_links(out):
+            assert (out / unquote(href)).is_file(), href
+    assert subprocess.run(command, env=env, timeout=120).returncode == 0
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
