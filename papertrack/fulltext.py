@@ -33,10 +33,12 @@ Measured on the 83,510 papers of the real 40-week corpus (2 cores): 48 MB on dis
 from __future__ import annotations
 
 import contextlib
+import heapq
+import math
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -352,26 +354,59 @@ class TextIndex:
         return found
 
     def ranked(
-        self, query: str, limit: int, weights: Sequence[float] = (4.0, 1.0, 0.5, 0.0)
+        self,
+        terms: Sequence[str],
+        limit: int,
+        weights: Mapping[str, float] | None = None,
     ) -> list[tuple[str, str, float]]:
-        """(arxiv_id, week, BM25 score; lower is better) of the best ``limit`` matches."""
+        """(arxiv_id, week, score; higher is better) of the ``limit`` best matches of any term.
+
+        ``terms`` are FTS5 terms (``'"agent" *'``). The score is BM25 with every term
+        frequency taken as one (``detail=column`` keeps no counts, and SQLite's own
+        bm25() needs them): the sum, over the terms a paper holds, of the term's
+        inverse document frequency times the weight of each column holding it
+        (title 4, abstract 1).
+        """
         db = self._connect()
         if db is None:
             return []
-        marks = ", ".join(str(float(w)) for w in weights)
+        weights = weights or {"title": 4.0, "abstract": 1.0}
+        scores: dict[int, float] = {}
         try:
-            rows = db.execute(
-                f"SELECT d.arxiv_id, d.week, bm25(text, {marks}) AS score"
-                " FROM text JOIN docs d ON d.rowid = text.rowid"
-                " WHERE text MATCH ? ORDER BY score LIMIT ?",
-                (query, limit),
-            ).fetchall()
+            total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
+            for term in terms:
+                df = int(
+                    db.execute(
+                        "SELECT count(*) FROM text WHERE text MATCH ?",
+                        (f"{{title abstract}} : {term}",),
+                    ).fetchone()[0]
+                )
+                if not df:
+                    continue
+                idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
+                for column, weight in weights.items():
+                    rows = db.execute(
+                        "SELECT rowid FROM text WHERE text MATCH ?", (f"{column} : {term}",)
+                    )
+                    gain = weight * idf
+                    for (rowid,) in rows:
+                        scores[rowid] = scores.get(rowid, 0.0) + gain
+            best = heapq.nlargest(limit * 2, scores.items(), key=lambda item: (item[1], item[0]))
+            found: list[tuple[str, str, float]] = []
+            for start in range(0, len(best), 500):
+                chunk = dict(best[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                for rowid, pid, week in db.execute(
+                    f"SELECT rowid, arxiv_id, week FROM docs WHERE rowid IN ({marks})", list(chunk)
+                ):
+                    found.append((str(pid), str(week), chunk[rowid]))  # orphans have no docs row
         except sqlite3.Error as exc:
             raise StoreError(
                 f"the search index could not be read ({exc}). "
                 "Run 'papertrack doctor --repair' to rebuild it"
             ) from None
-        return [(str(a), str(w), float(s)) for a, w, s in rows]
+        found.sort(key=lambda f: -f[2])
+        return found[:limit]
 
     def document_frequency(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
         """(papers indexed, word -> papers holding it) for the given folded words."""

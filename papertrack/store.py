@@ -572,6 +572,14 @@ class Store:
             return []
         return self._search_partition(week, None, match, within.get(week) if within else None)
 
+    def papers_within(self, within: Candidates) -> list[Paper]:
+        """The stored papers ``within`` names, reading only their weeks (in no set order)."""
+        found: list[Paper] = []
+        for week in self.weeks():
+            if week in within:
+                found += self._search_partition(week, None, None, within[week])
+        return found
+
     def weeks(self) -> list[str]:
         """Every partition key on disk, newest first."""
         folder = self.path / "papers"

@@ -19,7 +19,7 @@ from typing import Any
 __all__ = ["app", "main"]
 
 #: Command modules in the order --help lists their commands: papers first.
-MODULES = ("papers", "fetch", "momentum", "topics", "find", "digest", "site", "doctor")
+MODULES = ("papers", "fetch", "momentum", "topics", "find", "ask", "digest", "site", "doctor")
 #: Which module registers each command.
 COMMANDS = {
     "ingest": "papers",
@@ -34,6 +34,7 @@ COMMANDS = {
     "show": "find",
     "search": "find",
     "export": "find",
+    "ask": "ask",
     "follow": "digest",
     "unfollow": "digest",
     "following": "digest",

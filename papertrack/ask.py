@@ -1,0 +1,335 @@
+"""Ask: an answer to a question made of the best sentences of the best papers, cited.
+
+Offline and without a model. Papers are ranked against the question with BM25
+over the full-text index (:mod:`papertrack.fulltext`; title words weigh four
+times abstract words), newest first among equally relevant ones. Their abstracts
+are cut into sentences; each sentence is scored by the question words it holds
+(weighted by how rare each word is in the store), plus a little for its paper's
+rank. Sentences are then taken best first, skipping any that says nearly the same
+as one already taken (most of its words shared) and taking at most two from one
+paper. Each is cited ``[n]`` to its paper.
+
+:func:`context_pack` is the same retrieval as a prompt for any model: the question,
+the instruction to answer only from the numbered papers with ``[n]`` citations,
+and the papers. :func:`check_citations` marks the citations of a model's answer
+that name no paper of the pack.
+
+Nothing here prints or reads the clock; :mod:`papertrack.cli.ask` does the rest.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from papertrack.models import Paper
+
+if TYPE_CHECKING:
+    from papertrack.store import Store
+
+__all__ = [
+    "Answer",
+    "Cited",
+    "Sentence",
+    "answer_question",
+    "check_citations",
+    "context_pack",
+    "question_words",
+    "rank_papers",
+]
+
+#: Words that carry no topic: left out of the question before it is looked up.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing done during each
+    few for from further had has have having he her here how i if in into is it its
+    itself just me more most my no nor not of off on once only or other our out over own
+    same she should so some such than that the their them then there these they this
+    those through to too under until up very was we were what when where which while who
+    whom why will with would you your paper papers work works study studies approach
+    approaches method methods use used using recent new propose proposed show shown
+    existing based ways way well also may might across via do does kind kinds many much
+    give gives make makes get gets one two lot like""".split()
+)
+
+#: Papers the index is asked for before topic, date and ties are applied.
+POOL = 200
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
+_TOO_SIMILAR = 0.5
+_PER_PAPER = 2
+
+
+def question_words(question: str) -> list[str]:
+    """The folded words of ``question`` that say what it is about, each once, in order."""
+    from papertrack.topics import tokenize
+
+    words = [w for w in tokenize(question) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    return list(dict.fromkeys(words))
+
+
+def _stem(word: str) -> str:
+    """A crude common prefix of a word's forms (agents, agentic -> agent), for prefix lookup."""
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _fts_terms(words: Sequence[str]) -> list[str]:
+    """FTS5 terms for the question's words: a prefix of each word's stem (4 letters or more)."""
+    terms = []
+    for word in words:
+        stem = _stem(word)
+        quoted = '"' + stem.replace('"', '""') + '"'
+        terms.append(quoted + " *" if len(stem) >= 4 else quoted)
+    return list(dict.fromkeys(terms))
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    paper: Paper
+    #: Higher is better (see :meth:`TextIndex.ranked`).
+    score: float
+
+
+def _newest_first(paper: Paper) -> str:
+    return paper.paper_date.isoformat() if paper.paper_date else ""
+
+
+def rank_papers(
+    store: Store,
+    question: str,
+    *,
+    topic: str | None = None,
+    since: datetime | None = None,
+    limit: int = 8,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Ranked]:
+    """The ``limit`` stored papers that best answer ``question`` (of ``topic``, since ``since``)."""
+    words = question_words(question)
+    if not words:
+        return []
+    text = store.text_index(progress)
+    if text is None:
+        ranked = _scan_rank(store, words, topic, since)
+    else:
+        try:
+            pool = POOL if topic is None and since is None else POOL * 10
+            hits = text.ranked(_fts_terms(words), pool)
+        finally:
+            text.close()
+        within: dict[str, set[str]] = {}
+        for pid, week, _ in hits:
+            within.setdefault(week, set()).add(pid)
+        scores = {pid: score for pid, _, score in hits}
+        ranked = [
+            Ranked(p, scores[p.arxiv_id])
+            for p in store.papers_within(within)
+            if (topic is None or topic in p.tags)
+            and (since is None or (p.paper_date is not None and p.paper_date >= since))
+        ]
+    # Best first; equally relevant papers (scores equal to 3 decimals) newest first.
+    ranked.sort(key=lambda r: (round(r.score, 3), _newest_first(r.paper), r.paper.arxiv_id))
+    ranked.reverse()
+    return ranked[:limit]
+
+
+def _scan_rank(
+    store: Store, words: Sequence[str], topic: str | None, since: datetime | None
+) -> list[Ranked]:
+    """BM25 computed here over every stored paper: for a store without a usable index."""
+    from papertrack.topics import tokenize
+
+    stems = [_stem(w) for w in words]
+    docs: list[tuple[Paper, dict[str, int], int]] = []
+    df = dict.fromkeys(stems, 0)
+    total_len = 0
+    for _, paper in store.search(lambda *_: True):
+        if topic is not None and topic not in paper.tags:
+            continue
+        if since is not None and (paper.paper_date is None or paper.paper_date < since):
+            continue
+        title = tokenize(paper.title)
+        body = title * 4 + tokenize(paper.abstract)
+        counts: dict[str, int] = {}
+        for stem in stems:
+            n = sum(1 for w in body if w.startswith(stem))
+            if n:
+                counts[stem] = n
+                df[stem] += 1
+        total_len += len(body)
+        if counts:
+            docs.append((paper, counts, len(body)))
+    n_docs = max(1, sum(1 for _ in docs))
+    average = total_len / max(1, n_docs)
+    ranked = []
+    for paper, counts, length in docs:
+        score = 0.0
+        for stem, tf in counts.items():
+            idf = math.log(1 + (n_docs - df[stem] + 0.5) / (df[stem] + 0.5))
+            score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / max(average, 1)))
+        ranked.append(Ranked(paper, score))
+    return ranked
+
+
+# --------------------------------------------------------------------------- answers
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    text: str
+    #: The number of the cited paper (1-based, in :attr:`Answer.papers`).
+    cite: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cited:
+    n: int
+    paper: Paper
+    score: float
+
+
+@dataclass
+class Answer:
+    question: str
+    topic: str | None
+    sentences: list[Sentence] = field(default_factory=list)
+    #: The cited papers, in the order they are first cited.
+    papers: list[Cited] = field(default_factory=list)
+    #: Every paper considered (ranked), cited or not.
+    considered: list[Ranked] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "topic": self.topic,
+            "answer": [{"text": s.text, "cite": s.cite} for s in self.sentences],
+            "papers": [
+                {"n": c.n, "score": round(c.score, 3), **c.paper.to_dict()} for c in self.papers
+            ],
+        }
+
+
+def sentences_of(text: str) -> list[str]:
+    """The sentences of an abstract (joined lines, whitespace squeezed)."""
+    flat = " ".join(text.split())
+    return [s.strip() for s in _SENTENCE_END.split(flat) if len(s.strip()) > 20]
+
+
+def _idf(words: Iterable[str], store: Store) -> dict[str, float]:
+    words = list(words)
+    text = store.text_index()
+    if text is None:
+        return dict.fromkeys(words, 1.0)
+    try:
+        total, counts = text.document_frequency(words)
+    finally:
+        text.close()
+    return {
+        w: math.log(1 + (total - counts.get(w, 0) + 0.5) / (counts.get(w, 0) + 0.5)) for w in words
+    }
+
+
+def answer_question(
+    store: Store,
+    question: str,
+    *,
+    topic: str | None = None,
+    since: datetime | None = None,
+    papers: int = 8,
+    sentences: int = 5,
+    progress: Callable[[int, int], None] | None = None,
+) -> Answer:
+    """The answer to ``question``: the best ``sentences`` of the best ``papers``, cited."""
+    from papertrack.topics import tokenize
+
+    answer = Answer(question, topic)
+    answer.considered = rank_papers(
+        store, question, topic=topic, since=since, limit=papers, progress=progress
+    )
+    if not answer.considered:
+        return answer
+    words = question_words(question)
+    stems = {_stem(w) for w in words}
+    weight = _idf(stems, store)
+    best = answer.considered[0].score or 1.0
+    candidates: list[tuple[float, int, str, set[str]]] = []
+    for rank, ranked in enumerate(answer.considered):
+        for sentence in sentences_of(ranked.paper.abstract):
+            held = set(tokenize(sentence))
+            hits = {s for s in stems if any(w.startswith(s) for w in held)}
+            if not hits:
+                continue
+            coverage = sum(weight[s] for s in hits)
+            length = max(8, len(held))
+            score = coverage / math.sqrt(length / 8) + 0.5 * max(ranked.score, 0) / best
+            candidates.append((score, rank, sentence, held))
+    candidates.sort(key=lambda c: (-c[0], c[1]))
+    chosen: list[tuple[int, str, set[str]]] = []
+    per_paper: dict[int, int] = {}
+    for _score, rank, sentence, held in candidates:
+        if len(chosen) >= sentences:
+            break
+        if per_paper.get(rank, 0) >= _PER_PAPER:
+            continue
+        if any(_overlap(held, other) > _TOO_SIMILAR for _, _, other in chosen):
+            continue  # says what a chosen sentence says
+        chosen.append((rank, sentence, held))
+        per_paper[rank] = per_paper.get(rank, 0) + 1
+    numbers: dict[int, int] = {}
+    for rank, sentence, _ in chosen:
+        if rank not in numbers:
+            numbers[rank] = len(numbers) + 1
+            ranked = answer.considered[rank]
+            answer.papers.append(Cited(numbers[rank], ranked.paper, ranked.score))
+        answer.sentences.append(Sentence(sentence, numbers[rank]))
+    return answer
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / max(1, min(len(a), len(b)))
+
+
+# --------------------------------------------------------------------------- models
+
+
+INSTRUCTIONS = (
+    "Answer the question using only the numbered papers below. Cite every claim with "
+    "the number of the paper it comes from, in square brackets, like [2]. If the papers "
+    "do not answer the question, say so. Do not use any other source."
+)
+
+
+def context_pack(question: str, ranked: Sequence[Ranked], names: Callable[[Paper], str]) -> str:
+    """The question, the instructions and the numbered papers, as plain text for a model."""
+    lines = [f"Question: {question}", "", INSTRUCTIONS, ""]
+    for n, r in enumerate(ranked, start=1):
+        p = r.paper
+        day = p.paper_date.date().isoformat() if p.paper_date else "undated"
+        lines.append(f"[{n}] {' '.join(p.title.split())} (arXiv:{p.arxiv_id}, {day})")
+        if p.authors:
+            lines.append(f"Authors: {names(p)}")
+        lines.append(f"Abstract: {' '.join(p.abstract.split())}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+_CITATION = re.compile(r"\[(\d{1,4})\]")
+
+
+def check_citations(text: str, papers: int) -> tuple[str, list[int]]:
+    """``text`` with every ``[n]`` that names no paper of the pack marked ``[n?]``, and those n."""
+    unknown: list[int] = []
+
+    def mark(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        if 1 <= n <= papers:
+            return match.group(0)
+        unknown.append(n)
+        return f"[{n}?]"
+
+    return _CITATION.sub(mark, text), sorted(set(unknown))

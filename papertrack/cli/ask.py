@@ -1,0 +1,251 @@
+"""The ask command: answer a question from the stored papers, cited, offline."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from papertrack.cli.common import EXIT_CODES, app, errors, fresh_tags, load_catalog, open_store, say
+from papertrack.errors import PapertrackError, UsageError
+from papertrack.text import json_text, visible
+
+if TYPE_CHECKING:
+    from papertrack.ask import Answer
+    from papertrack.models import Paper
+
+
+class AskFormat(StrEnum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+#: Where an Ollama server listens unless PAPERTRACK_OLLAMA_URL says otherwise.
+OLLAMA_URL = "http://127.0.0.1:11434"
+
+
+@app.command(epilog=EXIT_CODES)
+def ask(
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="[TOPIC] QUESTION",
+            help="A question; before it, a topic to ask about (name or slug).",
+            show_default=False,
+        ),
+    ],
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", "-s", help="Only papers dated on or after: 2026-05-01, '8 weeks ago'."
+        ),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, max=50, help="How many papers to draw on.")
+    ] = 8,
+    fmt: Annotated[
+        AskFormat, typer.Option("--format", "-f", help="text, markdown or json.")
+    ] = AskFormat.text,
+    context: Annotated[
+        bool,
+        typer.Option(
+            "--context", help="Print the cited context pack for a model instead of an answer."
+        ),
+    ] = False,
+    llm: Annotated[
+        bool,
+        typer.Option(
+            "--llm",
+            help="Hand the context pack to a model you have: the 'llm' command if it is on "
+            "PATH, else an Ollama server (PAPERTRACK_OLLAMA_URL, default " + OLLAMA_URL + ").",
+        ),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", help="The model --llm asks (llm's default if not given)."),
+    ] = None,
+) -> None:
+    """Answer a question from the stored papers: the best sentences, each cited [n].
+
+    Papers are ranked against the question with BM25 over the full-text index
+    (newest first among equally relevant ones); the answer is made of the
+    sentences of their abstracts that best match it, no two saying the same
+    thing, followed by the cited papers. No model or key is needed; --context
+    prints what a model would need to answer from the same papers, and --llm
+    asks one you already have.
+
+    Examples:
+
+    \b
+        papertrack ask 'how are GUI agents trained with reinforcement learning?'
+        papertrack ask llm-agent-training 'which rewards are used for multi-turn tool use?'
+        papertrack ask gui-agents 'how do agents ground instructions on screen?' -f markdown
+        papertrack ask 'world models for planning' --since '8 weeks ago' --format json
+        papertrack ask 'agent memory' --context | llm -s 'Answer concisely'
+    """
+    from papertrack.ask import answer_question, context_pack
+
+    with errors():
+        catalog = load_catalog()
+        if len(words) > 2:
+            raise UsageError(
+                "give a topic and one question. Put the question in quotes: "
+                "papertrack ask gui-agents 'how are they evaluated?'"
+            )
+        topic = catalog.find(words[0]) if len(words) == 2 else None
+        question = " ".join(words[-1].split())
+        if not question:
+            raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
+        start = None
+        if since:
+            from papertrack.dates import parse_date
+
+            start = parse_date(since)
+        store = open_store()
+        fresh_tags(store, catalog)
+        answer = answer_question(
+            store, question, topic=topic.slug if topic else None, since=start, papers=limit
+        )
+        scope = f"the papers of {topic.name}" if topic else "the store"
+        if not answer.considered:
+            say(
+                f"No paper in {scope} matches the question's words. Try other words, "
+                "or 'papertrack search' to see what is stored"
+            )
+            return
+        if context or llm:
+            pack = context_pack(question, answer.considered, _names)
+            if not llm:
+                sys.stdout.write(visible(pack, keep_lines=True) + "\n")
+                return
+            _ask_model(pack, model, len(answer.considered))
+            return
+        names = {t.slug: t.name for t in catalog.topics}
+        _emit(answer, fmt, names)
+
+
+def _names(paper: Paper) -> str:
+    from papertrack.render import format_names
+
+    return format_names(paper.authors)
+
+
+def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
+    if fmt is AskFormat.json:
+        sys.stdout.write(json_text(answer.to_dict(), indent=2) + "\n")
+        return
+    from papertrack.ask import Cited
+
+    def day(c: Cited) -> str:
+        return c.paper.paper_date.date().isoformat() if c.paper.paper_date else "undated"
+
+    lines: list[str] = []
+    if fmt is AskFormat.markdown:
+        from papertrack.digest import markdown_escape
+
+        lines.append(f"## {markdown_escape(answer.question)}")
+        lines.append("")
+        lines += [f"{markdown_escape(s.text)} [{s.cite}]" for s in answer.sentences]
+        lines.append("")
+        for c in answer.papers:
+            lines.append(
+                f"{c.n}. [{markdown_escape(' '.join(c.paper.title.split()))}]"
+                f"(https://arxiv.org/abs/{c.paper.arxiv_id}) — {markdown_escape(_names(c.paper))}"
+                f", {day(c)}, arXiv:{c.paper.arxiv_id}"
+            )
+    else:
+        lines.append(answer.question)
+        lines.append("")
+        lines += [f"{' '.join(s.text.split())} [{s.cite}]" for s in answer.sentences]
+        lines.append("")
+        for c in answer.papers:
+            lines.append(
+                f"[{c.n}] {c.paper.arxiv_id}  {day(c)}  {' '.join(c.paper.title.split())}"
+                f" — {_names(c.paper)}"
+            )
+    sys.stdout.write(visible("\n".join(lines), keep_lines=True) + "\n")
+
+
+def _ask_model(pack: str, model: str | None, papers: int) -> None:
+    """Print a model's answer to the pack, with citations naming no paper marked [n?]."""
+    import os
+    import shutil
+
+    from papertrack.ask import check_citations
+
+    command = shutil.which("llm")
+    if command is not None:
+        reply = _run_llm(command, pack, model)
+    else:
+        url = os.environ.get("PAPERTRACK_OLLAMA_URL", OLLAMA_URL)
+        reply = _run_ollama(url, pack, model)
+    marked, unknown = check_citations(reply, papers)
+    sys.stdout.write(visible(marked.rstrip(), keep_lines=True) + "\n")
+    if unknown:
+        shown = ", ".join(f"[{n}]" for n in unknown)
+        say(f"Warning: the answer cites {shown}, which name no paper of the {papers} it was given")
+
+
+def _run_llm(command: str, pack: str, model: str | None) -> str:
+    import subprocess
+
+    args = [command] + (["-m", model] if model else [])
+    try:
+        done = subprocess.run(
+            args, input=pack, capture_output=True, text=True, timeout=600, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PapertrackError(
+            f"the 'llm' command failed ({exc}). Try it alone: llm 'hello'"
+        ) from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise PapertrackError(
+            f"the 'llm' command failed (exit {done.returncode}: {visible(last)}). "
+            "Try it alone: llm 'hello'"
+        )
+    return done.stdout
+
+
+def _run_ollama(url: str, pack: str, model: str | None) -> str:
+    import json
+    import urllib.error
+    import urllib.request
+
+    from papertrack.net import said
+
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"PAPERTRACK_OLLAMA_URL is {visible(url)!r}, not an http(s) URL. Fix it")
+    body = json.dumps({"model": model or "llama3.2", "prompt": pack, "stream": False}).encode()
+    request = urllib.request.Request(
+        url.rstrip("/") + "/api/generate", data=body, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310 (http(s) only)
+            data = json.loads(response.read(32 * 1024 * 1024))
+    except urllib.error.HTTPError as exc:
+        raise PapertrackError(
+            f"the Ollama server at {visible(url)} answered {exc.code} {said(str(exc.reason))}. "
+            "Check the model name (--model) with 'ollama list'"
+        ) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise PapertrackError(
+            f"no model to ask: 'llm' is not on PATH and no Ollama server answered at "
+            f"{visible(url)} ({said(str(reason))}). Install llm (pipx install llm), start "
+            "Ollama, or leave out --llm"
+        ) from None
+    except ValueError:
+        raise PapertrackError(
+            f"the server at {visible(url)} did not answer in Ollama's JSON. "
+            "Check PAPERTRACK_OLLAMA_URL"
+        ) from None
+    reply = data.get("response") if isinstance(data, dict) else None
+    if not isinstance(reply, str):
+        raise PapertrackError(
+            f"the Ollama server at {visible(url)} sent no answer. Check the model name (--model)"
+        )
+    return reply

@@ -1,0 +1,242 @@
+"""papertrack ask: cited answers from the stored papers, context packs, and the models it asks."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+from helpers import DATA, LISTING, error_line, kaggle_line, no_traceback, run
+
+from papertrack.ask import INSTRUCTIONS, check_citations, question_words, sentences_of
+from papertrack.store import Store
+from papertrack.topics import tokenize
+
+QUESTION = "how are language model agents trained with reinforcement learning?"
+
+
+@pytest.fixture
+def store(isolated_home: Path) -> Store:
+    for feed in [LISTING, *sorted((DATA / "api-atom").glob("*.xml"))]:
+        assert run("ingest", str(feed)).exit_code in (0, 1)
+    return Store(isolated_home / "store")
+
+
+def asked(*args: str) -> dict[str, object]:
+    done = run("ask", *args, "--format", "json")
+    assert done.exit_code == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_every_sentence_is_cited_to_a_paper_that_says_it(store: Store) -> None:
+    answer = asked(QUESTION)
+    sentences = answer["answer"]
+    papers = {p["n"]: p for p in answer["papers"]}  # type: ignore[attr-defined,index]
+    assert 3 <= len(sentences) <= 5  # type: ignore[arg-type]
+    assert sorted(papers) == list(range(1, len(papers) + 1))
+    words = set(question_words(QUESTION))
+    for sentence in sentences:  # type: ignore[attr-defined]
+        cited = papers[sentence["cite"]]
+        assert sentence["text"] in " ".join(cited["abstract"].split())
+        assert words & set(tokenize(sentence["text"])) or any(
+            w.startswith(q[:4]) for w in tokenize(sentence["text"]) for q in words
+        )
+    # Numbered in the order they are first cited.
+    first = list(dict.fromkeys(s["cite"] for s in sentences))  # type: ignore[attr-defined]
+    assert first == sorted(first)
+
+
+def test_no_two_sentences_say_the_same_thing(store: Store, tmp_path: Path) -> None:
+    same = "We train web agents with reinforcement learning from environment rewards."
+    lines = [
+        kaggle_line(f"2601.0000{n}", f"Web agent RL {n}", abstract=f"{same} Paper {n} is short.")
+        for n in range(1, 4)
+    ]
+    feed = tmp_path / "same.jsonl"
+    feed.write_text("\n".join(lines) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    answer = asked("web agents trained with reinforcement learning rewards")
+    texts = [s["text"] for s in answer["answer"]]  # type: ignore[attr-defined]
+    assert texts.count(same) == 1
+
+
+def test_a_topic_and_since_narrow_the_papers(store: Store) -> None:
+    everything = asked(QUESTION)
+    narrowed = asked("llm-agent-training", QUESTION)
+    assert narrowed["topic"] == "llm-agent-training"
+    for paper in narrowed["papers"]:  # type: ignore[attr-defined]
+        assert "llm-agent-training" in paper["tags"]
+    assert everything["papers"] != narrowed["papers"] or all(
+        "llm-agent-training" in p["tags"]
+        for p in everything["papers"]  # type: ignore[attr-defined]
+    )
+    recent = asked(QUESTION, "--since", "2025-08-19")
+    for paper in recent["papers"]:  # type: ignore[attr-defined]
+        assert paper["paper_date"] >= "2025-08-19"
+
+
+def test_text_and_markdown_list_the_cited_papers(store: Store) -> None:
+    text = run("ask", QUESTION)
+    assert text.exit_code == 0
+    answer = asked(QUESTION)
+    for paper in answer["papers"]:  # type: ignore[attr-defined]
+        assert f"[{paper['n']}] {paper['arxiv_id']}" in text.stdout
+    markdown = run("ask", QUESTION, "-f", "markdown")
+    assert markdown.stdout.startswith("## how are language model agents")
+    assert "](https://arxiv.org/abs/" in markdown.stdout
+
+
+def test_the_context_pack_numbers_the_papers_and_pipes_into_a_model(store: Store) -> None:
+    done = run("ask", QUESTION, "--context", "-n", "4")
+    assert done.exit_code == 0
+    pack = done.stdout
+    assert pack.startswith(f"Question: {QUESTION}")
+    assert INSTRUCTIONS in pack
+    assert [f"[{n}] " in pack for n in range(1, 5)] == [True] * 4
+    assert "[5] " not in pack
+    # A model stand-in reads the pack on stdin and cites its first paper.
+    stand_in = (
+        "import sys; pack = sys.stdin.read(); print('Agents learn [1].' if '[1]' in pack else 'no')"
+    )
+    reply = subprocess.run(
+        [sys.executable, "-c", stand_in], input=pack, capture_output=True, text=True, check=True
+    )
+    assert reply.stdout.strip() == "Agents learn [1]."
+
+
+def fake_llm(folder: Path, reply: str, code: int = 0) -> Path:
+    script = folder / "llm"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\npack = sys.stdin.read()\n"
+        f"open({str(folder / 'seen.txt')!r}, 'w').write(repr(sys.argv[1:]) + '\\n' + pack)\n"
+        f"print({reply!r})\nsys.exit({code})\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_llm_gets_the_pack_and_citations_to_no_paper_are_marked(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_llm(tmp_path, "RL trains them [1][2], see also [9].")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    done = run("ask", QUESTION, "--llm", "-m", "some-model", "-n", "3")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.strip() == "RL trains them [1][2], see also [9?]."
+    assert "cites [9], which name no paper of the 3 it was given" in done.stderr
+    seen = (tmp_path / "seen.txt").read_text()
+    assert seen.startswith("['-m', 'some-model']")
+    assert f"Question: {QUESTION}" in seen
+
+
+def test_a_failing_llm_is_one_error_line(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_llm(tmp_path, "", code=3)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    error_line(run("ask", QUESTION, "--llm"), 1, "the 'llm' command failed (exit 3")
+
+
+class Ollama(BaseHTTPRequestHandler):
+    prompts: list[dict[str, object]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        Ollama.prompts.append(body)
+        data = json.dumps({"response": "From the papers: [2] \x1b[31mred\x1b[0m"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def ollama() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", 0), Ollama)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def without_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+def test_without_llm_an_ollama_server_answers(
+    store: Store, ollama: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_llm(monkeypatch, tmp_path)
+    monkeypatch.setenv("PAPERTRACK_OLLAMA_URL", ollama)
+    Ollama.prompts.clear()
+    done = run("ask", QUESTION, "--llm", "--model", "qwen3")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.strip() == "From the papers: [2] red"  # no escape gets through
+    assert "\x1b" not in done.stdout
+    assert Ollama.prompts[0]["model"] == "qwen3"
+    assert str(Ollama.prompts[0]["prompt"]).startswith(f"Question: {QUESTION}")
+
+
+def test_no_model_at_all_is_one_error_line(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_llm(monkeypatch, tmp_path)
+    monkeypatch.setenv("PAPERTRACK_OLLAMA_URL", "http://127.0.0.1:9")  # nothing listens
+    error_line(run("ask", QUESTION, "--llm"), 1, "no model to ask", "leave out --llm")
+
+
+def test_bad_questions_and_topics(store: Store) -> None:
+    error_line(run("ask", "gui-agents", "why", "how"), 2, "Put the question in quotes")
+    error_line(run("ask", "no-such-topic", "why?"), 2, "no-such-topic")
+    error_line(run("ask", "   "), 2, "the question is empty")
+    nothing = run("ask", "zyzzyvas of the quuxes")
+    assert nothing.exit_code == 0
+    assert "No paper in the store matches" in nothing.stderr
+    no_traceback(nothing)
+
+
+def test_hostile_text_stays_text(isolated_home: Path, tmp_path: Path) -> None:
+    line = kaggle_line(
+        "2601.00001",
+        "Agents [bold red]trained[/] \x1b]52;c;SGVsbG8=\x07 with RL",
+        abstract="We train agents with reinforcement learning \u202e and \x1b[2J rewards. "
+        "More text here.",
+    )
+    feed = tmp_path / "bad.jsonl"
+    feed.write_text(line + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    for fmt in ("text", "markdown", "json"):
+        done = run("ask", "agents trained with reinforcement learning", "-f", fmt)
+        assert done.exit_code == 0
+        assert (
+            "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
+        )
+    assert "[bold red]trained[/]" in run("ask", "agents trained").stdout
+
+
+def test_check_citations_and_sentences() -> None:
+    assert check_citations("a [1] b [3] c [0]", 2) == ("a [1] b [3?] c [0?]", [0, 3])
+    assert sentences_of("First sentence is here. Second one (with a dot e.g. here) ends.") == [
+        "First sentence is here.",
+        "Second one (with a dot e.g. here) ends.",
+    ]
+    assert question_words("What is the role of GUI agents in RL?") == [
+        "role",
+        "gui",
+        "agents",
+        "rl",
+    ]
