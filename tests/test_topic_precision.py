@@ -24,47 +24,46 @@ from tests.precision import LABELLED, Score, evaluate, load_labelled, markdown_t
 TARGET = 0.85
 
 #: topic -> F1 on the corpus test split, measured on 2026-12-01 (models fitted by
-#: `python -m papertrack.training --fit`). Every one below TARGET keeps the
+#: `python -m papertrack.training --fit` on both label rounds). Every one below TARGET keeps the
 #: issue's target unmet; docs/topics.md says so.
 TEST_SPLIT_F1: dict[str, float] = {
-    "llm-agent-training": 0.58,
-    "rl-for-llm-agents": 0.51,
-    "agentic-rl": 0.47,
-    "rl-for-tool-use": 0.50,
-    "llm-tool-use": 0.68,
-    "gui-agents": 0.85,
+    "llm-agent-training": 0.59,
+    "rl-for-llm-agents": 0.55,
+    "agentic-rl": 0.58,
+    "rl-for-tool-use": 0.62,
+    "llm-tool-use": 0.71,
+    "gui-agents": 0.93,
     "computer-use-agents": 0.92,
     "terminal-agents": 0.67,
     "deep-research-agents": 1.00,
-    "web-search-agents": 0.74,
-    "multi-agent-llm-systems": 0.75,
-    "llm-world-models": 0.20,
-    "ai-agent-benchmarks": 0.73,
+    "web-search-agents": 0.70,
+    "multi-agent-llm-systems": 0.79,
+    "llm-world-models": 0.67,
+    "ai-agent-benchmarks": 0.80,
     "knowledge-distillation": 0.68,
-    "synthetic-data-generation": 0.61,
-    "long-horizon-agent-tasks": 0.61,
-    "agentic-rag": 0.62,
+    "synthetic-data-generation": 0.64,
+    "long-horizon-agent-tasks": 0.63,
+    "agentic-rag": 0.42,
     "large-language-models": 0.93,
-    "reinforcement-learning": 0.87,
-    "computer-vision": 0.90,
+    "reinforcement-learning": 0.88,
+    "computer-vision": 0.91,
 }
 
 #: topic -> (precision floor, recall floor) on the 505-paper set, for the topics
 #: below TARGET there, measured on 2026-12-01 with the learned catalog.
 BELOW_TARGET: dict[str, tuple[float, float]] = {
-    "llm-agent-training": (0.82, 0.87),
-    "rl-for-llm-agents": (0.89, 0.73),
+    "llm-agent-training": (0.78, 0.90),
+    "rl-for-llm-agents": (0.94, 0.78),
     "agentic-rl": (0.86, 0.76),
-    "rl-for-tool-use": (0.84, 1.00),
-    "llm-tool-use": (0.74, 0.92),
-    "gui-agents": (0.75, 1.00),
-    "deep-research-agents": (1.00, 0.50),
+    "llm-tool-use": (0.72, 0.96),
+    "gui-agents": (0.66, 1.00),
+    "deep-research-agents": (0.80, 0.50),
     "llm-world-models": (0.00, 0.00),
-    "ai-agent-benchmarks": (0.44, 0.86),
-    "knowledge-distillation": (1.00, 0.75),
-    "synthetic-data-generation": (0.45, 0.85),
-    "long-horizon-agent-tasks": (0.78, 1.00),
-    "agentic-rag": (0.50, 0.50),
+    "ai-agent-benchmarks": (0.54, 0.78),
+    "knowledge-distillation": (1.00, 0.66),
+    "synthetic-data-generation": (0.60, 0.85),
+    "long-horizon-agent-tasks": (0.83, 1.00),
+    "agentic-rag": (0.75, 1.00),
 }
 
 
