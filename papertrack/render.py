@@ -278,8 +278,14 @@ def topic_page(
     papers: RenderableType | None,
     latest_title: str,
     width: int = 40,
+    related: Sequence[tuple[str, int]] = (),
+    ask: str = "",
 ) -> Group:
-    """The topic page: header, momentum with its chart, then the latest papers."""
+    """The topic page: header, momentum with its chart, the latest papers, related topics, ask.
+
+    ``related`` is (topic name, shared papers) of the topics sharing the most papers;
+    ``ask`` the command line that asks about the topic.
+    """
     parts: list[RenderableType] = [Text(safe(m.name), style="bold")]
     if description:
         parts.append(Text(safe(description), style="dim"))
@@ -287,6 +293,11 @@ def topic_page(
         (Text(""), momentum_block(m, f"Momentum as of {format_day(m.as_of)}", width), Text(""))
     )
     parts.append(papers if papers is not None else Text(safe(latest_title), style="bold"))
+    if related:
+        shown = ", ".join(f"{safe(name)} ({n:,} shared)" for name, n in related)
+        parts.extend((Text(""), Text.assemble(("Related topics: ", "bold"), shown)))
+    if ask:
+        parts.append(Text.assemble(("Ask: ", "bold"), safe(ask)))
     return Group(*parts)
 
 

@@ -240,3 +240,21 @@ def test_check_citations_and_sentences() -> None:
         "agents",
         "rl",
     ]
+
+
+def test_the_topic_page_ends_with_related_topics_and_the_ask_line(store: Store) -> None:
+    from papertrack.related import related_topics, shared_counts
+
+    page = run("topic", "llm-agent-training", "--as-of", "2025-08-22", "--json")
+    assert page.exit_code == 0, page.stderr
+    data = json.loads(page.stdout)
+    tags = [p.tags for _, p in store.search(lambda *_: True) if p.paper_date is not None]
+    # The recorded feeds all fall inside the chart's 12 weeks before the as-of day.
+    want = related_topics(shared_counts(tags), "llm-agent-training", 3)
+    assert [(r["topic"], r["shared"]) for r in data["related"]] == want
+    assert len(want) == 3
+    assert data["ask"].startswith("papertrack ask llm-agent-training '")
+    text = run("topic", "llm-agent-training", "--as-of", "2025-08-22")
+    lines = text.stdout.rstrip().splitlines()
+    assert lines[-1].startswith("Ask: papertrack ask llm-agent-training")
+    assert any(line.startswith("Related topics: ") for line in lines[-4:])

@@ -297,6 +297,13 @@ def topic_page(
             limit=limit,
             keep=lambda p: p.paper_date is None or p.paper_date.astimezone(UTC).date() <= day,
         )
+        from papertrack.related import count_shared, related_topics
+
+        # Shared papers in the weeks the chart shows, as the static site counts them.
+        first = result.weeks[0].start if result.weeks else day
+        shared = count_shared(store, first, day)
+        related = related_topics(shared, chosen.slug, 3, {t.slug for t in catalog.topics})
+        ask = f"papertrack ask {chosen.slug} 'what is new in {chosen.name}?'"
         if as_json or fmt is ViewFormat.json:
             _dump(
                 {
@@ -306,6 +313,8 @@ def topic_page(
                     "momentum": result.to_dict(),
                     "papers_total": total,
                     "papers": [p.to_dict() for p in papers],
+                    "related": [{"topic": s, "shared": n} for s, n in related],
+                    "ask": ask,
                 }
             )
         else:
@@ -320,6 +329,9 @@ def topic_page(
                 )
             console = out()
             width = render.chart_width(console.width)
-            console.print(render.topic_page(result, chosen.description, table, header, width))
+            shown = [(names.get(s, s), n) for s, n in related]
+            console.print(
+                render.topic_page(result, chosen.description, table, header, width, shown, ask)
+            )
         if store.count() == 0:
             say(EMPTY_STORE)
