@@ -1,0 +1,153 @@
+"""papertrack from Python: open a store, ingest, latest, momentum, search, ask.
+
+Everything the commands do to answer, without the command line::
+
+    import papertrack
+
+    store = papertrack.open_store()                 # the store `papertrack path` names
+    papertrack.ingest_files(store, ["listing.xml"])
+    for paper in papertrack.latest_papers(store, "llm-agent-training", limit=5):
+        print(paper.paper_date, paper.title)
+    gui = papertrack.topic_momentum(store, "gui-agents")
+    print(gui.current.count, gui.previous.count, gui.change_pct)
+    answer = papertrack.ask_question(store, "how are GUI agents evaluated?", topic="gui-agents")
+    for sentence in answer.sentences:
+        print(sentence.text, f"[{sentence.cite}]")
+
+Topics are named as on the command line (name or slug, any case). Nothing here
+prints; errors are :class:`papertrack.errors.PapertrackError` with the message the
+command line would show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from papertrack.ask import Answer
+    from papertrack.models import IngestReport, Paper
+    from papertrack.momentum import Momentum
+    from papertrack.store import Store
+    from papertrack.topics import Catalog
+
+__all__ = [
+    "ask_question",
+    "ingest_files",
+    "latest_papers",
+    "load_catalog",
+    "open_store",
+    "search_papers",
+    "topic_momentum",
+]
+
+
+def open_store(path: str | Path | None = None) -> Store:
+    """The store at ``path``, or the default one (PAPERTRACK_DB, PAPERTRACK_HOME, the data home)."""
+    from papertrack import paths
+    from papertrack.store import Store
+
+    return Store(Path(path) if path is not None else paths.store_dir(None))
+
+
+def load_catalog() -> Catalog:
+    """The topics: the default catalog with the user's topics.toml applied."""
+    from papertrack import paths
+    from papertrack.topics import Catalog
+
+    user = paths.user_topics_file()
+    return Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
+
+
+def _current(store: Store, topics: Catalog) -> None:
+    if not store.tags_current(topics) or store.index_outdated():
+        store.refresh(topics)
+
+
+def ingest_files(store: Store, sources: Iterable[str]) -> IngestReport:
+    """Read feed files or URLs into ``store`` (as ``papertrack ingest`` does)."""
+    from papertrack.ingest import ingest as run
+
+    topics = load_catalog()
+    with store.writer(topics) as writer:
+        return run(list(sources), writer)
+
+
+def latest_papers(
+    store: Store,
+    topic: str | None = None,
+    *,
+    limit: int = 20,
+    since: datetime | None = None,
+    query: str | None = None,
+) -> list[Paper]:
+    """The newest papers of ``topic`` (all papers when None), matching ``query`` when given."""
+    from papertrack.topics import Topic
+
+    topics = load_catalog()
+    slug = topics.find(topic).slug if topic else None
+    unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
+    _current(store, topics)
+    return store.latest(
+        slug,
+        limit=limit,
+        since=since,
+        match=unsaved.matches_fields if unsaved else None,
+        within=store.candidates(unsaved.node) if unsaved else None,
+    )
+
+
+def topic_momentum(
+    store: Store, topic: str, *, as_of: date | None = None, window: int = 4, weeks: int = 12
+) -> Momentum:
+    """A topic's momentum as of ``as_of`` (default: the store's newest paper date)."""
+    from papertrack import momentum as core
+    from papertrack.store import ALL
+
+    topics = load_catalog()
+    chosen = topics.find(topic)
+    _current(store, topics)
+    day = as_of or store.newest_day() or core.today()
+    days = store.index().days
+    return core.measure(
+        days.get(chosen.slug, {}),
+        days.get(ALL, {}),
+        as_of=day,
+        window=window,
+        weeks=weeks,
+        topic=chosen.slug,
+        name=chosen.name,
+    )
+
+
+def search_papers(
+    store: Store, query: str, *, topic: str | None = None, limit: int = 20
+) -> list[Paper]:
+    """Stored papers matching ``query`` (the topic language): title hits first, then newest."""
+    from papertrack.export import search_papers as run
+    from papertrack.topics import Topic
+
+    topics = load_catalog()
+    slug = topics.find(topic).slug if topic else None
+    _current(store, topics)
+    unsaved = Topic(name="Query", slug="query", query=query)
+    return run(store, unsaved, topic=slug, limit=limit).papers
+
+
+def ask_question(
+    store: Store,
+    question: str,
+    *,
+    topic: str | None = None,
+    since: datetime | None = None,
+    papers: int = 8,
+) -> Answer:
+    """An answer made of the best sentences of the best papers, each cited (see ``ask``)."""
+    from papertrack.ask import answer_question
+
+    topics = load_catalog()
+    slug = topics.find(topic).slug if topic else None
+    _current(store, topics)
+    return answer_question(store, question, topic=slug, since=since, papers=papers)
