@@ -692,15 +692,19 @@ class Store:
         from papertrack.fulltext import TextIndex
 
         text = TextIndex(self.search_path)
-        if not self.exists():
-            return None
+        if not self.exists() or os.environ.get("PAPERTRACK_FULLTEXT") == "off":
+            return None  # off: every reader scans (for comparison, or to rule the index out)
         if text.synced_with(self.index().generation):
             return text
         if self.dirty_path.exists() or not os.access(self.path, os.W_OK):
             return None
         text.close()
-        lock = self.lock()
-        lock.acquire()
+        # Never wait: while a writer holds the lock, this answer comes from a scan.
+        lock = Lock(self.lock_path, 0.0)
+        try:
+            lock.acquire()
+        except StoreError:
+            return None
         try:
             if not text.synced_with(self.index().generation) and not self.dirty_path.exists():
                 text.close()

@@ -80,7 +80,7 @@ def test_every_generated_query_finds_what_a_full_scan_finds(store: Store) -> Non
 
 
 def test_search_latest_and_export_answer_the_same_with_and_without_the_index(
-    store: Store, isolated_home: Path
+    store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     commands = [
         ["search", "agent* AND benchmark*", "-n", "50", "--format", "jsonl"],
@@ -91,13 +91,9 @@ def test_search_latest_and_export_answer_the_same_with_and_without_the_index(
     with_index = [run(*c) for c in commands]
     assert all(r.exit_code == 0 for r in with_index), [r.stderr for r in with_index]
     assert all(r.stdout.strip() for r in with_index)
-    # Stale (as after a write it did not see): readers scan instead of using it.
-    TextIndex(store.search_path).mark_stale()
-    store.path.chmod(0o555)  # and cannot rebuild it (a reader in a read-only store)
-    try:
-        scanned = [run(*c) for c in commands]
-    finally:
-        store.path.chmod(0o755)
+    # Turned off, every reader scans every week file: the same answers.
+    monkeypatch.setenv("PAPERTRACK_FULLTEXT", "off")
+    scanned = [run(*c) for c in commands]
     for a, b, command in zip(with_index, scanned, commands, strict=True):
         assert a.stdout == b.stdout, command
 
