@@ -391,9 +391,23 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -
     return element
 
 
+#: arXiv's own namespace, as its API feeds use it (primary category, affiliations, DOI).
+ARXIV_NS = "http://arxiv.org/schemas/atom"
+#: papertrack's namespace: the stored fields Atom has no element for, so that
+#: ``papertrack ingest`` reads the export back unchanged (feed readers skip them).
+PAPERTRACK_NS = "urn:papertrack:schema:export:1"
+
+
 def atom_entry(paper: Paper, now: datetime) -> str:
     """One ``<entry>``: every feed-supplied string is element text or an attribute
-    value, escaped by ElementTree, so no feed text can become markup."""
+    value, escaped by ElementTree, so no feed text can become markup.
+
+    Besides the Atom elements a feed reader shows, it carries the rest of the
+    stored paper in the ``arxiv:`` and ``papertrack:`` namespaces (declared on the
+    feed), the exact dates among them: Atom's ``<published>`` is the paper date,
+    which for a paper known from a listing only is its announcement, not a
+    submission date.
+    """
     entry = ET.Element("entry")
     _sub(entry, "id", _entry_id(paper))
     _sub(entry, "title", paper.title, type="text")
@@ -401,8 +415,12 @@ def atom_entry(paper: Paper, now: datetime) -> str:
     _sub(entry, "updated", _atom_date(updated))
     if paper.paper_date:
         _sub(entry, "published", _atom_date(paper.paper_date))
-    for name in paper.authors:
-        _sub(_sub(entry, "author"), "name", name)
+    for index, name in enumerate(paper.authors):
+        author = _sub(entry, "author")
+        _sub(author, "name", name)
+        if index < len(paper.author_affiliations):
+            for affiliation in paper.author_affiliations[index]:
+                _sub(author, "arxiv:affiliation", affiliation)
     link = _entry_id(paper) if parse_arxiv_id(paper.arxiv_id) else paper.url
     if link and link.startswith(("http://", "https://")):
         _sub(entry, "link", rel="alternate", type="text/html", href=link)
@@ -412,13 +430,35 @@ def atom_entry(paper: Paper, now: datetime) -> str:
         _sub(entry, "category", term=category)
     if paper.abstract:
         _sub(entry, "summary", paper.abstract, type="text")
+    if paper.primary_category:
+        _sub(entry, "arxiv:primary_category", term=paper.primary_category)
+    for name in ("comment", "journal_ref", "doi"):
+        value = getattr(paper, name)
+        if value:
+            _sub(entry, "arxiv:" + name, value)
+    record = paper.to_record()
+    if parse_arxiv_id(paper.arxiv_id) is None:
+        _sub(entry, "papertrack:id", paper.arxiv_id)
+    if paper.version is not None:
+        _sub(entry, "papertrack:version", str(paper.version))
+    for name in ("published", "updated", "announced", "announce_type", "license"):
+        if record[name]:
+            _sub(entry, "papertrack:" + name, record[name])
+    for name in ("url", "pdf_url"):
+        if record[name]:
+            _sub(entry, "papertrack:" + name, record[name])
     return ET.tostring(entry, encoding="unicode") + "\n"
 
 
-def _atom_head(title: str, feed_id: str, now: datetime) -> str:
-    head = ET.Element("feed", xmlns=ATOM_NS)
+def _atom_head(title: str, feed_id: str, now: datetime, self_url: str) -> str:
+    head = ET.Element(
+        "feed",
+        {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS},
+    )
     _sub(head, "title", title, type="text")
     _sub(head, "id", feed_id)
+    # RFC 4287 §4.2.7.2: where the feed itself lives; feed validators ask for it.
+    _sub(head, "link", rel="self", type="application/atom+xml", href=self_url)
     _sub(head, "updated", _atom_date(now))
     # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
     _sub(_sub(head, "author"), "name", "papertrack")
@@ -438,8 +478,12 @@ def write_export(
     *,
     title: str = "papertrack export",
     now: datetime | None = None,
+    self_url: str | None = None,
 ) -> int:
     """Write ``papers`` to ``stream`` in ``fmt`` (one of :data:`EXPORT_FORMATS`), as they come.
+
+    ``self_url`` is where an Atom feed will be found, its ``rel="self"`` link
+    (default: the feed's own ``urn:`` id, for a feed written to a pipe).
 
     Returns:
         How many papers were written.
@@ -470,7 +514,8 @@ def write_export(
             count += 1
     elif fmt == "atom":
         digest = hashlib.sha1(title.encode("utf-8")).hexdigest()[:16]
-        stream.write(_atom_head(title, f"urn:papertrack:export:{digest}", now))
+        feed_id = f"urn:papertrack:export:{digest}"
+        stream.write(_atom_head(title, feed_id, now, self_url or feed_id))
         for paper in papers:
             stream.write(atom_entry(paper, now))
             count += 1

@@ -187,9 +187,10 @@ def kaggle_record() -> dict[str, Any]:
             "is not an RSS/Atom feed, arXiv API page or JSON lines file",
         ),
         (
-            "array.json",  # one JSON document holding a list: not JSON lines
-            json.dumps([kaggle_record()]).encode(),
-            "is not an RSS/Atom feed, arXiv API page or JSON lines file",
+            # A JSON array is read as an export (-f json); one of no papers is broken.
+            "array.json",
+            json.dumps([1, "two", [3]]).encode(),
+            "skipped 3 broken items (items 1, 2, 3)",
         ),
         (
             "pretty.json",  # one JSON object over many lines: every line is broken

@@ -176,6 +176,15 @@ def export(
             dir_okay=False,
         ),
     ] = None,
+    feed_url: Annotated[
+        str | None,
+        typer.Option(
+            "--feed-url",
+            help="Atom: the address the feed is served at, its self link (default: the "
+            "file's file:// URI with -o, else the feed's urn: id).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Export stored papers as BibTeX, an Atom feed, JSON, JSON lines or CSV.
 
@@ -211,11 +220,12 @@ def export(
         title = "papertrack: " + (chosen.name if chosen else "all papers")
         title += f' matching "{" ".join(query.split())}"' if query is not None else ""
         if output is None:
-            write_export(papers, fmt.value, sys.stdout, title=title)
+            write_export(papers, fmt.value, sys.stdout, title=title, self_url=feed_url)
             return
         # Collected first, then written in one atomic replace: a reader of the
         # file (a feed reader polling it) never sees half an export.
         buffer = io.StringIO()
-        count = write_export(papers, fmt.value, buffer, title=title)
+        self_url = feed_url or output.resolve().as_uri()
+        count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
         write_output(output, buffer.getvalue().encode("utf-8"))
-        say(f"Wrote {count} paper{'s' if count != 1 else ''} to {output}")
+        say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}")
