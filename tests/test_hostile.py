@@ -716,8 +716,12 @@ def test_megabyte_title_and_100k_authors_are_stored_and_listed_quickly(
         assert max(map(len, out.splitlines())) <= 200  # COLUMNS, set by conftest
         assert len(out) < 100_000, args
     table = run("latest").stdout
-    assert "First0 Last0, First1 Last1, First2 Last2 +9997" in table
-    assert "Author 0, Author 1, Author 2 +4997" in table
+    # The authors cell may wrap: read it with its line breaks and borders taken out.
+    cells = " ".join(
+        line.split("│")[4].strip() for line in table.splitlines() if line.count("│") > 4
+    )
+    assert "First0 Last0, First1 Last1, First2 Last2 +9997" in cells
+    assert "Author 0, Author 1, Author 2 +4997" in cells
     assert f"… [{len(long_title.title) - 1000:,}" in table  # the title is cut, and says by how much
     shown = run("show", record["id"]).stdout
     assert "… and 9,000 more authors (--json lists them all)" in shown

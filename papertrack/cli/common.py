@@ -206,6 +206,11 @@ def main_options(
     """Track arXiv papers by topic."""
     state.db = db
     state.log_file = log_file
+    # Rich reads COLUMNS, NO_COLOR and the terminal once, when a console is built:
+    # each run builds its own (a Python caller running several commands, or the
+    # tests, may change them in between).
+    out.cache_clear()
+    err.cache_clear()
 
 
 def lock_timeout() -> float:
