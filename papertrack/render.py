@@ -135,7 +135,7 @@ def topics_table(rows: Sequence[Mapping[str, object]], title: str = "Topics") ->
     table = Table(title=Text(safe(title), style="bold"), title_justify="left")
     table.add_column("Name", style="bold", ratio=1)
     # The slug is what a user types: never wrapped or cut; the name wraps instead.
-    slug_width = max((len(str(row["slug"])) for row in rows), default=4)
+    slug_width = max((len(str(row["topic"])) for row in rows), default=4)
     table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
     table.add_column("Source")
     table.add_column("Papers", justify="right")
@@ -143,7 +143,7 @@ def topics_table(rows: Sequence[Mapping[str, object]], title: str = "Topics") ->
     for row in rows:
         table.add_row(
             Text(safe(row["name"])),
-            Text(safe(row["slug"])),
+            Text(safe(row["topic"])),
             Text(safe(row["source"])),
             Text(f"{row['papers']:,}"),
             Text(f"{row['last_4_weeks']:,}"),
@@ -319,7 +319,7 @@ if TYPE_CHECKING:
 def topic_card(info: Mapping[str, Any]) -> Group:
     """`topics show`: a topic's definition and its counts."""
     head = Text(safe(info["name"]), style="bold")
-    head.append(f"  ({safe(info['slug'])})", style="cyan")
+    head.append(f"  ({safe(info['topic'])})", style="cyan")
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="dim", no_wrap=True)
     grid.add_column()

@@ -340,7 +340,7 @@ def test_user_topics_file_adds_a_topic_and_warnings_reach_stderr(isolated_home: 
         assert "benchmark" in text
     result = run("topics", "--json")
     assert "Warning:" in result.stderr and "no-such-topic" in result.stderr
-    rows = {row["slug"]: row for row in json.loads(result.stdout)}
+    rows = {row["topic"]: row for row in json.loads(result.stdout)}
     assert rows["benchmarks-everywhere"]["source"] == "user"
     assert rows["benchmarks-everywhere"]["papers"] == len(papers)
 

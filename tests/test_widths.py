@@ -34,7 +34,7 @@ def test_topics_shows_every_slug_whole(width: str, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("COLUMNS", width)
     result = run("topics")
     assert result.exit_code == 0, result.stderr
-    slugs = [t["slug"] for t in json.loads(run("topics", "--json").stdout)]
+    slugs = [t["topic"] for t in json.loads(run("topics", "--json").stdout)]
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= int(width)
     for slug in slugs:

@@ -103,8 +103,9 @@ def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
 
     counted = store.exists()
     return {
+        # "topic", as in every other command's JSON (momentum, trending, following).
+        "topic": topic.slug,
         "name": topic.name,
-        "slug": topic.slug,
         "source": topic.source,
         "description": topic.description,
         "query": topic.query,
