@@ -330,6 +330,9 @@ def _bib_author(name: str) -> str:
     return f"{{{escaped}}}" if re.search(r"\band\b", escaped, re.IGNORECASE) else escaped
 
 
+_MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
 def bibtex_entry(paper: Paper) -> str:
     """One ``@misc`` entry with eprint, archivePrefix, primaryClass, url and doi."""
     fields: list[tuple[str, str]] = [("title", bibtex_escape(paper.title))]
@@ -337,7 +340,9 @@ def bibtex_entry(paper: Paper) -> str:
         fields.append(("author", " and ".join(_bib_author(a) for a in paper.authors)))
     if paper.paper_date:
         fields.append(("year", str(paper.paper_date.year)))
-        fields.append(("month", str(paper.paper_date.month)))
+        # The month macro (jan … dec), unbraced: BibTeX styles print it as the
+        # style's month name; a braced number prints as "2".
+        fields.append(("month", _MONTH_MACROS[paper.paper_date.month - 1]))
     parsed = parse_arxiv_id(paper.arxiv_id)
     if parsed is not None:
         fields.append(("eprint", bibtex_verbatim(parsed[0])))
@@ -357,7 +362,10 @@ def bibtex_entry(paper: Paper) -> str:
     if paper.abstract:
         fields.append(("abstract", bibtex_escape(paper.abstract)))
     width = max(len(name) for name, _ in fields)
-    body = ",\n".join(f"  {name:<{width}} = {{{value}}}" for name, value in fields)
+    body = ",\n".join(
+        f"  {name:<{width}} = {value if name == 'month' else '{' + value + '}'}"
+        for name, value in fields
+    )
     return f"@misc{{{bibtex_key(paper)},\n{body}\n}}\n"
 
 
