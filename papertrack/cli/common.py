@@ -297,6 +297,30 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
         out().print(table())
 
 
+def check_categories(store: Store, patterns: Sequence[str]) -> None:
+    """Refuse a ``-c`` category that is neither arXiv's nor on any stored paper.
+
+    Such a filter can only ever match nothing, so it is a typo (``cs.XX``); a
+    category of a non-arXiv feed is stored, hence known, and so is accepted.
+    """
+    from papertrack.categories import TAXONOMY_URL, is_arxiv_category, suggest
+
+    exact = [p for p in patterns if p and not p.endswith("*") and not is_arxiv_category(p)]
+    if not exact:
+        return
+    stored = set(store.index().listed) if store.exists() else set()
+    folded = {name.casefold() for name in stored}
+    for name in exact:
+        if name.casefold() not in folded:
+            close = suggest(name, stored)
+            hint = f" Did you mean {close}?" if close else ""
+            raise UsageError(
+                f"no such category {name!r}: arXiv has none of that name and no stored paper "
+                f"has it.{hint} List the stored ones with 'papertrack stats --top 0' "
+                f"(arXiv's are at {TAXONOMY_URL})"
+            )
+
+
 def category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | None:
     from papertrack.models import category_test
 

@@ -177,6 +177,7 @@ def fetch(
         papertrack fetch -c cs.AI -c cs.CL --backfill 12 --page-size 1000
     """
     from papertrack import config
+    from papertrack.categories import TAXONOMY_URL, canonical, is_arxiv_category, suggest
     from papertrack.dates import parse_date
     from papertrack.fetch import FetchSettings, fetch_listing, fetch_range, today
 
@@ -189,14 +190,24 @@ def fetch(
                 "no category to fetch. Name categories with --category cs.AI --category cs.CL, "
                 f"or set categories in the [fetch] section of {conf_path}"
             )
+        where = "--category" if category else f"the [fetch] section of {conf_path}"
         for cat in cats:
             # Categories become part of the request URL: only arXiv's own names may.
             if not _CATEGORY_RE.fullmatch(cat):
-                where = "--category" if category else f"the [fetch] section of {conf_path}"
                 raise UsageError(
                     f"{cat!r} (in {where}) is not an arXiv category. "
                     "Write categories as arXiv does: cs.AI, math.GT, hep-th, cond-mat.stat-mech"
                 )
+            if not is_arxiv_category(cat):
+                # Well-formed but unknown: arXiv would answer an empty listing, every
+                # day, and the user would never learn of the typo.
+                close = suggest(cat)
+                hint = f" Did you mean {close}?" if close else ""
+                raise UsageError(
+                    f"{cat!r} (in {where}) is not an arXiv category.{hint} "
+                    f"arXiv lists its categories at {TAXONOMY_URL}"
+                )
+        cats = list(dict.fromkeys(canonical(cat) for cat in cats))
         options = (("--since", since), ("--days", days), ("--backfill", backfill))
         chosen = [name for name, value in options if value is not None]
         chosen += ["--listing"] if listing else []

@@ -23,6 +23,7 @@ from papertrack.cli.common import (
     ViewFormatOpt,
     app,
     category_filter,
+    check_categories,
     complete_topic,
     emit_papers,
     errors,
@@ -290,6 +291,7 @@ def latest(
         start = parse_date(since) if since else None
         store = open_store()
         fresh_tags(store, catalog)
+        check_categories(store, category or [])
         slug = chosen.slug if chosen else None
         papers = store.latest(
             slug,
