@@ -19,7 +19,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, Literal
 
-from papertrack.models import Paper
+from papertrack.models import Paper, Progress
 from papertrack.momentum import count_days, day_counts, monday
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
@@ -125,6 +125,7 @@ def try_topic(
     weeks: int = 12,
     sample: int = 5,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> Trial:
     """Match ``topic`` against every stored paper, without saving or tagging anything.
 
@@ -145,7 +146,7 @@ def try_topic(
         def match(title: str, abstract: str, authors: Any, categories: Any) -> bool:
             return bool(alone.tag_fields(title, abstract, authors, categories))
 
-    for _week, paper in store.search(match):
+    for _week, paper in store.search(match, progress):
         matches += 1
         if paper.paper_date is not None:
             day = paper.paper_date.date()

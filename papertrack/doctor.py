@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from papertrack.errors import StoreError
 from papertrack.files import write_atomic
-from papertrack.models import Paper
+from papertrack.models import Paper, Progress
 from papertrack.store import (
     ALL,
     PAPERS_TABLE,
@@ -187,12 +187,14 @@ def name_some(ids: list[str], limit: int = MAX_NAMED) -> str:
 # --------------------------------------------------------------------------- check
 
 
-def check_store(store: Store) -> Checkup:
+def check_store(store: Store, progress: Progress | None = None) -> Checkup:
     """Read every file of ``store`` and list what is wrong with it.
 
     Takes the writer lock (waiting up to ``store.lock_timeout``) so that a write in
     flight is not mistaken for damage; writes nothing but the lock file, and not
     even that when the lock file cannot be created (a read-only store).
+
+    ``progress`` is told (week files read, week files in all) as they are read.
 
     Raises:
         StoreError: another writer held the lock for too long.
@@ -205,20 +207,22 @@ def check_store(store: Store) -> Checkup:
     except StoreError as exc:
         if not isinstance(exc.__cause__, OSError):
             raise
-        return _check(store)  # cannot even open the lock file: nobody can write either
+        return _check(store, progress)  # cannot even open the lock file: nobody can write
     try:
-        return _check(store)
+        return _check(store, progress)
     finally:
         lock.release()
 
 
-def _check(store: Store) -> Checkup:
+def _check(store: Store, progress: Progress | None = None) -> Checkup:
     checkup = Checkup(store.path)
     unreadable: set[str] = set()
     papers: dict[str, list[tuple[str, Paper]]] = defaultdict(list)
     folder = store.papers_dir
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    for path in files:
+    for done, path in enumerate(files):
+        if progress is not None:
+            progress(done, len(files))
         if path.name.startswith("."):
             continue
         checkup.partitions += 1
@@ -587,8 +591,15 @@ def _records_in(data: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- repair
 
 
-def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) -> RepairReport:
+def repair_store(
+    store: Store,
+    catalog: Catalog,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> RepairReport:
     """Repair ``store`` under its writer lock; see the module docstring for what that means.
+
+    ``progress`` is told (week files done, week files in all) as they are read.
 
     Raises:
         StoreError: the lock is held by another writer, or a file cannot be written.
@@ -599,7 +610,7 @@ def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) ->
     lock = store.lock()
     lock.acquire()
     try:
-        before = _check(store)
+        before = _check(store, progress)
         if before.healthy:
             return RepairReport(before, before)
         report = RepairReport(before, before)
@@ -615,9 +626,9 @@ def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) ->
         report.merged = sorted(pid for pid, weeks in before.placed.items() if len(weeks) > 1)
         # prepare() drops temp files, rebuilds the id map and index from the week files
         # (keeping the newest copy of a paper stored twice) and retags changed topics.
-        StoreWriter(store, catalog).prepare()
+        StoreWriter(store, catalog, progress).prepare()
         report.retagged = not had_fingerprints
-        report.after = _check(store)
+        report.after = _check(store, progress)
     finally:
         lock.release()
     _account_losses(report)

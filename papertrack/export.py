@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 
 from papertrack.errors import UsageError
 from papertrack.ids import abs_url, parse_arxiv_id
-from papertrack.models import Paper
+from papertrack.models import Paper, Progress
 from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
@@ -119,7 +119,12 @@ class SearchResult:
 
 
 def search_papers(
-    store: Store, query: Topic, *, topic: str | None = None, limit: int = 20
+    store: Store,
+    query: Topic,
+    *,
+    topic: str | None = None,
+    limit: int = 20,
+    progress: Progress | None = None,
 ) -> SearchResult:
     """Papers matching ``query`` (inside ``topic``, a slug, when given), ranked.
 
@@ -133,6 +138,7 @@ def search_papers(
     seen to be sure no title hit is missed, except that once ``limit`` title
     hits are in hand after a whole week, older weeks can only add older papers
     that rank below them, and the scan stops there: the answer is exact either way.
+    ``progress`` is told (weeks read, weeks in all) before each week file.
     """
     from papertrack.topics import PaperText
 
@@ -140,7 +146,10 @@ def search_papers(
     title_hits: list[Paper] = []
     other_hits: list[Paper] = []
     result = SearchResult()
-    for week in store.weeks():
+    weeks = store.weeks()
+    for done, week in enumerate(weeks):
+        if progress is not None:
+            progress(done, len(weeks))
         if len(title_hits) >= limit:
             result.complete = False
             break
@@ -168,15 +177,20 @@ def iter_papers(
     topic: str | None = None,
     since: datetime | None = None,
     match: Callable[[str, str, list[str], list[str]], bool] | None = None,
+    progress: Progress | None = None,
 ) -> Iterator[Paper]:
     """Every stored paper (of ``topic``, dated on or after ``since``, accepted by ``match``).
 
-    Newest paper date first; one week file in memory at a time.
+    Newest paper date first; one week file in memory at a time. ``progress`` is
+    told (weeks read, weeks in all) before each week file.
     """
     from papertrack.store import UNDATED, week_of
 
     since_week = week_of(since) if since else None
-    for week in store.weeks():
+    weeks = store.weeks()
+    for done, week in enumerate(weeks):
+        if progress is not None:
+            progress(done, len(weeks))
         if since_week is not None and (week == UNDATED or week < since_week):
             break
         papers = store.search_week(week, match)

@@ -268,13 +268,38 @@ def load_catalog() -> Catalog:
     return catalog
 
 
+@contextlib.contextmanager
+def busy(doing: str, *, show: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """A spinner on stderr while a slow step runs: ``doing`` ("Searching"), then the
+    week files read so far, from the core's progress callback that this yields.
+
+    Only when stderr is a terminal: piped or redirected (cron, a log file, the
+    tests) nothing is drawn, so no spinner bytes reach a file. The spinner is
+    transient: it is gone when the step ends, before the command's own output.
+    ``show=False`` draws nothing either (output streaming to the same terminal).
+    """
+    if not show or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.markup import escape
+
+    with err().status(escape(doing) + "…") as status:
+
+        def progress(done: int, total: int) -> None:
+            status.update(f"{escape(doing)}… week file {done + 1:,} of {total:,}")
+
+        yield progress
+
+
 def fresh_tags(store: Store, catalog: Catalog) -> None:
     """Retag stored papers before answering if a topic definition changed since they were tagged.
 
     Also upgrades an index written by an older papertrack (rebuilt from the partitions).
+    A retag reads every week file: a spinner says so (see :func:`busy`).
     """
     if not store.tags_current(catalog) or store.index_outdated():
-        store.refresh(catalog)
+        with busy("Retagging stored papers for the changed topics") as progress:
+            store.refresh(catalog, progress)
 
 
 def pick_format(fmt: Format, as_json: bool) -> Format:

@@ -18,6 +18,7 @@ from papertrack.cli.common import (
     JsonOnlyOpt,
     JsonOpt,
     app,
+    busy,
     complete_topic,
     emit_papers,
     errors,
@@ -123,7 +124,14 @@ def search(
         chosen = catalog.find(topic) if topic else None
         store = open_store()
         fresh_tags(store, catalog)
-        found = search_papers(store, unsaved, topic=chosen.slug if chosen else None, limit=limit)
+        with busy("Searching the store") as progress:
+            found = search_papers(
+                store,
+                unsaved,
+                topic=chosen.slug if chosen else None,
+                limit=limit,
+                progress=progress,
+            )
         scope = f"{chosen.name}: " if chosen else ""
         header = f'{scope}search "{" ".join(query.split())}"'
 
@@ -211,21 +219,25 @@ def export(
         start = parse_date(since) if since else None
         store = open_store()
         fresh_tags(store, catalog)
-        papers = iter_papers(
-            store,
-            topic=chosen.slug if chosen else None,
-            since=start,
-            match=unsaved.matches_fields if unsaved else None,
-        )
         title = "papertrack: " + (chosen.name if chosen else "all papers")
         title += f' matching "{" ".join(query.split())}"' if query is not None else ""
-        if output is None:
-            write_export(papers, fmt.value, sys.stdout, title=title, self_url=feed_url)
-            return
-        # Collected first, then written in one atomic replace: a reader of the
-        # file (a feed reader polling it) never sees half an export.
-        buffer = io.StringIO()
-        self_url = feed_url or output.resolve().as_uri()
-        count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
-        write_output(output, buffer.getvalue().encode("utf-8"))
+        stdout = sys.stdout
+        # No spinner while the export itself scrolls past on the same terminal.
+        with busy("Exporting", show=output is not None or not stdout.isatty()) as progress:
+            papers = iter_papers(
+                store,
+                topic=chosen.slug if chosen else None,
+                since=start,
+                match=unsaved.matches_fields if unsaved else None,
+                progress=progress,
+            )
+            if output is None:
+                write_export(papers, fmt.value, stdout, title=title, self_url=feed_url)
+                return
+            # Collected first, then written in one atomic replace: a reader of the
+            # file (a feed reader polling it) never sees half an export.
+            buffer = io.StringIO()
+            self_url = feed_url or output.resolve().as_uri()
+            count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
+            write_output(output, buffer.getvalue().encode("utf-8"))
         say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}")

@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    busy,
     complete_topic,
     errors,
     fresh_tags,
@@ -607,7 +608,16 @@ def topics_test(
         topic, saved = _definition(catalog, definition, category or [])
         store = _counted_store(catalog) if saved else open_store()
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
-        trial = try_topic(store, topic, as_of=day, saved=saved, sample=sample, seed=chosen_seed)
+        with busy(f"Trying {topic.name} on every stored paper") as progress:
+            trial = try_topic(
+                store,
+                topic,
+                as_of=day,
+                saved=saved,
+                sample=sample,
+                seed=chosen_seed,
+                progress=progress,
+            )
         model = _model_info(topic) if saved else {}
         if as_json or fmt is ViewFormat.json:
             _write_json({**trial.to_dict(), **model})
