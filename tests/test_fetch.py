@@ -36,7 +36,7 @@ from papertrack.fetch import (
 from papertrack.paths import default_topics_file, store_dir
 from papertrack.store import Store
 from papertrack.topics import Catalog
-from tests.helpers import error_line
+from tests.helpers import error_line, run_in_pty
 
 DATA = Path(__file__).parent / "data"
 RECORDED = DATA / "api-atom" / "arxiv.py-2026-recorded"
@@ -560,3 +560,38 @@ def test_fetch_refuses_an_unknown_category_before_asking_arxiv(
     assert httpserver.log == []
     from_config = run("fetch", "-c", "cs.AI", "-c", category)
     error_line(from_config, 2, repr(category), "(in --category)")
+
+
+@pytest.mark.parametrize("option", ["--listing-url", "--api-url"])
+def test_a_name_that_does_not_resolve_fails_at_once_and_says_so(option: str) -> None:
+    # .invalid never resolves (RFC 2606): this is "no network" without a network.
+    dated = ["--days", "2"] if option == "--api-url" else []
+    started = time.monotonic()
+    result = run(
+        "fetch", "-c", "cs.AI", *dated, option, "http://nonexistent.invalid/x",
+        "--retries", "5", "--interval", "0",
+    )  # fmt: skip
+    line = error_line(result, 1, "could not resolve nonexistent.invalid", "Check the URL")
+    assert "no network" in line
+    assert "Retrying" not in result.stderr
+    assert time.monotonic() - started < 10
+
+
+def test_the_retry_line_reads_whole_at_80_columns(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    api = FakeArxiv(httpserver, total=5)
+    api.faults[0] = [status(503)]
+    env = {**os.environ, "PAPERTRACK_HOME": str(isolated_home)}
+    code, seen = run_in_pty(
+        "fetch", "-c", "cs.AI", "--since", "2026-08-01", "--interval", "0", "--api-url", api.url,
+        env=env, columns=80,
+    )  # fmt: skip
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
+    assert code == 0, text
+    lines = [line.strip() for chunk in text.split("\n") for line in chunk.split("\r")]
+    # The reason is a line of its own, whole; the bar keeps its page and paper counts.
+    assert "Retrying in 0 s: HTTP 503 (Rate exceeded.)." in lines, lines
+    assert all(len(line) <= 80 for line in lines)
+    assert "…" not in text
+    assert "5 new, 0 updated, 0 unchanged, 1 page retried" in text

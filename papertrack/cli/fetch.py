@@ -53,7 +53,7 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("pages"),
-        TextColumn("{task.fields[papers]} papers"),
+        TextColumn("{task.fields[papers]:,} papers"),
         TimeRemainingColumn(),
         console=err(),
         transient=True,
@@ -61,8 +61,14 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         task = bar.add_task("fetching", total=None, papers=0)
 
         def update(event: FetchProgress) -> None:
-            retry = f"retry in {event.wait:,.0f} s ({event.retry})"
-            note = escape(retry) if event.retry else "fetching"
+            if event.retry:
+                # The reason gets a line of its own above the bar, wrapped like any
+                # message: inside the bar's description it pushed the bar, the page
+                # count and the time off an 80-column line and was cut with "…".
+                bar.console.print(
+                    escape(f"Retrying in {event.wait:,.0f} s: {event.retry}."), highlight=False
+                )
+            note = f"waiting {event.wait:,.0f} s" if event.retry else "fetching"
             bar.update(
                 task,
                 completed=event.pages,
