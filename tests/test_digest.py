@@ -363,9 +363,18 @@ def test_html_digest_is_escaped_and_self_contained(tmp_path: Path) -> None:
     assert title in checker.text
     assert HTML_HOSTILE[1] + ", B" in checker.text
     assert "Also in: Stripe Science" in checker.text
-    # Two charts of 12 weekly bars.
+    # Two charts of 12 weekly bars, with week labels; the week of today is marked as
+    # partial unless today is its Sunday (then the week is whole).
     rects = [a for t, a in checker.tags if t == "rect"]
     assert len(rects) == 24
+    today = datetime.now(UTC).date()
+    monday = today - timedelta(days=today.weekday())
+    assert checker.text.count(f"{monday:%b} {monday.day}") == 2  # the newest week, named
+    partial = [a for a in rects if a.get("stroke-dasharray")]
+    if today.weekday() == 6:
+        assert partial == [] and "this week, so far" not in page
+    else:
+        assert len(partial) == 2 and checker.text.count("Dashed last bar: this week, so far") == 2
     assert run("digest", "--format", "html").stdout == page  # the same, then the mark moves
     assert run("digest", "--format", "html").stdout == ""  # empty: nothing for cron to mail
 
@@ -382,6 +391,34 @@ def test_html_chart_geometry() -> None:
     assert [b.no_data for b in made.bars] == [True, False, False, False]
     assert made.summary == "–, 0, 2, 4" and made.peak == 4
     assert all(b.y + b.height == CHART_HEIGHT for b in made.bars)
+    # Every other week is labelled, counted back from the newest, which is named at
+    # the chart's right edge; no week is partial unless the caller says so.
+    assert [(w.text, w.anchor) for w in made.labels] == [("Jan 12", "middle"), ("Jan 26", "end")]
+    assert made.labels[-1].x == made.width
+    assert not any(b.partial for b in made.bars) and made.note == ""
+
+
+def test_html_chart_marks_the_partial_week() -> None:
+    from datetime import date
+
+    from papertrack.digest_html import PARTIAL_NOTE, chart
+
+    weeks = [(date(2026, 1, 5) + timedelta(weeks=i), i) for i in range(12)]
+    made = chart(weeks, partial_last=True)
+    assert [b.partial for b in made.bars] == [False] * 11 + [True]
+    assert made.note == PARTIAL_NOTE == "this week, so far"
+    assert made.bars[-1].label == "week of 2026-03-23: 11 papers (this week, so far)"
+    assert made.summary.endswith("10, 11 (this week, so far)")
+    assert [w.text for w in made.labels] == [
+        "Jan 12",
+        "Jan 26",
+        "Feb 9",
+        "Feb 23",
+        "Mar 9",
+        "Mar 23",
+    ]
+    assert made.note_y < made.height  # the note has a line of its own inside the chart
+    assert chart(weeks) == chart(weeks, partial_last=False)  # the old call is unchanged
 
 
 # --------------------------------------------------------------------------- two at once
