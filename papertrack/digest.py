@@ -238,7 +238,7 @@ def clean(text: object) -> str:
 def _names(names: Sequence[str], shown: int = 3) -> str:
     head = ", ".join(clean(n) for n in names[:shown])
     rest = len(names) - shown
-    return f"{head} +{rest}" if rest > 0 else head
+    return f"{head} +{rest:,}" if rest > 0 else head
 
 
 def _day(moment: datetime | None) -> str:
@@ -265,7 +265,7 @@ def _scope(digest: Digest) -> str:
 
 
 def _count(n: int) -> str:
-    return f"{n} new paper{'' if n == 1 else 's'}"
+    return f"{n:,} new paper{'' if n == 1 else 's'}"
 
 
 def render_text(digest: Digest, names: Mapping[str, str]) -> str:

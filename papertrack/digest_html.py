@@ -109,7 +109,7 @@ def chart(weeks: Sequence[tuple[date, int | None]], *, partial_last: bool = Fals
             continue
         height = round(CHART_HEIGHT * count / peak) if peak else 0
         height = max(height, 1)  # a zero week still shows a baseline mark
-        label = f"week of {start}: {count} paper{'' if count == 1 else 's'}"
+        label = f"week of {start}: {count:,} paper{'' if count == 1 else 's'}"
         label += f" ({PARTIAL_NOTE})" if partial else ""
         bars.append(Bar(x, CHART_HEIGHT - height, BAR_WIDTH, height, label, False, partial))
     width = max(len(weeks) * pitch - BAR_GAP, 1)

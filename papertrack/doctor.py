@@ -181,7 +181,7 @@ class RepairReport:
 def name_some(ids: list[str], limit: int = MAX_NAMED) -> str:
     """``a, b, c`` or ``a, b, … and 7 more``: a list of ids short enough for one line."""
     named = ", ".join(ids[:limit])
-    return f"{named} and {len(ids) - limit} more" if len(ids) > limit else named
+    return f"{named} and {len(ids) - limit:,} more" if len(ids) > limit else named
 
 
 # --------------------------------------------------------------------------- check
@@ -343,7 +343,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
             Problem(
                 file,
                 "bad-records",
-                f"is damaged: {len(bad)} record{'s are' if len(bad) != 1 else ' is'} not a "
+                f"is damaged: {len(bad):,} record{'s are' if len(bad) != 1 else ' is'} not a "
                 f"paper (record {name_some(bad)})",
             )
         )
@@ -352,7 +352,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
             Problem(
                 file,
                 "misplaced",
-                f"holds {len(misplaced)} paper{'s' if len(misplaced) != 1 else ''} dated in "
+                f"holds {len(misplaced):,} paper{'s' if len(misplaced) != 1 else ''} dated in "
                 f"another week ({name_some(misplaced)})",
             )
         )
@@ -375,7 +375,7 @@ def _check_two_weeks(checkup: Checkup) -> None:
                 files,
                 "two-weeks",
                 f"{'all' if len(key) > 2 else 'both'} hold the same "
-                f"{len(pids)} paper{'s' if len(pids) != 1 else ''} ({name_some(sorted(pids))}); "
+                f"{len(pids):,} paper{'s' if len(pids) != 1 else ''} ({name_some(sorted(pids))}); "
                 "a paper belongs to one week",
             )
         )
@@ -414,7 +414,7 @@ def _check_shards(store: Store, checkup: Checkup, unreadable: set[str]) -> set[s
                 Problem(
                     file,
                     "stale-map",
-                    f"has {len(stale)} entr{'ies' if len(stale) != 1 else 'y'} pointing at a "
+                    f"has {len(stale):,} entr{'ies' if len(stale) != 1 else 'y'} pointing at a "
                     f"week file that does not hold the paper ({name_some(sorted(stale))})",
                 )
             )
@@ -432,7 +432,7 @@ def _check_missing_from_map(checkup: Checkup, damaged_shards: set[str]) -> None:
             Problem(
                 f"ids/{shard}.json",
                 "missing-map",
-                f"lacks {len(pids)} stored paper{'s' if len(pids) != 1 else ''} "
+                f"lacks {len(pids):,} stored paper{'s' if len(pids) != 1 else ''} "
                 f"({name_some(sorted(pids))})",
             )
         )
@@ -475,7 +475,7 @@ def _check_index(
     if index.schema >= SCHEMA:
         differences += _differences(index.days, recount.days, unreadable, "days")
     if differences:
-        more = f" and {len(differences) - 3} more" if len(differences) > 3 else ""
+        more = f" and {len(differences) - 3:,} more" if len(differences) > 3 else ""
         checkup.problems.append(
             Problem(
                 "index.json",

@@ -557,7 +557,7 @@ def parse_jsonl(data: bytes, source: str = "<jsonl>") -> ParsedFeed:
                 papers.append(parse_jsonl_line(line, source, number))
         except JsonArrayError as exc:
             return ParsedFeed(
-                kind="export", papers=papers, error=f"{source}: {exc}; kept {len(papers)} papers"
+                kind="export", papers=papers, error=f"{source}: {exc}; kept {len(papers):,} papers"
             )
         return ParsedFeed(kind="export", papers=papers)
     lines = data.removeprefix(_UTF8_BOM).split(b"\n")
@@ -573,7 +573,7 @@ def parse_jsonl(data: bytes, source: str = "<jsonl>") -> ParsedFeed:
                     kind="kaggle",
                     papers=papers,
                     error=f"{source}: the file is cut off at line {lineno}; "
-                    f"kept the {len(papers)} lines that arrived whole",
+                    f"kept the {len(papers):,} lines that arrived whole",
                 )
             raise exc
     return ParsedFeed(kind="kaggle", papers=papers)
@@ -783,7 +783,7 @@ def _parse_atom_export(data: bytes, source: str, now: datetime | None) -> Parsed
             reason = str(item).split(":")[0]
             result.error = (
                 f"{source}: the feed is cut off or malformed at line {line}, column {column} "
-                f"({reason}); kept the {len(result.papers)} entries that arrived whole"
+                f"({reason}); kept the {len(result.papers):,} entries that arrived whole"
             )
             break
         _collect(result, _atom_export_paper(item, now))
@@ -845,7 +845,7 @@ class ArrayLines:
             try:
                 more = text.decode(block, final=not block)
             except UnicodeDecodeError:
-                raise JsonArrayError(f"item {self.items + 1} is not UTF-8 text") from None
+                raise JsonArrayError(f"item {self.items + 1:,} is not UTF-8 text") from None
             buf, pos, eof = buf[pos:] + more, 0, not block
             return not eof or bool(more)
 
@@ -869,12 +869,12 @@ class ArrayLines:
                 pos += 1
                 if next_char():
                     raise JsonArrayError(
-                        f"there is more after the ']' that ends the {self.items} items"
+                        f"there is more after the ']' that ends the {self.items:,} items"
                     )
                 return
             if self.items:
                 if char != ",":
-                    raise JsonArrayError(f"item {self.items} is not followed by ',' or ']'")
+                    raise JsonArrayError(f"item {self.items:,} is not followed by ',' or ']'")
                 pos += 1
                 char = next_char()
             if not char:
@@ -887,10 +887,10 @@ class ArrayLines:
                         continue
                     if len(buf) - pos > self.limit:
                         raise JsonArrayError(
-                            f"item {self.items + 1} is longer than {self.limit:,} characters"
+                            f"item {self.items + 1:,} is longer than {self.limit:,} characters"
                         ) from None
                     raise JsonArrayError(
-                        f"item {self.items + 1} is cut off or not valid JSON ({exc.msg})"
+                        f"item {self.items + 1:,} is cut off or not valid JSON ({exc.msg})"
                     ) from None
                 if end == len(buf) and fill():
                     continue  # a number at the end of the data read may go on
@@ -1048,7 +1048,7 @@ def _parse_oai(data: bytes, source: str) -> ParsedFeed:
             reason = str(item).split(":")[0]
             result.error = (
                 f"{source}: the feed is cut off or malformed at line {line}, column {column} "
-                f"({reason}); kept the {len(result.papers)} entries that arrived whole"
+                f"({reason}); kept the {len(result.papers):,} entries that arrived whole"
             )
             break
         if item.tag == _OAI + "error":
@@ -1532,7 +1532,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
             error = (
                 f"{source}: the feed is cut off or malformed at line {repair.line}, "
                 f"column {repair.column} ({repair.reason}); "
-                f"kept the {repair.whole} entries that arrived whole"
+                f"kept the {repair.whole:,} entries that arrived whole"
             )
             if repair.document is None:
                 entries = []
@@ -1561,7 +1561,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
             # results exist (§1.5, arxiv.py #43); the caller should retry.
             result.warnings.append(
                 f"{source}: the arXiv API returned an empty page although it reports "
-                f"{total} results; retry later"
+                f"{total:,} results; retry later"
             )
     elif kind == "listing":
         for entry in entries:
@@ -1574,7 +1574,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
             _collect(result, _generic_paper(entry, dates))
     if dates.dropped:
         result.warnings.append(
-            f"{source}: ignored {dates.dropped} date{'s' if dates.dropped != 1 else ''} that "
+            f"{source}: ignored {dates.dropped:,} date{'s' if dates.dropped != 1 else ''} that "
             "cannot be right (impossible, before 1991, in the future or not a date); those "
             "entries are dated by another of their dates or left undated"
         )

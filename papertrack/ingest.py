@@ -507,7 +507,7 @@ class _Snapshot:
             self.report.skipped += len(self.broken)
             self.report.error = (
                 f"could not read {self.source} to its end ({self.read_error}); kept the "
-                f"{self.report.papers} papers before that point"
+                f"{self.report.papers:,} papers before that point"
                 + (f" and skipped {broken}" if broken else "")
                 + ". Check that the file is whole: download it again if it was cut short"
             )
@@ -517,7 +517,7 @@ class _Snapshot:
         if broken:
             self.report.skipped += len(self.broken)
             self.report.error = (
-                f"{self.source}: skipped {broken}; kept {self.report.papers} papers. "
+                f"{self.source}: skipped {broken}; kept {self.report.papers:,} papers. "
                 "Download the file again if it was cut short"
             )
 
@@ -641,7 +641,9 @@ class _Snapshot:
         if not broken:
             return ""
         named = ", ".join(map(str, broken[:MAX_LINES_NAMED]))
-        more = f" and {len(broken) - MAX_LINES_NAMED} more" if len(broken) > MAX_LINES_NAMED else ""
+        more = (
+            f" and {len(broken) - MAX_LINES_NAMED:,} more" if len(broken) > MAX_LINES_NAMED else ""
+        )
         cut = (
             " (the last line looks cut off)"
             if broken[-1] == self.last_line and self.last_unterminated

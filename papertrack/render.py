@@ -56,7 +56,7 @@ def format_names(names: Sequence[str], shown: int = 3, sep: str = ", ") -> str:
         return ""
     head = sep.join(names[:shown])
     rest = len(names) - shown
-    return f"{head} +{rest}" if rest > 0 else head
+    return f"{head} +{rest:,}" if rest > 0 else head
 
 
 def format_affiliations(names: Sequence[str], shown: int = 3) -> str:
@@ -380,7 +380,7 @@ def trial_view(trial: Trial, title: str) -> Group:
     parts += [weeks, Text("")]
     if trial.sample:
         sample = Table(
-            title=f"Sample: {len(trial.sample)} of {trial.matches:,} (--seed {trial.seed})",
+            title=f"Sample: {len(trial.sample):,} of {trial.matches:,} (--seed {trial.seed})",
             title_justify="left",
         )
         sample.add_column("Date", no_wrap=True)

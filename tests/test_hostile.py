@@ -720,8 +720,8 @@ def test_megabyte_title_and_100k_authors_are_stored_and_listed_quickly(
     cells = " ".join(
         line.split("│")[4].strip() for line in table.splitlines() if line.count("│") > 4
     )
-    assert "First0 Last0, First1 Last1, First2 Last2 +9997" in cells
-    assert "Author 0, Author 1, Author 2 +4997" in cells
+    assert "First0 Last0, First1 Last1, First2 Last2 +9,997" in cells
+    assert "Author 0, Author 1, Author 2 +4,997" in cells
     assert f"… [{len(long_title.title) - 1000:,}" in table  # the title is cut, and says by how much
     shown = run("show", record["id"]).stdout
     assert "… and 9,000 more authors (--json lists them all)" in shown

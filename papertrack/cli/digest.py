@@ -288,7 +288,7 @@ def digest(
                 count = len(result.arxiv_ids())
                 plural = "s" if count != 1 else ""
                 if not quiet:
-                    say(f"Wrote a digest of {count} paper{plural} to {output}")
+                    say(f"Wrote a digest of {count:,} paper{plural} to {output}")
             else:
                 sys.stdout.write(text)
                 sys.stdout.flush()

@@ -253,7 +253,7 @@ def fetch(
             else:
                 report = fetch_range(cats, first, last, upsert, settings, progress=progress)
         if report.resumed_at and not quiet:
-            say(f"Resumed after {report.resumed_at} pages fetched by an earlier run.")
+            say(f"Resumed after {report.resumed_at:,} pages fetched by an earlier run.")
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
         if not quiet:

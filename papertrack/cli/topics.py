@@ -180,7 +180,7 @@ def topics_list(
         elif rows:
             from papertrack import render
 
-            out().print(render.topics_table(rows, f"Topics ({len(rows)})"))
+            out().print(render.topics_table(rows, f"Topics ({len(rows):,})"))
         if not rows:
             say("No topics: every default is hidden. Add one with 'papertrack topics add'.")
 
