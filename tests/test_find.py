@@ -328,3 +328,10 @@ def test_bibtex_keeps_urls_and_dois_verbatim_but_closed() -> None:
     assert fields["eprint"] == "{2508.13167}"
     assert r"A\_b \& c" in entry
     assert entry.count("{") == entry.count("}")
+
+
+def test_export_without_a_format_is_one_line() -> None:
+    from tests.helpers import error_line
+
+    line = error_line(run("export"), 2, "no --format given", "-f bibtex", "-f jsonl")
+    assert "Choose from" not in line

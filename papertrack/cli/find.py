@@ -28,7 +28,7 @@ from papertrack.cli.common import (
     pick_format,
     say,
 )
-from papertrack.errors import PapertrackError
+from papertrack.errors import PapertrackError, UsageError
 from papertrack.text import json_text
 
 TopicOpt = Annotated[
@@ -161,9 +161,14 @@ class ExportFormat(StrEnum):
 @app.command(epilog=EXIT_CODES)
 def export(
     fmt: Annotated[
-        ExportFormat,
-        typer.Option("--format", "-f", help="BibTeX, an Atom feed, or data as 'latest' writes it."),
-    ],
+        ExportFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="BibTeX, an Atom feed, or data as 'latest' writes it (required).",
+            show_default=False,
+        ),
+    ] = None,
     topic: TopicOpt = None,
     since: Annotated[
         str | None,
@@ -213,6 +218,11 @@ def export(
     from papertrack.topics import Topic
 
     with errors():
+        if fmt is None:
+            # Click's own message for a missing choice spans seven lines.
+            raise UsageError(
+                "no --format given. Name one: -f bibtex, -f atom, -f json, -f jsonl or -f csv"
+            )
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
