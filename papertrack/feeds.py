@@ -11,6 +11,7 @@ kind            what it is
 ``legacy-rss``  export.arxiv.org/rss listings before 2024 (RSS 1.0 / RDF)
 ``oai``         OAI-PMH ListRecords/GetRecord (arXivRaw, arXiv, oai_dc)
 ``kaggle``      the Kaggle ``arxiv-metadata-oai-snapshot`` JSON lines
+``export``      papertrack's own ``export -f jsonl``, ``-f json`` and ``-f atom``
 ``feed``        any other RSS/Atom feed
 ==============  ===============================================================
 
