@@ -127,3 +127,25 @@ def test_atom_export_has_a_self_link(tmp_path: Path) -> None:
     piped = feedparser.parse(run("export", "-f", "atom").stdout.encode("utf-8"))
     (self_link,) = [link.href for link in piped.feed.links if link.rel == "self"]
     assert self_link == piped.feed.id and self_link.startswith("urn:papertrack:export:")
+
+
+def test_a_hostile_export_line_is_a_broken_line_not_a_crash(tmp_path: Path) -> None:
+    good = {"arxiv_id": "2508.00001", "title": "Fine", "published": "2025-08-01T00:00:00Z"}
+    lines = [
+        good,
+        {"arxiv_id": "2508.00002", "title": ["not", "text"]},
+        {"arxiv_id": "2508.00003", "version": "three"},
+        {"arxiv_id": "2508.00004", "authors": "Ada Lovelace"},
+        {"arxiv_id": "2508.00005", "published": "last tuesday"},
+        {"arxiv_id": "2508.00006", "version": 10**30},
+        {"arxiv_id": "", "title": "no id"},
+        {"arxiv_id": "2508.00007", "title": "\x1b]52;c;ZXZpbA==\x07 [bold]x[/bold] <b>ok</b>"},
+    ]
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    result = run("ingest", str(path))
+    error_line(result, 1, "6 broken lines", "lines 2, 3, 4, 5, 6, 7")
+    assert "2 new" in result.stderr
+    papers = {p["arxiv_id"]: p for p in json.loads(run("latest", "--json").stdout)}
+    assert papers["2508.00001"]["published"] == "2025-08-01T00:00:00Z"
+    assert papers["2508.00007"]["title"] == "[bold]x[/bold] <b>ok</b>"  # control codes gone
