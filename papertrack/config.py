@@ -5,7 +5,7 @@ built-in default. Only what a section names is read; unknown keys are errors, so
 a typo does not silently do nothing.
 
     [fetch]
-    categories = ["cs.AI", "cs.CL"]
+    categories = ["cs.AI", "cs.CL"]   # or "cs.AI, cs.CL", or "cs.AI" for one
     api_url = "https://export.arxiv.org/api/query"
     listing_url = "https://rss.arxiv.org/atom"
     page_size = 2000
@@ -24,7 +24,7 @@ from papertrack.errors import UsageError
 
 #: key -> accepted Python types, per section.
 FETCH_KEYS: dict[str, tuple[type, ...]] = {
-    "categories": (list,),
+    "categories": (list, str),
     "api_url": (str,),
     "listing_url": (str,),
     "page_size": (int,),
@@ -64,9 +64,15 @@ def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
             raise UsageError(
                 f"{key} in [fetch] of {path} has the wrong type. See 'papertrack fetch --help'"
             )
+    section = dict(section)
     categories = section.get("categories")
-    if categories is not None and not all(isinstance(c, str) and c for c in categories):
+    if isinstance(categories, str):
+        # categories = "cs.AI" (or "cs.AI, cs.CL") is an easy slip for ["cs.AI"]: read it
+        # as the names it lists.
+        categories = section["categories"] = categories.replace(",", " ").split()
+    if categories is not None and not all(isinstance(c, str) and c.strip() for c in categories):
         raise UsageError(
-            f'categories in [fetch] of {path} must be a list of names such as ["cs.AI"]'
+            f'categories in [fetch] of {path} must name categories: ["cs.AI", "cs.CL"] '
+            'or "cs.AI, cs.CL"'
         )
-    return dict(section)
+    return section

@@ -19,7 +19,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, Literal
 
-from papertrack.models import Paper
+from papertrack.models import Paper, Progress
 from papertrack.momentum import count_days, day_counts, monday
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
@@ -125,6 +125,7 @@ def try_topic(
     weeks: int = 12,
     sample: int = 5,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> Trial:
     """Match ``topic`` against every stored paper, without saving or tagging anything.
 
@@ -147,7 +148,7 @@ def try_topic(
 
     # The full-text index narrows a query (a model can tag any paper: no narrowing).
     within = store.candidates(topic.membership) if topic.narrowable else None
-    for _week, paper in store.search(match, within):
+    for _week, paper in store.search(match, within, progress=progress):
         matches += 1
         if paper.paper_date is not None:
             day = paper.paper_date.date()

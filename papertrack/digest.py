@@ -238,7 +238,7 @@ def clean(text: object) -> str:
 def _names(names: Sequence[str], shown: int = 3) -> str:
     head = ", ".join(clean(n) for n in names[:shown])
     rest = len(names) - shown
-    return f"{head} +{rest}" if rest > 0 else head
+    return f"{head} +{rest:,}" if rest > 0 else head
 
 
 def _day(moment: datetime | None) -> str:
@@ -265,7 +265,7 @@ def _scope(digest: Digest) -> str:
 
 
 def _count(n: int) -> str:
-    return f"{n} new paper{'' if n == 1 else 's'}"
+    return f"{n:,} new paper{'' if n == 1 else 's'}"
 
 
 def render_text(digest: Digest, names: Mapping[str, str]) -> str:
@@ -292,17 +292,45 @@ def render_text(digest: Digest, names: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-!|~&\"'.=:^$%])")
+# What a Markdown renderer (CommonMark, and GitHub's GFM) would read as markup
+# anywhere in a line: escapes, emphasis, code, links and images (through "["),
+# GFM tables, strikethrough and GitHub's math, raw HTML and autolinks ("<" before a
+# tag or scheme), entity references. "_" inside a word (snake_case) starts no
+# emphasis, "<" before a space no tag, "&" outside an entity no entity: those stay.
+_MD_INLINE = re.compile(
+    r"[\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)"
+)
+# GFM's extended autolinks turn bare URLs and e-mail addresses in text into links;
+# an escaped ":", "." or "@" splits the text the extension looks at, so none forms.
+_MD_AUTOLINK = re.compile(
+    r"(?i)(?:(?<=\bhttp)|(?<=\bhttps)|(?<=\bftp)):(?=//)|(?<=\bwww)\.(?=\w)|(?<=\w)@(?=[\w-]+\.\w)"
+)
+# At the start of a line, what would start a block: a heading, a quote, a list
+# item (bullet, or a number with "." or ")"), a thematic break or setext underline.
+_MD_LINE_START = re.compile(r"^(?:[#>+=-]|\d{1,9}(?=[.)]))")
 
 
-def markdown_escape(text: object) -> str:
+def markdown_escape(text: object, *, line_start: bool = False) -> str:
     """Feed text shown literally by a Markdown renderer (GitHub's included), on one line.
 
-    Every ASCII punctuation character that can start Markdown or HTML syntax is
-    backslash-escaped (CommonMark lets any ASCII punctuation be escaped), so
-    ``*x*``, ``[x](javascript:…)`` or ``<script>`` print as written.
+    Only what a renderer would misread is backslash-escaped (see ``_MD_INLINE``),
+    so ``*x*``, ``[x](javascript:…)``, ``<script>`` and a bare ``https://…`` print
+    as written while ``2026-11-24``, ``cs.AI``, ``100%`` and ``C++`` stay as they
+    are. ``line_start``: the text begins a line, where ``# ``, ``- ``, ``> `` or
+    ``1.`` would start a heading, list or quote, so that first character is
+    escaped too.
     """
-    return _MD_SPECIAL.sub(r"\\\1", clean(text))
+    line = _MD_INLINE.sub(r"\\\g<0>", clean(text))
+    line = _MD_AUTOLINK.sub(r"\\\g<0>", line)
+    if line_start:
+        found = _MD_LINE_START.match(line)
+        if found is not None:
+            end = found.end()
+            if found.group(0)[0].isdigit():  # "1." or "1)": the mark after the number
+                line = line[:end] + "\\" + line[end:]
+            else:
+                line = "\\" + line
+    return line
 
 
 def _md_url(url: str) -> str:
@@ -314,7 +342,8 @@ def _md_url(url: str) -> str:
 
 def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
     """Markdown that renders well on GitHub; feed text escaped."""
-    lines = [f"# papertrack digest, {_day(digest.generated)}", "", markdown_escape(_scope(digest))]
+    scope = markdown_escape(_scope(digest), line_start=True)
+    lines = [f"# papertrack digest, {_day(digest.generated)}", "", scope]
     if digest.empty:
         lines += ["", "Nothing new."]
     for section in digest.sections:
@@ -328,7 +357,10 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
             title = markdown_escape(paper.title)
             url = link(paper)
             head = f"**[{title}]({_md_url(url)})**" if url else f"**{title}**"
-            facts = [markdown_escape(_names(paper.authors))] if paper.authors else []
+            # The authors begin the item's second line, where "- " or "1." would
+            # start a nested list.
+            names_line = markdown_escape(_names(paper.authors), line_start=True)
+            facts = [names_line] if paper.authors else []
             facts.append(_day(paper.paper_date))
             if paper.primary_category:
                 facts.append(markdown_escape(paper.primary_category))

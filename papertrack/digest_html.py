@@ -3,8 +3,10 @@
 Every value reaches the template as data and is escaped by Jinja2's autoescaping
 (feed text is untrusted). The page has inline CSS only, no scripts, no remote
 images or style sheets, and a layout of simple tables that mail clients render.
-Each topic gets a small inline SVG bar chart of its weekly paper counts; the bar
-geometry is computed here and the template only prints numbers.
+Each topic gets a small inline SVG bar chart of its weekly paper counts, with
+week labels under the bars and the week still under way drawn lighter and named
+"this week, so far"; the geometry is computed here and the template only prints
+numbers.
 
 jinja2 is imported inside :func:`environment` so other commands start without it.
 The static site (:mod:`papertrack.site`) shares the chart and the environment.
@@ -22,13 +24,17 @@ if TYPE_CHECKING:
 
 from papertrack.digest import Digest, _count, _day, _names, _other_tags, _scope, clean, link
 
-__all__ = ["Chart", "chart", "environment", "render_html"]
+__all__ = ["PARTIAL_NOTE", "Bar", "Chart", "WeekLabel", "chart", "environment", "render_html"]
 
 #: Chart geometry, in CSS pixels.
 BAR_WIDTH = 14
 BAR_GAP = 4
 CHART_HEIGHT = 48
 LABEL_HEIGHT = 12
+#: A week label ("Jun 15", 9 px type) is about 30 px wide: one every other bar.
+LABEL_EVERY = 2
+#: What the last bar is called when its week has not ended yet.
+PARTIAL_NOTE = "this week, so far"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +55,19 @@ class Bar:
 
 
 @dataclass(frozen=True, slots=True)
+class WeekLabel:
+    """A week's start date under its bar, placed at ``x`` as SVG's ``text-anchor`` says.
+
+    Centred on its bar, except at the chart's two ends, where it is aligned with
+    the bar's outer edge so that it is not cut off.
+    """
+
+    x: int
+    text: str
+    anchor: str = "middle"
+
+
+@dataclass(frozen=True, slots=True)
 class Chart:
     """An SVG bar chart of weekly counts, oldest week first."""
 
@@ -59,6 +78,18 @@ class Chart:
     first: str
     last: str
     peak: int
+    labels: tuple[WeekLabel, ...] = ()
+    #: PARTIAL_NOTE when the last week is partial and labels are drawn, else "".
+    note: str = ""
+    #: The y of the axis line, and the baselines of the week labels, the caption and the note.
+    axis_y: int = CHART_HEIGHT
+    labels_y: int = CHART_HEIGHT + LABEL_HEIGHT - 2
+    caption_y: int = CHART_HEIGHT + 2 * LABEL_HEIGHT - 1
+    note_y: int = CHART_HEIGHT + 3 * LABEL_HEIGHT - 1
+
+
+def _week_label(start: date) -> str:
+    return f"{start:%b} {start.day}"
 
 
 def chart(
@@ -71,13 +102,20 @@ def chart(
     top: int = 0,
     partial: Sequence[bool] = (),
     current: Sequence[bool] = (),
+    partial_last: bool = False,
+    week_labels: bool = False,
 ) -> Chart:
     """Bars for ``(week start, count)`` pairs; a None count is a week with no data.
 
     The defaults are the digest's small chart. ``top`` leaves room above the bars
     (for their counts); ``partial`` and ``current`` flag each week as the week so
-    far and as inside the current window (the site's chart marks both).
+    far and as inside the current window (the site's chart marks both);
+    ``partial_last`` flags the last week alone. ``week_labels`` lays out labels
+    under the bars (every other week) and, for a partial last week, the note
+    :data:`PARTIAL_NOTE` (the digest's chart; the site draws its own labels).
     """
+    if partial_last and weeks:
+        partial = [False] * (len(weeks) - 1) + [True]
     counts = [c for _, c in weeks if c is not None]
     peak = max(counts, default=0)
     bars = []
@@ -86,19 +124,53 @@ def chart(
         so_far = i < len(partial) and partial[i]
         now = i < len(current) and current[i]
         week = f"{start:%b} {start.day}"
-        head = f"week of {start}{' so far' if so_far else ''}"
+        tail = f" ({PARTIAL_NOTE})" if so_far else ""
         if count is None:
-            y, size, label = top + height - 1, 1, f"{head}: no data"
+            y, size, label = top + height - 1, 1, f"week of {start}: no data{tail}"
         else:
             size = round(height * count / peak) if peak else 0
             size = max(size, 1)  # a zero week still shows a baseline mark
-            y, label = top + height - size, f"{head}: {count} paper{'' if count == 1 else 's'}"
+            papers = f"{count:,} paper{'' if count == 1 else 's'}"
+            y, label = top + height - size, f"week of {start}: {papers}{tail}"
         bars.append(Bar(x, y, bar_width, size, label, count is None, count, week, so_far, now))
     width = max(len(weeks) * (bar_width + gap) - gap, 1)
     summary = ", ".join("–" if c is None else str(c) for _, c in weeks)
+    so_far = bool(weeks) and len(partial) >= len(weeks) and bool(partial[len(weeks) - 1])
+    if so_far:
+        summary += f" ({PARTIAL_NOTE})"
     first = weeks[0][0].isoformat() if weeks else ""
     last = weeks[-1][0].isoformat() if weeks else ""
-    return Chart(width, top + height + label_height, tuple(bars), summary, first, last, peak)
+    if not week_labels:
+        return Chart(width, top + height + label_height, tuple(bars), summary, first, last, peak)
+    pitch = bar_width + gap
+    labels = []
+    for i, (start, _) in enumerate(weeks):
+        if (len(weeks) - 1 - i) % LABEL_EVERY:
+            continue
+        if i == len(weeks) - 1 and i:
+            labels.append(WeekLabel(i * pitch + bar_width, _week_label(start), "end"))
+        elif i == 0:
+            labels.append(WeekLabel(0, _week_label(start), "start"))
+        else:
+            labels.append(WeekLabel(i * pitch + bar_width // 2, _week_label(start)))
+    note = PARTIAL_NOTE if so_far else ""
+    rows = 3 if note else 2  # week labels, caption, and the note on a line of its own
+    axis = top + height
+    return Chart(
+        width,
+        axis + rows * label_height,
+        tuple(bars),
+        summary,
+        first,
+        last,
+        peak,
+        tuple(labels),
+        note,
+        axis,
+        axis + label_height - 2,
+        axis + 2 * label_height - 1,
+        axis + 3 * label_height - 1,
+    )
 
 
 def environment() -> jinja2.Environment:
@@ -123,6 +195,7 @@ def _context(
     digest: Digest,
     names: Mapping[str, str],
     weeks: Mapping[str, Sequence[tuple[date, int | None]]],
+    partial: Mapping[str, bool],
 ) -> dict[str, Any]:
     sections = []
     for section in digest.sections:
@@ -146,7 +219,11 @@ def _context(
                 "name": clean(section.name),
                 "count": _count(len(section.papers)),
                 "momentum": clean(section.momentum),
-                "chart": chart(series) if series else None,
+                "chart": (
+                    chart(series, partial_last=partial.get(section.topic, False), week_labels=True)
+                    if series
+                    else None
+                ),
                 "papers": papers,
             }
         )
@@ -162,11 +239,14 @@ def render_html(
     digest: Digest,
     names: Mapping[str, str],
     weeks: Mapping[str, Sequence[tuple[date, int | None]]],
+    partial: Mapping[str, bool] | None = None,
 ) -> str:
     """The digest as one HTML document for a mail body.
 
     Args:
         names: topic names by slug (for a paper's other topics).
         weeks: each slug's weekly counts, oldest first, as (week start, count or None).
+        partial: by slug, whether the last of its weeks is still under way.
     """
-    return environment().get_template("digest.html.j2").render(_context(digest, names, weeks))
+    context = _context(digest, names, weeks, partial or {})
+    return environment().get_template("digest.html.j2").render(context)

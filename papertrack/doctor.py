@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from papertrack.errors import StoreError
 from papertrack.files import write_atomic
-from papertrack.models import Paper
+from papertrack.models import Paper, Progress
 from papertrack.store import (
     ALL,
     PAPERS_TABLE,
@@ -182,18 +182,20 @@ class RepairReport:
 def name_some(ids: list[str], limit: int = MAX_NAMED) -> str:
     """``a, b, c`` or ``a, b, … and 7 more``: a list of ids short enough for one line."""
     named = ", ".join(ids[:limit])
-    return f"{named} and {len(ids) - limit} more" if len(ids) > limit else named
+    return f"{named} and {len(ids) - limit:,} more" if len(ids) > limit else named
 
 
 # --------------------------------------------------------------------------- check
 
 
-def check_store(store: Store) -> Checkup:
+def check_store(store: Store, progress: Progress | None = None) -> Checkup:
     """Read every file of ``store`` and list what is wrong with it.
 
     Takes the writer lock (waiting up to ``store.lock_timeout``) so that a write in
     flight is not mistaken for damage; writes nothing but the lock file, and not
     even that when the lock file cannot be created (a read-only store).
+
+    ``progress`` is told (week files read, week files in all) as they are read.
 
     Raises:
         StoreError: another writer held the lock for too long.
@@ -206,20 +208,22 @@ def check_store(store: Store) -> Checkup:
     except StoreError as exc:
         if not isinstance(exc.__cause__, OSError):
             raise
-        return _check(store)  # cannot even open the lock file: nobody can write either
+        return _check(store, progress)  # cannot even open the lock file: nobody can write
     try:
-        return _check(store)
+        return _check(store, progress)
     finally:
         lock.release()
 
 
-def _check(store: Store) -> Checkup:
+def _check(store: Store, progress: Progress | None = None) -> Checkup:
     checkup = Checkup(store.path)
     unreadable: set[str] = set()
     papers: dict[str, list[tuple[str, Paper]]] = defaultdict(list)
     folder = store.papers_dir
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    for path in files:
+    for done, path in enumerate(files):
+        if progress is not None:
+            progress(done, len(files))
         if path.name.startswith("."):
             continue
         checkup.partitions += 1
@@ -341,7 +345,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
             Problem(
                 file,
                 "bad-records",
-                f"is damaged: {len(bad)} record{'s are' if len(bad) != 1 else ' is'} not a "
+                f"is damaged: {len(bad):,} record{'s are' if len(bad) != 1 else ' is'} not a "
                 f"paper (record {name_some(bad)})",
             )
         )
@@ -350,7 +354,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
             Problem(
                 file,
                 "misplaced",
-                f"holds {len(misplaced)} paper{'s' if len(misplaced) != 1 else ''} dated in "
+                f"holds {len(misplaced):,} paper{'s' if len(misplaced) != 1 else ''} dated in "
                 f"another week ({name_some(misplaced)})",
             )
         )
@@ -373,7 +377,7 @@ def _check_two_weeks(checkup: Checkup) -> None:
                 files,
                 "two-weeks",
                 f"{'all' if len(key) > 2 else 'both'} hold the same "
-                f"{len(pids)} paper{'s' if len(pids) != 1 else ''} ({name_some(sorted(pids))}); "
+                f"{len(pids):,} paper{'s' if len(pids) != 1 else ''} ({name_some(sorted(pids))}); "
                 "a paper belongs to one week",
             )
         )
@@ -412,7 +416,7 @@ def _check_shards(store: Store, checkup: Checkup, unreadable: set[str]) -> set[s
                 Problem(
                     file,
                     "stale-map",
-                    f"has {len(stale)} entr{'ies' if len(stale) != 1 else 'y'} pointing at a "
+                    f"has {len(stale):,} entr{'ies' if len(stale) != 1 else 'y'} pointing at a "
                     f"week file that does not hold the paper ({name_some(sorted(stale))})",
                 )
             )
@@ -430,7 +434,7 @@ def _check_missing_from_map(checkup: Checkup, damaged_shards: set[str]) -> None:
             Problem(
                 f"ids/{shard}.json",
                 "missing-map",
-                f"lacks {len(pids)} stored paper{'s' if len(pids) != 1 else ''} "
+                f"lacks {len(pids):,} stored paper{'s' if len(pids) != 1 else ''} "
                 f"({name_some(sorted(pids))})",
             )
         )
@@ -473,7 +477,7 @@ def _check_index(
     if index.schema >= SCHEMA:
         differences += _differences(index.days, recount.days, unreadable, "days")
     if differences:
-        more = f" and {len(differences) - 3} more" if len(differences) > 3 else ""
+        more = f" and {len(differences) - 3:,} more" if len(differences) > 3 else ""
         checkup.problems.append(
             Problem(
                 "index.json",
@@ -643,8 +647,15 @@ def _records_in(data: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- repair
 
 
-def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) -> RepairReport:
+def repair_store(
+    store: Store,
+    catalog: Catalog,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> RepairReport:
     """Repair ``store`` under its writer lock; see the module docstring for what that means.
+
+    ``progress`` is told (week files done, week files in all) as they are read.
 
     Raises:
         StoreError: the lock is held by another writer, or a file cannot be written.
@@ -655,7 +666,7 @@ def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) ->
     lock = store.lock()
     lock.acquire()
     try:
-        before = _check(store)
+        before = _check(store, progress)
         if before.healthy:
             return RepairReport(before, before)
         report = RepairReport(before, before)
@@ -671,11 +682,11 @@ def repair_store(store: Store, catalog: Catalog, now: datetime | None = None) ->
         report.merged = sorted(pid for pid, weeks in before.placed.items() if len(weeks) > 1)
         # prepare() drops temp files, rebuilds the id map and index from the week files
         # (keeping the newest copy of a paper stored twice) and retags changed topics.
-        StoreWriter(store, catalog).prepare()
+        StoreWriter(store, catalog, progress).prepare()
         if any(p.kind.endswith("-search-index") for p in before.problems):
-            build_text_index(store)  # even one marked in step: its rows disagreed
+            build_text_index(store, progress)  # even one marked in step: its rows disagreed
         report.retagged = not had_fingerprints
-        report.after = _check(store)
+        report.after = _check(store, progress)
     finally:
         lock.release()
     _account_losses(report)

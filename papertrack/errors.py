@@ -38,3 +38,11 @@ class QuerySyntaxError(UsageError):
     def __init__(self, message: str, column: int) -> None:
         super().__init__(message)
         self.column = column
+
+
+class JsonArrayError(ValueError):
+    """A JSON array (``export -f json``) that breaks off or is malformed; says where.
+
+    Raised while the array streams, like a read error, so the papers before the
+    break are kept.
+    """

@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 
 from papertrack.errors import UsageError
 from papertrack.ids import abs_url, parse_arxiv_id
-from papertrack.models import Paper
+from papertrack.models import Paper, Progress
 from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
@@ -119,7 +119,12 @@ class SearchResult:
 
 
 def search_papers(
-    store: Store, query: Topic, *, topic: str | None = None, limit: int = 20
+    store: Store,
+    query: Topic,
+    *,
+    topic: str | None = None,
+    limit: int = 20,
+    progress: Progress | None = None,
 ) -> SearchResult:
     """Papers matching ``query`` (inside ``topic``, a slug, when given), ranked.
 
@@ -133,6 +138,7 @@ def search_papers(
     seen to be sure no title hit is missed, except that once ``limit`` title
     hits are in hand after a whole week, older weeks can only add older papers
     that rank below them, and the scan stops there: the answer is exact either way.
+    ``progress`` is told (weeks read, weeks in all) before each week file.
     """
     from papertrack.topics import PaperText
 
@@ -141,7 +147,10 @@ def search_papers(
     other_hits: list[Paper] = []
     result = SearchResult()
     within = store.candidates(query.node)
-    for week in store.weeks():
+    weeks = [w for w in store.weeks() if within is None or w in within]
+    for done, week in enumerate(weeks):
+        if progress is not None:
+            progress(done, len(weeks))
         if len(title_hits) >= limit:
             result.complete = False
             break
@@ -170,16 +179,21 @@ def iter_papers(
     since: datetime | None = None,
     match: Callable[[str, str, list[str], list[str]], bool] | None = None,
     within: Candidates | None = None,
+    progress: Progress | None = None,
 ) -> Iterator[Paper]:
     """Every stored paper (of ``topic``, dated on or after ``since``, accepted by ``match``).
 
     Newest paper date first; one week file in memory at a time. ``within`` (see
-    :meth:`Store.candidates`) limits the weeks read.
+    :meth:`Store.candidates`) limits the weeks read; ``progress`` is told (weeks
+    read, weeks in all) before each week file.
     """
     from papertrack.store import UNDATED, week_of
 
     since_week = week_of(since) if since else None
-    for week in store.weeks():
+    weeks = store.weeks()
+    for done, week in enumerate(weeks):
+        if progress is not None:
+            progress(done, len(weeks))
         if since_week is not None and (week == UNDATED or week < since_week):
             break
         papers = store.search_week(week, match, within)
@@ -333,6 +347,9 @@ def _bib_author(name: str) -> str:
     return f"{{{escaped}}}" if re.search(r"\band\b", escaped, re.IGNORECASE) else escaped
 
 
+_MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
 def bibtex_entry(paper: Paper) -> str:
     """One ``@misc`` entry with eprint, archivePrefix, primaryClass, url and doi."""
     fields: list[tuple[str, str]] = [("title", bibtex_escape(paper.title))]
@@ -340,7 +357,9 @@ def bibtex_entry(paper: Paper) -> str:
         fields.append(("author", " and ".join(_bib_author(a) for a in paper.authors)))
     if paper.paper_date:
         fields.append(("year", str(paper.paper_date.year)))
-        fields.append(("month", str(paper.paper_date.month)))
+        # The month macro (jan … dec), unbraced: BibTeX styles print it as the
+        # style's month name; a braced number prints as "2".
+        fields.append(("month", _MONTH_MACROS[paper.paper_date.month - 1]))
     parsed = parse_arxiv_id(paper.arxiv_id)
     if parsed is not None:
         fields.append(("eprint", bibtex_verbatim(parsed[0])))
@@ -360,7 +379,10 @@ def bibtex_entry(paper: Paper) -> str:
     if paper.abstract:
         fields.append(("abstract", bibtex_escape(paper.abstract)))
     width = max(len(name) for name, _ in fields)
-    body = ",\n".join(f"  {name:<{width}} = {{{value}}}" for name, value in fields)
+    body = ",\n".join(
+        f"  {name:<{width}} = {value if name == 'month' else '{' + value + '}'}"
+        for name, value in fields
+    )
     return f"@misc{{{bibtex_key(paper)},\n{body}\n}}\n"
 
 
@@ -394,9 +416,23 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -
     return element
 
 
+#: arXiv's own namespace, as its API feeds use it (primary category, affiliations, DOI).
+ARXIV_NS = "http://arxiv.org/schemas/atom"
+#: papertrack's namespace: the stored fields Atom has no element for, so that
+#: ``papertrack ingest`` reads the export back unchanged (feed readers skip them).
+PAPERTRACK_NS = "urn:papertrack:schema:export:1"
+
+
 def atom_entry(paper: Paper, now: datetime) -> str:
     """One ``<entry>``: every feed-supplied string is element text or an attribute
-    value, escaped by ElementTree, so no feed text can become markup."""
+    value, escaped by ElementTree, so no feed text can become markup.
+
+    Besides the Atom elements a feed reader shows, it carries the rest of the
+    stored paper in the ``arxiv:`` and ``papertrack:`` namespaces (declared on the
+    feed), the exact dates among them: Atom's ``<published>`` is the paper date,
+    which for a paper known from a listing only is its announcement, not a
+    submission date.
+    """
     entry = ET.Element("entry")
     _sub(entry, "id", _entry_id(paper))
     _sub(entry, "title", paper.title, type="text")
@@ -404,8 +440,12 @@ def atom_entry(paper: Paper, now: datetime) -> str:
     _sub(entry, "updated", _atom_date(updated))
     if paper.paper_date:
         _sub(entry, "published", _atom_date(paper.paper_date))
-    for name in paper.authors:
-        _sub(_sub(entry, "author"), "name", name)
+    for index, name in enumerate(paper.authors):
+        author = _sub(entry, "author")
+        _sub(author, "name", name)
+        if index < len(paper.author_affiliations):
+            for affiliation in paper.author_affiliations[index]:
+                _sub(author, "arxiv:affiliation", affiliation)
     link = _entry_id(paper) if parse_arxiv_id(paper.arxiv_id) else paper.url
     if link and link.startswith(("http://", "https://")):
         _sub(entry, "link", rel="alternate", type="text/html", href=link)
@@ -415,13 +455,36 @@ def atom_entry(paper: Paper, now: datetime) -> str:
         _sub(entry, "category", term=category)
     if paper.abstract:
         _sub(entry, "summary", paper.abstract, type="text")
+    if paper.primary_category:
+        _sub(entry, "arxiv:primary_category", term=paper.primary_category)
+    for name in ("comment", "journal_ref", "doi"):
+        value = getattr(paper, name)
+        if value:
+            _sub(entry, "arxiv:" + name, value)
+    record = paper.to_record()
+    if parse_arxiv_id(paper.arxiv_id) is None:
+        _sub(entry, "papertrack:id", paper.arxiv_id)
+    if paper.version is not None:
+        _sub(entry, "papertrack:version", str(paper.version))
+    for name in ("published", "updated", "announced", "announce_type", "license"):
+        if record[name]:
+            _sub(entry, "papertrack:" + name, record[name])
+    for name in ("url", "pdf_url"):
+        # Only web links: a feed's "javascript:" URL is not carried into anyone's reader.
+        if record[name] and str(record[name]).startswith(("http://", "https://")):
+            _sub(entry, "papertrack:" + name, record[name])
     return ET.tostring(entry, encoding="unicode") + "\n"
 
 
-def _atom_head(title: str, feed_id: str, now: datetime) -> str:
-    head = ET.Element("feed", xmlns=ATOM_NS)
+def _atom_head(title: str, feed_id: str, now: datetime, self_url: str) -> str:
+    head = ET.Element(
+        "feed",
+        {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS},
+    )
     _sub(head, "title", title, type="text")
     _sub(head, "id", feed_id)
+    # RFC 4287 §4.2.7.2: where the feed itself lives; feed validators ask for it.
+    _sub(head, "link", rel="self", type="application/atom+xml", href=self_url)
     _sub(head, "updated", _atom_date(now))
     # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
     _sub(_sub(head, "author"), "name", "papertrack")
@@ -441,8 +504,12 @@ def write_export(
     *,
     title: str = "papertrack export",
     now: datetime | None = None,
+    self_url: str | None = None,
 ) -> int:
     """Write ``papers`` to ``stream`` in ``fmt`` (one of :data:`EXPORT_FORMATS`), as they come.
+
+    ``self_url`` is where an Atom feed will be found, its ``rel="self"`` link
+    (default: the feed's own ``urn:`` id, for a feed written to a pipe).
 
     Returns:
         How many papers were written.
@@ -473,7 +540,8 @@ def write_export(
             count += 1
     elif fmt == "atom":
         digest = hashlib.sha1(title.encode("utf-8")).hexdigest()[:16]
-        stream.write(_atom_head(title, f"urn:papertrack:export:{digest}", now))
+        feed_id = f"urn:papertrack:export:{digest}"
+        stream.write(_atom_head(title, feed_id, now, self_url or feed_id))
         for paper in papers:
             stream.write(atom_entry(paper, now))
             count += 1

@@ -11,6 +11,7 @@ kind            what it is
 ``legacy-rss``  export.arxiv.org/rss listings before 2024 (RSS 1.0 / RDF)
 ``oai``         OAI-PMH ListRecords/GetRecord (arXivRaw, arXiv, oai_dc)
 ``kaggle``      the Kaggle ``arxiv-metadata-oai-snapshot`` JSON lines
+``export``      papertrack's own ``export -f jsonl``, ``-f json`` and ``-f atom``
 ``feed``        any other RSS/Atom feed
 ==============  ===============================================================
 
@@ -38,15 +39,18 @@ from typing import Any
 import feedparser
 import orjson
 
-from .errors import FeedError
+from .errors import FeedError, JsonArrayError
 from .ids import abs_url, parse_arxiv_id, pdf_url
-from .models import Paper
+from .models import Paper, from_iso
 from .tex import render_tex
 from .text import clean_text, decode_tex_accents, shorten, strip_html
 
 __all__ = [
     "ParsedFeed",
+    "ArrayLines",
+    "looks_like_json_array",
     "looks_like_jsonl",
+    "paper_from_export",
     "parse_feed",
     "parse_jsonl",
     "parse_jsonl_line",
@@ -477,6 +481,11 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
             f"{source}: line {lineno} is not a JSON object. "
             "Check the file: it should hold one JSON object per line."
         )
+    if is_export_record(record):
+        try:
+            return bounded(paper_from_export(record))[0]
+        except FeedError as exc:
+            raise FeedError(f"{source}: line {lineno} {exc}. Check the line") from None
     raw_id = record.get("id")
     ident = parse_arxiv_id(raw_id) if isinstance(raw_id, str) else None
     if ident is None:
@@ -536,12 +545,22 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
 
 
 def parse_jsonl(data: bytes, source: str = "<jsonl>") -> ParsedFeed:
-    """Parse a whole JSON lines file (see :func:`parse_jsonl_line`).
+    """Parse a whole JSON lines file (see :func:`parse_jsonl_line`), or a JSON array.
 
     A last line that is broken and not newline-terminated is a cut-off download:
     it sets ``error`` and keeps the lines before it. Any other broken line raises.
     """
     papers: list[Paper] = []
+    if looks_like_json_array(data[:4096]):
+        array = ArrayLines(io.BytesIO(data), MAX_FEED_BYTES)
+        try:
+            for number, line in enumerate(array._iter_lines(), start=1):
+                papers.append(parse_jsonl_line(line, source, number))
+        except JsonArrayError as exc:
+            return ParsedFeed(
+                kind="export", papers=papers, error=f"{source}: {exc}; kept {len(papers):,} papers"
+            )
+        return ParsedFeed(kind="export", papers=papers)
     lines = data.removeprefix(_UTF8_BOM).split(b"\n")
     last = len(lines)
     for lineno, line in enumerate(lines, start=1):
@@ -555,10 +574,335 @@ def parse_jsonl(data: bytes, source: str = "<jsonl>") -> ParsedFeed:
                     kind="kaggle",
                     papers=papers,
                     error=f"{source}: the file is cut off at line {lineno}; "
-                    f"kept the {len(papers)} lines that arrived whole",
+                    f"kept the {len(papers):,} lines that arrived whole",
                 )
             raise exc
     return ParsedFeed(kind="kaggle", papers=papers)
+
+
+# --- papertrack's own exports (export -f jsonl, json, atom) ---------------------
+
+#: The namespace of the papertrack fields in an Atom export (``papertrack export -f atom``).
+PAPERTRACK_NS = "urn:papertrack:schema:export:1"
+_PT = "{" + PAPERTRACK_NS + "}"
+# Exports written before the papertrack namespace existed only name papertrack as
+# their generator: their <published> may be a listing's announcement date.
+_PT_HEAD_RE = re.compile(
+    re.escape(PAPERTRACK_NS.encode()) + rb"|<generator[^>]*>\s*papertrack\s*</generator>"
+)
+_EXPORT_SOURCE = "export"
+
+
+def is_export_record(record: dict[str, Any]) -> bool:
+    """True for a line of ``papertrack export -f jsonl`` (or an item of ``-f json``)."""
+    return "arxiv_id" in record and "id" not in record
+
+
+def _export_text(record: dict[str, Any], key: str) -> str:
+    value = record.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise FeedError(f"has a {key} that is not text")
+    return clean_text(value)
+
+
+def _export_strings(record: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = record.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise FeedError(f"has {key} that are not a list of text")
+    return _unique(clean_text(v) for v in value)
+
+
+def _export_date(value: Any, key: str) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise FeedError(f"has a {key} date that is not text")
+    try:
+        moment = from_iso(value.strip())
+    except ValueError:
+        raise FeedError(f"has a {key} date that is not ISO 8601 ({shorten(value, 40)!r})") from None
+    return plausible_date(moment)
+
+
+def _export_paper(
+    ident: str,
+    *,
+    version: Any,
+    dates: tuple[datetime | None, datetime | None, datetime | None],
+    **fields: Any,
+) -> Paper:
+    """A paper read back from an export; ``ident`` is the stored id, as exported."""
+    parsed = parse_arxiv_id(ident)
+    arxiv_id = parsed[0] if parsed is not None else clean_text(ident)
+    if not arxiv_id:
+        raise FeedError("has no id")
+    published, updated, announced = dates
+    primary = fields.get("primary_category") or None
+    return Paper(
+        arxiv_id=arxiv_id,
+        version=_version(version) if version is not None else None,
+        published=published,
+        updated=updated,
+        announced=announced,
+        # Exports leave out whether the primary category was only guessed: it was
+        # when the paper is known from a listing alone (no submission date yet),
+        # so an API page read later may still correct it.
+        primary_guessed=bool(primary) and published is None and announced is not None,
+        source=_EXPORT_SOURCE,
+        **fields,
+    )
+
+
+def paper_from_export(record: dict[str, Any]) -> Paper:
+    """The paper of one ``export -f jsonl`` line or ``-f json`` item (its ``to_dict`` form).
+
+    ``tags`` are left out: the store tags every paper with its own topics, and
+    ``paper_date`` and ``affiliations`` are derived from the other fields.
+
+    Raises:
+        FeedError: a field of the wrong type (the message completes "line N …").
+    """
+    ident = record.get("arxiv_id")
+    if not isinstance(ident, str):
+        raise FeedError("has no arxiv_id")
+    version = record.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise FeedError("has a version that is not a number")
+    authors = _export_strings(record, "authors")
+    raw = record.get("author_affiliations") or []
+    if not isinstance(raw, list) or not all(
+        isinstance(a, list) and all(isinstance(n, str) for n in a) for a in raw
+    ):
+        raise FeedError("has author_affiliations that are not lists of text")
+    affiliations = tuple(_unique(clean_text(n) for n in a) for a in raw)
+    if len(affiliations) != len(authors):
+        affiliations = ()
+    optional = {
+        key: _export_text(record, key) or None
+        for key in ("announce_type", "doi", "journal_ref", "comment", "url", "pdf_url", "license")
+    }
+    return _export_paper(
+        ident,
+        version=version,
+        dates=(
+            _export_date(record.get("published"), "published"),
+            _export_date(record.get("updated"), "updated"),
+            _export_date(record.get("announced"), "announced"),
+        ),
+        title=_export_text(record, "title"),
+        abstract=_export_text(record, "abstract"),
+        authors=authors,
+        author_affiliations=affiliations if any(affiliations) else (),
+        primary_category=_export_text(record, "primary_category") or None,
+        categories=_export_strings(record, "categories"),
+        **optional,
+    )
+
+
+def _atom_export_paper(entry: ET.Element, now: datetime | None) -> Paper | None:
+    """One entry of ``export -f atom`` (see :func:`papertrack.export.atom_entry`)."""
+
+    def text(tag: str) -> str:
+        return clean_text(entry.findtext(tag))
+
+    def date(name: str) -> datetime | None:
+        found = entry.find(_PT + name)
+        if found is None:
+            return None
+        try:
+            moment = _export_date(found.text or "", name)
+        except FeedError:
+            return None
+        return plausible_date(moment, now)
+
+    ident = text(_PT + "id") or text(_ATOM + "id")
+    if parse_arxiv_id(ident) is None and not entry.findtext(_PT + "id"):
+        return None
+    authors: list[str] = []
+    affiliations: list[tuple[str, ...]] = []
+    for author in entry.iter(_ATOM + "author"):
+        name = clean_text(author.findtext(_ATOM + "name"))
+        if name:
+            authors.append(name)
+            affiliations.append(
+                _unique(clean_text(a.text) for a in author.iter(_ARXIV + "affiliation"))
+            )
+    links = {link.get("rel"): link.get("href") for link in entry.iter(_ATOM + "link")}
+    primary = entry.find(_ARXIV + "primary_category")
+    if entry.find(_PT + "version") is not None or entry.find(_PT + "url") is not None:
+        version: Any = text(_PT + "version") or None
+        dates = (date("published"), date("updated"), date("announced"))
+        url, pdf = text(_PT + "url") or None, text(_PT + "pdf_url") or None
+    else:
+        # An export written before the papertrack namespace: <published> is the
+        # paper date, an announcement as often as a submission, so it is kept as
+        # the announcement, which never overwrites a submission date.
+        try:
+            announced = from_iso(text(_ATOM + "published"))
+        except ValueError:
+            announced = None
+        version, dates = None, (None, None, plausible_date(announced, now))
+        url, pdf = (
+            clean_text(links.get("alternate")) or None,
+            clean_text(links.get("related")) or None,
+        )
+    try:
+        return _export_paper(
+            ident,
+            version=version,
+            dates=dates,
+            title=text(_ATOM + "title"),
+            abstract=text(_ATOM + "summary"),
+            authors=tuple(authors),
+            author_affiliations=tuple(affiliations) if any(affiliations) else (),
+            primary_category=clean_text(primary.get("term")) or None
+            if primary is not None
+            else None,
+            categories=_unique(clean_text(c.get("term")) for c in entry.iter(_ATOM + "category")),
+            announce_type=text(_PT + "announce_type") or None,
+            doi=text(_ARXIV + "doi") or None,
+            journal_ref=text(_ARXIV + "journal_ref") or None,
+            comment=text(_ARXIV + "comment") or None,
+            url=url,
+            pdf_url=pdf,
+            license=text(_PT + "license") or None,
+        )
+    except FeedError:
+        return None
+
+
+def _parse_atom_export(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
+    """``export -f atom`` read back exactly, from its papertrack fields."""
+    result = ParsedFeed(kind="export", papers=[])
+    for item in _iter_elements(data, frozenset({_ATOM + "entry"})):
+        if isinstance(item, ET.ParseError):
+            line, column = item.position
+            reason = str(item).split(":")[0]
+            result.error = (
+                f"{source}: the feed is cut off or malformed at line {line}, column {column} "
+                f"({reason}); kept the {len(result.papers):,} entries that arrived whole"
+            )
+            break
+        _collect(result, _atom_export_paper(item, now))
+        item.clear()
+    return result
+
+
+def looks_like_json_array(head: bytes) -> bool:
+    """True when the first non-blank byte (after a UTF-8 BOM) is ``[``: ``export -f json``."""
+    return head.removeprefix(_UTF8_BOM).lstrip(b" \t\r\n").startswith(b"[")
+
+
+_NON_BLANK_RE = re.compile(r"[^ \t\r\n]")
+
+
+class ArrayLines:
+    """A JSON array (``export -f json``) read as JSON lines: one item a line.
+
+    The array is decoded as it streams, one item at a time, so an export of a
+    whole store is never held in memory; the JSON-lines reader then does the
+    rest (batches, workers, broken items). An item longer than ``limit``
+    characters, or a break in the array, raises :class:`JsonArrayError`.
+    """
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        self.raw = stream
+        self.limit = limit
+        self.items = 0
+        self._lines = self._iter_lines()
+
+    def close(self) -> None:
+        self.raw.close()
+
+    def read1(self, size: int = -1) -> bytes:
+        """Whole lines, at least ``size`` bytes of them unless the array ends first."""
+        out: list[bytes] = []
+        total = 0
+        while total < max(size, 1):
+            line = next(self._lines, b"")
+            if not line:
+                break
+            out.append(line)
+            total += len(line)
+        return b"".join(out)
+
+    read = read1
+
+    def _iter_lines(self) -> Iterator[bytes]:
+        decoder = json.JSONDecoder()
+        text = codecs.getincrementaldecoder("utf-8-sig")()
+        read = getattr(self.raw, "read1", self.raw.read)
+        buf, pos, eof = "", 0, False
+
+        def fill() -> bool:
+            nonlocal buf, pos, eof
+            if eof:
+                return False
+            block = read(1 << 20)
+            try:
+                more = text.decode(block, final=not block)
+            except UnicodeDecodeError:
+                raise JsonArrayError(f"item {self.items + 1:,} is not UTF-8 text") from None
+            buf, pos, eof = buf[pos:] + more, 0, not block
+            return not eof or bool(more)
+
+        def next_char() -> str:
+            nonlocal pos
+            while True:
+                found = _NON_BLANK_RE.search(buf, pos)
+                if found is not None:
+                    pos = found.start()
+                    return buf[pos]
+                pos = len(buf)
+                if not fill():
+                    return ""
+
+        if next_char() != "[":
+            raise JsonArrayError("it does not start with '['")
+        pos += 1
+        while True:
+            char = next_char()
+            if char == "]":
+                pos += 1
+                if next_char():
+                    raise JsonArrayError(
+                        f"there is more after the ']' that ends the {self.items:,} items"
+                    )
+                return
+            if self.items:
+                if char != ",":
+                    raise JsonArrayError(f"item {self.items:,} is not followed by ',' or ']'")
+                pos += 1
+                char = next_char()
+            if not char:
+                raise JsonArrayError(f"the array is cut off after {self.items:,} items")
+            while True:
+                try:
+                    value, end = decoder.raw_decode(buf, pos)
+                except json.JSONDecodeError as exc:
+                    if len(buf) - pos <= self.limit and fill():
+                        continue
+                    if len(buf) - pos > self.limit:
+                        raise JsonArrayError(
+                            f"item {self.items + 1:,} is longer than {self.limit:,} characters"
+                        ) from None
+                    raise JsonArrayError(
+                        f"item {self.items + 1:,} is cut off or not valid JSON ({exc.msg})"
+                    ) from None
+                if end == len(buf) and fill():
+                    continue  # a number at the end of the data read may go on
+                break
+            pos = end
+            self.items += 1
+            try:
+                line = orjson.dumps(value)
+            except TypeError:  # what orjson cannot write (huge integers) json can
+                line = json.dumps(value).encode("utf-8")
+            yield line + b"\n"
 
 
 # --- OAI-PMH (§3) --------------------------------------------------------------
@@ -705,7 +1049,7 @@ def _parse_oai(data: bytes, source: str) -> ParsedFeed:
             reason = str(item).split(":")[0]
             result.error = (
                 f"{source}: the feed is cut off or malformed at line {line}, column {column} "
-                f"({reason}); kept the {len(result.papers)} entries that arrived whole"
+                f"({reason}); kept the {len(result.papers):,} entries that arrived whole"
             )
             break
         if item.tag == _OAI + "error":
@@ -1141,8 +1485,9 @@ def parse_feed(data: bytes, source: str = "<feed>", *, now: datetime | None = No
 
 def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     head = data[:4096]
-    if looks_like_jsonl(head):
+    if looks_like_jsonl(head) or looks_like_json_array(head):
         return parse_jsonl(data, source)
+    _refuse_lossy_export(head, source)
     if len(data) > MAX_FEED_BYTES:
         raise FeedError(
             f"{source} is larger than {MAX_FEED_BYTES // (1024 * 1024)} MB, more than papertrack "
@@ -1153,6 +1498,8 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     head = data[:4096]
     if _OAI_ROOT_RE.search(head):
         return _parse_oai(data, source)
+    if _PT_HEAD_RE.search(head) and _FEED_ROOT_RE.search(head):
+        return _parse_atom_export(data, source, now)
 
     data = _trim_partial_utf8(data)
     parsed = _feedparser(data, source)
@@ -1186,7 +1533,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
             error = (
                 f"{source}: the feed is cut off or malformed at line {repair.line}, "
                 f"column {repair.column} ({repair.reason}); "
-                f"kept the {repair.whole} entries that arrived whole"
+                f"kept the {repair.whole:,} entries that arrived whole"
             )
             if repair.document is None:
                 entries = []
@@ -1215,7 +1562,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
             # results exist (§1.5, arxiv.py #43); the caller should retry.
             result.warnings.append(
                 f"{source}: the arXiv API returned an empty page although it reports "
-                f"{total} results; retry later"
+                f"{total:,} results; retry later"
             )
     elif kind == "listing":
         for entry in entries:
@@ -1228,11 +1575,27 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
             _collect(result, _generic_paper(entry, dates))
     if dates.dropped:
         result.warnings.append(
-            f"{source}: ignored {dates.dropped} date{'s' if dates.dropped != 1 else ''} that "
+            f"{source}: ignored {dates.dropped:,} date{'s' if dates.dropped != 1 else ''} that "
             "cannot be right (impossible, before 1991, in the future or not a date); those "
             "entries are dated by another of their dates or left undated"
         )
     return result
+
+
+def _refuse_lossy_export(head: bytes, source: str) -> None:
+    """Name a CSV or BibTeX export: they leave out too much to be read back as papers."""
+    start = head.removeprefix(_UTF8_BOM).lstrip()
+    if start.startswith(b"arxiv_id,version,paper_date,"):
+        what = "a papertrack CSV export"
+    elif start.startswith((b"@misc{arxiv:", b"@misc{feed:")):
+        what = "a papertrack BibTeX export"
+    else:
+        return
+    raise FeedError(
+        f"{source} is {what}, which leaves out abstracts, affiliations and exact dates, "
+        "so papertrack does not read it back. Export with --format jsonl, json or atom "
+        "to move papers between stores"
+    )
 
 
 def _refuse_html(head: bytes, source: str) -> None:

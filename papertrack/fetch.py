@@ -150,9 +150,9 @@ class FetchReport:
         head = ", ".join(self.categories)
         if self.note and not self.papers:
             return f"{head}: {self.note}"
-        retried = f", {self.pages_retried} page{'s' if self.pages_retried != 1 else ''} retried"
+        retried = f", {self.pages_retried:,} page{'s' if self.pages_retried != 1 else ''} retried"
         return (
-            f"{head}: {self.new} new, {self.updated} updated, {self.unchanged} unchanged"
+            f"{head}: {self.new:,} new, {self.updated:,} updated, {self.unchanged:,} unchanged"
             f"{retried if self.pages_retried else ''}"
         )
 
@@ -298,7 +298,7 @@ class _Client:
                 settings.sleep(delay)
         done = self.report.pages
         kept = (
-            f"the {done} page{'s' if done != 1 else ''} fetched before are kept; "
+            f"the {done:,} page{'s' if done != 1 else ''} fetched before are kept; "
             "run the same command again to resume"
             if done
             else "run the same command again later"
@@ -565,7 +565,7 @@ def fetch_range(
             total = parsed.total_results or 0
             if not parsed.papers and not parsed.skipped and start < min(total, API_CAP):
                 # §1.5, arxiv.py #43: a valid but empty page although more results exist.
-                raise _Retry(f"an empty page although {total} results are reported")
+                raise _Retry(f"an empty page although {total:,} results are reported")
             return parsed
 
         parsed = client.page(url, label, check, notify)
@@ -585,7 +585,7 @@ def fetch_range(
         else:
             if total > API_CAP and start == 0:
                 report.warnings.append(
-                    f"{query}: {total} results on one day exceed the API's cap of {API_CAP}; "
+                    f"{query}: {total:,} results on one day exceed the API's cap of {API_CAP:,}; "
                     f"only the first {API_CAP} are fetched"
                 )
             following = start + size

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from http.client import HTTPException
 from pathlib import Path
 from stat import S_ISREG
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import orjson
 
-from papertrack.errors import FeedError
+from papertrack.errors import FeedError, JsonArrayError
 from papertrack.files import write_atomic
 from papertrack.models import IngestReport, Paper, SourceReport, UpsertResult, category_test
 from papertrack.store import Store, StoreWriter
@@ -168,9 +168,15 @@ def ingest_source(
         report.error = str(exc)
         return report
     try:
-        if feeds.looks_like_jsonl(_head(stream)):
+        head = _head(stream)
+        if feeds.looks_like_jsonl(head):
             report.kind = "kaggle"
             _Snapshot(stream, source, writer, report, options).run()
+        elif feeds.looks_like_json_array(head):
+            # export -f json: read item by item as if each were a JSON line.
+            report.kind = "export"
+            items = cast("IO[bytes]", feeds.ArrayLines(stream, MAX_LINE_BYTES))
+            _Snapshot(items, source, writer, report, options).run()
         else:
             # One byte over the limit is enough for parse_feed to refuse the feed;
             # a bigger file (or a gzip bomb) is never read into memory whole.
@@ -218,7 +224,8 @@ def _count(result: UpsertResult, papers: int, report: SourceReport) -> None:
 # and the next ingest of the same unchanged file starts from there.
 
 # HTTPException: a connection that ended mid-body (IncompleteRead) is no OSError.
-_READ_ERRORS = (OSError, EOFError, zlib.error, HTTPException)
+# JsonArrayError: an export -f json that breaks off or is malformed.
+_READ_ERRORS = (OSError, EOFError, zlib.error, HTTPException, JsonArrayError)
 #: Lines per chunk sent to a worker: big enough that shipping it costs little.
 CHUNK_LINES = 500
 #: Lines read in this process before worker processes are worth starting (they take
@@ -456,10 +463,17 @@ class _Snapshot:
         self.writer = writer
         self.report = report
         self.options = options
-        raw = stream.fileobj if isinstance(stream, gzip.GzipFile) else stream
+        from papertrack.feeds import ArrayLines
+
+        array = isinstance(stream, ArrayLines)
+        raw: Any = stream.raw if isinstance(stream, ArrayLines) else stream
+        if isinstance(raw, gzip.GzipFile):
+            raw = raw.fileobj
         self.raw: IO[bytes] = raw
         self.total = _size(self.raw)
-        self.checkpoint = _Checkpoint.find(writer.store, source, self.raw)
+        # The items of a JSON array have no offset to resume at: it is read whole again.
+        self.checkpoint = None if array else _Checkpoint.find(writer.store, source, self.raw)
+        self.unit = ("item", "items") if array else ("line", "lines")
         self.broken: list[int] = []
         self.too_long = 0
         self.last_line = 0
@@ -493,7 +507,7 @@ class _Snapshot:
             self.report.skipped += len(self.broken)
             self.report.error = (
                 f"could not read {self.source} to its end ({self.read_error}); kept the "
-                f"{self.report.papers} papers before that point"
+                f"{self.report.papers:,} papers before that point"
                 + (f" and skipped {broken}" if broken else "")
                 + ". Check that the file is whole: download it again if it was cut short"
             )
@@ -503,7 +517,7 @@ class _Snapshot:
         if broken:
             self.report.skipped += len(self.broken)
             self.report.error = (
-                f"{self.source}: skipped {broken}; kept {self.report.papers} papers. "
+                f"{self.source}: skipped {broken}; kept {self.report.papers:,} papers. "
                 "Download the file again if it was cut short"
             )
 
@@ -627,13 +641,15 @@ class _Snapshot:
         if not broken:
             return ""
         named = ", ".join(map(str, broken[:MAX_LINES_NAMED]))
-        more = f" and {len(broken) - MAX_LINES_NAMED} more" if len(broken) > MAX_LINES_NAMED else ""
+        more = (
+            f" and {len(broken) - MAX_LINES_NAMED:,} more" if len(broken) > MAX_LINES_NAMED else ""
+        )
         cut = (
             " (the last line looks cut off)"
             if broken[-1] == self.last_line and self.last_unterminated
             else ""
         )
-        lines = "lines" if len(broken) > 1 else "line"
+        lines = self.unit[1] if len(broken) > 1 else self.unit[0]
         long = (
             f"; {self.too_long:,} longer than {MAX_LINE_BYTES // 2**20} MiB, the limit"
             if self.too_long

@@ -23,6 +23,10 @@ def from_iso(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
 
 
+#: Told (files done, files in all) as a long scan of the store goes through its
+#: week files; the CLI draws a spinner with it, core code never prints.
+Progress = Callable[[int, int], None]
+
 #: Stored fields that are not part of the JSON schema.
 _PROVENANCE = frozenset({"primary_guessed", "source"})
 

@@ -449,7 +449,7 @@ def footer(m: Momentum) -> str:
     )
     gaps = sum(w.no_data for w in m.weeks)
     if gaps:
-        text += f"; no data (nothing ingested) for {gaps} of the {len(m.weeks)} weeks shown"
+        text += f"; no data (nothing ingested) for {gaps:,} of the {len(m.weeks):,} weeks shown"
     return text + "."
 
 

@@ -29,6 +29,8 @@ def safe(value: object) -> str:
 #: characters and abstracts at most 1,920, so only a hostile or broken feed is cut
 #: (Rich takes about a second to wrap a 1 MB title). `show` and JSON keep it whole.
 TITLE_CHARS = 1000
+#: The narrowest a table's title column gets: the longest word of most titles.
+TITLE_MIN_WIDTH = 24
 ABSTRACT_CHARS = 10_000
 #: `show` lists at most this many authors, one a row (Rich needs ~0.25 ms a row).
 SHOWN_AUTHORS = 1000
@@ -54,7 +56,7 @@ def format_names(names: Sequence[str], shown: int = 3, sep: str = ", ") -> str:
         return ""
     head = sep.join(names[:shown])
     rest = len(names) - shown
-    return f"{head} +{rest}" if rest > 0 else head
+    return f"{head} +{rest:,}" if rest > 0 else head
 
 
 def format_affiliations(names: Sequence[str], shown: int = 3) -> str:
@@ -70,10 +72,17 @@ def format_tags(tags: Sequence[str], names: Mapping[str, str], shown: int | None
 
 def papers_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str]) -> Table:
     """The 'latest papers' table: one row a paper, newest first."""
-    table = Table(title=Text(safe(title), style="bold"), title_justify="left", expand=False)
+    # The title is what a reader scans: it gets half the width the date and category
+    # leave (ratio 4 of 8, with authors and tags at 2 each), and never so little that
+    # a long word of it is cut ("Psychology-Grounded"). Rich applies ratios only to
+    # an expanded table; without them it shrinks every column by its content's
+    # width, which gave titles 16 characters at 80 columns and three lines at 160
+    # beside half-empty author and tag columns. Only a word longer than the column
+    # (a URL) is folded.
+    table = Table(title=Text(safe(title), style="bold"), title_justify="left", expand=True)
     table.add_column("Date", no_wrap=True)
     table.add_column("Cat.", no_wrap=True, style="cyan")
-    table.add_column("Title", ratio=4, overflow="fold", style="bold")
+    table.add_column("Title", ratio=4, min_width=TITLE_MIN_WIDTH, overflow="fold", style="bold")
     table.add_column("Authors", ratio=2, overflow="fold")
     # Listing feeds carry no affiliations: an empty column would only cost width.
     with_affiliations = any(paper.author_affiliations for paper in papers)
@@ -124,15 +133,17 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
 def topics_table(rows: Sequence[Mapping[str, object]], title: str = "Topics") -> Table:
     """`topics`: one row a topic with its slug, source and counts."""
     table = Table(title=Text(safe(title), style="bold"), title_justify="left")
-    table.add_column("Name", style="bold")
-    table.add_column("Slug", style="cyan")
+    table.add_column("Name", style="bold", ratio=1)
+    # The slug is what a user types: never wrapped or cut; the name wraps instead.
+    slug_width = max((len(str(row["topic"])) for row in rows), default=4)
+    table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
     table.add_column("Source")
     table.add_column("Papers", justify="right")
     table.add_column("Last 4 weeks", justify="right")
     for row in rows:
         table.add_row(
             Text(safe(row["name"])),
-            Text(safe(row["slug"])),
+            Text(safe(row["topic"])),
             Text(safe(row["source"])),
             Text(f"{row['papers']:,}"),
             Text(f"{row['last_4_weeks']:,}"),
@@ -319,7 +330,7 @@ if TYPE_CHECKING:
 def topic_card(info: Mapping[str, Any]) -> Group:
     """`topics show`: a topic's definition and its counts."""
     head = Text(safe(info["name"]), style="bold")
-    head.append(f"  ({safe(info['slug'])})", style="cyan")
+    head.append(f"  ({safe(info['topic'])})", style="cyan")
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="dim", no_wrap=True)
     grid.add_column()
@@ -380,7 +391,7 @@ def trial_view(trial: Trial, title: str) -> Group:
     parts += [weeks, Text("")]
     if trial.sample:
         sample = Table(
-            title=f"Sample: {len(trial.sample)} of {trial.matches:,} (--seed {trial.seed})",
+            title=f"Sample: {len(trial.sample):,} of {trial.matches:,} (--seed {trial.seed})",
             title_justify="left",
         )
         sample.add_column("Date", no_wrap=True)

@@ -259,7 +259,16 @@ def _chart(m: core.Momentum, large: bool) -> Chart:
     partial = [not w.complete for w in m.weeks]
     current = [w.current for w in m.weeks]
     if large:
-        return chart(weeks, **LARGE, partial=partial, current=current)
+        return chart(
+            weeks,
+            bar_width=LARGE["bar_width"],
+            gap=LARGE["gap"],
+            height=LARGE["height"],
+            label_height=LARGE["label_height"],
+            top=LARGE["top"],
+            partial=partial,
+            current=current,
+        )
     return chart(weeks, height=SMALL_HEIGHT, label_height=0, partial=partial, current=current)
 
 
@@ -352,9 +361,12 @@ def _atom_updated(papers: Sequence[Paper], as_of: date) -> datetime:
 
 
 def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
-    from papertrack.export import ATOM_NS, _atom_date, _sub, atom_entry
+    from papertrack.export import ARXIV_NS, ATOM_NS, PAPERTRACK_NS, _atom_date, _sub, atom_entry
 
-    head = ET.Element("feed", xmlns=ATOM_NS)
+    # The entries carry the stored paper in the arxiv: and papertrack: namespaces.
+    head = ET.Element(
+        "feed", {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS}
+    )
     _sub(head, "title", f"{topic.name} — papertrack", type="text")
     if topic.description:
         _sub(head, "subtitle", topic.description, type="text")

@@ -58,7 +58,7 @@ from papertrack.files import (
     temp_files,
     write_atomic,
 )
-from papertrack.models import Paper, UpsertResult, from_iso, merge_papers
+from papertrack.models import Paper, Progress, UpsertResult, from_iso, merge_papers
 from papertrack.text import visible
 
 if TYPE_CHECKING:
@@ -548,7 +548,10 @@ class Store:
         return None
 
     def search(
-        self, match: FieldMatcher, within: Candidates | None = None
+        self,
+        match: FieldMatcher,
+        within: Candidates | None = None,
+        progress: Progress | None = None,
     ) -> Iterator[tuple[str, Paper]]:
         """(week, paper) for every stored paper ``match`` accepts, newest week first.
 
@@ -556,10 +559,12 @@ class Store:
         for the papers that match. ``match`` gets the raw title, abstract,
         authors and categories (see :meth:`Catalog.tag_fields`). ``within``
         (from :meth:`candidates`) limits the weeks read and the papers tried.
+        ``progress`` is told (weeks read, weeks to read) before each week file.
         """
-        for week in self.weeks():
-            if within is not None and week not in within:
-                continue
+        weeks = [w for w in self.weeks() if within is None or w in within]
+        for done, week in enumerate(weeks):
+            if progress is not None:
+                progress(done, len(weeks))
             ids = within.get(week) if within is not None else None
             for paper in self._search_partition(week, None, match, ids):
                 yield week, paper
@@ -746,20 +751,24 @@ class Store:
         return Lock(self.lock_path, self.lock_timeout)
 
     @contextlib.contextmanager
-    def writer(self, catalog: Catalog) -> Iterator[StoreWriter]:
+    def writer(self, catalog: Catalog, progress: Progress | None = None) -> Iterator[StoreWriter]:
         """A writer: each batch it writes holds the store lock only while it is written.
 
         So concurrent ingests queue batch by batch instead of one waiting for the
         other's whole run, and nothing is locked while a source is still being read.
+        ``progress`` is told (weeks done, weeks in all) through a retag.
         """
-        yield StoreWriter(self, catalog)
+        yield StoreWriter(self, catalog, progress)
 
-    def refresh(self, catalog: Catalog) -> dict[str, tuple[int, int]]:
+    def refresh(
+        self, catalog: Catalog, progress: Progress | None = None
+    ) -> dict[str, tuple[int, int]]:
         """Recover from an interrupted write and retag changed topics, under the lock.
 
         Returns, for each retagged topic, how many papers gained and lost its tag.
+        ``progress`` is told (weeks done, weeks in all) through the retag.
         """
-        with self.writer(catalog) as writer, writer.holding():
+        with self.writer(catalog, progress) as writer, writer.holding():
             pass
         return writer.retagged
 
@@ -767,9 +776,10 @@ class Store:
 class StoreWriter:
     """Writes batches of papers while the store lock is held. Made by :meth:`Store.writer`."""
 
-    def __init__(self, store: Store, catalog: Catalog) -> None:
+    def __init__(self, store: Store, catalog: Catalog, progress: Progress | None = None) -> None:
         self.store = store
         self.catalog = catalog
+        self.progress = progress
         self.index = Index()
         #: (inode, mtime, size) of index.json as this writer last left it: while the file
         #: is unchanged, no other writer came in between and ``index`` is still right.
@@ -783,8 +793,6 @@ class StoreWriter:
         #: Whether the full-text index holds exactly the stored papers (checked under the lock).
         self.text_live = False
         self._batch = _TextBatch()
-        #: Told (done, total) while the full-text index is built.
-        self.progress: Callable[[int, int], None] | None = None
 
     @property
     def _dirty(self) -> Path:
@@ -1012,7 +1020,9 @@ class StoreWriter:
         touched = 0
         if weeks:
             write_atomic(self._dirty, b"1")
-        for week in weeks:
+        for done, week in enumerate(weeks):
+            if self.progress is not None:
+                self.progress(done, len(weeks))
             path = self.store.partition_path(week)
             data = AtomicJSONStorage(path).read()
             if not data:

@@ -48,3 +48,44 @@ def kaggle_line(arxiv_id: str, title: str = "A paper", **fields: Any) -> str:
     }
     record.update(fields)
     return json.dumps(record)
+
+
+def run_in_pty(
+    *args: str, env: dict[str, str], columns: int = 80, timeout: float = 60.0
+) -> tuple[int, bytes]:
+    """``papertrack ARGS`` in a child process whose stdout and stderr are a pseudo-terminal.
+
+    Returns the exit code and every byte the terminal got, so that a test sees
+    what a person at a terminal of ``columns`` columns would (spinners included).
+    """
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import sys
+    import termios
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: papertrack on the terminal
+        os.environ.clear()
+        os.environ.update({**env, "COLUMNS": str(columns), "TERM": "xterm"})
+        os.execv(sys.executable, [sys.executable, "-m", "papertrack", *args])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal: it ended
+            break
+        if not data:
+            break
+        seen += data
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), seen

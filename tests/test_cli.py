@@ -340,7 +340,7 @@ def test_user_topics_file_adds_a_topic_and_warnings_reach_stderr(isolated_home: 
         assert "benchmark" in text
     result = run("topics", "--json")
     assert "Warning:" in result.stderr and "no-such-topic" in result.stderr
-    rows = {row["slug"]: row for row in json.loads(result.stdout)}
+    rows = {row["topic"]: row for row in json.loads(result.stdout)}
     assert rows["benchmarks-everywhere"]["source"] == "user"
     assert rows["benchmarks-everywhere"]["papers"] == len(papers)
 
@@ -479,3 +479,28 @@ def test_a_command_runs_with_only_its_own_module_imported(tmp_path: Path) -> Non
     assert (
         done.stdout.strip().splitlines()[-1] == "['papertrack.cli.common', 'papertrack.cli.papers']"
     )
+
+
+def test_counts_people_read_have_thousands_separators(tmp_path: Path) -> None:
+    """Every count in a message or table reads 1,234, as the stats and topics tables do."""
+    from papertrack.digest import _count, _names
+    from papertrack.fetch import FetchReport
+    from papertrack.render import format_names
+    from tests.helpers import kaggle_line
+
+    snapshot = tmp_path / "many.jsonl"
+    snapshot.write_text(
+        "".join(kaggle_line(f"2601.{n:05d}", f"Paper {n}") + "\n" for n in range(1, 1201))
+    )
+    result = run("ingest", str(snapshot))
+    assert result.exit_code == 0, result.stderr
+    assert "papers: 1,200 new, 0 updated, 0 unchanged" in result.stderr
+    verbose = run("ingest", "-v", str(snapshot))
+    assert "1,200 papers: 0 new, 0 updated, 1,200 unchanged" in verbose.stderr
+    out = tmp_path / "all.jsonl"
+    assert "Wrote 1,200 papers to" in run("export", "-f", "jsonl", "-o", str(out)).stderr
+    report = FetchReport(("cs.AI",), "api", new=12_345, updated=1_000, unchanged=2)
+    assert report.summary() == "cs.AI: 12,345 new, 1,000 updated, 2 unchanged"
+    names = [f"Author {n}" for n in range(1_003)]
+    assert format_names(names).endswith("+1,000") and _names(names).endswith("+1,000")
+    assert _count(1_234) == "1,234 new papers"

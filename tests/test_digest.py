@@ -243,11 +243,12 @@ def test_markdown_escapes_hostile_feed_text(tmp_path: Path) -> None:
     md = run("digest", "--format", "markdown", "--dry-run").stdout
     line = next(x for x in md.splitlines() if "bold" in x)
     assert r"\*bold\*" in line
-    assert r"\[x\]\(javascript\:alert\(1\)\)" in line
-    assert r"\<script\>" in line
-    assert "<script>" not in md and "](javascript" not in md and "<b>" not in md
+    assert r"\[x\](javascript:alert(1))" in line  # no "[" opens a link: nothing to follow
+    assert r"\<script>" in line
+    # Each "<" of a tag and "[" of a link is escaped: a renderer shows them as text.
+    assert not re.search(r"(?<!\\)(?:<script>|<b>|\[x\]\(javascript)", md)
     assert "(https://arxiv.org/abs/2611.00040)" in line
-    assert markdown_escape("a|b#c`d_e\\f") == r"a\|b\#c\`d\_e\\f"
+    assert markdown_escape("a|b#c`d_e\\f") == r"a\|b#c\`d_e\\f"  # "#", "_" inside words: plain
     assert markdown_escape("two\nlines") == "two lines"
 
 
@@ -362,9 +363,18 @@ def test_html_digest_is_escaped_and_self_contained(tmp_path: Path) -> None:
     assert title in checker.text
     assert HTML_HOSTILE[1] + ", B" in checker.text
     assert "Also in: Stripe Science" in checker.text
-    # Two charts of 12 weekly bars.
+    # Two charts of 12 weekly bars, with week labels; the week of today is marked as
+    # partial unless today is its Sunday (then the week is whole).
     rects = [a for t, a in checker.tags if t == "rect"]
     assert len(rects) == 24
+    today = datetime.now(UTC).date()
+    monday = today - timedelta(days=today.weekday())
+    assert checker.text.count(f"{monday:%b} {monday.day}") == 2  # the newest week, named
+    partial = [a for a in rects if a.get("stroke-dasharray")]
+    if today.weekday() == 6:
+        assert partial == [] and "this week, so far" not in page
+    else:
+        assert len(partial) == 2 and checker.text.count("Dashed last bar: this week, so far") == 2
     assert run("digest", "--format", "html").stdout == page  # the same, then the mark moves
     assert run("digest", "--format", "html").stdout == ""  # empty: nothing for cron to mail
 
@@ -375,12 +385,40 @@ def test_html_chart_geometry() -> None:
     from papertrack.digest_html import CHART_HEIGHT, chart
 
     weeks = [(date(2026, 1, 5) + timedelta(weeks=i), c) for i, c in enumerate([None, 0, 2, 4])]
-    made = chart(weeks)
+    made = chart(weeks, week_labels=True)  # the digest's chart
     heights = [b.height for b in made.bars]
     assert heights == [1, 1, CHART_HEIGHT // 2, CHART_HEIGHT]
     assert [b.no_data for b in made.bars] == [True, False, False, False]
     assert made.summary == "–, 0, 2, 4" and made.peak == 4
     assert all(b.y + b.height == CHART_HEIGHT for b in made.bars)
+    # Every other week is labelled, counted back from the newest, which is named at
+    # the chart's right edge; no week is partial unless the caller says so.
+    assert [(w.text, w.anchor) for w in made.labels] == [("Jan 12", "middle"), ("Jan 26", "end")]
+    assert made.labels[-1].x == made.width
+    assert not any(b.partial for b in made.bars) and made.note == ""
+
+
+def test_html_chart_marks_the_partial_week() -> None:
+    from datetime import date
+
+    from papertrack.digest_html import PARTIAL_NOTE, chart
+
+    weeks = [(date(2026, 1, 5) + timedelta(weeks=i), i) for i in range(12)]
+    made = chart(weeks, partial_last=True, week_labels=True)
+    assert [b.partial for b in made.bars] == [False] * 11 + [True]
+    assert made.note == PARTIAL_NOTE == "this week, so far"
+    assert made.bars[-1].label == "week of 2026-03-23: 11 papers (this week, so far)"
+    assert made.summary.endswith("10, 11 (this week, so far)")
+    assert [w.text for w in made.labels] == [
+        "Jan 12",
+        "Jan 26",
+        "Feb 9",
+        "Feb 23",
+        "Mar 9",
+        "Mar 23",
+    ]
+    assert made.note_y < made.height  # the note has a line of its own inside the chart
+    assert chart(weeks) == chart(weeks, partial_last=False)  # the old call is unchanged
 
 
 # --------------------------------------------------------------------------- two at once
@@ -448,3 +486,49 @@ def test_quiet_follow_and_digest_print_nothing_on_success(tmp_path: Path) -> Non
     assert result.exit_code == 0 and result.stderr == ""
     gone = runner.invoke(app, ["unfollow", "-q", "llm-agent-training"])
     assert gone.exit_code == 0 and gone.stderr == ""
+
+
+HOSTILE_MARKDOWN = [
+    "*star* **bold** _under_ __dunder__ `tick` ``two``",
+    "[x](javascript:alert(1)) ![img](https://evil.example/t.png) [ref]: https://evil.example",
+    "<script>alert(1)</script> <img src=x onerror=alert(2)> <!-- c --> <https://evil.example>",
+    "see https://evil.example/x, www.evil.example and mail eve@evil.example",
+    "&lt;b&gt; &#60;i&#62; &amp; ~~struck~~ ~one~ |a|b| $x^2$ \\*not* a\\",
+]
+LINE_STARTS = ["# Heading", "## H2 ##", "- item", "+ item", "* item", "1. one", "12) twelve",
+               "> quote", "---", "===", "<div>block</div>"]  # fmt: skip
+ORDINARY = [
+    "2026-11-24", "cs.AI", "cs.LG + stat.ML", "100% of 5: done.", "state-of-the-art",
+    "snake_case_names", "Q&A", "p < 0.05", "C++ and C#", "Self-Play (SPIRAL): v2.0!",
+    "What's new? \"Quotes\" = fine", "O'Brien, J.-P. Dupont",
+]  # fmt: skip
+
+
+def _render(markdown: str) -> Elements:
+    from markdown_it import MarkdownIt
+
+    # CommonMark with GitHub's strikethrough and tables: raw HTML passes through.
+    return Elements(MarkdownIt("commonmark").enable(["strikethrough", "table"]).render(markdown))
+
+
+@pytest.mark.parametrize("text", HOSTILE_MARKDOWN + LINE_STARTS)
+def test_markdown_escape_keeps_hostile_text_inert(text: str) -> None:
+    # As the digest places it: at the start of a list item's line, and inside a bold link.
+    source = f"- **[x](https://arxiv.org/abs/1)**  \n  {markdown_escape(text, line_start=True)}\n"
+    page = _render(source)
+    assert page.problems == [] and page.stack == []
+    assert [tag for tag, _ in page.tags] == ["ul", "li", "strong", "a", "br"], page.tags
+    assert page.hrefs() == ["https://arxiv.org/abs/1"]
+    shown = " ".join(page.text.split())
+    assert shown == "x " + " ".join(text.split()), shown
+    # GFM's extended autolinks (not in markdown-it's CommonMark) need a bare
+    # scheme, "www." or "name@host": an escaped ":" "." or "@" breaks each.
+    bare = markdown_escape(text)
+    assert not re.search(r"(?i)\b(?:https?|ftp)://|\bwww\.\w|\w@[\w-]+\.\w", bare), bare
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_markdown_escape_leaves_ordinary_text_alone(text: str) -> None:
+    assert markdown_escape(text) == text
+    assert markdown_escape(text, line_start=True) == text
+    assert markdown_escape("2026-11-24") == "2026-11-24" and markdown_escape("cs.AI") == "cs.AI"

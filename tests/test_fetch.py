@@ -36,6 +36,7 @@ from papertrack.fetch import (
 from papertrack.paths import default_topics_file, store_dir
 from papertrack.store import Store
 from papertrack.topics import Catalog
+from tests.helpers import error_line, run_in_pty
 
 DATA = Path(__file__).parent / "data"
 RECORDED = DATA / "api-atom" / "arxiv.py-2026-recorded"
@@ -513,3 +514,84 @@ def test_politeness_file_is_per_machine_and_not_trusted_from_others(
     if os.getuid() == 0:  # root can hand the folder to another user and see it refused
         os.chown(folder, 4242, -1)
         assert paths.fetch_pace_dir() == isolated_home
+
+
+@pytest.mark.parametrize(
+    ("config", "wanted"),
+    [
+        ('categories = "cs.AI"', "/mirror/cs.AI"),
+        ('categories = "cs.AI, cs.CL"', "/mirror/cs.AI+cs.CL"),
+        ('categories = "cs.ai cs.CL"', "/mirror/cs.AI+cs.CL"),  # as arXiv spells them
+    ],
+)
+def test_config_categories_may_be_a_string(
+    config: str, wanted: str, httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    httpserver.expect_request(wanted).respond_with_data(
+        LISTING.read_bytes(), content_type="application/atom+xml"
+    )
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "config.toml").write_text(
+        f'[fetch]\n{config}\nlisting_url = "{httpserver.url_for("/mirror")}"\ninterval = 0\n'
+    )
+    result = run("fetch", "-q")
+    assert result.exit_code == 0, result.stderr
+    assert [req.path for req, _ in httpserver.log] == [wanted]
+
+
+def test_config_categories_of_another_type_is_one_clear_line(isolated_home: Path) -> None:
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    for value in ("3", "[1, 2]", '["cs.AI", ""]'):
+        (isolated_home / "config.toml").write_text(f"[fetch]\ncategories = {value}\n")
+        result = run("fetch")
+        error_line(result, 2, "categories in [fetch] of", "config.toml")
+
+
+@pytest.mark.parametrize(
+    ("category", "hint"),
+    [("cs.FOO", ""), ("cs.XX", ""), ("cs.LGG", "Did you mean cs.LG?")],
+)
+def test_fetch_refuses_an_unknown_category_before_asking_arxiv(
+    category: str, hint: str, httpserver: HTTPServer
+) -> None:
+    result = run("fetch", "-c", category, "--listing-url", httpserver.url_for("/atom"))
+    line = error_line(result, 2, repr(category), "is not an arXiv category", hint)
+    assert "https://arxiv.org/category_taxonomy" in line
+    assert httpserver.log == []
+    from_config = run("fetch", "-c", "cs.AI", "-c", category)
+    error_line(from_config, 2, repr(category), "(in --category)")
+
+
+@pytest.mark.parametrize("option", ["--listing-url", "--api-url"])
+def test_a_name_that_does_not_resolve_fails_at_once_and_says_so(option: str) -> None:
+    # .invalid never resolves (RFC 2606): this is "no network" without a network.
+    dated = ["--days", "2"] if option == "--api-url" else []
+    started = time.monotonic()
+    result = run(
+        "fetch", "-c", "cs.AI", *dated, option, "http://nonexistent.invalid/x",
+        "--retries", "5", "--interval", "0",
+    )  # fmt: skip
+    line = error_line(result, 1, "could not resolve nonexistent.invalid", "Check the URL")
+    assert "no network" in line
+    assert "Retrying" not in result.stderr
+    assert time.monotonic() - started < 10
+
+
+def test_the_retry_line_reads_whole_at_80_columns(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    api = FakeArxiv(httpserver, total=5)
+    api.faults[0] = [status(503)]
+    env = {**os.environ, "PAPERTRACK_HOME": str(isolated_home)}
+    code, seen = run_in_pty(
+        "fetch", "-c", "cs.AI", "--since", "2026-08-01", "--interval", "0", "--api-url", api.url,
+        env=env, columns=80,
+    )  # fmt: skip
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
+    assert code == 0, text
+    lines = [line.strip() for chunk in text.split("\n") for line in chunk.split("\r")]
+    # The reason is a line of its own, whole; the bar keeps its page and paper counts.
+    assert "Retrying in 0 s: HTTP 503 (Rate exceeded.)." in lines, lines
+    assert all(len(line) <= 80 for line in lines)
+    assert "…" not in text
+    assert "5 new, 0 updated, 0 unchanged, 1 page retried" in text

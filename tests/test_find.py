@@ -184,12 +184,18 @@ def parse_bibtex(text: str) -> list[tuple[str, str, dict[str, str]]]:
     pos = 0
     entry_re = re.compile(r"\s*@(\w+)\{([^,\s{}]+),")
     field_re = re.compile(r"\s*(\w+)\s*=\s*\{")
+    macro_re = re.compile(r"\s*(\w+)\s*=\s*([a-z]+|\d+)\s*(,|(?=\s*\}))")  # month = feb
     while pos < len(text.rstrip()):
         head = entry_re.match(text, pos)
         assert head, text[pos : pos + 80]
         pos = head.end()
         fields: dict[str, str] = {}
         while True:
+            bare = macro_re.match(text, pos)
+            if bare is not None:
+                fields[bare.group(1)] = bare.group(2)
+                pos = bare.end()
+                continue
             found = field_re.match(text, pos)
             if found is None:
                 close = re.compile(r"\s*\}\n?").match(text, pos)
@@ -237,6 +243,10 @@ def test_export_bibtex_is_parseable_escaped_and_stable(small: Path) -> None:
         assert re.search(r"(?<!\\)" + re.escape(special), hostile["title"]) is None
     assert hostile["eprint"] == "2603.00005"
     assert hostile["archivePrefix"] == "arXiv"
+    # The month is BibTeX's macro, unbraced, so styles print its name (Mar 3, 2026).
+    assert hostile["year"] == "2026" and hostile["month"] == "mar"
+    assert re.search(r"^  month\s+= mar,$", first.stdout, re.MULTILINE)
+    assert "month = {" not in first.stdout.replace("  ", " ")
     assert hostile["url"] == "https://arxiv.org/abs/2603.00005"
     # Every value of every entry keeps its braces balanced and its specials escaped.
     for _, _, fields in entries:
@@ -318,3 +328,10 @@ def test_bibtex_keeps_urls_and_dois_verbatim_but_closed() -> None:
     assert fields["eprint"] == "{2508.13167}"
     assert r"A\_b \& c" in entry
     assert entry.count("{") == entry.count("}")
+
+
+def test_export_without_a_format_is_one_line() -> None:
+    from tests.helpers import error_line
+
+    line = error_line(run("export"), 2, "no --format given", "-f bibtex", "-f jsonl")
+    assert "Choose from" not in line

@@ -434,7 +434,7 @@ FORBIDDEN = (
     | set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 )
 ARXIV_KINDS = {"api", "listing", "legacy-rss", "oai", "kaggle"}
-KINDS = ARXIV_KINDS | {"feed"}
+KINDS = ARXIV_KINDS | {"feed", "export"}
 
 
 def assert_clean(value: str) -> None:

@@ -88,14 +88,14 @@ benchmark*   # the word and its forms
 
 def test_topics_list_counts_agree_with_latest(stored: None) -> None:
     assert data("topics", "--json") == data("topics", "list", "--json")
-    tagged = {slug: papers(slug) for slug in (r["slug"] for r in data("topics", "--json"))}
+    tagged = {slug: papers(slug) for slug in (r["topic"] for r in data("topics", "--json"))}
     for as_of in (AS_OF, "2025-10-01", "2026-03-01"):
         rows = data("topics", "--json", "--as-of", as_of)
         first = (date.fromisoformat(as_of) - timedelta(days=27)).isoformat()
         recent = 0
         for row in rows:
             assert row["source"] == "default"
-            mine = tagged[row["slug"]]
+            mine = tagged[row["topic"]]
             assert row["papers"] == len(mine)
             assert row["last_4_weeks"] == sum(first <= p["paper_date"][:10] <= as_of for p in mine)
             recent += row["last_4_weeks"]
@@ -104,7 +104,7 @@ def test_topics_list_counts_agree_with_latest(stored: None) -> None:
 
 
 def test_topics_list_table_and_csv(stored: None) -> None:
-    rows = {r["slug"]: r for r in data("topics", "--json", "--as-of", AS_OF)}
+    rows = {r["topic"]: r for r in data("topics", "--json", "--as-of", AS_OF)}
     table = ok("topics", "--as-of", AS_OF).stdout
     assert "Last 4 weeks" in table
     line = next(x for x in table.splitlines() if "llm-agent-training" in x)
@@ -113,9 +113,9 @@ def test_topics_list_table_and_csv(stored: None) -> None:
     assert cells == ["LLM Agent Training", "llm-agent-training", "default", "3", "3"]
     assert (row["papers"], row["last_4_weeks"]) == (3, 3)
     parsed = list(csv.DictReader(io.StringIO(ok("topics", "-f", "csv", "--as-of", AS_OF).stdout)))
-    assert [r["slug"] for r in parsed] == list(rows)
+    assert [r["topic"] for r in parsed] == list(rows)
     for line in parsed:
-        row = rows[line["slug"]]
+        row = rows[line["topic"]]
         assert line["query"] == row["query"]  # multi-line queries survive, quoted
         assert (int(line["papers"]), int(line["last_4_weeks"])) == (
             row["papers"],
@@ -125,9 +125,11 @@ def test_topics_list_table_and_csv(stored: None) -> None:
 
 def test_topics_show_prints_the_definition_and_counts(stored: None) -> None:
     shown = data("topics", "show", "LLM Agent Training", "--json", "--as-of", AS_OF)
-    listed = {r["slug"]: r for r in data("topics", "--json", "--as-of", AS_OF)}
+    listed = {r["topic"]: r for r in data("topics", "--json", "--as-of", AS_OF)}
     row = listed["llm-agent-training"]
-    for key in ("name", "slug", "source", "description", "query", "categories", "papers"):
+    # The slug is "topic", the key every other command uses.
+    assert list(row)[:2] == ["topic", "name"] and "slug" not in row and "slug" not in shown
+    for key in ("name", "topic", "source", "description", "query", "categories", "papers"):
         assert shown[key] == row[key]
     assert shown["last_4_weeks"] == row["last_4_weeks"]
     assert shown["overrides_default"] is False
@@ -170,7 +172,7 @@ def test_add_appends_an_entry_and_keeps_the_users_comments(stored: None, user_fi
         assert any(w.startswith("agent") for w in words(paper))
         assert any(w.startswith("benchmark") for w in words(paper))
         assert {"cs.AI", "cs.CL"} & set(paper["categories"])
-    row = {r["slug"]: r for r in data("topics", "--json")}["agent-benchmarks"]
+    row = {r["topic"]: r for r in data("topics", "--json")}["agent-benchmarks"]
     assert (row["source"], row["papers"]) == ("user", len(matched))
 
 
@@ -245,7 +247,7 @@ def test_remove_deletes_a_user_topic_and_its_tags(stored: None, user_file: Path)
     assert user_file.read_text(encoding="utf-8") == kept
     assert all("benchmarks" not in p["tags"] for p in papers())
     assert "benchmarks" not in Store(user_file.parent / "store").index().counts
-    assert "benchmarks" not in {r["slug"] for r in data("topics", "--json")}
+    assert "benchmarks" not in {r["topic"] for r in data("topics", "--json")}
     result = run("latest", "benchmarks")
     assert result.exit_code == 2 and "no topic named 'benchmarks'" in result.stderr
 
@@ -264,7 +266,7 @@ def test_remove_hides_a_default_and_removing_an_override_restores_it(
     assert tomllib.loads(user_file.read_text(encoding="utf-8"))["topic"] == [
         {"name": "GUI Agents", "slug": "gui-agents", "hidden": True}
     ]
-    assert "gui-agents" not in {r["slug"] for r in data("topics", "--json")}
+    assert "gui-agents" not in {r["topic"] for r in data("topics", "--json")}
     assert all("gui-agents" not in p["tags"] for p in papers())
     # Adding it again replaces the hidden entry.
     ok("topics", "add", "GUI Agents", "--query", "gui")
@@ -306,7 +308,7 @@ def test_a_hand_edit_is_seen_by_the_next_latest(stored: None, user_file: Path) -
     every = papers()
     assert sum("mine" in p["tags"] for p in every) == len(second)
     assert sum("planning" in words(p) for p in every) == len(second)
-    assert {r["slug"]: r["papers"] for r in data("topics", "--json")}["mine"] == len(second)
+    assert {r["topic"]: r["papers"] for r in data("topics", "--json")}["mine"] == len(second)
 
 
 # --------------------------------------------------------------------------- test

@@ -206,6 +206,11 @@ def main_options(
     """Track arXiv papers by topic."""
     state.db = db
     state.log_file = log_file
+    # Rich reads COLUMNS, NO_COLOR and the terminal once, when a console is built:
+    # each run builds its own (a Python caller running several commands, or the
+    # tests, may change them in between).
+    out.cache_clear()
+    err.cache_clear()
 
 
 def lock_timeout() -> float:
@@ -263,13 +268,38 @@ def load_catalog() -> Catalog:
     return catalog
 
 
+@contextlib.contextmanager
+def busy(doing: str, *, show: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """A spinner on stderr while a slow step runs: ``doing`` ("Searching"), then the
+    week files read so far, from the core's progress callback that this yields.
+
+    Only when stderr is a terminal: piped or redirected (cron, a log file, the
+    tests) nothing is drawn, so no spinner bytes reach a file. The spinner is
+    transient: it is gone when the step ends, before the command's own output.
+    ``show=False`` draws nothing either (output streaming to the same terminal).
+    """
+    if not show or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.markup import escape
+
+    with err().status(escape(doing) + "…") as status:
+
+        def progress(done: int, total: int) -> None:
+            status.update(f"{escape(doing)}… week file {done + 1:,} of {total:,}")
+
+        yield progress
+
+
 def fresh_tags(store: Store, catalog: Catalog) -> None:
     """Retag stored papers before answering if a topic definition changed since they were tagged.
 
     Also upgrades an index written by an older papertrack (rebuilt from the partitions).
+    A retag reads every week file: a spinner says so (see :func:`busy`).
     """
     if not store.tags_current(catalog) or store.index_outdated():
-        store.refresh(catalog)
+        with busy("Retagging stored papers for the changed topics") as progress:
+            store.refresh(catalog, progress)
 
 
 def pick_format(fmt: Format, as_json: bool) -> Format:
@@ -290,6 +320,30 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
         writer.writerows(csv_row(p) for p in papers)
     elif papers:
         out().print(table())
+
+
+def check_categories(store: Store, patterns: Sequence[str]) -> None:
+    """Refuse a ``-c`` category that is neither arXiv's nor on any stored paper.
+
+    Such a filter can only ever match nothing, so it is a typo (``cs.XX``); a
+    category of a non-arXiv feed is stored, hence known, and so is accepted.
+    """
+    from papertrack.categories import TAXONOMY_URL, is_arxiv_category, suggest
+
+    exact = [p for p in patterns if p and not p.endswith("*") and not is_arxiv_category(p)]
+    if not exact:
+        return
+    stored = set(store.index().listed) if store.exists() else set()
+    folded = {name.casefold() for name in stored}
+    for name in exact:
+        if name.casefold() not in folded:
+            close = suggest(name, stored)
+            hint = f" Did you mean {close}?" if close else ""
+            raise UsageError(
+                f"no such category {name!r}: arXiv has none of that name and no stored paper "
+                f"has it.{hint} List the stored ones with 'papertrack stats --top 0' "
+                f"(arXiv's are at {TAXONOMY_URL})"
+            )
 
 
 def category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | None:

@@ -272,7 +272,10 @@ def digest(
                 from papertrack.digest_html import render_html
 
                 weeks = {s: [(w.start, w.count) for w in m.weeks] for s, m in measured.items()}
-                text = render_html(result, names, weeks)
+                partial = {
+                    s: bool(m.weeks) and not m.weeks[-1].complete for s, m in measured.items()
+                }
+                text = render_html(result, names, weeks, partial)
             else:
                 text = core.render_text(result, names)
             # The mark is saved before the digest is delivered: a mark that cannot be
@@ -285,7 +288,7 @@ def digest(
                 count = len(result.arxiv_ids())
                 plural = "s" if count != 1 else ""
                 if not quiet:
-                    say(f"Wrote a digest of {count} paper{plural} to {output}")
+                    say(f"Wrote a digest of {count:,} paper{plural} to {output}")
             else:
                 sys.stdout.write(text)
                 sys.stdout.flush()

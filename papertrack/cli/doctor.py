@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from papertrack.cli.common import EXIT_CODES, app, errors, load_catalog, open_store, say
+from papertrack.cli.common import EXIT_CODES, app, busy, errors, load_catalog, open_store, say
 
 if TYPE_CHECKING:
     from papertrack.doctor import Checkup, RepairReport
@@ -75,7 +75,8 @@ def _repair_lines(report: RepairReport) -> list[str]:
 def _check(store: Store, as_json: bool) -> None:
     from papertrack.doctor import check_store
 
-    checkup = check_store(store)
+    with busy("Checking the store") as progress:
+        checkup = check_store(store, progress)
     if as_json:
         sys.stdout.write(json.dumps(checkup.to_dict(), indent=2) + "\n")
     elif checkup.exists:
@@ -95,7 +96,9 @@ def _check(store: Store, as_json: bool) -> None:
 def _repair(store: Store, as_json: bool) -> None:
     from papertrack.doctor import repair_store
 
-    report = repair_store(store, load_catalog())
+    catalog = load_catalog()
+    with busy("Repairing the store") as progress:
+        report = repair_store(store, catalog, progress=progress)
     after = report.after
     if as_json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")

@@ -53,7 +53,7 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("pages"),
-        TextColumn("{task.fields[papers]} papers"),
+        TextColumn("{task.fields[papers]:,} papers"),
         TimeRemainingColumn(),
         console=err(),
         transient=True,
@@ -61,8 +61,14 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         task = bar.add_task("fetching", total=None, papers=0)
 
         def update(event: FetchProgress) -> None:
-            retry = f"retry in {event.wait:,.0f} s ({event.retry})"
-            note = escape(retry) if event.retry else "fetching"
+            if event.retry:
+                # The reason gets a line of its own above the bar, wrapped like any
+                # message: inside the bar's description it pushed the bar, the page
+                # count and the time off an 80-column line and was cut with "…".
+                bar.console.print(
+                    escape(f"Retrying in {event.wait:,.0f} s: {event.retry}."), highlight=False
+                )
+            note = f"waiting {event.wait:,.0f} s" if event.retry else "fetching"
             bar.update(
                 task,
                 completed=event.pages,
@@ -177,6 +183,7 @@ def fetch(
         papertrack fetch -c cs.AI -c cs.CL --backfill 12 --page-size 1000
     """
     from papertrack import config
+    from papertrack.categories import TAXONOMY_URL, canonical, is_arxiv_category, suggest
     from papertrack.dates import parse_date
     from papertrack.fetch import FetchSettings, fetch_listing, fetch_range, today
 
@@ -189,14 +196,24 @@ def fetch(
                 "no category to fetch. Name categories with --category cs.AI --category cs.CL, "
                 f"or set categories in the [fetch] section of {conf_path}"
             )
+        where = "--category" if category else f"the [fetch] section of {conf_path}"
         for cat in cats:
             # Categories become part of the request URL: only arXiv's own names may.
             if not _CATEGORY_RE.fullmatch(cat):
-                where = "--category" if category else f"the [fetch] section of {conf_path}"
                 raise UsageError(
                     f"{cat!r} (in {where}) is not an arXiv category. "
                     "Write categories as arXiv does: cs.AI, math.GT, hep-th, cond-mat.stat-mech"
                 )
+            if not is_arxiv_category(cat):
+                # Well-formed but unknown: arXiv would answer an empty listing, every
+                # day, and the user would never learn of the typo.
+                close = suggest(cat)
+                hint = f" Did you mean {close}?" if close else ""
+                raise UsageError(
+                    f"{cat!r} (in {where}) is not an arXiv category.{hint} "
+                    f"arXiv lists its categories at {TAXONOMY_URL}"
+                )
+        cats = list(dict.fromkeys(canonical(cat) for cat in cats))
         options = (("--since", since), ("--days", days), ("--backfill", backfill))
         chosen = [name for name, value in options if value is not None]
         chosen += ["--listing"] if listing else []
@@ -236,7 +253,7 @@ def fetch(
             else:
                 report = fetch_range(cats, first, last, upsert, settings, progress=progress)
         if report.resumed_at and not quiet:
-            say(f"Resumed after {report.resumed_at} pages fetched by an earlier run.")
+            say(f"Resumed after {report.resumed_at:,} pages fetched by an earlier run.")
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
         if not quiet:

@@ -18,6 +18,7 @@ from papertrack.cli.common import (
     JsonOnlyOpt,
     JsonOpt,
     app,
+    busy,
     complete_topic,
     emit_papers,
     errors,
@@ -27,7 +28,7 @@ from papertrack.cli.common import (
     pick_format,
     say,
 )
-from papertrack.errors import PapertrackError
+from papertrack.errors import PapertrackError, UsageError
 from papertrack.text import json_text
 
 TopicOpt = Annotated[
@@ -123,7 +124,14 @@ def search(
         chosen = catalog.find(topic) if topic else None
         store = open_store()
         fresh_tags(store, catalog)
-        found = search_papers(store, unsaved, topic=chosen.slug if chosen else None, limit=limit)
+        with busy("Searching the store") as progress:
+            found = search_papers(
+                store,
+                unsaved,
+                topic=chosen.slug if chosen else None,
+                limit=limit,
+                progress=progress,
+            )
         scope = f"{chosen.name}: " if chosen else ""
         header = f'{scope}search "{" ".join(query.split())}"'
 
@@ -153,9 +161,14 @@ class ExportFormat(StrEnum):
 @app.command(epilog=EXIT_CODES)
 def export(
     fmt: Annotated[
-        ExportFormat,
-        typer.Option("--format", "-f", help="BibTeX, an Atom feed, or data as 'latest' writes it."),
-    ],
+        ExportFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="BibTeX, an Atom feed, or data as 'latest' writes it (required).",
+            show_default=False,
+        ),
+    ] = None,
     topic: TopicOpt = None,
     since: Annotated[
         str | None,
@@ -174,6 +187,15 @@ def export(
             "-o",
             help="Write to this file (replaced atomically) instead of standard output.",
             dir_okay=False,
+        ),
+    ] = None,
+    feed_url: Annotated[
+        str | None,
+        typer.Option(
+            "--feed-url",
+            help="Atom: the address the feed is served at, its self link (default: the "
+            "file's file:// URI with -o, else the feed's urn: id).",
+            show_default=False,
         ),
     ] = None,
 ) -> None:
@@ -196,27 +218,37 @@ def export(
     from papertrack.topics import Topic
 
     with errors():
+        if fmt is None:
+            # Click's own message for a missing choice spans seven lines.
+            raise UsageError(
+                "no --format given. Name one: -f bibtex, -f atom, -f json, -f jsonl or -f csv"
+            )
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
         start = parse_date(since) if since else None
         store = open_store()
         fresh_tags(store, catalog)
-        papers = iter_papers(
-            store,
-            topic=chosen.slug if chosen else None,
-            since=start,
-            match=unsaved.matches_fields if unsaved else None,
-            within=store.candidates(unsaved.node) if unsaved else None,
-        )
         title = "papertrack: " + (chosen.name if chosen else "all papers")
         title += f' matching "{" ".join(query.split())}"' if query is not None else ""
-        if output is None:
-            write_export(papers, fmt.value, sys.stdout, title=title)
-            return
-        # Collected first, then written in one atomic replace: a reader of the
-        # file (a feed reader polling it) never sees half an export.
-        buffer = io.StringIO()
-        count = write_export(papers, fmt.value, buffer, title=title)
-        write_output(output, buffer.getvalue().encode("utf-8"))
-        say(f"Wrote {count} paper{'s' if count != 1 else ''} to {output}")
+        stdout = sys.stdout
+        # No spinner while the export itself scrolls past on the same terminal.
+        with busy("Exporting", show=output is not None or not stdout.isatty()) as progress:
+            papers = iter_papers(
+                store,
+                topic=chosen.slug if chosen else None,
+                since=start,
+                match=unsaved.matches_fields if unsaved else None,
+                within=store.candidates(unsaved.node) if unsaved else None,
+                progress=progress,
+            )
+            if output is None:
+                write_export(papers, fmt.value, stdout, title=title, self_url=feed_url)
+                return
+            # Collected first, then written in one atomic replace: a reader of the
+            # file (a feed reader polling it) never sees half an export.
+            buffer = io.StringIO()
+            self_url = feed_url or output.resolve().as_uri()
+            count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
+            write_output(output, buffer.getvalue().encode("utf-8"))
+        say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}")

@@ -244,7 +244,7 @@ def trending(
         if store.count() == 0:
             say(EMPTY_STORE)
         elif not results:
-            say(f"No topic has {min_count} or more papers in the window. Lower --min.")
+            say(f"No topic has {min_count:,} or more papers in the window. Lower --min.")
 
 
 def _csv_cell(value: Any) -> str:

@@ -23,6 +23,7 @@ from papertrack.cli.common import (
     ViewFormatOpt,
     app,
     category_filter,
+    check_categories,
     complete_topic,
     emit_papers,
     errors,
@@ -48,11 +49,11 @@ if TYPE_CHECKING:
 
 def _source_line(item: SourceReport) -> str:
     kind = f" ({item.kind})" if item.kind else ""
-    counts = f"{item.new} new, {item.updated} updated, {item.unchanged} unchanged"
-    skipped = f", {item.skipped} skipped" if item.skipped else ""
-    filtered = f", {item.filtered} left out by --category" if item.filtered else ""
-    resumed = f" (resumed at line {item.resumed_at})" if item.resumed_at else ""
-    return f"{item.source}{kind}{resumed}: {item.papers} papers: {counts}{skipped}{filtered}"
+    counts = f"{item.new:,} new, {item.updated:,} updated, {item.unchanged:,} unchanged"
+    skipped = f", {item.skipped:,} skipped" if item.skipped else ""
+    filtered = f", {item.filtered:,} left out by --category" if item.filtered else ""
+    resumed = f" (resumed at line {item.resumed_at:,})" if item.resumed_at else ""
+    return f"{item.source}{kind}{resumed}: {item.papers:,} papers: {counts}{skipped}{filtered}"
 
 
 @contextlib.contextmanager
@@ -100,7 +101,7 @@ def _summary(report: IngestReport) -> str:
     sources = f"{ok} source{'s' if ok != 1 else ''} ok"
     if failed:
         sources += f", {failed} error{'s' if failed != 1 else ''}"
-    counts = f"{totals.new} new, {totals.updated} updated, {totals.unchanged} unchanged"
+    counts = f"{totals.new:,} new, {totals.updated:,} updated, {totals.unchanged:,} unchanged"
     return f"{sources}; papers: {counts}"
 
 
@@ -212,7 +213,7 @@ def ingest(
             groups = [c for c in category if not c.endswith("*") and "." not in c]
             hint = f" For a whole archive, end it with '*': -c '{groups[0]}.*'." if groups else ""
             say(
-                f"No paper matched --category {' '.join(category)}: all {left_out} were "
+                f"No paper matched --category {' '.join(category)}: all {left_out:,} were "
                 f"left out.{hint} Categories are arXiv's names, such as cs.AI or math.GT."
             )
         if report.failed:
@@ -290,6 +291,7 @@ def latest(
         start = parse_date(since) if since else None
         store = open_store()
         fresh_tags(store, catalog)
+        check_categories(store, category or [])
         slug = chosen.slug if chosen else None
         papers = store.latest(
             slug,
@@ -466,7 +468,7 @@ def stats(
             share = f"{100 * n / info.papers:.1f}%"
             table.add_row(Text(safe(cat)), f"{info.primary.get(cat, 0):,}", f"{n:,}", share)
         console.print()
-        console.print(Text(f"Categories ({len(shown)} of {len(rows)}, most papers first)"))
+        console.print(Text(f"Categories ({len(shown):,} of {len(rows):,}, most papers first)"))
         console.print(table)
         if len(shown) < len(rows):
-            say(f"{len(rows) - len(shown)} more categories: papertrack stats --top 0")
+            say(f"{len(rows) - len(shown):,} more categories: papertrack stats --top 0")

@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    busy,
     complete_topic,
     errors,
     fresh_tags,
@@ -103,8 +104,9 @@ def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
 
     counted = store.exists()
     return {
+        # "topic", as in every other command's JSON (momentum, trending, following).
+        "topic": topic.slug,
         "name": topic.name,
-        "slug": topic.slug,
         "source": topic.source,
         "description": topic.description,
         "query": topic.query,
@@ -178,7 +180,7 @@ def topics_list(
         elif rows:
             from papertrack import render
 
-            out().print(render.topics_table(rows, f"Topics ({len(rows)})"))
+            out().print(render.topics_table(rows, f"Topics ({len(rows):,})"))
         if not rows:
             say("No topics: every default is hidden. Add one with 'papertrack topics add'.")
 
@@ -606,7 +608,16 @@ def topics_test(
         topic, saved = _definition(catalog, definition, category or [])
         store = _counted_store(catalog) if saved else open_store()
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
-        trial = try_topic(store, topic, as_of=day, saved=saved, sample=sample, seed=chosen_seed)
+        with busy(f"Trying {topic.name} on every stored paper") as progress:
+            trial = try_topic(
+                store,
+                topic,
+                as_of=day,
+                saved=saved,
+                sample=sample,
+                seed=chosen_seed,
+                progress=progress,
+            )
         model = _model_info(topic) if saved else {}
         if as_json or fmt is ViewFormat.json:
             _write_json({**trial.to_dict(), **model})

@@ -1,0 +1,65 @@
+"""arXiv's category taxonomy: which names ``fetch -c`` and ``latest -c`` accept.
+
+From arXiv's category taxonomy page (https://arxiv.org/category_taxonomy), plus
+the archives that were categories of their own before subject classes (``hep-th``,
+``astro-ph``, ``cond-mat``) and the retired archives old papers still carry
+(``cmp-lg``, ``alg-geom``, …): a snapshot or OAI harvest stores those too.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+__all__ = ["ARXIV_CATEGORIES", "TAXONOMY_URL", "canonical", "is_arxiv_category", "suggest"]
+
+TAXONOMY_URL = "https://arxiv.org/category_taxonomy"
+
+_GROUPS = {
+    "cs": "AI AR CC CE CG CL CR CV CY DB DC DL DM DS ET FL GL GR GT HC IR IT LG LO MA MM MS "
+    "NA NE NI OH OS PF PL RO SC SD SE SI SY",
+    "econ": "EM GN TH",
+    "eess": "AS IV SP SY",
+    "math": "AC AG AP AT CA CO CT CV DG DS FA GM GN GR GT HO IT KT LO MG MP NA NT OA OC PR QA "
+    "RA RT SG SP ST",
+    "astro-ph": "CO EP GA HE IM SR",
+    "cond-mat": "dis-nn mes-hall mtrl-sci other quant-gas soft stat-mech str-el supr-con",
+    "nlin": "AO CD CG PS SI",
+    "physics": "acc-ph ao-ph app-ph atm-clus atom-ph bio-ph chem-ph class-ph comp-ph data-an "
+    "ed-ph flu-dyn gen-ph geo-ph hist-ph ins-det med-ph optics plasm-ph pop-ph soc-ph space-ph",
+    "q-bio": "BM CB GN MN NC OT PE QM SC TO",
+    "q-fin": "CP EC GN MF PM PR RM ST TR",
+    "stat": "AP CO ME ML OT TH",
+}
+# Archives without subject classes, and archives that were categories themselves.
+_PLAIN = "gr-qc hep-ex hep-lat hep-ph hep-th math-ph nucl-ex nucl-th quant-ph astro-ph cond-mat"
+# Retired archives (merged into the ones above in the 1990s), still on old papers.
+_RETIRED = (
+    "acc-phys adap-org alg-geom ao-sci atom-ph bayes-an chao-dyn chem-ph cmp-lg comp-gas dg-ga "
+    "funct-an mtrl-th patt-sol plasm-ph q-alg solv-int supr-con"
+)
+
+#: Every arXiv category name, as arXiv spells it.
+ARXIV_CATEGORIES: frozenset[str] = frozenset(
+    [f"{group}.{sub}" for group, subs in _GROUPS.items() for sub in subs.split()]
+    + _PLAIN.split()
+    + _RETIRED.split()
+)
+_FOLDED = {name.casefold(): name for name in ARXIV_CATEGORIES}
+
+
+def is_arxiv_category(name: str) -> bool:
+    """Whether ``name`` is an arXiv category, in any case (``cs.AI``, ``cs.ai``)."""
+    return name.casefold() in _FOLDED
+
+
+def canonical(name: str) -> str:
+    """``name`` as arXiv spells it (``cs.ai`` → ``cs.AI``); unknown names as given."""
+    return _FOLDED.get(name.casefold(), name)
+
+
+def suggest(name: str, also: Iterable[str] = ()) -> str | None:
+    """The arXiv category (or one of ``also``) closest to a mistyped ``name``, if any is close."""
+    names = {**_FOLDED, **{n.casefold(): n for n in also}}
+    close = difflib.get_close_matches(name.casefold(), list(names), n=1, cutoff=0.75)
+    return names[close[0]] if close else None

@@ -1,0 +1,37 @@
+"""-c/--category names arXiv's categories: a typo is refused, not an empty answer."""
+
+from __future__ import annotations
+
+import json
+
+from papertrack.categories import ARXIV_CATEGORIES, canonical, is_arxiv_category, suggest
+from tests.helpers import LISTING, error_line, run
+
+
+def test_the_taxonomy_knows_arxivs_names_in_any_case() -> None:
+    for name in ("cs.AI", "cs.ai", "math.GT", "hep-th", "cond-mat.stat-mech", "astro-ph", "cmp-lg"):
+        assert is_arxiv_category(name), name
+    for name in ("cs.XX", "cs.FOO", "cs", "hep-thh", "math.gt.x"):
+        assert not is_arxiv_category(name), name
+    assert canonical("cs.ai") == "cs.AI" and canonical("eess.sp") == "eess.SP"
+    assert suggest("cs.LGG") == "cs.LG" and suggest("cs.XX") is None
+    assert len(ARXIV_CATEGORIES) > 150
+
+
+def test_latest_refuses_a_category_neither_arxiv_nor_stored() -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+    for name, hint in (("cs.XX", ""), ("cs.AII", "Did you mean cs.AI?")):
+        result = run("latest", "-c", name)
+        line = error_line(result, 2, f"no such category {name!r}", hint)
+        assert "papertrack stats --top 0" in line and "category_taxonomy" in line
+        assert result.stdout == ""
+
+
+def test_latest_accepts_any_case_wildcards_and_known_but_unstored_categories() -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+    lower = json.loads(run("latest", "-c", "cs.ai", "--json").stdout)
+    assert lower and lower == json.loads(run("latest", "-c", "cs.AI", "--json").stdout)
+    assert json.loads(run("latest", "-c", "cs.*", "--json").stdout)
+    # An arXiv category no stored paper has: a real, empty answer.
+    empty = run("latest", "-c", "hep-th", "--json")
+    assert empty.exit_code == 0 and empty.stdout == "[]\n"

@@ -1,0 +1,151 @@
+"""Exports read back: jsonl, json and atom go through ``ingest`` unchanged; csv, bibtex refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import feedparser
+import pytest
+
+from tests.helpers import DATA, LISTING, error_line, no_traceback, run
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+API = DATA / "api-atom" / "arxiv.py-2026-recorded"
+SOURCES = [
+    LISTING,
+    DATA / "rss-derived" / "rss20-cs.AI-2025-08-20.6items.xml",
+    DATA / "rss-legacy" / "rss10-cs.IT-2017-07-27.RECONSTRUCTED.xml",
+    DATA / "kaggle-jsonl" / "arxiv-metadata-oai-snapshot.head200.jsonl",
+    DATA / "oai" / "arXivOAIHarvester-2015" / "ListRecordsResponse.xml",
+    API / "q_testing_s0_m100_cfe7536492ca.xml",
+    API / "id_0808.05394_1707.08567_s0_m100_42e5aa0ec3af.xml",
+    DATA / "api-atom" / "arxiv.py-2016-recorded" / "search_au_del_maestro.xml",
+]
+
+
+def stored(home: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """Every paper of the store in ``home``, every field, as ``export -f json`` gives it."""
+    monkeypatch.setenv("PAPERTRACK_HOME", str(home))
+    result = run("export", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    papers: list[dict[str, object]] = json.loads(result.stdout)
+    return sorted(papers, key=lambda p: str(p["arxiv_id"]))
+
+
+@pytest.fixture
+def original(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    result = run("ingest", *map(str, SOURCES))
+    assert result.exit_code == 0, result.stderr
+    return stored(isolated_home, monkeypatch)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "atom"])
+def test_an_export_reads_back_into_a_fresh_store_unchanged(
+    fmt: str,
+    original: list[dict[str, object]],
+    isolated_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The store mixes every kind of paper: listing-only (announced, guessed primary),
+    # API (affiliations, versions), merged listing + API, snapshot, OAI, legacy RSS.
+    assert any(p["announced"] and not p["published"] for p in original)
+    assert any(p["affiliations"] for p in original)
+    assert any(p["published"] and p["announced"] for p in original)
+    assert any((p["version"] or 0) > 1 for p in original)
+    exported = tmp_path / f"papers.{fmt}"
+    result = run("export", "-f", fmt, "-o", str(exported))
+    assert result.exit_code == 0, result.stderr
+
+    monkeypatch.setenv("PAPERTRACK_HOME", str(tmp_path / "fresh"))
+    again = run("ingest", str(exported))
+    assert again.exit_code == 0, again.stderr
+    assert f"{len(original)} new, 0 updated" in again.stderr
+    fresh = stored(tmp_path / "fresh", monkeypatch)
+    assert len(fresh) == len(original)
+    for before, after in zip(original, fresh, strict=True):
+        assert after == before, before["arxiv_id"]
+
+    # Read back into the store it came from, it changes nothing: no listing paper
+    # gains a submission date it never had.
+    monkeypatch.setenv("PAPERTRACK_HOME", str(isolated_home))
+    same = run("ingest", str(exported))
+    assert same.exit_code == 0, same.stderr
+    assert f"0 new, 0 updated, {len(original)} unchanged" in same.stderr
+    assert stored(isolated_home, monkeypatch) == original
+
+
+def test_a_json_export_on_stdin_and_cut_short(tmp_path: Path) -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+    text = run("export", "-f", "json").stdout
+    fresh = tmp_path / "fresh"
+    result = run("--db", str(fresh), "ingest", "-", input=text)
+    assert result.exit_code == 0, result.stderr
+    assert "86 new" in result.stderr
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) // 2], encoding="utf-8")
+    broken = run("--db", str(tmp_path / "other"), "ingest", str(cut))
+    line = error_line(broken, 1, str(cut), "cut off", "kept the")
+    assert "Traceback" not in line
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"arxiv_id": "2508.00001", "title": "x"}, 5, {"arxiv_id": 7}]\n')
+    partly = run("--db", str(tmp_path / "third"), "ingest", str(bad))
+    error_line(partly, 1, "2 broken items", "items 2, 3")
+    assert "1 new" in partly.stderr
+
+
+@pytest.mark.parametrize("fmt", ["csv", "bibtex"])
+def test_lossy_exports_are_refused_by_name(fmt: str, tmp_path: Path) -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+    exported = tmp_path / f"papers.{fmt}"
+    assert run("export", "-f", fmt, "-o", str(exported)).exit_code == 0
+    result = run("--db", str(tmp_path / "fresh"), "ingest", str(exported))
+    no_traceback(result)
+    assert result.exit_code == 1
+    assert "does not read it back. Export with --format jsonl, json or atom" in result.stderr
+
+
+def test_atom_export_has_a_self_link(tmp_path: Path) -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+    target = tmp_path / "feed.xml"
+    assert run("export", "-f", "atom", "-o", str(target)).exit_code == 0
+    parsed = feedparser.parse(target.read_bytes())
+    assert parsed.bozo == 0, parsed.get("bozo_exception")
+    (link,) = [link for link in parsed.feed.links if link.rel == "self"]
+    assert link.type == "application/atom+xml" and link.href.endswith("/feed.xml")
+    # As written (feedparser normalises file:/// to file://).
+    head = ET.fromstring(target.read_bytes())
+    selves = [e.get("href") for e in head.findall(ATOM + "link") if e.get("rel") == "self"]
+    assert selves == [target.resolve().as_uri()]
+    served = run("export", "-f", "atom", "--feed-url", "https://example.org/ai.xml")
+    parsed = feedparser.parse(served.stdout.encode("utf-8"))
+    assert [link.href for link in parsed.feed.links if link.rel == "self"] == [
+        "https://example.org/ai.xml"
+    ]
+    piped = feedparser.parse(run("export", "-f", "atom").stdout.encode("utf-8"))
+    (self_link,) = [link.href for link in piped.feed.links if link.rel == "self"]
+    assert self_link == piped.feed.id and self_link.startswith("urn:papertrack:export:")
+
+
+def test_a_hostile_export_line_is_a_broken_line_not_a_crash(tmp_path: Path) -> None:
+    good = {"arxiv_id": "2508.00001", "title": "Fine", "published": "2025-08-01T00:00:00Z"}
+    lines = [
+        good,
+        {"arxiv_id": "2508.00002", "title": ["not", "text"]},
+        {"arxiv_id": "2508.00003", "version": "three"},
+        {"arxiv_id": "2508.00004", "authors": "Ada Lovelace"},
+        {"arxiv_id": "2508.00005", "published": "last tuesday"},
+        {"arxiv_id": "2508.00006", "version": 10**30},
+        {"arxiv_id": "", "title": "no id"},
+        {"arxiv_id": "2508.00007", "title": "\x1b]52;c;ZXZpbA==\x07 [bold]x[/bold] <b>ok</b>"},
+    ]
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    result = run("ingest", str(path))
+    error_line(result, 1, "6 broken lines", "lines 2, 3, 4, 5, 6, 7")
+    assert "2 new" in result.stderr
+    papers = {p["arxiv_id"]: p for p in json.loads(run("latest", "--json").stdout)}
+    assert papers["2508.00001"]["published"] == "2025-08-01T00:00:00Z"
+    assert papers["2508.00007"]["title"] == "[bold]x[/bold] <b>ok</b>"  # control codes gone

@@ -1,0 +1,73 @@
+"""Tables at the widths people use: slugs whole, titles with the spare width and unbroken words."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import LISTING, run
+
+
+@pytest.fixture(autouse=True)
+def listing() -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+
+
+def title_cells(table: str) -> list[list[str]]:
+    """The lines of the Title column (the third), row by row, of a latest-papers table."""
+    rows: list[list[str]] = []
+    body = table.split("┩", 1)[1]
+    for line in body.splitlines():
+        cells = line.split("│")
+        if len(cells) < 5:
+            continue
+        if cells[1].strip():  # a date: a new row starts
+            rows.append([])
+        if rows and cells[3].strip():
+            rows[-1].append(cells[3].strip())
+    return rows
+
+
+@pytest.mark.parametrize("width", ["80", "160"])
+def test_topics_shows_every_slug_whole(width: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", width)
+    result = run("topics")
+    assert result.exit_code == 0, result.stderr
+    slugs = [t["topic"] for t in json.loads(run("topics", "--json").stdout)]
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= int(width)
+    for slug in slugs:
+        assert any(f" {slug} " in line for line in lines), slug
+    assert "…" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("width", "command"),
+    [
+        ("80", ("latest",)),
+        ("80", ("topic", "large-language-models")),
+        ("160", ("latest",)),
+        ("160", ("topic", "large-language-models")),
+    ],
+)
+def test_titles_get_the_width_and_whole_words(
+    width: str, command: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", width)
+    result = run(*command, "-n", "20")
+    assert result.exit_code == 0, result.stderr
+    topic = command[1:] if command[0] == "topic" else ()
+    titles = [p["title"] for p in json.loads(run("latest", *topic, "-n", "20", "--json").stdout)]
+    rows = title_cells(result.stdout)
+    assert len(rows) == len(titles) == 20
+    for lines, title in zip(rows, titles, strict=True):
+        # Joined at the line breaks with a space, the lines give the title back:
+        # no word was broken across two lines.
+        assert " ".join(lines) == " ".join(title.split()), lines
+        if width == "160":
+            # At 160 columns the title column holds 60 characters or more: two lines
+            # for any title up to 120 characters.
+            assert len(lines) <= max(2, -(-len(title) // 60)), lines
+    if width == "80":
+        assert max(len(line) for line in result.stdout.splitlines()) <= 80
