@@ -170,7 +170,9 @@ def ingest_source(
     try:
         head = _head(stream)
         if feeds.looks_like_jsonl(head):
-            report.kind = "kaggle"
+            # export -f jsonl writes arxiv_id first; the snapshot's lines start with "id".
+            own = head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b'{"arxiv_id"')
+            report.kind = "export" if own else "kaggle"
             _Snapshot(stream, source, writer, report, options).run()
         elif feeds.looks_like_json_array(head):
             # export -f json: read item by item as if each were a JSON line.

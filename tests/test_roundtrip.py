@@ -60,9 +60,10 @@ def test_an_export_reads_back_into_a_fresh_store_unchanged(
     assert result.exit_code == 0, result.stderr
 
     monkeypatch.setenv("PAPERTRACK_HOME", str(tmp_path / "fresh"))
-    again = run("ingest", str(exported))
+    again = run("ingest", "-v", str(exported))
     assert again.exit_code == 0, again.stderr
-    assert f"{len(original)} new, 0 updated" in again.stderr
+    assert f"{exported} (export): {len(original):,} papers" in again.stderr
+    assert f"{len(original):,} new, 0 updated" in again.stderr
     fresh = stored(tmp_path / "fresh", monkeypatch)
     assert len(fresh) == len(original)
     for before, after in zip(original, fresh, strict=True):
@@ -73,7 +74,7 @@ def test_an_export_reads_back_into_a_fresh_store_unchanged(
     monkeypatch.setenv("PAPERTRACK_HOME", str(isolated_home))
     same = run("ingest", str(exported))
     assert same.exit_code == 0, same.stderr
-    assert f"0 new, 0 updated, {len(original)} unchanged" in same.stderr
+    assert f"0 new, 0 updated, {len(original):,} unchanged" in same.stderr
     assert stored(isolated_home, monkeypatch) == original
 
 
