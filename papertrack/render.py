@@ -325,6 +325,7 @@ from papertrack.text import shorten  # noqa: E402
 
 if TYPE_CHECKING:
     from papertrack.diagnose import TopicExplanation, Trial
+    from papertrack.store import StoreStats
 
 
 def topic_card(info: Mapping[str, Any]) -> Group:
@@ -534,3 +535,51 @@ def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
     if paper.abstract:
         parts.append(Padding(Text(safe(paper.abstract)), (1, 0, 0, 0)))
     return Group(*parts)
+
+
+def _bytes(size: int) -> str:
+    """'385.2 KiB'."""
+    if size < 1024:
+        return f"{size:,} bytes"
+    value, unit = size / 1024, "KiB"
+    for bigger in ("MiB", "GiB", "TiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, bigger
+    return f"{value:,.1f} {unit}"
+
+
+def stats_view(info: StoreStats, shown: Sequence[tuple[str, int]], categories: int) -> Group:
+    """``papertrack stats``: the store summary, then papers per category (``shown`` of them)."""
+    span = (
+        f"{format_day(info.first_date)} – {format_day(info.last_date)}"
+        if info.first_date and info.last_date
+        else "none dated"
+    )
+    sizes = info.sizes
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column()
+    summary.add_row("Store", Text(safe(str(info.path))))
+    undated = f" ({info.undated:,} undated)" if info.undated else ""
+    summary.add_row("Papers", f"{info.papers:,}{undated}")
+    summary.add_row("Paper dates", span)
+    summary.add_row("Week files", f"{info.partitions:,}")
+    parts = f"papers {_bytes(sizes['papers'])}, id map {_bytes(sizes['ids'])}"
+    parts += f", index {_bytes(sizes['index'])}"
+    if sizes.get("search"):
+        parts += f", search index {_bytes(sizes['search'])}"
+    summary.add_row("On disk", f"{_bytes(sum(sizes.values()))} ({parts})")
+    summary.add_row("Categories", f"{len(info.listed):,}")
+    if not shown:
+        return Group(summary)
+    table = Table()
+    table.add_column("Category")
+    table.add_column("Primary", justify="right")
+    table.add_column("Listed", justify="right")
+    table.add_column("Share", justify="right")
+    for cat, n in shown:
+        share = f"{100 * n / info.papers:.1f}%"
+        table.add_row(Text(safe(cat)), f"{info.primary.get(cat, 0):,}", f"{n:,}", share)
+    heading = Text(f"Categories ({len(shown):,} of {categories:,}, most papers first)")
+    return Group(summary, Text(""), heading, table)

@@ -660,7 +660,7 @@ class Store:
             last = date.fromisoformat(dated[-1]) + timedelta(
                 days=max(i for i, n in enumerate(row) if n)
             )
-        sizes = {"papers": 0, "ids": 0, "index": 0, "other": 0}
+        sizes = {"papers": 0, "ids": 0, "index": 0, "search": 0, "other": 0}
         if self.path.is_dir():
             for root, _dirs, files in os.walk(self.path):
                 part = Path(root).relative_to(self.path).parts
@@ -672,6 +672,8 @@ class Store:
                         continue  # removed while we looked
                     if kind == "other" and not part and name == "index.json":
                         sizes["index"] += size
+                    elif kind == "other" and not part and name.startswith("search.sqlite"):
+                        sizes["search"] += size
                     else:
                         sizes[kind] += size
         return StoreStats(

@@ -476,8 +476,9 @@ def test_a_command_runs_with_only_its_own_module_imported(tmp_path: Path) -> Non
         "print(sorted(m for m in sys.modules if m.startswith('papertrack.cli.')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert (
-        done.stdout.strip().splitlines()[-1] == "['papertrack.cli.common', 'papertrack.cli.papers']"
+    # Shared: common (options, errors) and output (the output layer); no other command's module.
+    assert done.stdout.strip().splitlines()[-1] == (
+        "['papertrack.cli.common', 'papertrack.cli.output', 'papertrack.cli.papers']"
     )
 
 

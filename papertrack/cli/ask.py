@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from papertrack.cli.common import EXIT_CODES, app, errors, fresh_tags, load_catalog, open_store, say
+from papertrack.cli.output import emit_json, emit_text
 from papertrack.errors import PapertrackError, UsageError
-from papertrack.text import json_text, visible
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from papertrack.ask import Answer
@@ -119,7 +119,7 @@ def ask(
         if context or llm:
             pack = context_pack(question, answer.considered, _names)
             if not llm:
-                sys.stdout.write(visible(pack, keep_lines=True) + "\n")
+                emit_text(pack)
                 return
             _ask_model(pack, model, len(answer.considered))
             return
@@ -135,7 +135,7 @@ def _names(paper: Paper) -> str:
 
 def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
     if fmt is AskFormat.json:
-        sys.stdout.write(json_text(answer.to_dict(), indent=2) + "\n")
+        emit_json(answer.to_dict())
         return
     from papertrack.ask import Cited
 
@@ -166,7 +166,7 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
                 f"[{c.n}] {c.paper.arxiv_id}  {day(c)}  {' '.join(c.paper.title.split())}"
                 f" — {_names(c.paper)}"
             )
-    sys.stdout.write(visible("\n".join(lines), keep_lines=True) + "\n")
+    emit_text("\n".join(lines))
 
 
 def _ask_model(pack: str, model: str | None, papers: int) -> None:
@@ -183,7 +183,7 @@ def _ask_model(pack: str, model: str | None, papers: int) -> None:
         url = os.environ.get("PAPERTRACK_OLLAMA_URL", OLLAMA_URL)
         reply = _run_ollama(url, pack, model)
     marked, unknown = check_citations(reply, papers)
-    sys.stdout.write(visible(marked.rstrip(), keep_lines=True) + "\n")
+    emit_text(marked.rstrip())
     if unknown:
         shown = ", ".join(f"[{n}]" for n in unknown)
         say(f"Warning: the answer cites {shown}, which name no paper of the {papers} it was given")

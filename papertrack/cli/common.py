@@ -6,7 +6,6 @@ Only the modules of this package import typer; only they and render.py import ri
 from __future__ import annotations
 
 import contextlib
-import csv
 import math
 import os
 import sys
@@ -20,7 +19,7 @@ import typer
 
 from papertrack import __version__, paths
 from papertrack.errors import PapertrackError, StoreError, UsageError
-from papertrack.text import json_text, visible
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -307,19 +306,16 @@ def pick_format(fmt: Format, as_json: bool) -> Format:
 
 
 def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) -> None:
-    if fmt is Format.json:
-        sys.stdout.write(json_text([p.to_dict() for p in papers], indent=2) + "\n")
-    elif fmt is Format.jsonl:
-        for paper in papers:
-            sys.stdout.write(json_text(paper.to_dict()) + "\n")
-    elif fmt is Format.csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
+    """Papers as ``fmt``: the JSON of :meth:`Paper.to_dict`, CSV of export's columns, or a table."""
+    from papertrack.cli.output import emit
+
+    if fmt is Format.csv:
         from papertrack.export import CSV_COLUMNS, csv_row
 
-        writer.writerow(CSV_COLUMNS)
-        writer.writerows(csv_row(p) for p in papers)
-    elif papers:
-        out().print(table())
+        emit("csv", [csv_row(p) for p in papers], table, columns=CSV_COLUMNS)
+        return
+    rows = [p.to_dict() for p in papers] if fmt in (Format.json, Format.jsonl) else papers
+    emit(fmt.value, rows, table)
 
 
 def check_categories(store: Store, patterns: Sequence[str]) -> None:

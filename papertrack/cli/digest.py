@@ -24,10 +24,14 @@ from papertrack.cli.common import (
     open_store,
     say,
 )
+from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
 from papertrack.text import json_text
 
 if TYPE_CHECKING:
+    from papertrack.digest import Digest, DigestState
+    from papertrack.momentum import Momentum
+    from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
 
 TopicsArg = Annotated[
@@ -139,7 +143,7 @@ def following(as_json: JsonOnlyOpt = False) -> None:
         topics = _followed(load_catalog())
         if as_json:
             data = [{"topic": t.slug, "name": t.name} for t in topics]
-            sys.stdout.write(json_text(data, indent=2) + "\n")
+            emit_json(data)
             return
         for topic in topics:
             typer.echo(f"{topic.name} ({topic.slug})")
@@ -215,8 +219,6 @@ def digest(
         papertrack digest --empty-ok | mail -s 'arXiv digest' me@example.org
     """
     from papertrack import digest as core
-    from papertrack import momentum
-    from papertrack.cli.momentum import _measure
     from papertrack.dates import parse_date
     from papertrack.files import Lock, write_output
 
@@ -238,46 +240,12 @@ def digest(
             state = core.load_state(state_file())
             store = open_store()
             fresh_tags(store, catalog)
-            newest = store.newest_day() if store.exists() else None
-            if newest is not None and (now.date() - newest).days > STALE_DAYS:
-                # Said even with -q: a cron digest of a store whose fetch stopped says so.
-                say(
-                    f"Warning: the newest paper in the store is from {newest.isoformat()}, "
-                    f"{(now.date() - newest).days} days ago. Is 'papertrack fetch' still running?"
-                )
+            _warn_if_stale(store, now)
             window = start if start is not None else core.window_start(state, now)
-            candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
-            day = momentum.today(now)
-            measured = {
-                t.slug: _measure(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
-                for t in topics
-            }
-            sentences = {slug: momentum.describe(m) for slug, m in measured.items()}
-            result = core.build_digest(
-                [(t.slug, t.name) for t in topics],
-                candidates,
-                state,
-                now,
-                since=start,
-                momentum=sentences,
-            )
+            result, measured = _collect(store, topics, state, now, window, start)
             names = {t.slug: t.name for t in catalog.topics}
-            if result.empty and not empty_ok and output is None:
-                text = ""
-            elif fmt is DigestFormat.json:
-                text = json_text(core.digest_dict(result), indent=2) + "\n"
-            elif fmt is DigestFormat.markdown:
-                text = core.render_markdown(result, names)
-            elif fmt is DigestFormat.html:
-                from papertrack.digest_html import render_html
-
-                weeks = {s: [(w.start, w.count) for w in m.weeks] for s, m in measured.items()}
-                partial = {
-                    s: bool(m.weeks) and not m.weeks[-1].complete for s, m in measured.items()
-                }
-                text = render_html(result, names, weeks, partial)
-            else:
-                text = core.render_text(result, names)
+            quiet_empty = result.empty and not empty_ok and output is None
+            text = "" if quiet_empty else _render(result, fmt, names, measured)
             # The mark is saved before the digest is delivered: a mark that cannot be
             # saved (a full disk) stops the digest before anyone reads it, so the next
             # run shows the same papers, never a repeat of a delivered one.
@@ -295,3 +263,57 @@ def digest(
         finally:
             if lock is not None:
                 lock.release()
+
+
+def _warn_if_stale(store: Store, now: datetime) -> None:
+    """Said even with -q: a cron digest of a store whose fetch stopped says so."""
+    newest = store.newest_day() if store.exists() else None
+    if newest is not None and (now.date() - newest).days > STALE_DAYS:
+        say(
+            f"Warning: the newest paper in the store is from {newest.isoformat()}, "
+            f"{(now.date() - newest).days} days ago. Is 'papertrack fetch' still running?"
+        )
+
+
+def _collect(
+    store: Store,
+    topics: list[Topic],
+    state: DigestState,
+    now: datetime,
+    window: datetime,
+    start: datetime | None,
+) -> tuple[Digest, dict[str, Momentum]]:
+    """The digest of ``topics`` since ``window``, and each topic's momentum today."""
+    from papertrack import digest as core
+    from papertrack import momentum
+    from papertrack.cli.momentum import _measure
+
+    candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
+    day = momentum.today(now)
+    measured = {
+        t.slug: _measure(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
+        for t in topics
+    }
+    sentences = {slug: momentum.describe(m) for slug, m in measured.items()}
+    result = core.build_digest(
+        [(t.slug, t.name) for t in topics], candidates, state, now, since=start, momentum=sentences
+    )
+    return result, measured
+
+
+def _render(
+    result: Digest, fmt: DigestFormat, names: dict[str, str], measured: dict[str, Momentum]
+) -> str:
+    from papertrack import digest as core
+
+    if fmt is DigestFormat.json:
+        return json_text(core.digest_dict(result), indent=2) + "\n"
+    if fmt is DigestFormat.markdown:
+        return core.render_markdown(result, names)
+    if fmt is DigestFormat.html:
+        from papertrack.digest_html import render_html
+
+        weeks = {s: [(w.start, w.count) for w in m.weeks] for s, m in measured.items()}
+        partial = {s: bool(m.weeks) and not m.weeks[-1].complete for s, m in measured.items()}
+        return render_html(result, names, weeks, partial)
+    return core.render_text(result, names)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from papertrack.cli.common import EXIT_CODES, app, busy, errors, load_catalog, open_store, say
+from papertrack.cli.output import emit_json
 
 if TYPE_CHECKING:
     from papertrack.doctor import Checkup, RepairReport
@@ -78,7 +77,7 @@ def _check(store: Store, as_json: bool) -> None:
     with busy("Checking the store") as progress:
         checkup = check_store(store, progress)
     if as_json:
-        sys.stdout.write(json.dumps(checkup.to_dict(), indent=2) + "\n")
+        emit_json(checkup.to_dict())
     elif checkup.exists:
         typer.echo(_overview(checkup))
         for problem in checkup.problems:
@@ -101,7 +100,7 @@ def _repair(store: Store, as_json: bool) -> None:
         report = repair_store(store, catalog, progress=progress)
     after = report.after
     if as_json:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        emit_json(report.to_dict())
     elif report.before.exists:
         typer.echo(_overview(report.before))
         typer.echo("\n".join(_repair_lines(report)))

@@ -7,6 +7,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -183,37 +184,12 @@ def fetch(
         papertrack fetch -c cs.AI -c cs.CL --backfill 12 --page-size 1000
     """
     from papertrack import config
-    from papertrack.categories import TAXONOMY_URL, canonical, is_arxiv_category, suggest
-    from papertrack.dates import parse_date
     from papertrack.fetch import FetchSettings, fetch_listing, fetch_range, today
 
     with errors():
         conf_path = paths.config_file()
         conf = config.fetch_defaults(config.load(conf_path), conf_path)
-        cats = list(dict.fromkeys(category or conf.get("categories") or []))
-        if not cats:
-            raise UsageError(
-                "no category to fetch. Name categories with --category cs.AI --category cs.CL, "
-                f"or set categories in the [fetch] section of {conf_path}"
-            )
-        where = "--category" if category else f"the [fetch] section of {conf_path}"
-        for cat in cats:
-            # Categories become part of the request URL: only arXiv's own names may.
-            if not _CATEGORY_RE.fullmatch(cat):
-                raise UsageError(
-                    f"{cat!r} (in {where}) is not an arXiv category. "
-                    "Write categories as arXiv does: cs.AI, math.GT, hep-th, cond-mat.stat-mech"
-                )
-            if not is_arxiv_category(cat):
-                # Well-formed but unknown: arXiv would answer an empty listing, every
-                # day, and the user would never learn of the typo.
-                close = suggest(cat)
-                hint = f" Did you mean {close}?" if close else ""
-                raise UsageError(
-                    f"{cat!r} (in {where}) is not an arXiv category.{hint} "
-                    f"arXiv lists its categories at {TAXONOMY_URL}"
-                )
-        cats = list(dict.fromkeys(canonical(cat) for cat in cats))
+        cats = _categories(category, conf, conf_path)
         options = (("--since", since), ("--days", days), ("--backfill", backfill))
         chosen = [name for name, value in options if value is not None]
         chosen += ["--listing"] if listing else []
@@ -230,13 +206,7 @@ def fetch(
             timeout=float(_pick(timeout, conf.get("timeout"), 60.0)),
         )
         last = today()
-        first = None
-        if since is not None:
-            first = parse_date(since).date()
-        elif days is not None:
-            first = _days_before(last, "--days", days, days)
-        elif backfill is not None:
-            first = _days_before(last, "--backfill", backfill, backfill * 7)
+        first = _first_day(last, since, days, backfill)
         store, catalog = open_store(), load_catalog()
 
         def upsert(papers: list[Paper]) -> UpsertResult:
@@ -258,3 +228,48 @@ def fetch(
             say(f"Warning: {warning}")
         if not quiet:
             say(report.summary())
+
+
+def _categories(given: list[str] | None, conf: dict[str, Any], conf_path: Path) -> list[str]:
+    """The categories to fetch (--category, else the config file's), checked and canonical."""
+    from papertrack.categories import TAXONOMY_URL, canonical, is_arxiv_category, suggest
+
+    cats = list(dict.fromkeys(given or conf.get("categories") or []))
+    if not cats:
+        raise UsageError(
+            "no category to fetch. Name categories with --category cs.AI --category cs.CL, "
+            f"or set categories in the [fetch] section of {conf_path}"
+        )
+    where = "--category" if given else f"the [fetch] section of {conf_path}"
+    for cat in cats:
+        # Categories become part of the request URL: only arXiv's own names may.
+        if not _CATEGORY_RE.fullmatch(cat):
+            raise UsageError(
+                f"{cat!r} (in {where}) is not an arXiv category. "
+                "Write categories as arXiv does: cs.AI, math.GT, hep-th, cond-mat.stat-mech"
+            )
+        if not is_arxiv_category(cat):
+            # Well-formed but unknown: arXiv would answer an empty listing, every
+            # day, and the user would never learn of the typo.
+            close = suggest(cat)
+            hint = f" Did you mean {close}?" if close else ""
+            raise UsageError(
+                f"{cat!r} (in {where}) is not an arXiv category.{hint} "
+                f"arXiv lists its categories at {TAXONOMY_URL}"
+            )
+    return list(dict.fromkeys(canonical(cat) for cat in cats))
+
+
+def _first_day(
+    last: date, since: str | None, days: int | None, backfill: int | None
+) -> date | None:
+    """The first day of an API range fetch; None: today's listing."""
+    from papertrack.dates import parse_date
+
+    if since is not None:
+        return parse_date(since).date()
+    if days is not None:
+        return _days_before(last, "--days", days, days)
+    if backfill is not None:
+        return _days_before(last, "--backfill", backfill, backfill * 7)
+    return None

@@ -28,8 +28,8 @@ from papertrack.cli.common import (
     pick_format,
     say,
 )
+from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
-from papertrack.text import json_text
 
 TopicOpt = Annotated[
     str | None,
@@ -77,7 +77,7 @@ def show(
                 f"('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
             )
         if as_json:
-            sys.stdout.write(json_text(paper.to_dict(), indent=2) + "\n")
+            emit_json(paper.to_dict())
             return
         from papertrack import render
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import sys
 from datetime import UTC, date, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -27,8 +25,8 @@ from papertrack.cli.common import (
     pick_format,
     say,
 )
+from papertrack.cli.output import emit, emit_json
 from papertrack.errors import UsageError
-from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from papertrack.momentum import Momentum
@@ -123,10 +121,6 @@ def _measure(store: Store, topic: Topic, as_of: date, window: int, weeks: int) -
         ) from None
 
 
-def _dump(data: Any) -> None:
-    sys.stdout.write(json_text(data, indent=2) + "\n")
-
-
 # --------------------------------------------------------------------------- momentum
 
 
@@ -156,7 +150,7 @@ def momentum(
     with errors():
         catalog, chosen, store, day, result = _topic_momentum(topic, as_of, window, weeks)
         if as_json or fmt is ViewFormat.json:
-            _dump(result.to_dict())
+            emit_json(result.to_dict())
         else:
             from papertrack import render
 
@@ -224,15 +218,8 @@ def trending(
             {"rank": n, **m.to_dict(), "sparkline": core.sparkline([w.count for w in m.weeks])}
             for n, m in enumerate(results, start=1)
         ]
-        if fmt is Format.json:
-            _dump(rows)
-        elif fmt is Format.jsonl:
-            sys.stdout.writelines(json_text(r) + "\n" for r in rows)
-        elif fmt is Format.csv:
-            writer = csv.writer(sys.stdout, lineterminator="\n")
-            writer.writerow(TRENDING_CSV)
-            writer.writerows([_csv_cell(r[k]) for k in TRENDING_CSV] for r in rows)
-        elif results:
+
+        def table() -> Any:
             from papertrack import render
 
             title = (
@@ -240,19 +227,13 @@ def trending(
                 f"{render.format_day(day)} against the {core.window_phrase(window, last=False)} "
                 "before"
             )
-            out().print(render.trending_table(results, title))
+            return render.trending_table(results, title)
+
+        emit(fmt.value, rows, table, columns=TRENDING_CSV)
         if store.count() == 0:
             say(EMPTY_STORE)
         elif not results:
             say(f"No topic has {min_count:,} or more papers in the window. Lower --min.")
-
-
-def _csv_cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 # --------------------------------------------------------------------------- topic page
@@ -305,7 +286,7 @@ def topic_page(
         related = related_topics(shared, chosen.slug, 3, {t.slug for t in catalog.topics})
         ask = f"papertrack ask {chosen.slug} 'what is new in {chosen.name}?'"
         if as_json or fmt is ViewFormat.json:
-            _dump(
+            emit_json(
                 {
                     "topic": chosen.slug,
                     "name": chosen.name,

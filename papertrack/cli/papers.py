@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,14 +34,16 @@ from papertrack.cli.common import (
     say,
     state,
 )
+from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
-from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from papertrack.ingest import ByteProgress
     from papertrack.models import IngestReport, SourceReport
+    from papertrack.store import Store, StoreStats
+    from papertrack.topics import Topic
 
 # --------------------------------------------------------------------------- ingest
 
@@ -301,15 +302,7 @@ def latest(
             match=unsaved.matches_fields if unsaved else None,
             within=store.candidates(unsaved.node) if unsaved else None,
         )
-        name = chosen.name if chosen else "All topics"
-        if query is None:
-            header = f"{name} — latest papers ({store.count(slug):,})"
-        else:
-            # Counting every match would read the whole store: the header gives none.
-            flat = " ".join(query.split())
-            scope = f"{chosen.name}, query" if chosen else "Query"
-            header = f'{scope} "{flat}" — latest papers'
-            name = f'{scope} "{flat}"'
+        header, name = _latest_header(store, chosen, query)
         names = {t.slug: t.name for t in catalog.topics}
 
         def table() -> Any:
@@ -321,17 +314,7 @@ def latest(
 
         emit_papers(papers, fmt, table)
         if not papers:
-            if not store.exists() or store.count() == 0:
-                say(
-                    "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
-                    "or 'papertrack ingest --sample' to try the bundled sample."
-                )
-            elif since or category:
-                say(f"No papers of {name} match --since/--category. Widen or drop those filters.")
-            elif query is not None:
-                say(f"No papers match {name}. Try it with 'papertrack topics test'.")
-            else:
-                say(f"No papers of {name} in the store yet. Ingest feeds of its categories.")
+            say(_nothing_latest(store, name, bool(since or category), query is not None))
 
 
 # --------------------------------------------------------------------------- path
@@ -356,7 +339,7 @@ def path(as_json: JsonOnlyOpt = False) -> None:
             "default_topics": str(paths.default_topics_file()),
         }
         if as_json:
-            sys.stdout.write(json.dumps(where, indent=2) + "\n")
+            emit_json(where)
         else:
             width = max(map(len, where))
             sys.stdout.writelines(
@@ -365,18 +348,6 @@ def path(as_json: JsonOnlyOpt = False) -> None:
 
 
 # --------------------------------------------------------------------------- stats
-
-
-def _bytes(size: int) -> str:
-    """'385.2 KiB'."""
-    if size < 1024:
-        return f"{size:,} bytes"
-    value, unit = size / 1024, "KiB"
-    for bigger in ("MiB", "GiB", "TiB"):
-        if value < 1024:
-            break
-        value, unit = value / 1024, bigger
-    return f"{value:,.1f} {unit}"
 
 
 @app.command(epilog=EXIT_CODES)
@@ -402,11 +373,6 @@ def stats(
         papertrack stats
         papertrack stats --top 0 --json | jq '.categories[:5]'
     """
-    from rich.table import Table
-    from rich.text import Text
-
-    from papertrack.render import format_day, safe
-
     with errors():
         store = open_store()
         if store.exists():
@@ -414,61 +380,56 @@ def stats(
         info = store.stats()
         rows = sorted(info.listed.items(), key=lambda kv: (-kv[1], kv[0]))
         shown = rows if top == 0 else rows[:top]
-        data = {
-            "store": str(info.path),
-            "papers": info.papers,
-            "undated": info.undated,
-            "first_date": info.first_date.isoformat() if info.first_date else None,
-            "last_date": info.last_date.isoformat() if info.last_date else None,
-            "partitions": info.partitions,
-            "size_bytes": sum(info.sizes.values()),
-            "sizes": info.sizes,
-            "categories_total": len(info.listed),
-            "categories": [
-                {"category": cat, "primary": info.primary.get(cat, 0), "listed": n}
-                for cat, n in shown
-            ],
-        }
         if as_json or fmt is ViewFormat.json:
-            sys.stdout.write(json_text(data, indent=2) + "\n")
+            emit_json(_stats_dict(info, shown))
             return
         if not info.papers:
             say(f"The store at {info.path} holds no papers yet. Try: papertrack ingest --sample")
             return
-        span = (
-            f"{format_day(info.first_date)} – {format_day(info.last_date)}"
-            if info.first_date and info.last_date
-            else "none dated"
-        )
-        sizes = info.sizes
-        summary = Table.grid(padding=(0, 2))
-        summary.add_column(style="bold")
-        summary.add_column()
-        summary.add_row("Store", Text(str(info.path)))
-        undated = f" ({info.undated:,} undated)" if info.undated else ""
-        summary.add_row("Papers", f"{info.papers:,}{undated}")
-        summary.add_row("Paper dates", span)
-        summary.add_row("Week files", f"{info.partitions:,}")
-        summary.add_row(
-            "On disk",
-            f"{_bytes(sum(sizes.values()))} (papers {_bytes(sizes['papers'])}, "
-            f"id map {_bytes(sizes['ids'])}, index {_bytes(sizes['index'])})",
-        )
-        summary.add_row("Categories", f"{len(info.listed):,}")
-        console = out()
-        console.print(summary)
-        if not shown:
-            return
-        table = Table()
-        table.add_column("Category")
-        table.add_column("Primary", justify="right")
-        table.add_column("Listed", justify="right")
-        table.add_column("Share", justify="right")
-        for cat, n in shown:
-            share = f"{100 * n / info.papers:.1f}%"
-            table.add_row(Text(safe(cat)), f"{info.primary.get(cat, 0):,}", f"{n:,}", share)
-        console.print()
-        console.print(Text(f"Categories ({len(shown):,} of {len(rows):,}, most papers first)"))
-        console.print(table)
+        from papertrack import render
+
+        out().print(render.stats_view(info, shown, len(rows)))
         if len(shown) < len(rows):
             say(f"{len(rows) - len(shown):,} more categories: papertrack stats --top 0")
+
+
+def _stats_dict(info: StoreStats, shown: list[tuple[str, int]]) -> dict[str, Any]:
+    return {
+        "store": str(info.path),
+        "papers": info.papers,
+        "undated": info.undated,
+        "first_date": info.first_date.isoformat() if info.first_date else None,
+        "last_date": info.last_date.isoformat() if info.last_date else None,
+        "partitions": info.partitions,
+        "size_bytes": sum(info.sizes.values()),
+        "sizes": info.sizes,
+        "categories_total": len(info.listed),
+        "categories": [
+            {"category": cat, "primary": info.primary.get(cat, 0), "listed": n} for cat, n in shown
+        ],
+    }
+
+
+def _latest_header(store: Store, chosen: Topic | None, query: str | None) -> tuple[str, str]:
+    """The table's header, and what the papers are of (for messages)."""
+    name = chosen.name if chosen else "All topics"
+    if query is None:
+        return f"{name} — latest papers ({store.count(chosen.slug if chosen else None):,})", name
+    # Counting every match would read the whole store: the header gives none.
+    flat = " ".join(query.split())
+    scope = f"{chosen.name}, query" if chosen else "Query"
+    return f'{scope} "{flat}" — latest papers', f'{scope} "{flat}"'
+
+
+def _nothing_latest(store: Store, name: str, filtered: bool, queried: bool) -> str:
+    """What to say when `latest` has no paper to show, and what to try."""
+    if not store.exists() or store.count() == 0:
+        return (
+            "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
+            "or 'papertrack ingest --sample' to try the bundled sample."
+        )
+    if filtered:
+        return f"No papers of {name} match --since/--category. Widen or drop those filters."
+    if queried:
+        return f"No papers match {name}. Try it with 'papertrack topics test'."
+    return f"No papers of {name} in the store yet. Ingest feeds of its categories."

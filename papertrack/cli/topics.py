@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import sys
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -29,8 +27,8 @@ from papertrack.cli.common import (
     pick_format,
     say,
 )
+from papertrack.cli.output import emit, emit_json
 from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
-from papertrack.text import json_text
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -75,10 +73,6 @@ def _as_of(value: str | None) -> date:
             f"Choose a day from {_FIRST_AS_OF} to {_LAST_AS_OF}"
         )
     return day
-
-
-def _write_json(data: Any) -> None:
-    sys.stdout.write(json_text(data, indent=2) + "\n")
 
 
 def _counted_store(catalog: Catalog) -> Store:
@@ -167,20 +161,13 @@ def topics_list(
         catalog = load_catalog()
         store = _counted_store(catalog)
         rows = [_topic_row(t, store, day) for t in catalog.topics]
-        if fmt is Format.json:
-            _write_json(rows)
-        elif fmt is Format.jsonl:
-            sys.stdout.writelines(json_text(r) + "\n" for r in rows)
-        elif fmt is Format.csv:
-            writer = csv.DictWriter(
-                sys.stdout, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n"
-            )
-            writer.writeheader()
-            writer.writerows({**r, "categories": "; ".join(r["categories"])} for r in rows)
-        elif rows:
+
+        def table() -> Any:
             from papertrack import render
 
-            out().print(render.topics_table(rows, f"Topics ({len(rows):,})"))
+            return render.topics_table(rows, f"Topics ({len(rows):,})")
+
+        emit(fmt.value, rows, table, columns=list(rows[0]) if rows else ["name"])
         if not rows:
             say("No topics: every default is hidden. Add one with 'papertrack topics add'.")
 
@@ -226,7 +213,7 @@ def topics_show(
             **_model_info(chosen),
         )
         if as_json or fmt is ViewFormat.json:
-            _write_json(info)
+            emit_json(info)
         else:
             from papertrack import render
 
@@ -620,7 +607,7 @@ def topics_test(
             )
         model = _model_info(topic) if saved else {}
         if as_json or fmt is ViewFormat.json:
-            _write_json({**trial.to_dict(), **model})
+            emit_json({**trial.to_dict(), **model})
         else:
             from papertrack import render
 
@@ -695,7 +682,7 @@ def topics_explain(
             )
         explanations = explain(paper, catalog, chosen)
         if as_json or fmt is ViewFormat.json:
-            _write_json(
+            emit_json(
                 {
                     "arxiv_id": paper.arxiv_id,
                     "title": paper.title,
