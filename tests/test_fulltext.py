@@ -185,3 +185,24 @@ def test_a_write_the_index_missed_makes_it_stale_and_the_next_writer_rebuilds_it
     within = Store(store.path).candidates(topic.membership)
     assert within is not None
     assert {pid for week in within.values() for pid in week} == {"2601.09999"}
+
+
+def test_a_retag_narrowed_by_the_index_tags_exactly_as_a_full_retag(
+    store: Store, isolated_home: Path
+) -> None:
+    from papertrack import paths
+    from papertrack.topics import Catalog
+
+    for query in ('"language model*" AND title:agent*', "benchmark* OR author:smith", "rl -web"):
+        added = run("topics", "add", "Probe", "--query", query, "--replace")
+        assert added.exit_code == 0, added.stderr
+        assert run("latest", "probe", "-n", "1").exit_code == 0  # retags, narrowed
+        catalog = Catalog.load(paths.default_topics_file(), isolated_home / "topics.toml")
+        probe = catalog.find("probe")
+        fresh = Store(store.path)
+        for _, paper in fresh.search(lambda *_: True):
+            want = probe.matches_fields(paper.title, paper.abstract, paper.authors, paper.categories)
+            assert ("probe" in paper.tags) == want, (query, paper.arxiv_id)
+        assert fresh.count("probe") == sum(
+            1 for _, p in fresh.search(lambda *_: True) if "probe" in p.tags
+        )
