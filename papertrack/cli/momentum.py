@@ -278,12 +278,7 @@ def topic_page(
             limit=limit,
             keep=lambda p: p.paper_date is None or p.paper_date.astimezone(UTC).date() <= day,
         )
-        from papertrack.related import count_shared, related_topics
-
-        # Shared papers in the weeks the chart shows, as the static site counts them.
-        first = result.weeks[0].start if result.weeks else day
-        shared = count_shared(store, first, day)
-        related = related_topics(shared, chosen.slug, 3, {t.slug for t in catalog.topics})
+        related = _related(store, catalog, chosen.slug, result)
         ask = f"papertrack ask {chosen.slug} 'what is new in {chosen.name}?'"
         if as_json or fmt is ViewFormat.json:
             emit_json(
@@ -316,3 +311,16 @@ def topic_page(
             )
         if store.count() == 0:
             say(EMPTY_STORE)
+
+
+def _related(store: Store, catalog: Catalog, slug: str, result: Momentum) -> list[tuple[str, int]]:
+    """The three topics sharing the most papers with ``slug`` in the chart's weeks.
+
+    Counted as the static site counts them, so the two pages agree.
+    """
+    from papertrack.related import count_shared, related_topics
+
+    last = result.as_of
+    first = result.weeks[0].start if result.weeks else last
+    shared = count_shared(store, first, last)
+    return related_topics(shared, slug, 3, {t.slug for t in catalog.topics})

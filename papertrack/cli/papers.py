@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -188,14 +188,7 @@ def ingest(
                 "or use --sample for the bundled sample"
             )
 
-        def progress(item: SourceReport) -> None:
-            if item.error:
-                say(f"Error: {item.error.rstrip('.')}.")
-            elif verbose:
-                say(_source_line(item))
-            for warning in item.warnings if verbose else ():
-                say(f"Warning: {warning}")
-
+        progress = _source_reporter(verbose)
         store, catalog = open_store(), load_catalog()
         stdin = sys.stdin.buffer if "-" in names else None
         show = not quiet and sys.stderr.isatty()
@@ -209,16 +202,36 @@ def ingest(
             report = run_ingest(names, writer, stdin=stdin, progress=progress, options=options)
         if not quiet or report.failed:
             say(_summary(report))
-        left_out = sum(item.filtered for item in report.sources)
-        if category and left_out and not sum(item.papers for item in report.sources):
-            groups = [c for c in category if not c.endswith("*") and "." not in c]
-            hint = f" For a whole archive, end it with '*': -c '{groups[0]}.*'." if groups else ""
-            say(
-                f"No paper matched --category {' '.join(category)}: all {left_out:,} were "
-                f"left out.{hint} Categories are arXiv's names, such as cs.AI or math.GT."
-            )
+        if category:
+            _hint_categories(report, category)
         if report.failed:
             raise typer.Exit(1)
+
+
+def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
+    """What ingest says about each source as it is done: errors always, the rest with -v."""
+
+    def progress(item: SourceReport) -> None:
+        if item.error:
+            say(f"Error: {item.error.rstrip('.')}.")
+        elif verbose:
+            say(_source_line(item))
+        for warning in item.warnings if verbose else ():
+            say(f"Warning: {warning}")
+
+    return progress
+
+
+def _hint_categories(report: IngestReport, category: list[str]) -> None:
+    """When --category left every paper out, say so and how categories are written."""
+    left_out = sum(item.filtered for item in report.sources)
+    if left_out and not sum(item.papers for item in report.sources):
+        groups = [c for c in category if not c.endswith("*") and "." not in c]
+        hint = f" For a whole archive, end it with '*': -c '{groups[0]}.*'." if groups else ""
+        say(
+            f"No paper matched --category {' '.join(category)}: all {left_out:,} were "
+            f"left out.{hint} Categories are arXiv's names, such as cs.AI or math.GT."
+        )
 
 
 # --------------------------------------------------------------------------- latest

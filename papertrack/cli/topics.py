@@ -295,8 +295,7 @@ def topics_add(
         papertrack topics add "Diffusion LMs" --query '"diffusion language model*"' \\
             --description "Language models that generate by denoising." --slug dlm
     """
-    from papertrack.topics import Topic, slugify
-    from papertrack.userfile import Action, add_topic
+    from papertrack.userfile import add_topic
 
     with errors():
         if query is None and not like:
@@ -304,29 +303,9 @@ def topics_add(
                 "a topic needs --query, or example papers with --like. "
                 "See 'papertrack topics add --help'"
             )
-        model = ""
-        choice = None
-        if like:
-            from papertrack import training
-
-            chosen_slug = slug or slugify(" ".join(name.split()))
-            if not chosen_slug:
-                raise UsageError('the topic needs a name, e.g. topics add "Agent Memory"')
-            model = f"models/{chosen_slug}.json"
-            draft = Topic(
-                name=name,
-                slug=chosen_slug,
-                query=query or "",
-                model_file=str(paths.user_models_dir() / f"{chosen_slug}.json"),
-                categories=tuple(category or ()),
-            )
-            named = _taught_papers(open_store(), like)
-            papers = {p.arxiv_id: p for p in named.values()}
-            taught = dict.fromkeys(papers, True)
-            choice = _refit(draft, taught, papers)
-            examples = training.load_examples(paths.user_examples_file())
-            examples[chosen_slug] = taught
-            training.save_examples(paths.user_examples_file(), examples)
+        model, choice = (
+            _learn_from_examples(name, slug, query, category, like) if like else ("", None)
+        )
         edit = add_topic(
             paths.user_topics_file(),
             paths.default_topics_file(),
@@ -338,18 +317,68 @@ def topics_add(
             replace=replace,
             model=model,
         )
-        what = "Redefined the topic" if edit.action is Action.replaced else "Added the topic"
-        where = "in" if edit.action is Action.replaced else "to"
-        message = f"{what} {edit.name!r} ({edit.slug}) {where} {edit.path}"
-        if edit.action is Action.overrode:
-            message += "; it replaces the default topic with this slug"
-        store = _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
-        if store is not None:
-            count = store.count(edit.slug)
-            message += f". {count:,} stored paper{'s' if count != 1 else ''} match"
+        message = _added_message(edit)
         say(message + ".")
         if choice is not None:
             _say_figures(choice)
+
+
+def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -> None:
+    """Drop a default topic's examples: back to its shipped model, and retag."""
+    from papertrack import training
+
+    examples.pop(chosen.slug, None)
+    training.save_examples(paths.user_examples_file(), examples)
+    (paths.user_models_dir() / f"{chosen.slug}.json").unlink(missing_ok=True)
+    changes = store.refresh(load_catalog())
+    say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
+    _say_changes(chosen.slug, changes, store)
+
+
+def _learn_from_examples(
+    name: str, slug: str | None, query: str | None, category: list[str] | None, like: list[str]
+) -> tuple[str, Any]:
+    """Fit a topic's model from the papers ``like`` names and keep them as its examples.
+
+    Returns the model file as topics.toml names it, and the fit (for its figures).
+    """
+    from papertrack import training
+    from papertrack.topics import Topic, slugify
+
+    chosen_slug = slug or slugify(" ".join(name.split()))
+    if not chosen_slug:
+        raise UsageError('the topic needs a name, e.g. topics add "Agent Memory"')
+    draft = Topic(
+        name=name,
+        slug=chosen_slug,
+        query=query or "",
+        model_file=str(paths.user_models_dir() / f"{chosen_slug}.json"),
+        categories=tuple(category or ()),
+    )
+    named = _taught_papers(open_store(), like)
+    papers = {p.arxiv_id: p for p in named.values()}
+    taught = dict.fromkeys(papers, True)
+    choice = _refit(draft, taught, papers)
+    examples = training.load_examples(paths.user_examples_file())
+    examples[chosen_slug] = taught
+    training.save_examples(paths.user_examples_file(), examples)
+    return f"models/{chosen_slug}.json", choice
+
+
+def _added_message(edit: Any) -> str:
+    """What `topics add` did, and how many stored papers the topic now holds."""
+    from papertrack.userfile import Action
+
+    what = "Redefined the topic" if edit.action is Action.replaced else "Added the topic"
+    where = "in" if edit.action is Action.replaced else "to"
+    message = f"{what} {edit.name!r} ({edit.slug}) {where} {edit.path}"
+    if edit.action is Action.overrode:
+        message += "; it replaces the default topic with this slug"
+    store = _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
+    if store is not None:
+        count = store.count(edit.slug)
+        message += f". {count:,} stored paper{'s' if count != 1 else ''} match"
+    return message
 
 
 def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
@@ -457,13 +486,7 @@ def topics_teach(
                 "Name papers to teach it again, or remove it with 'papertrack topics remove'"
             )
         if forget and not given:
-            # Nothing left to learn from but the shipped labels: back to the shipped model.
-            examples.pop(chosen.slug, None)
-            training.save_examples(paths.user_examples_file(), examples)
-            (paths.user_models_dir() / f"{chosen.slug}.json").unlink(missing_ok=True)
-            changes = store.refresh(load_catalog())
-            say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
-            _say_changes(chosen.slug, changes, store)
+            _forget(chosen, examples, store)
             return
         for pid in ids or []:
             taught[named[pid].arxiv_id] = True
