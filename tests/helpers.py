@@ -14,9 +14,26 @@ DATA = Path(__file__).parent / "data"
 LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
 
 
-def run(*args: str, input: bytes | str | None = None) -> Result:
+def run(
+    *args: str, input: bytes | str | None = None, env: dict[str, str | None] | None = None
+) -> Result:
     """``papertrack ARGS`` in this process, stdout and stderr kept apart."""
-    return CliRunner().invoke(app, list(args), input=input)
+    return CliRunner().invoke(app, list(args), input=input, env=env)
+
+
+def ok(*args: str) -> Result:
+    """``papertrack ARGS``, which must succeed without a traceback."""
+    result = run(*args)
+    assert result.exit_code == 0, result.stderr
+    no_traceback(result)
+    return result
+
+
+def ingest(*paths: Path | str) -> Result:
+    """``papertrack ingest PATHS``, which must succeed."""
+    result = run("ingest", *map(str, paths))
+    assert result.exit_code == 0, result.stderr
+    return result
 
 
 def no_traceback(result: Result) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
+from helpers import ingest, no_traceback, run
 
 from papertrack import __version__
 from papertrack.cli import app
@@ -27,21 +27,6 @@ SCHEMA_KEYS = {
     "categories", "published", "updated", "announced", "doi", "journal_ref", "comment", "url",
     "pdf_url", "tags",
 }  # fmt: skip
-
-
-def run(*args: str, input: bytes | str | None = None) -> Result:
-    return CliRunner().invoke(app, list(args), input=input)
-
-
-def ingest(*paths: Path) -> Result:
-    result = run("ingest", *map(str, paths))
-    assert result.exit_code == 0, result.stderr
-    return result
-
-
-def no_traceback(result: Result) -> None:
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 def test_version() -> None:

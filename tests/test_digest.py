@@ -12,7 +12,8 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import pytest
-from typer.testing import CliRunner, Result
+from helpers import ingest, run
+from typer.testing import CliRunner
 
 from papertrack.cli import app
 from papertrack.digest import DigestState, build_digest, markdown_escape
@@ -24,15 +25,6 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 
 # (arxiv_id, version, title, days before now, authors)
 Entry = tuple[str, int, str, int, list[str]]
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
-
-
-def ingest(path: Path) -> None:
-    result = run("ingest", str(path))
-    assert result.exit_code == 0, result.stderr
 
 
 def api_feed(path: Path, entries: list[Entry]) -> Path:
@@ -474,9 +466,6 @@ def test_digest_waits_for_the_lock_a_bounded_time(
 
 
 def test_quiet_follow_and_digest_print_nothing_on_success(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from papertrack.cli import app
 
     runner = CliRunner()
     followed = runner.invoke(app, ["follow", "-q", "llm-agent-training"])

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
+from helpers import no_traceback, run
 
-from papertrack.cli import app
 from papertrack.doctor import check_store, salvage_records
 from papertrack.feeds import parse_feed, parse_jsonl
 from papertrack.files import Lock
@@ -67,15 +66,6 @@ def store(template: Path, isolated_home: Path) -> Store:
     """A fresh copy of the template, where the CLI finds it by default."""
     shutil.copytree(template, isolated_home / "store")
     return Store(isolated_home / "store")
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
-
-
-def no_traceback(result: Result) -> None:
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 def records(store: Store, week: str = WEEK) -> list[dict[str, Any]]:

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run
 from pytest_httpserver import HTTPServer
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 from werkzeug import Request, Response
 
 from papertrack import __version__
-from papertrack.cli import app
 from papertrack.fetch import (
     FetchError,
     FetchProgress,
@@ -104,10 +104,6 @@ def cut_off(total: int) -> Callable[[int, int], Response]:
         return Response(whole[: len(whole) * 2 // 3])
 
     return respond
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 def fetch_api(api_url: str, *extra: str) -> Result:

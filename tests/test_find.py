@@ -9,9 +9,9 @@ from xml.sax.saxutils import escape
 
 import feedparser
 import pytest
-from typer.testing import CliRunner, Result
+from helpers import ingest, run
+from typer.testing import Result
 
-from papertrack.cli import app
 from papertrack.export import bibtex_escape
 
 DATA = Path(__file__).parent / "data"
@@ -19,15 +19,6 @@ LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
 API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
 
 HOSTILE = r"Weird {}&%$#_~^\q title <script>alert(1)</script> ]]> end"
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
-
-
-def ingest(*paths: Path) -> None:
-    result = run("ingest", *map(str, paths))
-    assert result.exit_code == 0, result.stderr
 
 
 def make_feed(path: Path, items: list[tuple[str, str, str, str]]) -> Path:

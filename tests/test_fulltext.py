@@ -201,7 +201,9 @@ def test_a_retag_narrowed_by_the_index_tags_exactly_as_a_full_retag(
         probe = catalog.find("probe")
         fresh = Store(store.path)
         for _, paper in fresh.search(lambda *_: True):
-            want = probe.matches_fields(paper.title, paper.abstract, paper.authors, paper.categories)
+            want = probe.matches_fields(
+                paper.title, paper.abstract, paper.authors, paper.categories
+            )
             assert ("probe" in paper.tags) == want, (query, paper.arxiv_id)
         assert fresh.count("probe") == sum(
             1 for _, p in fresh.search(lambda *_: True) if "probe" in p.tags

@@ -23,6 +23,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 import pytest
+from helpers import no_traceback, run
 from pytest_httpserver import HTTPServer
 from typer.testing import CliRunner, Result
 
@@ -42,15 +43,6 @@ GOOD = (
     RECORDED / "id_astro-ph_0601001_s0_m100_3150dca9dc76.xml",
 )
 NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-def run(*args: str, input: bytes | None = None) -> Result:
-    return CliRunner().invoke(app, list(args), input=input)
-
-
-def no_traceback(result: Result) -> None:
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
 
 
 def failed(result: Result, *needles: str) -> str:

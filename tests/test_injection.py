@@ -22,11 +22,10 @@ from xml.sax.saxutils import escape
 
 import feedparser
 import pytest
+from helpers import ingest, ok
 from markdown_it import MarkdownIt
-from typer.testing import CliRunner, Result
 
 from papertrack import paths
-from papertrack.cli import app
 from papertrack.models import Paper
 from papertrack.store import Store
 from papertrack.topics import Catalog
@@ -36,13 +35,6 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 DAY = NOW - timedelta(days=1)
 
 
-def run(*args: str) -> Result:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
-    return result
-
-
 @pytest.fixture(autouse=True)
 def zebra(isolated_home: Path) -> None:
     """A topic every hostile paper below falls in, followed so that digests show them."""
@@ -50,7 +42,7 @@ def zebra(isolated_home: Path) -> None:
     (isolated_home / "topics.toml").write_text(
         "[[topic]]\nname = \"Zebra Studies\"\nquery = 'zebra*'\n", encoding="utf-8"
     )
-    run("follow", "zebra-studies")
+    ok("follow", "zebra-studies")
 
 
 def api_page(path: Path, papers: list[tuple[str, str, list[str], str]]) -> Path:
@@ -88,10 +80,6 @@ def blog_feed(path: Path, items: list[tuple[str, str, str]]) -> Path:
     return path
 
 
-def ingest(*paths: Path) -> None:
-    run("ingest", *map(str, paths))
-
-
 # --------------------------------------------------------------------------- Rich markup
 
 MARKUP_TITLE = "[bold red]x[/] [link=https://evil.example]y[/link] zebra"
@@ -119,13 +107,13 @@ def test_rich_markup_from_a_feed_prints_literally_everywhere(tmp_path: Path) -> 
         "topics explain": ["topics", "explain", "2611.00201"],
     }
     for name, args in views.items():
-        out = run(*args).stdout
+        out = ok(*args).stdout
         assert MARKUP_TITLE in out, name
         assert "\x1b" not in out, name
     for name in ("latest", "cards", "show", "search", "topic", "digest"):
-        assert MARKUP_AUTHOR in run(*views[name]).stdout, name
+        assert MARKUP_AUTHOR in ok(*views[name]).stdout, name
     for name in ("cards", "show", "topic cards"):
-        out = run(*views[name]).stdout
+        out = ok(*views[name]).stdout
         assert MARKUP_LINK_AUTHOR in out and MARKUP_ABSTRACT in out, name
 
 
@@ -184,7 +172,7 @@ def assert_no_active_html(page: Elements) -> None:
 
 def test_html_digest_escapes_feed_text_and_links(tmp_path: Path) -> None:
     hostile_digest_sources(tmp_path)
-    page = Elements(run("digest", "--dry-run", "--format", "html").stdout)
+    page = Elements(ok("digest", "--dry-run", "--format", "html").stdout)
     assert page.problems == [] and page.stack == []  # "</table>" in a title closed nothing
     assert_no_active_html(page)
     text = " ".join(page.text.split())
@@ -200,7 +188,7 @@ def test_markdown_digest_makes_no_link_or_markup_from_feed_text(tmp_path: Path) 
     hostile_digest_sources(tmp_path)
     title = "*star* _under_ `tick` <u>x</u> [x](javascript:alert(1)) <https://evil.example> zebra"
     ingest(api_page(tmp_path / "md.xml", [("2611.00302", title, ["**Eve** _x_"], "zebra")]))
-    markdown = run("digest", "--dry-run", "--format", "markdown").stdout
+    markdown = ok("digest", "--dry-run", "--format", "markdown").stdout
     page = Elements(MarkdownIt("commonmark").render(markdown))  # raw HTML passes through
     assert page.problems == [] and page.stack == []
     assert_no_active_html(page)
@@ -325,7 +313,7 @@ BIB_PAPERS = [
 
 def test_bibtex_fields_cannot_close_early_or_start_an_entry(tmp_path: Path) -> None:
     ingest(api_page(tmp_path / "bib.xml", BIB_PAPERS))
-    out = run("export", "--format", "bibtex").stdout
+    out = ok("export", "--format", "bibtex").stdout
     entries = read_bibtex(out)
     assert sorted(key for _, key, _ in entries) == [f"arxiv:{p[0]}" for p in BIB_PAPERS]
     by_key = {key: fields for _, key, fields in entries}
@@ -349,7 +337,7 @@ def test_bibtex_fields_cannot_close_early_or_start_an_entry(tmp_path: Path) -> N
 
 def test_bibtex_and_atom_keep_only_web_links(tmp_path: Path) -> None:
     hostile_digest_sources(tmp_path)
-    bib = run("export", "--format", "bibtex").stdout
+    bib = ok("export", "--format", "bibtex").stdout
     entries = read_bibtex(bib)
     assert len(entries) == 4
     urls = sorted(fields.get("url", "") for _, _, fields in entries)
@@ -374,7 +362,7 @@ def test_atom_export_reads_back_as_the_original_text(tmp_path: Path, isolated_ho
             [("2611.00501", "a ]]> b &amp; <c/> \"q\" 'r' שלום zebra", ["O'Brien & <Co>"], "]]>")],
         )
     )
-    out = run("export", "--format", "atom").stdout
+    out = ok("export", "--format", "atom").stdout
     root = ET.fromstring(out.encode("utf-8"))  # well-formed, one entry a paper
     atom = "{http://www.w3.org/2005/Atom}"
     assert len(root.findall(atom + "entry")) == 8
@@ -458,7 +446,7 @@ TERMINAL_AND_DOCUMENTS = [
 
 @pytest.mark.parametrize("args", TERMINAL_AND_DOCUMENTS, ids=" ".join)
 def test_unclean_stored_text_is_neutralised_on_output(args: list[str], dirty_store: None) -> None:
-    out = run(*args).stdout
+    out = ok(*args).stdout
     assert "zebra" in out
     assert not FORBIDDEN.search(out.replace("\n", " ")), FORBIDDEN.search(out)
 
@@ -478,7 +466,7 @@ DATA_FORMATS = [
 def test_unclean_stored_text_in_data_formats_has_no_raw_escape_or_c1(
     args: list[str], dirty_store: None
 ) -> None:
-    out = run(*args).stdout
+    out = ok(*args).stdout
     assert "\x1b" not in out
     assert not re.search("[\x80-\x9f]", out)
 
@@ -486,7 +474,7 @@ def test_unclean_stored_text_in_data_formats_has_no_raw_escape_or_c1(
 def test_json_keeps_clean_feed_text_exactly(tmp_path: Path) -> None:
     """What the parsers store is data: JSON gives it back unchanged, markup and all."""
     ingest(api_page(tmp_path / "f.xml", [("2611.00601", MARKUP_TITLE, [HTML_AUTHOR], HTML_TITLE)]))
-    data: list[dict[str, Any]] = json.loads(run("latest", "--format", "json").stdout)
+    data: list[dict[str, Any]] = json.loads(ok("latest", "--format", "json").stdout)
     assert (data[0]["title"], data[0]["authors"], data[0]["abstract"]) == (
         MARKUP_TITLE,
         [HTML_AUTHOR],

@@ -14,8 +14,9 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from helpers import run
 from rich.console import Console
-from typer.testing import CliRunner, Result
+from typer.testing import CliRunner
 
 from papertrack import momentum as m
 from papertrack.cli import app
@@ -372,10 +373,6 @@ def expected(kind: str | None, as_of: date, window: int = 4) -> dict[str, int]:
         "previous": count(prev_first, cur_first - timedelta(days=1), kind),
         "total_current": count(cur_first, as_of, None),
     }
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture(scope="module")

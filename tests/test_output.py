@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from helpers import LISTING, run
 
 HOSTILE = '=HYPERLINK("http://evil.example/x")'
@@ -19,7 +18,7 @@ def home(isolated_home: Path) -> Path:
     (isolated_home / "topics.toml").parent.mkdir(parents=True, exist_ok=True)
     (isolated_home / "topics.toml").write_text(
         f"[[topic]]\nname = '{HOSTILE}'\nslug = 'evil'\nquery = 'agent*'\n"
-        "description = \"bell \\u0007 and bidi \\u202e here\"\n",
+        'description = "bell \\u0007 and bidi \\u202e here"\n',
         "utf-8",
     )
     assert run("ingest", str(LISTING)).exit_code == 0

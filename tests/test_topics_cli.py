@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
+from helpers import ok, run
 
-from papertrack.cli import app
 from papertrack.store import Store
 from papertrack.topics import tokenize
 
@@ -30,17 +29,6 @@ AS_OF = "2025-08-31"
 # LLM Agent Training (no LLM term, no training term).
 CHAIN_OF_AGENTS = "2508.13167"
 BROWSECOMP = "2508.13186"
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
-
-
-def ok(*args: str) -> Result:
-    result = run(*args)
-    assert result.exit_code == 0, result.stderr
-    assert "Traceback" not in result.stderr
-    return result
 
 
 def data(*args: str) -> Any:

@@ -24,9 +24,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from helpers import run
+from typer.testing import Result
 
-from papertrack.cli import app
 from papertrack.export import CSV_COLUMNS, csv_cell, csv_row
 from papertrack.models import Paper
 from papertrack.store import ALL, Store, week_of
@@ -39,10 +39,6 @@ API_EMPTY = DATA / "api-atom" / "arxiv.py-2026-recorded" / "id_0000.0000_s0_m100
 NOWHERE = ["--api-url", "http://127.0.0.1:9/api", "--listing-url", "http://127.0.0.1:9/rss"]
 #: "Error: <what happened>. <How to fix it>." on one line.
 ERROR_LINE = re.compile(r"Error: (?P<what>.+?[.?!]) (?P<fix>[A-Z'\"(].*[.?!])")
-
-
-def run(*args: str, env: dict[str, str | None] | None = None) -> Result:
-    return CliRunner().invoke(app, list(args), env=env)
 
 
 def assert_error(result: Result, code: int, *needles: str) -> str:
