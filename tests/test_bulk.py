@@ -52,7 +52,7 @@ def records(store: Store) -> dict[str, dict[str, object]]:
     return found
 
 
-def run(
+def ingest_file(
     path: Path, store: Store, catalog: Catalog, **options: object
 ) -> tuple[SourceReport, StoreWriter]:
     with store.writer(catalog) as writer:
@@ -70,12 +70,12 @@ def test_worker_processes_store_exactly_what_one_process_stores(
 ) -> None:
     feed = snapshot(tmp_path / "snap.jsonl", synthetic=1200)
     one = Store(tmp_path / "one")
-    report_one, _ = run(feed, one, catalog, jobs=1, batch_size=300)
+    report_one, _ = ingest_file(feed, one, catalog, jobs=1, batch_size=300)
     # Start the pool at once and cut small chunks, so both workers see many of them.
     monkeypatch.setattr(ingest_module, "PARALLEL_AFTER", 0)
     monkeypatch.setattr(ingest_module, "CHUNK_LINES", 37)
     two = Store(tmp_path / "two")
-    report_two, _ = run(feed, two, catalog, jobs=2, batch_size=300)
+    report_two, _ = ingest_file(feed, two, catalog, jobs=2, batch_size=300)
 
     assert report_one.error is None and report_two.error is None
     assert report_one.new == report_two.new == 1400
@@ -97,7 +97,7 @@ def test_worker_processes_store_exactly_what_one_process_stores(
         options = IngestOptions(jobs=2, batch_size=300, on_bytes=stop_after_two)
         ingest_source(str(feed), writer, options=options)
     assert 600 <= three.count() < 1400
-    resumed, _ = run(feed, three, catalog, jobs=2, batch_size=300)
+    resumed, _ = ingest_file(feed, three, catalog, jobs=2, batch_size=300)
     assert resumed.resumed_at is not None and resumed.unchanged == 0
     assert records(three) == records(one)
     assert three.index().counts == one.index().counts
@@ -107,7 +107,7 @@ def test_bulk_records_equal_papers_upserted_one_by_one(tmp_path: Path, catalog: 
     # The fast path for new records must store what the general upsert stores.
     feed = snapshot(tmp_path / "snap.jsonl", synthetic=300)
     bulk = Store(tmp_path / "bulk")
-    run(feed, bulk, catalog, batch_size=100)
+    ingest_file(feed, bulk, catalog, batch_size=100)
     slow = Store(tmp_path / "slow")
     papers = [
         parse_jsonl_line(line, "x", n)
@@ -139,13 +139,13 @@ def test_a_paper_twice_in_one_batch_and_a_newer_version_later(
     rows = [json.dumps(first), json.dumps(newer), json.dumps(older), *map(bytes.decode, lines[1:5])]
     feed.write_text("\n".join(rows) + "\n", encoding="utf-8")
     store = Store(tmp_path / "s")
-    report, _ = run(feed, store, catalog)
+    report, _ = ingest_file(feed, store, catalog)
     stored = records(store)
     assert len(stored) == 5
     assert stored[first["id"]]["title"] == "A revised title"
     assert stored[first["id"]]["version"] == 9
     # Again, in another run: everything is unchanged.
-    again, _ = run(feed, store, catalog)
+    again, _ = ingest_file(feed, store, catalog)
     assert (again.new, again.updated) == (0, 0)
     assert store.count() == 5
 
@@ -206,7 +206,7 @@ def test_interrupted_snapshot_resumes_where_it_stopped(tmp_path: Path, catalog: 
     checkpoints = list((store.path / "resume").glob("*.json"))
     assert len(checkpoints) == 1
 
-    report, _ = run(feed, store, catalog, batch_size=250)
+    report, _ = ingest_file(feed, store, catalog, batch_size=250)
     assert report.resumed_at == 751
     assert report.error is None
     assert (report.papers, report.new, report.unchanged) == (1100, 1100, 0)
@@ -215,7 +215,7 @@ def test_interrupted_snapshot_resumes_where_it_stopped(tmp_path: Path, catalog: 
 
     # The same store built in one go holds the same papers and counts.
     whole = Store(tmp_path / "whole")
-    run(feed, whole, catalog, batch_size=250)
+    ingest_file(feed, whole, catalog, batch_size=250)
     assert records(store).keys() == records(whole).keys()
     assert store.index().counts == whole.index().counts
 
@@ -231,12 +231,12 @@ def test_a_changed_file_or_no_resume_reads_from_the_start(tmp_path: Path, catalo
         with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
             ingest_source(str(feed), writer, options=IngestOptions(batch_size=200, on_bytes=stop))
         if options:
-            report, _ = run(feed, store, catalog, batch_size=200, **options)
+            report, _ = ingest_file(feed, store, catalog, batch_size=200, **options)
             assert report.resumed_at is None and report.unchanged == 200
         else:
             with feed.open("ab") as handle:  # the file changed: its checkpoint means nothing
                 handle.write((kaggle_line(next(synthetic_papers(1, seed=99))) + "\n").encode())
-            report, _ = run(feed, store, catalog, batch_size=200)
+            report, _ = ingest_file(feed, store, catalog, batch_size=200)
             assert report.resumed_at is None
             # Read from line 1: the 200 papers of the first batch are met again.
             assert report.papers == 601 and report.unchanged >= 200
@@ -297,7 +297,7 @@ def test_progress_reports_bytes_of_a_gz_snapshot(tmp_path: Path, catalog: Catalo
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     seen: list[tuple[int, int | None, int]] = []
     store = Store(tmp_path / "s")
-    report, _ = run(
+    report, _ = ingest_file(
         packed, store, catalog, batch_size=200, on_bytes=lambda s, d, t, p: seen.append((d, t, p))
     )
     assert report.error is None and report.new == 800
@@ -324,7 +324,7 @@ def test_broken_lines_before_and_after_a_resume_are_all_reported(
 
     with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
         ingest_source(str(feed), writer, options=IngestOptions(batch_size=250, on_bytes=stop))
-    report, _ = run(feed, store, catalog, batch_size=250)
+    report, _ = ingest_file(feed, store, catalog, batch_size=250)
     assert report.resumed_at is not None
     assert report.skipped == 2
     assert report.error is not None and "lines 11, 421" in report.error
