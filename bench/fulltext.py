@@ -126,6 +126,18 @@ def import_cost(size: int, before: Path, runs: int) -> None:
     )
 
 
+def rebuild_index(store: Store) -> float:
+    """Build the store's full-text index anew, under its lock; the seconds it took."""
+    started = time.perf_counter()
+    lock = store.lock()
+    lock.acquire()
+    try:
+        build_text_index(store)
+    finally:
+        lock.release()
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -143,23 +155,8 @@ def main() -> None:
     home.mkdir(parents=True, exist_ok=True)
     store = Store(path)
     text = TextIndex(store.search_path)
-    started = time.perf_counter()
-    if not text.synced_with(store.index().generation):
-        lock = store.lock()
-        lock.acquire()
-        try:
-            build_text_index(store)
-        finally:
-            lock.release()
-    built = time.perf_counter() - started
-    started = time.perf_counter()
-    lock = store.lock()
-    lock.acquire()
-    try:
-        build_text_index(store)
-    finally:
-        lock.release()
-    rebuild = time.perf_counter() - started
+    built = rebuild_index(store) if not text.synced_with(store.index().generation) else 0.0
+    rebuild = rebuild_index(store)
     print(f"{store.count():,} papers in {len(store.weeks())} week files")
     index_bytes, papers_bytes = size_of(store.search_path), size_of(store.papers_dir)
     print(

@@ -104,22 +104,13 @@ def topic_momentum(
 ) -> Momentum:
     """A topic's momentum as of ``as_of`` (default: the store's newest paper date)."""
     from papertrack import momentum as core
-    from papertrack.store import ALL
 
     topics = load_catalog()
     chosen = topics.find(topic)
     _current(store, topics)
     day = as_of or store.newest_day() or core.today()
     days = store.index().days
-    return core.measure(
-        days.get(chosen.slug, {}),
-        days.get(ALL, {}),
-        as_of=day,
-        window=window,
-        weeks=weeks,
-        topic=chosen.slug,
-        name=chosen.name,
-    )
+    return core.measure_topic(days, chosen.slug, chosen.name, as_of=day, window=window, weeks=weeks)
 
 
 def search_papers(

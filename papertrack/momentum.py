@@ -271,6 +271,29 @@ def measure(
         raise ValueError("the weeks reach past the calendar (year 1 to 9999)") from None
 
 
+def measure_topic(
+    days: Mapping[str, DayCounts],
+    slug: str,
+    name: str,
+    *,
+    as_of: date,
+    window: int = DEFAULT_WINDOW,
+    weeks: int = DEFAULT_WEEKS,
+) -> Momentum:
+    """:func:`measure` of topic ``slug`` from a store index's daily counts (``Index.days``)."""
+    from papertrack.store import ALL
+
+    return measure(
+        days.get(slug, {}),
+        days.get(ALL, {}),
+        as_of=as_of,
+        window=window,
+        weeks=weeks,
+        topic=slug,
+        name=name,
+    )
+
+
 def _measure(
     topic_days: DayCounts,
     all_days: DayCounts,

@@ -156,20 +156,14 @@ def gather(
     Raises:
         UsageError: ``as_of`` with ``weeks`` reaches past the calendar.
     """
-    from papertrack.store import ALL, UNDATED
+    from papertrack.store import UNDATED
 
     index = store.index()
     days, counts = index.days, index.counts
     try:
         measured = {
-            t.slug: core.measure(
-                days.get(t.slug, {}),
-                days.get(ALL, {}),
-                as_of=as_of,
-                window=window,
-                weeks=weeks,
-                topic=t.slug,
-                name=t.name,
+            t.slug: core.measure_topic(
+                days, t.slug, t.name, as_of=as_of, window=window, weeks=weeks
             )
             for t in topics
         }

@@ -101,18 +101,11 @@ def _topic_momentum(
 
 def _measure(store: Store, topic: Topic, as_of: date, window: int, weeks: int) -> Momentum:
     from papertrack import momentum
-    from papertrack.store import ALL
 
     days = store.index().days
     try:
-        return momentum.measure(
-            days.get(topic.slug, {}),
-            days.get(ALL, {}),
-            as_of=as_of,
-            window=window,
-            weeks=weeks,
-            topic=topic.slug,
-            name=topic.name,
+        return momentum.measure_topic(
+            days, topic.slug, topic.name, as_of=as_of, window=window, weeks=weeks
         )
     except ValueError:
         raise UsageError(
