@@ -2,6 +2,7 @@
 
     python data/labels/draw.py CORPUS.jsonl.gz OUT_DIR
     python data/labels/draw.py --round2 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
+    python data/labels/draw.py --round3 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
 
 CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
 per line; its provenance is in SOURCES.md beside this file). Papers are split by
@@ -136,9 +137,23 @@ ACTING = re.compile(
 )
 
 
-def round2(corpus: str, labelled: str, out: str) -> None:
-    """Draw round 2 from the train split, skipping every paper already labelled."""
-    rng = random.Random(ROUND2_SEED)
+# Round 3 (the same session, after round 2 was in): the same pools and rules, more
+# of the papers that train or evaluate agents, to add positives where the test
+# figures stayed lowest. Train split only, as round 2.
+ROUND3_SEED = 20261203
+ROUND3_QUOTAS = {"agent-train": 550, "rare": 450, "train-near": 300, "agent": 400}
+
+
+def round2(
+    corpus: str,
+    labelled: str,
+    out: str,
+    number: int = 2,
+    seed: int = ROUND2_SEED,
+    quotas: dict[str, int] = ROUND2_QUOTAS,
+) -> None:
+    """Draw round ``number`` from the train split, skipping every paper already labelled."""
+    rng = random.Random(seed)
     with gzip.open(labelled, "rt", encoding="utf-8") as fh:
         seen = {json.loads(line)["arxiv_id"] for line in fh}
     part = []
@@ -173,23 +188,23 @@ def round2(corpus: str, labelled: str, out: str) -> None:
     taken: set[str] = set()
     drawn: list[dict[str, str]] = []
     sizes = {"papers": len(part)}
-    for pool, want in ROUND2_QUOTAS.items():
+    for pool, want in quotas.items():
         candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
         sizes[pool] = len(candidates)
         for p in rng.sample(candidates, want):
             taken.add(p["arxiv_id"])
-            drawn.append({**p, "split": "train", "pool": pool, "round": "2"})
+            drawn.append({**p, "split": "train", "pool": pool, "round": str(number)})
     rng.shuffle(drawn)
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "draw2.json").write_text(
-        json.dumps({"seed": ROUND2_SEED, "quotas": ROUND2_QUOTAS, "pool_sizes": sizes}, indent=1)
+    (outdir / f"draw{number}.json").write_text(
+        json.dumps({"seed": seed, "quotas": quotas, "pool_sizes": sizes}, indent=1)
     )
-    with open(outdir / "drawn2.jsonl", "w", encoding="utf-8") as fh:
+    with open(outdir / f"drawn{number}.jsonl", "w", encoding="utf-8") as fh:
         for p in drawn:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
     for b in range(ROUND2_BATCHES):
-        with open(outdir / f"r2batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
+        with open(outdir / f"r{number}batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
             for p in drawn[b::ROUND2_BATCHES]:
                 item = {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]}
                 fh.write(json.dumps(item, ensure_ascii=False) + "\n")
@@ -198,5 +213,7 @@ def round2(corpus: str, labelled: str, out: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "--round2":
         round2(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "--round3":
+        round2(sys.argv[2], sys.argv[3], sys.argv[4], 3, ROUND3_SEED, ROUND3_QUOTAS)
     else:
         main(sys.argv[1], sys.argv[2])
