@@ -721,6 +721,18 @@ class Store:
         text = TextIndex(self.search_path)
         return text if text.synced_with(self.index().generation) else None
 
+    def text_index_missing(self) -> bool:
+        """Whether the store has papers but no full-text index in step with them."""
+        from papertrack.fulltext import TextIndex
+
+        if not self.exists() or os.environ.get("PAPERTRACK_FULLTEXT") == "off":
+            return False
+        text = TextIndex(self.search_path)
+        try:
+            return self.count() > 0 and not text.synced_with(self.index().generation)
+        finally:
+            text.close()
+
     def candidates(self, node: Any) -> Candidates | None:
         """Week -> ids of the papers that can match the query ``node``; None: read every week.
 

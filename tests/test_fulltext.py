@@ -208,3 +208,20 @@ def test_a_retag_narrowed_by_the_index_tags_exactly_as_a_full_retag(
         assert fresh.count("probe") == sum(
             1 for _, p in fresh.search(lambda *_: True) if "probe" in p.tags
         )
+
+
+def test_the_first_command_on_a_store_without_the_index_builds_it_with_a_spinner(
+    store: Store, isolated_home: Path
+) -> None:
+    import os
+
+    from helpers import run_in_pty
+
+    store.search_path.unlink()
+    env = {**os.environ, "PAPERTRACK_HOME": str(isolated_home)}
+    code, seen = run_in_pty("latest", "-n", "1", env=env)
+    assert code == 0, seen
+    assert b"Building the search index (once)" in seen
+    assert TextIndex(store.search_path).synced_with(Store(store.path).index().generation)
+    piped = run("latest", "-n", "1")  # now in step: nothing more to build, nothing said
+    assert piped.exit_code == 0 and "search index" not in piped.stderr

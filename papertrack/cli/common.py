@@ -268,7 +268,9 @@ def load_catalog() -> Catalog:
 
 
 @contextlib.contextmanager
-def busy(doing: str, *, show: bool = True) -> Iterator[Callable[[int, int], None]]:
+def busy(
+    doing: str, *, show: bool = True, unit: str = "week file"
+) -> Iterator[Callable[[int, int], None]]:
     """A spinner on stderr while a slow step runs: ``doing`` ("Searching"), then the
     week files read so far, from the core's progress callback that this yields.
 
@@ -285,7 +287,7 @@ def busy(doing: str, *, show: bool = True) -> Iterator[Callable[[int, int], None
     with err().status(escape(doing) + "…") as status:
 
         def progress(done: int, total: int) -> None:
-            status.update(f"{escape(doing)}… week file {done + 1:,} of {total:,}")
+            status.update(f"{escape(doing)}… {unit} {min(done + 1, total):,} of {total:,}")
 
         yield progress
 
@@ -299,6 +301,11 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
     if not store.tags_current(catalog) or store.index_outdated():
         with busy("Retagging stored papers for the changed topics") as progress:
             store.refresh(catalog, progress)
+    if store.text_index_missing():
+        # A store from before the full-text index (or after a write it missed): built
+        # once, here, so that searches do not each read every week file.
+        with busy("Building the search index (once)", unit="paper") as progress:
+            store.text_index(progress)
 
 
 def pick_format(fmt: Format, as_json: bool) -> Format:
