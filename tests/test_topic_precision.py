@@ -24,46 +24,45 @@ from tests.precision import LABELLED, Score, evaluate, load_labelled, markdown_t
 TARGET = 0.85
 
 #: topic -> F1 on the corpus test split, measured on 2026-12-01 (models fitted by
-#: `python -m papertrack.training --fit` on both label rounds). Every one below TARGET keeps the
+#: `python -m papertrack.training --fit` on all three label rounds). Every one below TARGET keeps the
 #: issue's target unmet; docs/topics.md says so.
 TEST_SPLIT_F1: dict[str, float] = {
-    "llm-agent-training": 0.59,
-    "rl-for-llm-agents": 0.55,
+    "llm-agent-training": 0.61,
+    "rl-for-llm-agents": 0.58,
     "agentic-rl": 0.58,
     "rl-for-tool-use": 0.62,
-    "llm-tool-use": 0.71,
-    "gui-agents": 0.93,
-    "computer-use-agents": 0.92,
-    "terminal-agents": 0.67,
+    "llm-tool-use": 0.70,
+    "gui-agents": 0.88,
+    "computer-use-agents": 1.00,
+    "terminal-agents": 0.80,
     "deep-research-agents": 1.00,
-    "web-search-agents": 0.70,
-    "multi-agent-llm-systems": 0.79,
+    "web-search-agents": 0.83,
+    "multi-agent-llm-systems": 0.78,
     "llm-world-models": 0.67,
-    "ai-agent-benchmarks": 0.80,
-    "knowledge-distillation": 0.68,
-    "synthetic-data-generation": 0.64,
-    "long-horizon-agent-tasks": 0.63,
+    "ai-agent-benchmarks": 0.77,
+    "knowledge-distillation": 0.64,
+    "synthetic-data-generation": 0.62,
+    "long-horizon-agent-tasks": 0.62,
     "agentic-rag": 0.42,
     "large-language-models": 0.93,
-    "reinforcement-learning": 0.88,
-    "computer-vision": 0.91,
+    "reinforcement-learning": 0.84,
+    "computer-vision": 0.90,
 }
 
 #: topic -> (precision floor, recall floor) on the 505-paper set, for the topics
 #: below TARGET there, measured on 2026-12-01 with the learned catalog.
 BELOW_TARGET: dict[str, tuple[float, float]] = {
-    "llm-agent-training": (0.78, 0.90),
-    "rl-for-llm-agents": (0.94, 0.78),
-    "agentic-rl": (0.86, 0.76),
-    "llm-tool-use": (0.72, 0.96),
-    "gui-agents": (0.66, 1.00),
+    "llm-agent-training": (0.82, 0.69),
+    "rl-for-llm-agents": (0.80, 0.91),
+    "agentic-rl": (0.90, 0.80),
+    "llm-tool-use": (0.71, 0.96),
+    "gui-agents": (0.75, 1.00),
     "deep-research-agents": (0.80, 0.50),
     "llm-world-models": (0.00, 0.00),
-    "ai-agent-benchmarks": (0.54, 0.78),
+    "ai-agent-benchmarks": (0.61, 0.82),
     "knowledge-distillation": (1.00, 0.66),
-    "synthetic-data-generation": (0.60, 0.85),
-    "long-horizon-agent-tasks": (0.83, 1.00),
-    "agentic-rag": (0.75, 1.00),
+    "synthetic-data-generation": (0.65, 0.85),
+    "long-horizon-agent-tasks": (0.56, 0.86),
 }
 
 
