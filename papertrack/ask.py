@@ -65,7 +65,7 @@ _PER_PAPER = 2
 
 def question_words(question: str) -> list[str]:
     """The folded words of ``question`` that say what it is about, each once, in order."""
-    from papertrack.topics import tokenize
+    from papertrack.query import tokenize
 
     words = [w for w in tokenize(question) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
     return list(dict.fromkeys(words))
@@ -142,7 +142,7 @@ def _scan_rank(
     store: Store, words: Sequence[str], topic: str | None, since: datetime | None
 ) -> list[Ranked]:
     """BM25 computed here over every stored paper: for a store without a usable index."""
-    from papertrack.topics import tokenize
+    from papertrack.query import tokenize
 
     stems = [_stem(w) for w in words]
     docs: list[tuple[Paper, dict[str, int], int]] = []
@@ -245,7 +245,7 @@ def answer_question(
     progress: Callable[[int, int], None] | None = None,
 ) -> Answer:
     """The answer to ``question``: the best ``sentences`` of the best ``papers``, cited."""
-    from papertrack.topics import tokenize
+    from papertrack.query import tokenize
 
     answer = Answer(question, topic)
     answer.considered = rank_papers(

@@ -19,25 +19,13 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, Literal
 
+from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
 from papertrack.momentum import count_days, day_counts, monday
+from papertrack.query import And, Category, Node, Not, Or, Term, query_terms
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
-from papertrack.topics import (
-    And,
-    Catalog,
-    Category,
-    Matcher,
-    Node,
-    Not,
-    Or,
-    PaperText,
-    Term,
-    Topic,
-    compile_query,
-    decided,
-    query_terms,
-)
+from papertrack.topics import Catalog, Topic, decided
 
 __all__ = [
     "Condition",

@@ -22,8 +22,10 @@ from papertrack.models import Paper, Progress
 from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
+    from papertrack.matching import Matcher
+    from papertrack.query import Node
     from papertrack.store import Candidates, Store
-    from papertrack.topics import Matcher, Node, Topic
+    from papertrack.topics import Topic
 
 __all__ = [
     "CSV_COLUMNS",
@@ -95,7 +97,8 @@ def title_matcher(node: Node) -> Matcher | None:
     when found in the title; ``title:`` terms count too. None when the query has
     no such term (``author:`` or ``category:`` only): then no paper is a title hit.
     """
-    from papertrack.topics import Or, Term, compile_query, query_terms
+    from papertrack.matching import compile_query
+    from papertrack.query import Or, Term, query_terms
 
     terms: dict[Term, None] = {}
     for term, positive in query_terms(node):
@@ -140,7 +143,7 @@ def search_papers(
     that rank below them, and the scan stops there: the answer is exact either way.
     ``progress`` is told (weeks read, weeks in all) before each week file.
     """
-    from papertrack.topics import PaperText
+    from papertrack.matching import PaperText
 
     in_title = title_matcher(query.node)
     title_hits: list[Paper] = []
