@@ -30,21 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from papertrack.errors import StoreError
 from papertrack.files import write_atomic
+from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of
 from papertrack.models import Paper, Progress
-from papertrack.store import (
-    ALL,
-    PAPERS_TABLE,
-    SCHEMA,
-    UNDATED,
-    AtomicJSONStorage,
-    Index,
-    Store,
-    StoreWriter,
-    _shape_problem,
-    build_text_index,
-    id_shard,
-    week_of,
-)
+from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, _shape_problem
+from papertrack.store import Store, id_shard
+from papertrack.writer import StoreWriter, build_text_index
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog

@@ -32,7 +32,8 @@ import orjson
 from papertrack.errors import FeedError, JsonArrayError
 from papertrack.files import write_atomic
 from papertrack.models import IngestReport, Paper, SourceReport, UpsertResult, category_test
-from papertrack.store import Store, StoreWriter
+from papertrack.store import Store
+from papertrack.writer import StoreWriter
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog
