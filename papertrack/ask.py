@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from papertrack.models import Paper
+from papertrack.models import Paper, paper_date_key
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -96,10 +96,6 @@ class Ranked:
     score: float
 
 
-def _newest_first(paper: Paper) -> str:
-    return paper.paper_date.isoformat() if paper.paper_date else ""
-
-
 def rank_papers(
     store: Store,
     question: str,
@@ -133,7 +129,7 @@ def rank_papers(
             and (since is None or (p.paper_date is not None and p.paper_date >= since))
         ]
     # Best first; equally relevant papers (scores equal to 3 decimals) newest first.
-    ranked.sort(key=lambda r: (round(r.score, 3), _newest_first(r.paper), r.paper.arxiv_id))
+    ranked.sort(key=lambda r: (round(r.score, 3), *paper_date_key(r.paper)))
     ranked.reverse()
     return ranked[:limit]
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from papertrack.errors import StoreError
 from papertrack.ids import abs_url, parse_arxiv_id
-from papertrack.models import Paper
+from papertrack.models import Paper, paper_date_key
 from papertrack.text import json_text, visible
 
 __all__ = [
@@ -178,11 +178,6 @@ def window_start(state: DigestState, now: datetime) -> datetime:
     return state.floor or first_cutoff(now)
 
 
-def _newest_first(paper: Paper) -> tuple[str, str]:
-    moment = paper.paper_date
-    return (moment.isoformat() if moment else "", paper.arxiv_id)
-
-
 def build_digest(
     topics: Sequence[tuple[str, str]],
     papers: Mapping[str, Iterable[Paper]],
@@ -220,7 +215,7 @@ def build_digest(
                 continue
             placed.add(paper.arxiv_id)
             chosen.append(paper)
-        chosen.sort(key=_newest_first, reverse=True)
+        chosen.sort(key=paper_date_key, reverse=True)
         sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen))
     return Digest(now, cutoff, sections, None if since is not None else state.last)
 

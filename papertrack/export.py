@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 
 from papertrack.errors import UsageError
 from papertrack.ids import abs_url, parse_arxiv_id
-from papertrack.models import Paper, Progress
+from papertrack.models import Paper, Progress, paper_date_key
 from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
@@ -83,11 +83,6 @@ def find_paper(store: Store, text: str) -> Paper | None:
 
 
 # --------------------------------------------------------------------------- search
-
-
-def _sort_key(paper: Paper) -> tuple[str, str]:
-    moment = paper.paper_date
-    return (moment.isoformat() if moment else "", paper.arxiv_id)
 
 
 def title_matcher(node: Node) -> Matcher | None:
@@ -166,8 +161,8 @@ def search_papers(
             else:
                 other_hits.append(paper)
         # Within a week papers are unsorted; across weeks newer weeks hold newer papers.
-        title_hits = sorted(title_hits, key=_sort_key, reverse=True)[:limit]
-        other_hits = sorted(other_hits, key=_sort_key, reverse=True)[:limit]
+        title_hits = sorted(title_hits, key=paper_date_key, reverse=True)[:limit]
+        other_hits = sorted(other_hits, key=paper_date_key, reverse=True)[:limit]
     result.papers = (title_hits + other_hits)[:limit]
     return result
 
@@ -206,7 +201,7 @@ def iter_papers(
             if (topic is None or topic in p.tags)
             and (since is None or (p.paper_date is not None and p.paper_date >= since))
         ]
-        yield from sorted(keep, key=_sort_key, reverse=True)
+        yield from sorted(keep, key=paper_date_key, reverse=True)
 
 
 CSV_COLUMNS = (

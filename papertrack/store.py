@@ -44,7 +44,7 @@ from tinydb import TinyDB
 from papertrack.errors import StoreError
 from papertrack.files import TEMP_NAME, Lock, temp_files, write_atomic
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_start
-from papertrack.models import Paper, Progress
+from papertrack.models import Paper, Progress, paper_date_key
 from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage, read_json
 from papertrack.text import visible
 
@@ -147,11 +147,6 @@ def _paper(record: dict[str, Any], path: Path) -> Paper:
 
 def _text_of(paper: Paper) -> tuple[str, str, list[str], list[str]]:
     return (paper.title, paper.abstract, list(paper.authors), list(paper.categories))
-
-
-def _paper_sort_key(paper: Paper) -> tuple[str, str]:
-    moment = paper.paper_date
-    return (moment.isoformat() if moment else "", paper.arxiv_id)
 
 
 # --------------------------------------------------------------------------- store
@@ -442,7 +437,7 @@ class Store:
                 found.append(paper)
             if limit is not None and len(found) >= limit:
                 break
-        found.sort(key=_paper_sort_key, reverse=True)
+        found.sort(key=paper_date_key, reverse=True)
         return found if limit is None else found[:limit]
 
     def count(self, topic: str | None = None) -> int:
