@@ -24,13 +24,16 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from papertrack.errors import FeedError, PapertrackError, UsageError
 from papertrack.files import Lock, write_atomic
 from papertrack.models import Paper, UpsertResult
+
+# The UTC day, as arXiv dates are (submittedDate is in GMT); the CLI imports it from here.
+from papertrack.momentum import today as today
 
 __all__ = [
     "API_CAP",
@@ -601,8 +604,3 @@ def fetch_range(
     if not state["windows"]:
         checkpoint.save(None)  # also when a resumed run found nothing left to fetch
     return report
-
-
-def today(now: datetime | None = None) -> date:
-    """The current UTC date (arXiv's ``submittedDate`` is in GMT)."""
-    return (now or datetime.now(UTC)).astimezone(UTC).date()
