@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.errors import StoreError
+from papertrack.files import write_json
 from papertrack.ids import abs_url, parse_arxiv_id
 from papertrack.models import Paper, paper_date_key
-from papertrack.text import json_text, visible
+from papertrack.text import visible
 
 __all__ = [
     "FIRST_DIGEST_DAYS",
@@ -70,12 +71,6 @@ def _read(path: Path) -> Any:
         ) from None
 
 
-def _write(path: Path, data: Any) -> None:
-    from papertrack.files import write_atomic
-
-    write_atomic(path, (json_text(data, indent=2) + "\n").encode("utf-8"))
-
-
 def load_following(path: Path) -> list[str]:
     """The followed slugs, in the order they were followed ([] when the file is missing)."""
     data = _read(path)
@@ -88,7 +83,7 @@ def load_following(path: Path) -> list[str]:
 
 
 def save_following(path: Path, slugs: Sequence[str]) -> None:
-    _write(path, {"topics": list(dict.fromkeys(slugs))})
+    write_json(path, {"topics": list(dict.fromkeys(slugs))})
 
 
 @dataclass(slots=True)
@@ -128,7 +123,7 @@ def load_state(path: Path) -> DigestState:
 
 
 def save_state(path: Path, state: DigestState) -> None:
-    _write(
+    write_json(
         path,
         {
             "last_digest": state.last.isoformat() if state.last else None,

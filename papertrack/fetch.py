@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import hashlib
-import json
 import math
 import random
 import re
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.errors import FeedError, PapertrackError, UsageError
-from papertrack.files import Lock, write_atomic
+from papertrack.files import Lock, StateFile
 from papertrack.models import Paper, UpsertResult
 
 # The UTC day, as arXiv dates are (submittedDate is in GMT); the CLI imports it from here.
@@ -416,11 +415,7 @@ class _Checkpoint:
         self.key = key
 
     def _all(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return StateFile(self.path).read()
 
     def load(self) -> dict[str, Any] | None:
         state = self._all().get(self.key)
@@ -435,10 +430,9 @@ class _Checkpoint:
         else:
             data[self.key] = state
         if data:
-            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode())
+            StateFile(self.path).write(data, indent=1, sort_keys=True)
         else:
-            with contextlib.suppress(OSError):
-                self.path.unlink()
+            StateFile(self.path).clear()
 
 
 def _valid_state(state: dict[str, Any] | None) -> bool:

@@ -13,11 +13,9 @@ sizes (``BATCH_SIZE``, ``CHUNK_LINES``, ``PARALLEL_AFTER``) it runs them with.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import gzip
 import hashlib
-import json
 import multiprocessing
 import os
 import re
@@ -36,7 +34,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from papertrack.errors import FeedError, JsonArrayError
-from papertrack.files import write_atomic
+from papertrack.files import StateFile
 from papertrack.models import SourceReport, UpsertResult, category_test
 from papertrack.store import Store
 
@@ -546,11 +544,8 @@ class _Checkpoint:
 
     def load(self) -> bool:
         """Whether a checkpoint of this very file exists (then its position is loaded)."""
-        try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError):
-            return False
-        if not isinstance(data, dict) or data.get("identity") != self.identity:
+        data = StateFile(self.path).read()
+        if data.get("identity") != self.identity:
             return False
         try:
             self.line, self.offset = int(data["line"]), int(data["offset"])
@@ -568,8 +563,7 @@ class _Checkpoint:
             "counts": {name: getattr(report, name) for name in _COUNTS},
             "broken": broken,
         }
-        write_atomic(self.path, json.dumps(data).encode("utf-8"))
+        StateFile(self.path).write(data)
 
     def clear(self) -> None:
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        StateFile(self.path).clear()
