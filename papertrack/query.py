@@ -26,7 +26,6 @@ Query language
 * ``#`` starts a comment that runs to the end of the line (``C#`` inside a word
   is not one).
 
-
 Compiling a tree into a fast matcher lives in :mod:`papertrack.matching`; named
 topics and the catalog in :mod:`papertrack.topics`.
 """
