@@ -26,6 +26,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# Only the defaults: momentum imports nothing but the standard library.
+from papertrack.momentum import DEFAULT_WEEKS, DEFAULT_WINDOW
+
 if TYPE_CHECKING:
     from papertrack.ask import Answer
     from papertrack.models import IngestReport, Paper
@@ -100,7 +103,12 @@ def latest_papers(
 
 
 def topic_momentum(
-    store: Store, topic: str, *, as_of: date | None = None, window: int = 4, weeks: int = 12
+    store: Store,
+    topic: str,
+    *,
+    as_of: date | None = None,
+    window: int = DEFAULT_WINDOW,
+    weeks: int = DEFAULT_WEEKS,
 ) -> Momentum:
     """A topic's momentum as of ``as_of`` (default: the store's newest paper date)."""
     from papertrack import momentum as core

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from papertrack.models import Paper
+from papertrack.models import Paper, paper_date_key
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -65,7 +65,7 @@ _PER_PAPER = 2
 
 def question_words(question: str) -> list[str]:
     """The folded words of ``question`` that say what it is about, each once, in order."""
-    from papertrack.topics import tokenize
+    from papertrack.query import tokenize
 
     words = [w for w in tokenize(question) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
     return list(dict.fromkeys(words))
@@ -94,10 +94,6 @@ class Ranked:
     paper: Paper
     #: Higher is better (see :meth:`TextIndex.ranked`).
     score: float
-
-
-def _newest_first(paper: Paper) -> str:
-    return paper.paper_date.isoformat() if paper.paper_date else ""
 
 
 def rank_papers(
@@ -133,7 +129,7 @@ def rank_papers(
             and (since is None or (p.paper_date is not None and p.paper_date >= since))
         ]
     # Best first; equally relevant papers (scores equal to 3 decimals) newest first.
-    ranked.sort(key=lambda r: (round(r.score, 3), _newest_first(r.paper), r.paper.arxiv_id))
+    ranked.sort(key=lambda r: (round(r.score, 3), *paper_date_key(r.paper)))
     ranked.reverse()
     return ranked[:limit]
 
@@ -142,7 +138,7 @@ def _scan_rank(
     store: Store, words: Sequence[str], topic: str | None, since: datetime | None
 ) -> list[Ranked]:
     """BM25 computed here over every stored paper: for a store without a usable index."""
-    from papertrack.topics import tokenize
+    from papertrack.query import tokenize
 
     stems = [_stem(w) for w in words]
     docs: list[tuple[Paper, dict[str, int], int]] = []
@@ -245,7 +241,7 @@ def answer_question(
     progress: Callable[[int, int], None] | None = None,
 ) -> Answer:
     """The answer to ``question``: the best ``sentences`` of the best ``papers``, cited."""
-    from papertrack.topics import tokenize
+    from papertrack.query import tokenize
 
     answer = Answer(question, topic)
     answer.considered = rank_papers(

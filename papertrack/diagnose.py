@@ -19,25 +19,13 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, Literal
 
+from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
-from papertrack.momentum import count_days, day_counts, monday
+from papertrack.momentum import DEFAULT_WINDOW, count_days, day_counts, monday
+from papertrack.query import And, Category, Node, Not, Or, Term, query_terms
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
-from papertrack.topics import (
-    And,
-    Catalog,
-    Category,
-    Matcher,
-    Node,
-    Not,
-    Or,
-    PaperText,
-    Term,
-    Topic,
-    compile_query,
-    decided,
-    query_terms,
-)
+from papertrack.topics import Catalog, Topic, decided
 
 __all__ = [
     "Condition",
@@ -51,8 +39,9 @@ __all__ = [
     "try_topic",
 ]
 
-#: Days in the "last 4 weeks" window: papers dated in (as_of − 28 days, as_of].
-RECENT_DAYS = 28
+#: Days in the "last 4 weeks" window (the momentum window): papers dated in
+#: (as_of − 28 days, as_of].
+RECENT_DAYS = 7 * DEFAULT_WINDOW
 
 
 def recent_count(store: Store, slug: str | None, as_of: date, days: int = RECENT_DAYS) -> int:

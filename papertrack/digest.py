@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.errors import StoreError
+from papertrack.files import write_json
 from papertrack.ids import abs_url, parse_arxiv_id
-from papertrack.models import Paper
-from papertrack.text import json_text, visible
+from papertrack.models import Paper, paper_date_key
+from papertrack.text import visible
 
 __all__ = [
     "FIRST_DIGEST_DAYS",
@@ -70,12 +71,6 @@ def _read(path: Path) -> Any:
         ) from None
 
 
-def _write(path: Path, data: Any) -> None:
-    from papertrack.files import write_atomic
-
-    write_atomic(path, (json_text(data, indent=2) + "\n").encode("utf-8"))
-
-
 def load_following(path: Path) -> list[str]:
     """The followed slugs, in the order they were followed ([] when the file is missing)."""
     data = _read(path)
@@ -88,7 +83,7 @@ def load_following(path: Path) -> list[str]:
 
 
 def save_following(path: Path, slugs: Sequence[str]) -> None:
-    _write(path, {"topics": list(dict.fromkeys(slugs))})
+    write_json(path, {"topics": list(dict.fromkeys(slugs))})
 
 
 @dataclass(slots=True)
@@ -128,7 +123,7 @@ def load_state(path: Path) -> DigestState:
 
 
 def save_state(path: Path, state: DigestState) -> None:
-    _write(
+    write_json(
         path,
         {
             "last_digest": state.last.isoformat() if state.last else None,
@@ -178,11 +173,6 @@ def window_start(state: DigestState, now: datetime) -> datetime:
     return state.floor or first_cutoff(now)
 
 
-def _newest_first(paper: Paper) -> tuple[str, str]:
-    moment = paper.paper_date
-    return (moment.isoformat() if moment else "", paper.arxiv_id)
-
-
 def build_digest(
     topics: Sequence[tuple[str, str]],
     papers: Mapping[str, Iterable[Paper]],
@@ -220,7 +210,7 @@ def build_digest(
                 continue
             placed.add(paper.arxiv_id)
             chosen.append(paper)
-        chosen.sort(key=_newest_first, reverse=True)
+        chosen.sort(key=paper_date_key, reverse=True)
         sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen))
     return Digest(now, cutoff, sections, None if since is not None else state.last)
 

@@ -18,12 +18,14 @@ from xml.etree import ElementTree as ET
 
 from papertrack.errors import UsageError
 from papertrack.ids import abs_url, parse_arxiv_id
-from papertrack.models import Paper, Progress
+from papertrack.models import Paper, Progress, paper_date_key
 from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
+    from papertrack.matching import Matcher
+    from papertrack.query import Node
     from papertrack.store import Candidates, Store
-    from papertrack.topics import Matcher, Node, Topic
+    from papertrack.topics import Topic
 
 __all__ = [
     "CSV_COLUMNS",
@@ -83,11 +85,6 @@ def find_paper(store: Store, text: str) -> Paper | None:
 # --------------------------------------------------------------------------- search
 
 
-def _sort_key(paper: Paper) -> tuple[str, str]:
-    moment = paper.paper_date
-    return (moment.isoformat() if moment else "", paper.arxiv_id)
-
-
 def title_matcher(node: Node) -> Matcher | None:
     """A test for "the query hit the title": any positive word or phrase found in the title.
 
@@ -95,7 +92,8 @@ def title_matcher(node: Node) -> Matcher | None:
     when found in the title; ``title:`` terms count too. None when the query has
     no such term (``author:`` or ``category:`` only): then no paper is a title hit.
     """
-    from papertrack.topics import Or, Term, compile_query, query_terms
+    from papertrack.matching import compile_query
+    from papertrack.query import Or, Term, query_terms
 
     terms: dict[Term, None] = {}
     for term, positive in query_terms(node):
@@ -140,7 +138,7 @@ def search_papers(
     that rank below them, and the scan stops there: the answer is exact either way.
     ``progress`` is told (weeks read, weeks in all) before each week file.
     """
-    from papertrack.topics import PaperText
+    from papertrack.matching import PaperText
 
     in_title = title_matcher(query.node)
     title_hits: list[Paper] = []
@@ -163,8 +161,8 @@ def search_papers(
             else:
                 other_hits.append(paper)
         # Within a week papers are unsorted; across weeks newer weeks hold newer papers.
-        title_hits = sorted(title_hits, key=_sort_key, reverse=True)[:limit]
-        other_hits = sorted(other_hits, key=_sort_key, reverse=True)[:limit]
+        title_hits = sorted(title_hits, key=paper_date_key, reverse=True)[:limit]
+        other_hits = sorted(other_hits, key=paper_date_key, reverse=True)[:limit]
     result.papers = (title_hits + other_hits)[:limit]
     return result
 
@@ -203,7 +201,7 @@ def iter_papers(
             if (topic is None or topic in p.tags)
             and (since is None or (p.paper_date is not None and p.paper_date >= since))
         ]
-        yield from sorted(keep, key=_sort_key, reverse=True)
+        yield from sorted(keep, key=paper_date_key, reverse=True)
 
 
 CSV_COLUMNS = (

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import hashlib
-import json
 import math
 import random
 import re
@@ -24,13 +23,16 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from papertrack.errors import FeedError, PapertrackError, UsageError
-from papertrack.files import Lock, write_atomic
+from papertrack.files import Lock, StateFile
 from papertrack.models import Paper, UpsertResult
+
+# The UTC day, as arXiv dates are (submittedDate is in GMT); the CLI imports it from here.
+from papertrack.momentum import today as today
 
 __all__ = [
     "API_CAP",
@@ -413,11 +415,7 @@ class _Checkpoint:
         self.key = key
 
     def _all(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return StateFile(self.path).read()
 
     def load(self) -> dict[str, Any] | None:
         state = self._all().get(self.key)
@@ -432,10 +430,9 @@ class _Checkpoint:
         else:
             data[self.key] = state
         if data:
-            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode())
+            StateFile(self.path).write(data, indent=1, sort_keys=True)
         else:
-            with contextlib.suppress(OSError):
-                self.path.unlink()
+            StateFile(self.path).clear()
 
 
 def _valid_state(state: dict[str, Any] | None) -> bool:
@@ -601,8 +598,3 @@ def fetch_range(
     if not state["windows"]:
         checkpoint.save(None)  # also when a resumed run found nothing left to fetch
     return report
-
-
-def today(now: datetime | None = None) -> date:
-    """The current UTC date (arXiv's ``submittedDate`` is in GMT)."""
-    return (now or datetime.now(UTC)).astimezone(UTC).date()

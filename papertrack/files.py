@@ -10,6 +10,7 @@ exclusive lock on a file, shared by every papertrack process on the machine.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import sys
@@ -152,6 +153,42 @@ def all_or_nothing() -> Iterator[None]:
             raise write_error(path or tmp, exc) from exc
     for folder in folders:
         _fsync_dir(folder)
+
+
+def write_json(path: Path, data: object) -> None:
+    """Write a JSON file people may read (indented, readable Unicode, controls escaped)."""
+    from papertrack.text import json_text
+
+    write_atomic(path, (json_text(data, indent=2) + "\n").encode("utf-8"))
+
+
+class StateFile:
+    """A small JSON object kept between runs (where an interrupted job stopped).
+
+    It is only ever a shortcut: a file that is missing, unreadable or not an object
+    reads as empty, and the job then starts from the beginning.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def write(
+        self, data: dict[str, Any], *, indent: int | None = None, sort_keys: bool = False
+    ) -> None:
+        write_atomic(
+            self.path, json.dumps(data, indent=indent, sort_keys=sort_keys).encode("utf-8")
+        )
+
+    def clear(self) -> None:
+        with contextlib.suppress(OSError):
+            self.path.unlink()
 
 
 class Lock:

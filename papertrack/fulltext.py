@@ -68,7 +68,7 @@ _TEX = re.compile(r"[\\$]")
 
 
 def _words(text: str) -> list[str]:
-    from papertrack.topics import tokenize
+    from papertrack.query import tokenize
 
     return tokenize(text)
 
@@ -87,7 +87,7 @@ def index_row(
     title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
 ) -> tuple[str, str, str, str]:
     """The four FTS columns of a paper's raw fields."""
-    from papertrack.topics import author_words
+    from papertrack.query import author_words
 
     return (
         _column(title),
@@ -118,7 +118,7 @@ def fts_query(node: Any) -> str | None:
     ``NOT`` and category prefixes cannot narrow (None stands for "any paper");
     a phrase is looked up as all of its words.
     """
-    from papertrack.topics import And, Category, Not, Or, Term
+    from papertrack.query import And, Category, Not, Or, Term
 
     if isinstance(node, Term):
         words = [_quote(w, p) for w, p in zip(node.words, node.prefix, strict=True) if w]

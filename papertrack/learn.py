@@ -32,7 +32,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from papertrack.topics import tokenize
+from papertrack.query import tokenize
 
 __all__ = [
     "FORMAT",

@@ -218,6 +218,16 @@ _FILLABLE = (
 )
 
 
+def paper_date_key(paper: Paper) -> tuple[str, str]:
+    """The order of papers by paper date, then id: sorted with ``reverse=True``, newest first.
+
+    Undated papers sort last when newest-first. Every newest-first list (``latest``,
+    search, export, digest, the site, ``ask``'s ties) sorts by this one key.
+    """
+    moment = paper.paper_date
+    return (moment.isoformat() if moment else "", paper.arxiv_id)
+
+
 def merge_papers(stored: Paper | None, incoming: Paper) -> Paper:
     """Combine what the store holds about a paper with a newly read record.
 

@@ -42,7 +42,7 @@ from xml.etree import ElementTree as ET
 from papertrack import momentum as core
 from papertrack.digest import clean, link
 from papertrack.errors import StoreError, UsageError
-from papertrack.models import Paper
+from papertrack.models import Paper, paper_date_key
 from papertrack.related import related_topics, shared_counts
 
 if TYPE_CHECKING:
@@ -122,11 +122,6 @@ class SiteTopic:
     related: tuple[tuple[str, int], ...]
 
 
-def _newest_first(paper: Paper) -> tuple[str, str]:
-    moment = paper.paper_date
-    return (moment.isoformat() if moment else "", paper.arxiv_id)
-
-
 def _day_of(paper: Paper) -> date | None:
     moment = paper.paper_date
     return moment.astimezone(UTC).date() if moment else None
@@ -199,7 +194,7 @@ def gather(
     among = set(known) if known is not None else set(found)
     result = []
     for topic in topics:
-        papers = sorted(found[topic.slug], key=_newest_first, reverse=True)[:limit]
+        papers = sorted(found[topic.slug], key=paper_date_key, reverse=True)[:limit]
         total = core.papers_through(days.get(topic.slug, {}), as_of)
         total += counts.get(topic.slug, {}).get(UNDATED, 0)
         result.append(

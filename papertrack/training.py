@@ -250,11 +250,10 @@ def load_examples(path: Path) -> dict[str, dict[str, bool]]:
 
 
 def save_examples(path: Path, examples: Mapping[str, Mapping[str, bool]]) -> None:
-    from papertrack.files import write_atomic
-    from papertrack.text import json_text
+    from papertrack.files import write_json
 
     data = {"topics": {slug: dict(sorted(ex.items())) for slug, ex in sorted(examples.items())}}
-    write_atomic(path, (json_text(data, indent=2) + "\n").encode("utf-8"))
+    write_json(path, data)
 
 
 def teach(

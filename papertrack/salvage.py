@@ -1,0 +1,323 @@
+"""Repair a damaged store (``papertrack doctor --repair``), salvaging what is still readable.
+
+A repair, under the store's writer lock:
+
+* copies every damaged week file, byte for byte, to ``damaged/<name>.<UTC time>``
+  (it never deletes one), salvages each complete paper record still readable in
+  it, writes those back as a fresh week file (a paper dated in another week goes
+  to that week), then
+* rebuilds the derived files (id map, index) from the week files and retags if
+  the topic fingerprints were lost, as the next writer after a kill would, and
+* reports the papers the old id map placed in a damaged week that could not be
+  salvaged: those are lost, and named.
+
+The problems come from :mod:`papertrack.doctor`'s check. Never prints; the CLI
+renders :class:`RepairReport`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from papertrack.doctor import Checkup, _check, _paper, _rel
+from papertrack.errors import StoreError
+from papertrack.files import write_atomic
+from papertrack.index import week_of
+from papertrack.models import Paper, Progress
+from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
+from papertrack.store import Store
+from papertrack.writer import StoreWriter, build_text_index
+
+if TYPE_CHECKING:
+    from papertrack.topics import Catalog
+
+__all__ = ["RepairReport", "Salvage", "repair_store", "salvage_records"]
+
+# Problems whose fix rewrites a week file (the others only touch derived files).
+_PARTITION_KINDS = frozenset({"damaged", "bad-name", "bad-records", "misplaced", "duplicate"})
+
+
+@dataclass
+class Salvage:
+    """What a repair did with one damaged week file."""
+
+    file: str
+    kept_at: str
+    salvaged: int
+    #: Salvaged papers dated in another week, written there.
+    moved: int = 0
+    #: Papers the id map placed in this week that are not in the store after the repair.
+    lost: list[str] = field(default_factory=list)
+    #: More papers the index counted in this week whose ids nothing names any more.
+    lost_unnamed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "kept_at": self.kept_at,
+            "salvaged": self.salvaged,
+            "moved": self.moved,
+            "lost": self.lost,
+            "lost_unnamed": self.lost_unnamed,
+        }
+
+
+@dataclass
+class RepairReport:
+    """What :func:`repair_store` found and did; ``after`` is a fresh check."""
+
+    before: Checkup
+    after: Checkup
+    salvages: list[Salvage] = field(default_factory=list)
+    #: Derived files rebuilt from the week files (id map shards, index.json).
+    rebuilt: list[str] = field(default_factory=list)
+    #: Leftovers of an interrupted write that were removed (.dirty, temp files).
+    cleared: list[str] = field(default_factory=list)
+    #: Papers that were stored in more than one week: only the newest copy is kept.
+    merged: list[str] = field(default_factory=list)
+    #: True when every topic was re-matched (index.json had lost the fingerprints).
+    retagged: bool = False
+    #: Papers named by the old id map that no week file holds after the repair.
+    lost: list[str] = field(default_factory=list)
+
+    @property
+    def repaired(self) -> bool:
+        return not self.before.healthy
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store": str(self.before.path),
+            "healthy": self.after.healthy,
+            "papers": self.after.papers,
+            "problems": [p.to_dict() for p in self.before.problems],
+            "salvaged": [s.to_dict() for s in self.salvages],
+            "rebuilt": self.rebuilt,
+            "cleared": self.cleared,
+            "merged": self.merged,
+            "retagged": self.retagged,
+            "lost": self.lost,
+            "remaining": [p.to_dict() for p in self.after.problems],
+        }
+
+
+# --------------------------------------------------------------------------- salvage
+
+# A TinyDB document as _dumps writes it: `"<doc id>":{` right after the `{` or `,` that
+# opens it. Inside a JSON string a quote is always escaped (\"), so this never matches
+# text within a title or an abstract.
+_DOC_START = re.compile(r'[{,]\s*"(\d+)"\s*:\s*(?=\{)')
+
+
+def salvage_records(raw: bytes) -> list[dict[str, Any]]:
+    """Every complete paper record that can still be read from a damaged week file.
+
+    A whole file gives its papers table. A cut or garbled one is walked document by
+    document with :meth:`json.JSONDecoder.raw_decode`: ``{"papers": {"1": {…},
+    "2": {…}, "3": {"arxiv_`` still gives records 1 and 2, and a garbled stretch
+    in the middle costs only the records it touches. A record holding bytes that
+    are not UTF-8 is garbled and dropped (store files are written as UTF-8).
+    Valid JSON of another shape gives every paper record found inside it.
+    """
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        return [doc for doc in _records_in(data) if _paper(doc) is not None]
+    text = raw.decode("utf-8", errors="surrogateescape")
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    pos = 0
+    while True:
+        match = _DOC_START.search(text, pos)
+        if match is None:
+            return found
+        start = match.end()
+        try:
+            doc, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            pos = match.start() + 1
+            continue
+        if _garbled(text[start:end]) or not _whole_record(doc):
+            pos = match.start() + 1
+            continue
+        found.append(doc)
+        pos = end
+
+
+def _whole_record(doc: Any) -> bool:
+    # A record never holds an object: one that does swallowed the next record because
+    # its own closing brace was lost.
+    return _paper(doc) is not None and not any(isinstance(v, dict) for v in doc.values())
+
+
+# surrogateescape turns each byte that is not UTF-8 into one of U+DC80..U+DCFF.
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def _garbled(span: str) -> bool:
+    return _NOT_UTF8.search(span) is not None
+
+
+def _records_in(data: Any) -> list[dict[str, Any]]:
+    """Paper records in parsed JSON: the papers table, or any object with an arxiv_id."""
+    if isinstance(data, dict):
+        table = data.get(PAPERS_TABLE)
+        if isinstance(table, dict) and "arxiv_id" not in data:
+            return [doc for doc in table.values() if isinstance(doc, dict)]
+        if "arxiv_id" in data:
+            return [data]
+        return [doc for value in data.values() for doc in _records_in(value)]
+    if isinstance(data, list):
+        return [doc for value in data for doc in _records_in(value)]
+    return []
+
+
+# --------------------------------------------------------------------------- repair
+
+
+def repair_store(
+    store: Store,
+    catalog: Catalog,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> RepairReport:
+    """Repair ``store`` under its writer lock; see the module docstring for what that means.
+
+    ``progress`` is told (week files done, week files in all) as they are read.
+
+    Raises:
+        StoreError: the lock is held by another writer, or a file cannot be written.
+    """
+    if not store.path.is_dir():
+        empty = Checkup(store.path, exists=False)
+        return RepairReport(empty, empty)
+    lock = store.lock()
+    lock.acquire()
+    try:
+        before = _check(store, progress)
+        if before.healthy:
+            return RepairReport(before, before)
+        report = RepairReport(before, before)
+        stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+        had_fingerprints = _fingerprints_readable(store)
+        # A kill during the repair leaves this marker: the next writer rebuilds.
+        write_atomic(store.dirty_path, b"1")
+        report.salvages = _salvage_partitions(store, before, stamp)
+        report.rebuilt = sorted(
+            {p.file for p in before.problems if p.kind.endswith(("-map", "-index"))}
+        )
+        report.cleared = [p.file for p in before.problems if p.kind in ("temp-file", "dirty")]
+        report.merged = sorted(pid for pid, weeks in before.placed.items() if len(weeks) > 1)
+        # prepare() drops temp files, rebuilds the id map and index from the week files
+        # (keeping the newest copy of a paper stored twice) and retags changed topics.
+        StoreWriter(store, catalog, progress).prepare()
+        if any(p.kind.endswith("-search-index") for p in before.problems):
+            build_text_index(store, progress)  # even one marked in step: its rows disagreed
+        report.retagged = not had_fingerprints
+        report.after = _check(store, progress)
+    finally:
+        lock.release()
+    _account_losses(report)
+    return report
+
+
+def _fingerprints_readable(store: Store) -> bool:
+    try:
+        return bool(store.index().fingerprints)
+    except (StoreError, LookupError, TypeError, AttributeError, ValueError):
+        return False
+
+
+def _salvage_partitions(store: Store, before: Checkup, stamp: str) -> list[Salvage]:
+    files = sorted({p.file for p in before.problems if p.kind in _PARTITION_KINDS})
+    salvages: list[Salvage] = []
+    incoming: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for file in files:
+        path = store.path / file
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(
+                f"could not read {path}: {exc.strerror or exc}. Check its permissions"
+            ) from exc
+        records = salvage_records(raw)
+        kept = _keep_aside(store, path, raw, stamp)
+        salvage = Salvage(file=file, kept_at=_rel(store, kept), salvaged=len(records))
+        for doc in records:
+            paper = Paper.from_record(doc)
+            week = week_of(paper.paper_date)
+            if week != path.stem:
+                salvage.moved += 1
+            _keep_newest(incoming[week], doc)
+        salvages.append(salvage)
+    rewritten = {store.path / f for f in files}
+    for week, docs in sorted(incoming.items()):
+        path = store.partition_path(week)
+        merged: dict[str, dict[str, Any]] = {}
+        if path not in rewritten and path.exists():
+            data = AtomicJSONStorage(path, read_only=True).read() or {}
+            for doc in (data.get(PAPERS_TABLE) or {}).values():
+                merged[doc["arxiv_id"]] = doc
+        for doc in docs.values():
+            _keep_newest(merged, doc)
+        table = {str(n): doc for n, doc in enumerate(merged.values(), start=1)}
+        AtomicJSONStorage(path).write({PAPERS_TABLE: table})
+    for path in sorted(rewritten):
+        if path.stem not in incoming:
+            # Nothing of it could be read, or all of it belongs to other weeks; its
+            # bytes are kept in damaged/.
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+    return salvages
+
+
+def _keep_newest(docs: dict[str, dict[str, Any]], doc: dict[str, Any]) -> None:
+    pid = doc["arxiv_id"]
+    held = docs.get(pid)
+    if held is None or _recency(doc) > _recency(held):
+        docs[pid] = doc
+
+
+def _recency(doc: dict[str, Any]) -> tuple[int, str]:
+    version = doc.get("version")
+    return (version if isinstance(version, int) else 0, str(doc.get("updated") or ""))
+
+
+def _keep_aside(store: Store, path: Path, raw: bytes, stamp: str) -> Path:
+    """Copy ``raw`` (the bytes of ``path``) to damaged/<name>.<stamp>; never overwrite."""
+    folder = store.damaged_dir
+    target = folder / f"{path.name}.{stamp}"
+    n = 1
+    while target.exists():
+        n += 1
+        target = folder / f"{path.name}.{stamp}-{n}"
+    write_atomic(target, raw)
+    return target
+
+
+def _account_losses(report: RepairReport) -> None:
+    before, after = report.before, report.after
+    known = set(before.id_map) | set(before.placed)
+    report.lost = sorted(pid for pid in known if pid not in after.placed)
+    by_week: dict[str, list[str]] = defaultdict(list)
+    for pid in report.lost:
+        week = before.id_map.get(pid)
+        if week is not None:
+            by_week[week].append(pid)
+    dirty = any(p.kind == "dirty" for p in before.problems)
+    for salvage in report.salvages:
+        week = Path(salvage.file).stem
+        salvage.lost = by_week.get(week, [])
+        if before.index_weeks is not None and not dirty:
+            # Papers whose id map shard is damaged too have no name left; the index
+            # still knows how many the week held.
+            counted = before.index_weeks.get(week, 0)
+            salvage.lost_unnamed = max(0, counted - salvage.salvaged - len(salvage.lost))

@@ -1,0 +1,588 @@
+"""Writing the store: batches of papers, retags and rebuilds, under the store lock.
+
+Made by :meth:`papertrack.store.Store.writer`. Every file goes through
+:func:`papertrack.files.write_atomic`, and a ``.dirty`` marker is set while a
+batch is in flight, so a kill leaves files the next writer can recover from
+(see docs/store.md, "The store").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import secrets
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tinydb import TinyDB
+from tinydb.middlewares import CachingMiddleware
+from tinydb.table import Document
+
+from papertrack.errors import StoreError
+from papertrack.files import all_or_nothing, remove_file, write_atomic
+from papertrack.index import ALL, Index, week_of
+from papertrack.models import Paper, Progress, UpsertResult, from_iso, merge_papers
+from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, _dumps, _stat_key
+from papertrack.store import Store, _fields, _IdMap, _paper, id_shard
+
+if TYPE_CHECKING:
+    from papertrack.fulltext import TextIndex
+    from papertrack.topics import Catalog
+
+__all__ = ["StoreWriter", "build_text_index"]
+
+
+def _write_index_file(store: Store, index: Index) -> None:
+    """Write index.json (staged when inside :func:`all_or_nothing`) with a new generation."""
+    index.generation = secrets.token_hex(8)
+    write_atomic(store.index_path, _dumps(index.to_tinydb()))
+
+
+def _recency(paper: Paper) -> tuple[int, str]:
+    updated = paper.updated.isoformat() if paper.updated else ""
+    return (paper.version or 0, updated)
+
+
+def _text_of(paper: Paper) -> tuple[str, str, list[str], list[str]]:
+    return (paper.title, paper.abstract, list(paper.authors), list(paper.categories))
+
+
+class StoreWriter:
+    """Writes batches of papers while the store lock is held. Made by :meth:`Store.writer`."""
+
+    def __init__(self, store: Store, catalog: Catalog, progress: Progress | None = None) -> None:
+        self.store = store
+        self.catalog = catalog
+        self.progress = progress
+        self.index = Index()
+        #: (inode, mtime, size) of index.json as this writer last left it: while the file
+        #: is unchanged, no other writer came in between and ``index`` is still right.
+        self._left: tuple[int, int, int] | None = None
+        self._held = False
+        #: slug -> (papers that gained the tag, papers that lost it) in the last retag.
+        self.retagged: dict[str, tuple[int, int]] = {}
+        from papertrack.fulltext import TextIndex
+
+        self.text = TextIndex(store.search_path)
+        #: Whether the full-text index holds exactly the stored papers (checked under the lock).
+        self.text_live = False
+        self._batch = _TextBatch()
+
+    @property
+    def _dirty(self) -> Path:
+        return self.store.dirty_path
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        """Hold the store lock for one batch; recover and retag first when needed."""
+        if self._held:
+            yield
+            return
+        lock = self.store.lock()
+        lock.acquire()
+        self._held = True
+        try:
+            if self._left is None or self._left != _stat_key(self.store.index_path):
+                self.prepare()
+            yield
+        finally:
+            self._held = False
+            self._left = _stat_key(self.store.index_path)
+            self.text.close()
+            lock.release()
+
+    def prepare(self) -> None:
+        """Recover from an interrupted write and retag changed topics (the lock is held)."""
+        self.store.mark()
+        for stray in self.store.temp_files():
+            # Only writers make temp files, and we hold the lock: these are leftovers of a kill.
+            with contextlib.suppress(OSError):
+                stray.unlink()
+        lost_index = not self.store.index_path.exists() and bool(self.store.weeks())
+        if self._dirty.exists() or self.store.index_outdated() or lost_index:
+            self.rebuild()
+        # A private copy: the writer bumps counts before they are committed.
+        self.index = copy.deepcopy(self.store.index())
+        self.text_live = self.text.synced_with(self.index.generation)
+        if not self.text_live:
+            # A store made before the index, or a write the index did not see.
+            self.text.close()
+            try:
+                build_text_index(self.store, self.progress)
+            except (OSError, sqlite3.Error):
+                pass  # no index (a full disk): readers scan, and the next writer tries again
+            self.index = copy.deepcopy(self.store.index())  # with the generation it wrote
+            self.text_live = self.text.synced_with(self.index.generation)
+        wanted = self.catalog.fingerprints()
+        if self.index.fingerprints != wanted:
+            changed = {
+                slug
+                for slug in set(wanted) | set(self.index.fingerprints)
+                if wanted.get(slug) != self.index.fingerprints.get(slug)
+            }
+            self.retag(changed)
+
+    # -- batches
+    def upsert(self, papers: Iterable[Paper]) -> UpsertResult:
+        """Insert new papers, update papers with newer versions, leave the rest alone."""
+        papers = list(papers)
+        result = UpsertResult()
+        if not papers:
+            return result
+        with self.holding():
+            shards = _Shards(self.store)
+            parts = _Partitions(self.store)
+            self._merge_into(parts, shards, papers, result)
+            if parts.changed or shards.changed:
+                self._commit(parts, shards)
+        return result
+
+    def upsert_records(self, records: Iterable[dict[str, Any]]) -> UpsertResult:
+        """Like :meth:`upsert` for papers already in their stored form and tagged.
+
+        The bulk-import path (:mod:`papertrack.ingest` prepares records in worker
+        processes): a paper the store does not hold yet is written as it comes,
+        without building a :class:`Paper`; every other one takes the
+        :meth:`upsert` path. ``tags`` must come from this writer's catalog.
+        """
+        records = list(records)
+        if not records:
+            return UpsertResult()
+        with self.holding():
+            return self._upsert_records(records)
+
+    def _upsert_records(self, records: list[dict[str, Any]]) -> UpsertResult:
+        result = UpsertResult()
+        shards = _Shards(self.store)
+        parts = _Partitions(self.store)
+        fresh: dict[str, dict[str, Any]] = {}
+        others: list[Paper] = []
+        for record in records:
+            pid = record["arxiv_id"]
+            if pid in fresh or shards.get(pid) is not None:
+                others.append(Paper.from_record(record))
+            else:
+                fresh[pid] = record
+        for pid in {p.arxiv_id for p in others} & fresh.keys():
+            others.insert(0, Paper.from_record(fresh.pop(pid)))  # twice in one batch
+        for pid, record in fresh.items():
+            moment = from_iso(record.get("paper_date"))
+            week = week_of(moment)
+            parts.put_record(week, pid, record)
+            shards.set(pid, week)
+            if self.text_live:
+                self._batch.add(pid, week, _fields(record))
+            self.index.bump_at(
+                moment,
+                record.get("tags") or (),
+                +1,
+                record.get("primary_category"),
+                record.get("categories") or (),
+                week=week,
+            )
+            result.new += 1
+        self._merge_into(parts, shards, others, result)
+        if parts.changed or shards.changed:
+            self._commit(parts, shards)
+        return result
+
+    def _merge_into(
+        self, parts: _Partitions, shards: _Shards, papers: Iterable[Paper], result: UpsertResult
+    ) -> None:
+        incoming: dict[str, Paper] = {}
+        for paper in papers:
+            incoming[paper.arxiv_id] = merge_papers(incoming.get(paper.arxiv_id), paper)
+        if not incoming:
+            return
+        old_weeks = {pid: shards.get(pid) for pid in incoming}
+        for pid, paper in incoming.items():
+            old_week = old_weeks[pid]
+            stored = parts.get(old_week, pid) if old_week is not None else None
+            merged = merge_papers(stored, paper)
+            merged = merged.with_tags(
+                self.catalog.tag_fields(
+                    merged.title, merged.abstract, merged.authors, merged.categories, pid
+                )
+            )
+            if stored is None:
+                result.new += 1
+            elif stored.to_record() == merged.to_record():
+                result.unchanged += 1
+                continue
+            new_week = week_of(merged.paper_date)
+            if stored is not None:
+                result.updated += 1
+                self.index.bump(stored, -1)
+                if old_week is not None and old_week != new_week:
+                    # Out of the old week only once the new copy is in place (see _commit).
+                    parts.moved_out.append((old_week, pid))
+            parts.put(new_week, merged)
+            shards.set(pid, new_week)
+            self.index.bump(merged, +1)
+            if self.text_live:
+                if stored is None or _text_of(stored) != _text_of(merged):
+                    self._batch.add(pid, new_week, _text_of(merged))
+                elif old_week != new_week:
+                    self._batch.moves.append((pid, new_week))
+
+    def _commit(self, parts: _Partitions, shards: _Shards) -> None:
+        # Mark dirty; write the partitions (the truth), id shards and index (derived)
+        # to temp files, then put them all in place; unmark. A failed write (a full
+        # disk) leaves the store as it was. A kill during the renames leaves whole
+        # files, and the marker makes the next writer rebuild the derived ones.
+        write_atomic(self._dirty, b"1")
+        batch, self._batch = self._batch, _TextBatch()
+        if self.text_live:
+            batch.start(self.text)
+        try:
+            with all_or_nothing():
+                parts.flush()
+                shards.flush()
+                self._write_index(mark_text=False)
+                # The index rows are in before any week file is renamed into place.
+                self.text_live = self.text_live and batch.commit()
+        except StoreError:
+            # Nothing of this batch reached the store: forget its counts too.
+            self.index = copy.deepcopy(self.store.index())
+            batch.abandon()
+            with contextlib.suppress(OSError):
+                self._dirty.unlink()
+            raise
+        if self.text_live:
+            self.text.mark_synced(self.index.generation)
+        if parts.moved_out:
+            # Papers that moved to another week (a newer version, a better date) left
+            # their old copy behind so that a kill during the renames above cannot lose
+            # them; now that the new copies are in place, remove the old ones. A kill or
+            # a failure here leaves a paper in two weeks and the marker set: the next
+            # writer's rebuild keeps the newer copy.
+            later = _Partitions(self.store)
+            for week, pid in parts.moved_out:
+                later.remove(week, pid)
+            with all_or_nothing():
+                later.flush()
+        with contextlib.suppress(OSError):
+            self._dirty.unlink()
+
+    def _write_index(self, mark_text: bool = True) -> None:
+        self.index.fingerprints = self.catalog.fingerprints()
+        _write_index_file(self.store, self.index)
+        if mark_text and self.text_live:
+            # Only tags and counts changed: the text index is still in step.
+            self.text.mark_synced(self.index.generation)
+
+    # -- maintenance
+    def retag(self, changed: set[str]) -> int:
+        """Recompute the tags of ``changed`` topics on every paper; returns how many changed.
+
+        Works on the stored records, not on :class:`Paper` objects, and keeps the
+        index in step as it goes: a retag reads each week file once and rewrites
+        only the weeks where a tag changed. Only the changed topics are matched
+        (compiled together, see :meth:`Catalog.subset`). A topic that was removed
+        needs no matching at all, only the weeks the index says hold it.
+        """
+        order = {t.slug: n for n, t in enumerate(self.catalog.topics)}
+        subset = self.catalog.subset(changed)
+        held = {w for slug in changed for w, n in self.index.counts.get(slug, {}).items() if n}
+        within = self._retag_candidates(subset) if len(subset) else {}
+        if within is None:
+            weeks = self.store.weeks()
+        else:
+            # Only papers that hold a changed tag now, or whose words can match a
+            # changed topic's query, can change: only their weeks are read.
+            weeks = [w for w in self.store.weeks() if w in held or w in within]
+        touched = 0
+        if weeks:
+            write_atomic(self._dirty, b"1")
+        for done, week in enumerate(weeks):
+            if self.progress is not None:
+                self.progress(done, len(weeks))
+            path = self.store.partition_path(week)
+            data = AtomicJSONStorage(path).read()
+            if not data:
+                continue
+            week_touched = 0
+            maybe = within.get(week, set()) if within is not None else None
+            for doc in (data.get(PAPERS_TABLE) or {}).values():
+                old = list(doc.get("tags") or ())
+                if maybe is not None and doc.get("arxiv_id") not in maybe:
+                    if not changed.intersection(old):
+                        continue  # cannot match a changed topic, and holds none of them
+                kept = [t for t in old if t not in changed and t in order]
+                if len(subset):
+                    kept += subset.tag_fields(*_fields(doc), doc.get("arxiv_id"))
+                tags = sorted(kept, key=order.__getitem__)
+                if tags == old:
+                    continue
+                for slug in changed:
+                    had, has = slug in old, slug in tags
+                    if had != has:
+                        gained, lost = self.retagged.get(slug, (0, 0))
+                        self.retagged[slug] = (gained + has, lost + had)
+                before = Paper.from_record(doc)
+                self.index.bump(before, -1)
+                self.index.bump(before.with_tags(tuple(tags)), +1)
+                doc["tags"] = tags
+                week_touched += 1
+            if week_touched:
+                write_atomic(path, _dumps(data))
+                touched += week_touched
+        for slug in [s for s in self.index.counts if s != ALL and s not in order]:
+            # Topics that no longer exist: their counts are all zero by now.
+            self.index.counts.pop(slug, None)
+            self.index.days.pop(slug, None)
+        self._write_index()
+        with contextlib.suppress(OSError):
+            self._dirty.unlink()
+        return touched
+
+    def _retag_candidates(self, subset: Catalog) -> dict[str, set[str]] | None:
+        """Week -> ids of papers a retag of ``subset`` must try; None: try every paper."""
+        from papertrack.fulltext import fts_query
+
+        if not self.text_live or not all(t.narrowable for t in subset.topics):
+            return None
+        queries = [fts_query(t.membership) for t in subset.topics]
+        if any(q is None for q in queries):
+            return None
+        found: dict[str, set[str]] = {}
+        for query in queries:
+            assert query is not None
+            for week, ids in self.text.candidates(query).items():
+                found.setdefault(week, set()).update(ids)
+        return found
+
+    def rebuild(self) -> None:
+        """Rebuild the id map and the index from the partitions after an interrupted write.
+
+        A paper found in two partitions (a kill between writing its new week and
+        removing it from the old one) keeps its newest copy; between equally new
+        copies, the one the id map points to, which a commit writes with the new copy.
+        """
+        best: dict[str, tuple[str, Paper]] = {}
+        duplicates: list[tuple[str, str]] = []
+        shards = _Shards(self.store)
+
+        def mapped(pid: str) -> str | None:
+            try:
+                return shards.get(pid)
+            except StoreError:
+                return None  # a damaged shard: rebuilt below anyway
+
+        for week in self.store.weeks():
+            for paper in self.store.read_partition(week):
+                seen = best.get(paper.arxiv_id)
+                if seen is None:
+                    best[paper.arxiv_id] = (week, paper)
+                    continue
+                new, old = _recency(paper), _recency(seen[1])
+                keep_new = new > old or (new == old and mapped(paper.arxiv_id) == week)
+                loser = seen[0] if keep_new else week
+                duplicates.append((loser, paper.arxiv_id))
+                if keep_new:
+                    best[paper.arxiv_id] = (week, paper)
+        parts = _Partitions(self.store)
+        for week, pid in duplicates:
+            parts.remove(week, pid)
+        parts.flush()
+
+        shard_maps: dict[str, dict[str, str]] = defaultdict(dict)
+        index = Index()
+        for pid, (week, paper) in best.items():
+            shard_maps[id_shard(pid)][pid] = week
+            index.bump(paper, +1)
+        folder = self.store.path / "ids"
+        on_disk = {p.stem for p in folder.glob("*.json")} if folder.is_dir() else set()
+        for shard in on_disk - set(shard_maps):
+            self.store.shard_path(shard).unlink()
+        for shard, mapping in shard_maps.items():
+            write_atomic(self.store.shard_path(shard), _dumps({"ids": {"1": mapping}}))
+        try:
+            index.fingerprints = self.store.index().fingerprints
+        except (StoreError, LookupError, TypeError, AttributeError, ValueError):
+            index.fingerprints = {}  # a damaged index only costs a full retag
+        self.index = index
+        _write_index_file(self.store, self.index)
+        with contextlib.suppress(OSError):
+            self._dirty.unlink()
+
+
+def build_text_index(store: Store, progress: Callable[[int, int], None] | None = None) -> None:
+    """Build the full-text index of every stored paper anew (the store lock is held)."""
+    from papertrack.fulltext import TextIndex, index_row
+
+    index = store.index()
+    if not index.generation:
+        # Written by a papertrack before the full-text index: give it a generation.
+        index = copy.deepcopy(index)
+        _write_index_file(store, index)
+    total = index.total(ALL)
+
+    def rows() -> Iterator[tuple[str, str, tuple[str, str, str, str]]]:
+        seen: set[str] = set()
+        for week in store.weeks():
+            data = AtomicJSONStorage(store.partition_path(week), read_only=True).read() or {}
+            for doc in (data.get(PAPERS_TABLE) or {}).values():
+                pid = doc.get("arxiv_id")
+                if not isinstance(pid, str) or pid in seen:
+                    continue  # a copy left by a cut-short move: the index names one week
+                seen.add(pid)
+                yield pid, week, index_row(*_fields(doc))
+
+    TextIndex.build(
+        store.search_path,
+        rows(),
+        index.generation,
+        None if progress is None else (lambda done: progress(done, total)),
+    )
+
+
+class _TextBatch:
+    """A batch's changes to the full-text index, written beside the week files.
+
+    The rows are put in a thread while the week files are written (SQLite lets go
+    of the GIL while it works), in a transaction committed before any week file is
+    renamed into place; the index is marked in step only after the renames. A kill
+    in between leaves it marked "pending", which readers take as stale.
+    """
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, tuple[str, str, str, str]]] = []
+        self.moves: list[tuple[str, str]] = []
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self.text: TextIndex
+
+    def add(self, pid: str, week: str, fields: tuple[str, str, list[str], list[str]]) -> None:
+        from papertrack.fulltext import index_row
+
+        self.rows.append((pid, week, index_row(*fields)))
+
+    def start(self, text: TextIndex) -> None:
+        self.text = text
+
+        def work() -> None:
+            try:
+                db = text.begin()
+                text.put(db, self.rows)
+                text.move(db, self.moves)
+            except BaseException as exc:  # reported by commit(); the store write goes on
+                self.error = exc
+
+        self.thread = threading.Thread(target=work, name="papertrack-fulltext")
+        self.thread.start()
+
+    def commit(self) -> bool:
+        """Wait for the rows to be in and commit them; whether they all went in."""
+        if self.thread is None:
+            return False
+        self.thread.join()
+        if self.error is None:
+            try:
+                self.text.commit_open()
+                return True
+            except (sqlite3.Error, OSError) as exc:
+                self.error = exc
+        self.text.rollback()
+        return False
+
+    def abandon(self) -> None:
+        """The store write failed: undo the rows, so the index stays as it was."""
+        if self.thread is not None:
+            self.thread.join()
+            self.text.rollback()
+
+
+class _Shards(_IdMap):
+    """The id -> week map, loaded shard by shard as ids need it, and written back."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self.changed: set[str] = set()
+
+    def set(self, arxiv_id: str, week: str) -> None:
+        shard = id_shard(arxiv_id)
+        mapping = self._map(shard)
+        if mapping.get(arxiv_id) != week:
+            mapping[arxiv_id] = week
+            self.changed.add(shard)
+
+    def flush(self) -> None:
+        for shard in sorted(self.changed):
+            write_atomic(self.store.shard_path(shard), _dumps({"ids": {"1": self.maps[shard]}}))
+        self.changed.clear()
+
+
+class _Partitions:
+    """Week partitions opened for writing: one read and one atomic write per touched file."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.dbs: dict[str, TinyDB] = {}
+        self.docs: dict[str, dict[str, Document]] = {}
+        self.removed: dict[str, set[int]] = defaultdict(set)
+        self.added: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        self.changed: set[str] = set()
+        #: (old week, id) of papers put in another week, removed after the commit.
+        self.moved_out: list[tuple[str, str]] = []
+
+    def load(self, week: str) -> list[Paper]:
+        """The papers of ``week`` as stored (opening the file for writing)."""
+        self._open(week)
+        path = self.store.partition_path(week)
+        return [_paper(doc, path) for doc in self.docs[week].values()]
+
+    def _open(self, week: str) -> None:
+        if week not in self.dbs:
+            path = self.store.partition_path(week)
+            db = TinyDB(path, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[no-untyped-call]
+            table = db.table(PAPERS_TABLE, cache_size=0)
+            self.dbs[week] = db
+            self.docs[week] = {doc["arxiv_id"]: doc for doc in table.all()}
+
+    def get(self, week: str, arxiv_id: str) -> Paper | None:
+        self._open(week)
+        record = self.added[week].get(arxiv_id)
+        if record is not None:
+            return Paper.from_record(record)
+        doc = self.docs[week].get(arxiv_id)
+        return _paper(doc, self.store.partition_path(week)) if doc is not None else None
+
+    def remove(self, week: str, arxiv_id: str) -> None:
+        self._open(week)
+        self.added[week].pop(arxiv_id, None)
+        doc = self.docs[week].pop(arxiv_id, None)
+        if doc is not None:
+            self.removed[week].add(doc.doc_id)
+        self.changed.add(week)
+
+    def put(self, week: str, paper: Paper) -> None:
+        self.put_record(week, paper.arxiv_id, paper.to_record())
+
+    def put_record(self, week: str, arxiv_id: str, record: dict[str, Any]) -> None:
+        self._open(week)
+        if arxiv_id in self.docs[week]:
+            self.remove(week, arxiv_id)
+        self.added[week][arxiv_id] = record
+        self.changed.add(week)
+
+    replace = put
+
+    def flush(self) -> None:
+        for week in sorted(self.changed):
+            db = self.dbs[week]
+            table = db.table(PAPERS_TABLE, cache_size=0)
+            if self.removed[week]:
+                table.remove(doc_ids=sorted(self.removed[week]))
+            if self.added[week]:
+                table.insert_multiple(list(self.added[week].values()))
+            if len(table) == 0:
+                db.storage.cache = None  # type: ignore[attr-defined]  # nothing to flush
+                remove_file(self.store.partition_path(week))
+                continue
+            db.close()  # CachingMiddleware: exactly one atomic write of the whole week
+        self.changed.clear()
