@@ -25,7 +25,7 @@ TARGET = 0.85
 
 #: topic -> F1 on the corpus test split, measured on 2026-12-01 (models fitted by
 #: `python -m papertrack.training --fit` on all three label rounds).
-#: issue's target unmet; docs/topics.md says so.
+#: Every one below TARGET keeps the issue's target unmet; docs/topics.md says so.
 TEST_SPLIT_F1: dict[str, float] = {
     "llm-agent-training": 0.61,
     "rl-for-llm-agents": 0.58,
