@@ -15,9 +15,9 @@ kind            what it is
 ``feed``        any other RSS/Atom feed
 ==============  ===============================================================
 
-The layouts, and every quirk handled here, are written up with their sources in
-``ARXIV_FORMATS.md`` (cited below by section). Nothing here prints, reads the
-environment or touches the network: the caller fetches, this package parses.
+The layouts, and every quirk handled here, are written up in docs/feeds.md ("How
+each format is read"). Nothing here prints, reads the environment or touches
+the network: the caller fetches, this package parses.
 
 Where each part lives:
 

@@ -68,7 +68,7 @@ def api_paper(entry: Any, affiliations: Affiliations, dates: EntryDates) -> Pape
 
 
 def api_error(entries: list[Any]) -> None:
-    """An API error comes back as a one-entry feed whose id holds ``/api/errors#`` (§1.4)."""
+    """An API error comes back as a one-entry feed whose id holds ``/api/errors#``."""
     for entry in entries:
         if "/api/errors#" in (field(entry, "id") or ""):
             message = clean_text(field(entry, "summary")) or clean_text(field(entry, "id"))
@@ -88,7 +88,7 @@ def read_api_page(
     total = result.total_results or 0
     if not entries and result.error is None and (start or 0) < total:
         # arXiv intermittently serves a valid but empty page although more
-        # results exist (§1.5, arxiv.py #43); the caller should retry.
+        # results exist (arxiv.py #43); the caller should retry.
         result.warnings.append(
             f"{source}: the arXiv API returned an empty page although it reports "
             f"{total:,} results; retry later"

@@ -37,7 +37,7 @@ Authors = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
 
 # --- strings: Kaggle snapshot and OAI arXivRaw -------------------------------------
 
-# Authors in a Kaggle/OAI string: "A, B and C", "A, B, and C" (§3.2, §4).
+# Authors in a Kaggle/OAI string: "A, B and C", "A, B, and C".
 _AUTHOR_SPLIT_RE = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 
 
@@ -103,7 +103,7 @@ def read_affiliations(data: bytes) -> Affiliations:
     """Entry id → (author names, affiliations per author), read with ElementTree.
 
     feedparser folds every ``arxiv:affiliation`` of an entry into one key that
-    keeps only the last one (§1.6: 0804.0970 has Gaudel (LRI) and Le Gall
+    keeps only the last one (0804.0970 has Gaudel (LRI) and Le Gall
     (IBISC) and feedparser says only "IBISC"), so the XML is read again.
     """
     found: Affiliations = {}
@@ -143,8 +143,8 @@ def api_authors(entry: Any, affiliations: Affiliations) -> Authors:
 
 
 def listing_authors(entry: Any) -> tuple[str, ...]:
-    """A 2024+ listing entry: dc:creator is one comma-joined string, TeX accents and all
-    (§2.2, §2.5); feedparser gives several only when the entry has several creators."""
+    """A 2024+ listing entry: dc:creator is one comma-joined string, TeX accents and all;
+    feedparser gives several only when the entry has several creators."""
     creators = field(entry, "authors") or ()
     if len(creators) > 1:
         return unique(tex(c.get("name")) for c in creators)

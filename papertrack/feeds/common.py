@@ -117,7 +117,7 @@ def version_number(value: Any) -> int | None:
 
 # Dates outside these bounds are a feed's mistake (or a trick to stay on top of
 # every listing), not a paper's date: arXiv opened in August 1991, and a listing
-# is dated at most a few hours ahead of UTC (§2.3).
+# is dated at most a few hours ahead of UTC.
 EARLIEST_DATE = datetime(1991, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=2)
 
@@ -188,7 +188,7 @@ def opt(value: Any) -> str | None:
 
 
 def first_doi(value: Any) -> str | None:
-    """The first DOI: arXivRaw and Kaggle may list several, separated by spaces (§3.2)."""
+    """The first DOI: arXivRaw and Kaggle may list several, separated by spaces."""
     if not isinstance(value, str):
         return None
     parts = value.split()
@@ -211,7 +211,7 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 # An arXiv category code: cs.AI, hep-th, cond-mat.str-el, q-fin.CP, math-ph.
-# API entries may also carry ACM/MSC classes as <category> (§1.3), which are not.
+# API entries may also carry ACM/MSC classes as <category>, which are not.
 _CATEGORY_RE = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[A-Za-z]+)?)?", re.ASCII)
 
 

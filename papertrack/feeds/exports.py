@@ -340,6 +340,3 @@ class ArrayLines:
             except TypeError:  # what orjson cannot write (huge integers) json can
                 line = json.dumps(value).encode("utf-8")
             yield line + b"\n"
-
-
-# --- OAI-PMH (§3) --------------------------------------------------------------

@@ -51,7 +51,7 @@ def _loads(line: bytes | str) -> Any:
 
 
 def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
-    """Parse one line of the Kaggle ``arxiv-metadata-oai-snapshot.json`` (§4).
+    """Parse one line of the Kaggle ``arxiv-metadata-oai-snapshot.json``.
 
     Raises:
         FeedError: the line is not a JSON object with a valid arXiv ``id``.
@@ -91,8 +91,8 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
         version = version_number(versions[-1].get("version")) if versions else None
     except FeedError as exc:
         raise FeedError(f"{source}: line {lineno} has a {exc}. Check the line") from None
-    # The paper date is the first version's submission (PRODUCT.md): versions[0],
-    # not update_date, which is the last metadata change.
+    # The paper date is the first version's submission: versions[0], not
+    # update_date, which is the last metadata change (docs/feeds.md, "Kaggle snapshot").
     published = rfc2822(versions[0].get("created")) if versions else None
     updated = rfc2822(versions[-1].get("created")) if versions else None
     # As in XML feeds (see EntryDates): a date before arXiv or in the future cannot be right.
@@ -110,7 +110,7 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
         version=version,
         abstract=tex(record.get("abstract")),
         authors=kaggle_authors(record),
-        # "categories" lists the primary first (§4): observed and documented.
+        # "categories" lists the primary first: observed and documented.
         primary_category=categories[0] if categories else None,
         categories=categories,
         published=published,

@@ -20,10 +20,10 @@ from .authors import legacy_authors, listing_authors
 from .common import arxiv_categories, arxiv_urls, first_doi, opt, tex
 from .entries import EntryDates, field, tag_terms
 
-# The listing description starts "arXiv:2509.13332v1 Announce Type: new \nAbstract: …" (§2.2).
+# The listing description starts "arXiv:2509.13332v1 Announce Type: new \nAbstract: …".
 _DESCRIPTION_ID_RE = re.compile(r"arXiv:(\S+)")
-# Legacy RSS titles end in "(arXiv:1606.08480v1 [cs.CY])", "(… [cs.LG] UPDATED)"
-# (§2.6), or "(… [math.GR] CROSS LISTED)" (seen in 2018 and 2021 captures quoted
+# Legacy RSS titles end in "(arXiv:1606.08480v1 [cs.CY])", "(… [cs.LG] UPDATED)",
+# or "(… [math.GR] CROSS LISTED)" (seen in 2018 and 2021 captures quoted
 # in steog88/PhysBiblio's tests).
 _LEGACY_TITLE_RE = re.compile(
     r"(?P<title>.*?)\.?\s*\(arXiv:(?P<id>[^\s\[\]()]+)\s*\[(?P<cat>[^\]]*)\]"
@@ -44,7 +44,7 @@ def listing_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) 
     if ident is None:
         return None
     arxiv_id, version = ident
-    # "arXiv:<id>vN Announce Type: new \nAbstract: <abstract>" (§2.2)
+    # "arXiv:<id>vN Announce Type: new \nAbstract: <abstract>"
     start = summary.find("Abstract:")
     abstract = summary[start + len("Abstract:") :] if start >= 0 else summary
     categories = arxiv_categories(tag_terms(entry, arxiv_only=False))
@@ -55,12 +55,12 @@ def listing_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) 
         version=version,
         abstract=tex(abstract),
         authors=listing_authors(entry),
-        # No arxiv:primary_category in listings (§2.3); the first category was
+        # No arxiv:primary_category in listings; the first category was
         # the primary in every entry of the real sample, which is a heuristic.
         primary_category=categories[0] if categories else None,
         primary_guessed=bool(categories),
         categories=categories,
-        # The entry date is the announcement, not the submission (§2.3).
+        # The entry date is the announcement, not the submission.
         announced=dates.get(entry, "published") or channel_date,
         announce_type=opt(field(entry, "arxiv_announce_type")),
         doi=first_doi(field(entry, "arxiv_doi")),  # arxiv:DOI, upper case in the XML
@@ -87,11 +87,11 @@ def legacy_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) -
     announce_type = None
     if match:
         title = match.group("title")
-        # The bracket holds the primary category, so a cross-list shows another one (§2.6).
+        # The bracket holds the primary category, so a cross-list shows another one.
         categories = arxiv_categories([match.group("cat")])
         announce_type = _LEGACY_FLAGS[match.group("flag")]
     description = field(entry, "summary") or ""
-    # 2016-2019 feeds appended "<p>DONATE to arXiv: …</p>" to every abstract (§2.6).
+    # 2016-2019 feeds appended "<p>DONATE to arXiv: …</p>" to every abstract.
     donate = description.find("DONATE to arXiv")
     if donate > 0:
         description = description[:donate]

@@ -70,7 +70,7 @@ def _oai_paper(record: ET.Element) -> Paper | None:
     elif meta.tag == _ARXIV_OAI + "arXiv":
         ns = _ARXIV_OAI
         ident = parse_arxiv_id(meta.findtext(ns + "id") or "") or ident
-        version = None  # only arXivRaw carries the version history (§3.2)
+        version = None  # only arXivRaw carries the version history
         published = ymd(meta.findtext(ns + "created"))
         updated = ymd(meta.findtext(ns + "updated")) or published
         authors = oai_arxiv_authors(meta, ns)
@@ -90,7 +90,7 @@ def _oai_paper(record: ET.Element) -> Paper | None:
         version=version,
         abstract=tex(meta.findtext(ns + "abstract")),
         authors=authors,
-        primary_category=categories[0] if categories else None,  # primary first (§3.2)
+        primary_category=categories[0] if categories else None,  # primary first
         categories=categories,
         published=published,
         updated=updated,
@@ -122,7 +122,7 @@ def _oai_dc_paper(meta: ET.Element, ident: tuple[str, int | None] | None) -> Pap
     return Paper(
         arxiv_id=arxiv_id,
         title=tex(meta.findtext(_DC + "title")),
-        # The first dc:description is the abstract; later ones are comments (§3.2).
+        # The first dc:description is the abstract; later ones are comments.
         abstract=tex(meta.findtext(_DC + "description")),
         authors=oai_dc_authors(meta, _DC),
         published=dates[0] if dates else None,

@@ -50,10 +50,10 @@ def detect_kind(parsed: Any, entries: list[Any]) -> str:
     if "arxiv_announce_type" in first or first_id.startswith("oai:arxiv.org:"):
         return "listing"
     if not entries and "rss.arxiv.org" in feed_link:
-        return "listing"  # a weekend or holiday listing is empty (§2.1)
+        return "listing"  # a weekend or holiday listing is empty
     namespaces = set((field(parsed, "namespaces") or {}).values())
     # An empty API page has no entry to go by: its feed id is
-    # "http(s)://arxiv.org/api/<hash>" and it carries opensearch counters (§1.3).
+    # "http(s)://arxiv.org/api/<hash>" and it carries opensearch counters.
     empty_api_page = OPENSEARCH_NS in namespaces and (
         ARXIV_NS in namespaces or "arxiv.org/api/" in (field(feed, "id") or "").lower()
     )
