@@ -86,10 +86,10 @@ def parse_feed(data: bytes, source: str = "<feed>", *, now: datetime | None = No
     Args:
         data: the raw bytes as served (encoding is detected from the document).
         source: a name for messages (URL or path).
-        now: the time dates are checked against (default: the clock). An entry
-            date more than two days after it, before 1991 or impossible
-            (2026-02-30) is dropped with a warning; see
-            :class:`~papertrack.feeds.entries.EntryDates`.
+        now: the time dates are checked against (default: the clock). In every
+            format a date more than two days after it, before 1991 or impossible
+            (2026-02-30) is dropped, the paper kept, with one warning; see
+            :class:`~papertrack.feeds.common.DateRule`.
 
     Returns:
         A :class:`ParsedFeed`. A cut-off or malformed document does not raise:
@@ -117,7 +117,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     """Tell the format from the first bytes and hand the document to its parser."""
     head = data[:4096]
     if looks_like_jsonl(head) or looks_like_json_array(head):
-        return parse_jsonl(data, source)
+        return parse_jsonl(data, source, now=now)
     _refuse_lossy_export(head, source)
     # Read here, not imported by value, so that a test can lower the limit on the package.
     if len(data) > MAX_FEED_BYTES:
@@ -129,7 +129,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     data = expat_readable(data)
     head = data[:4096]
     if _OAI_ROOT_RE.search(head):
-        return parse_oai(data, source)
+        return parse_oai(data, source, now)
     if EXPORT_HEAD_RE.search(head) and FEED_ROOT_RE.search(head):
         return parse_atom_export(data, source, now)
     # feedparser, and so every RSS/Atom format, is imported only now.

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Self
 
 from ..errors import FeedError
 from ..ids import abs_url, pdf_url
@@ -123,16 +123,60 @@ FUTURE_SLACK = timedelta(days=2)
 
 
 def plausible_date(moment: datetime | None, now: datetime | None = None) -> datetime | None:
-    """``moment`` when it can be a paper's date, else None: the one date rule of every format.
+    """``moment`` when it can be a paper's date, else None (:class:`DateRule`, uncounted)."""
+    return DateRule.at(now).check(moment)
+
+
+@dataclass
+class DateRule:
+    """The one date rule of every format, counting the dates it refuses.
 
     A date before arXiv opened, or more than :data:`FUTURE_SLACK` after ``now``
     (default: the clock), is a feed's mistake or a trick to stay on top of every
-    ``latest`` list; the paper is kept, dated otherwise or undated.
+    ``latest`` list. The date is dropped and the paper kept, dated by another of
+    its dates or undated; :meth:`warning` then says how many were dropped, in the
+    same words for every format. Readers that also refuse impossible or
+    unreadable dates (feedparser's, see :class:`~papertrack.feeds.entries.EntryDates`)
+    count them with :meth:`refuse`.
     """
-    if moment is None:
+
+    latest: datetime
+    dropped: int = 0
+
+    @classmethod
+    def at(cls, now: datetime | None) -> Self:
+        """The rule for dates read at ``now`` (default: the clock)."""
+        return cls(latest=(now or datetime.now(UTC)) + FUTURE_SLACK)
+
+    def check(self, moment: datetime | None) -> datetime | None:
+        """``moment`` when it can be a paper's date, else None (and counted)."""
+        if moment is None:
+            return None
+        if EARLIEST_DATE <= moment <= self.latest:
+            return moment
+        self.dropped += 1
         return None
-    latest = (now or datetime.now(UTC)) + FUTURE_SLACK
-    return moment if EARLIEST_DATE <= moment <= latest else None
+
+    def check_pair(
+        self, first: datetime | None, last: datetime | None
+    ) -> tuple[datetime | None, datetime | None]:
+        """:meth:`check` both; a date standing for both (a paper of one version) counts once."""
+        checked = self.check(first)
+        return checked, checked if last == first else self.check(last)
+
+    def refuse(self) -> None:
+        """Count a date dropped for another reason (impossible, not a date)."""
+        self.dropped += 1
+
+    def warning(self, source: str) -> str | None:
+        """The warning for the dates dropped so far, or None when there were none."""
+        if not self.dropped:
+            return None
+        return (
+            f"{source}: ignored {self.dropped:,} date{'s' if self.dropped != 1 else ''} that "
+            "cannot be right (impossible, before 1991, in the future or not a date); those "
+            "entries are dated by another of their dates or left undated"
+        )
 
 
 # --- small readers ---------------------------------------------------------------

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ..text import clean_text, strip_html
-from .common import ARXIV_NS, FUTURE_SLACK, plausible_date
+from .common import ARXIV_NS, DateRule
 
 
 def field(item: Any, key: str) -> Any:
@@ -99,26 +98,23 @@ def _real_iso_date(raw: Any) -> bool:
     return True
 
 
-@dataclass
-class EntryDates:
+class EntryDates(DateRule):
     """Reads feedparser dates, dropping those that cannot be right.
 
-    An impossible date (2026-02-30, year 0, 9999-99-99), one before arXiv or more
-    than :data:`FUTURE_SLACK` after ``now``, and text that is no date at all are
-    counted in ``dropped``; the entry is then dated by another field or undated.
+    Besides the dates :class:`~papertrack.feeds.common.DateRule` refuses, an
+    impossible date (2026-02-30, year 0, 9999-99-99), which feedparser would roll
+    over, and text that is no date at all are counted in ``dropped``; the entry is
+    then dated by another field or undated.
     """
-
-    latest: datetime
-    dropped: int = 0
 
     def get(self, item: Any, key: str) -> datetime | None:
         raw = field(item, key)
         parsed = _dt(field(item, key + "_parsed"))
         if parsed is None:
             if isinstance(raw, str) and raw.strip():
-                self.dropped += 1
+                self.refuse()
             return None
-        if not _real_iso_date(raw) or plausible_date(parsed, self.latest - FUTURE_SLACK) is None:
-            self.dropped += 1
+        if not _real_iso_date(raw):
+            self.refuse()
             return None
-        return parsed
+        return self.check(parsed)

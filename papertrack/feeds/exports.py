@@ -28,9 +28,9 @@ from .common import (
     ARXIV,
     ATOM,
     UTF8_BOM,
+    DateRule,
     ParsedFeed,
     collect,
-    plausible_date,
     unique,
     version_number,
 )
@@ -69,7 +69,7 @@ def _export_strings(record: dict[str, Any], key: str) -> tuple[str, ...]:
     return unique(clean_text(v) for v in value)
 
 
-def _export_date(value: Any, key: str) -> datetime | None:
+def _export_date(value: Any, key: str, rule: DateRule) -> datetime | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
@@ -78,7 +78,7 @@ def _export_date(value: Any, key: str) -> datetime | None:
         moment = from_iso(value.strip())
     except ValueError:
         raise FeedError(f"has a {key} date that is not ISO 8601 ({shorten(value, 40)!r})") from None
-    return plausible_date(moment)
+    return rule.check(moment)
 
 
 def _export_paper(
@@ -110,15 +110,17 @@ def _export_paper(
     )
 
 
-def paper_from_export(record: dict[str, Any]) -> Paper:
+def paper_from_export(record: dict[str, Any], dates: DateRule | None = None) -> Paper:
     """The paper of one ``export -f jsonl`` line or ``-f json`` item (its ``to_dict`` form).
 
     ``tags`` are left out: the store tags every paper with its own topics, and
-    ``paper_date`` and ``affiliations`` are derived from the other fields.
+    ``paper_date`` and ``affiliations`` are derived from the other fields. Dates
+    are checked by ``dates`` (default: the rule at the clock, uncounted).
 
     Raises:
         FeedError: a field of the wrong type (the message completes "line N …").
     """
+    rule = dates or DateRule.at(None)
     ident = record.get("arxiv_id")
     if not isinstance(ident, str):
         raise FeedError("has no arxiv_id")
@@ -134,9 +136,9 @@ def paper_from_export(record: dict[str, Any]) -> Paper:
         ident,
         version=version,
         dates=(
-            _export_date(record.get("published"), "published"),
-            _export_date(record.get("updated"), "updated"),
-            _export_date(record.get("announced"), "announced"),
+            _export_date(record.get("published"), "published", rule),
+            _export_date(record.get("updated"), "updated", rule),
+            _export_date(record.get("announced"), "announced", rule),
         ),
         title=_export_text(record, "title"),
         abstract=_export_text(record, "abstract"),
@@ -148,7 +150,7 @@ def paper_from_export(record: dict[str, Any]) -> Paper:
     )
 
 
-def atom_export_paper(entry: ET.Element, now: datetime | None) -> Paper | None:
+def atom_export_paper(entry: ET.Element, rule: DateRule) -> Paper | None:
     """One entry of ``export -f atom`` (see :func:`papertrack.export.atom_entry`)."""
 
     def text(tag: str) -> str:
@@ -159,10 +161,9 @@ def atom_export_paper(entry: ET.Element, now: datetime | None) -> Paper | None:
         if found is None:
             return None
         try:
-            moment = _export_date(found.text or "", name)
+            return _export_date(found.text or "", name, rule)
         except FeedError:
             return None
-        return plausible_date(moment, now)
 
     ident = text(_PT + "id") or text(ATOM + "id")
     if parse_arxiv_id(ident) is None and not entry.findtext(_PT + "id"):
@@ -182,7 +183,7 @@ def atom_export_paper(entry: ET.Element, now: datetime | None) -> Paper | None:
             announced = from_iso(text(ATOM + "published"))
         except ValueError:
             announced = None
-        version, dates = None, (None, None, plausible_date(announced, now))
+        version, dates = None, (None, None, rule.check(announced))
         url, pdf = (
             clean_text(links.get("alternate")) or None,
             clean_text(links.get("related")) or None,
@@ -215,6 +216,7 @@ def atom_export_paper(entry: ET.Element, now: datetime | None) -> Paper | None:
 def parse_atom_export(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     """``export -f atom`` read back exactly, from its papertrack fields."""
     result = ParsedFeed(kind="export", papers=[])
+    rule = DateRule.at(now)
     for item in iter_elements(data, frozenset({ATOM + "entry"})):
         if isinstance(item, ET.ParseError):
             line, column = item.position
@@ -224,8 +226,11 @@ def parse_atom_export(data: bytes, source: str, now: datetime | None) -> ParsedF
                 f"({reason}); kept the {len(result.papers):,} entries that arrived whole"
             )
             break
-        collect(result, atom_export_paper(item, now))
+        collect(result, atom_export_paper(item, rule))
         item.clear()
+    warning = rule.warning(source)
+    if warning:
+        result.warnings.append(warning)
     return result
 
 

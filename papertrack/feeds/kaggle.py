@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -21,13 +22,13 @@ from .authors import kaggle_authors
 from .common import (
     MAX_FEED_BYTES,
     UTF8_BOM,
+    DateRule,
     ParsedFeed,
     arxiv_categories,
     arxiv_urls,
     bounded,
     first_doi,
     opt,
-    plausible_date,
     rfc2822,
     tex,
     version_number,
@@ -50,8 +51,13 @@ def _loads(line: bytes | str) -> Any:
         return json.loads(line)
 
 
-def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
+def parse_jsonl_line(
+    line: bytes | str, source: str, lineno: int, dates: DateRule | None = None
+) -> Paper:
     """Parse one line of the Kaggle ``arxiv-metadata-oai-snapshot.json``.
+
+    Dates are checked by ``dates`` (default: the rule at the clock, uncounted):
+    one that cannot be right is dropped, and the line is kept.
 
     Raises:
         FeedError: the line is not a JSON object with a valid arXiv ``id``.
@@ -71,7 +77,7 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
         )
     if is_export_record(record):
         try:
-            return bounded(paper_from_export(record))[0]
+            return bounded(paper_from_export(record, dates))[0]
         except FeedError as exc:
             raise FeedError(f"{source}: line {lineno} {exc}. Check the line") from None
     raw_id = record.get("id")
@@ -96,7 +102,8 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
     published = rfc2822(versions[0].get("created")) if versions else None
     updated = rfc2822(versions[-1].get("created")) if versions else None
     # As in XML feeds (see EntryDates): a date before arXiv or in the future cannot be right.
-    published, updated = plausible_date(published), plausible_date(updated)
+    rule = dates or DateRule.at(None)
+    published, updated = rule.check_pair(published, updated)
 
     categories = arxiv_categories(
         (record.get("categories") or "").split()
@@ -126,40 +133,43 @@ def parse_jsonl_line(line: bytes | str, source: str, lineno: int) -> Paper:
     return bounded(paper)[0]  # cut quietly: a snapshot's summary counts papers, not fields
 
 
-def parse_jsonl(data: bytes, source: str = "<jsonl>") -> ParsedFeed:
+def parse_jsonl(data: bytes, source: str = "<jsonl>", *, now: datetime | None = None) -> ParsedFeed:
     """Parse a whole JSON lines file (see :func:`parse_jsonl_line`), or a JSON array.
 
     A last line that is broken and not newline-terminated is a cut-off download:
     it sets ``error`` and keeps the lines before it. Any other broken line raises.
+    Dates are checked against ``now`` (default: the clock).
     """
     papers: list[Paper] = []
+    dates = DateRule.at(now)
+
+    def done(kind: str, error: str | None = None) -> ParsedFeed:
+        warning = dates.warning(source)
+        return ParsedFeed(
+            kind=kind, papers=papers, error=error, warnings=[warning] if warning else []
+        )
+
     if looks_like_json_array(data[:4096]):
         array = ArrayLines(io.BytesIO(data), MAX_FEED_BYTES)
         try:
             for number, line in enumerate(array._iter_lines(), start=1):
-                papers.append(parse_jsonl_line(line, source, number))
+                papers.append(parse_jsonl_line(line, source, number, dates))
         except JsonArrayError as exc:
-            return ParsedFeed(
-                kind="export", papers=papers, error=f"{source}: {exc}; kept {len(papers):,} papers"
-            )
-        return ParsedFeed(kind="export", papers=papers)
+            return done("export", f"{source}: {exc}; kept {len(papers):,} papers")
+        return done("export")
     lines = data.removeprefix(UTF8_BOM).split(b"\n")
     last = len(lines)
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            papers.append(parse_jsonl_line(line, source, lineno))
+            papers.append(parse_jsonl_line(line, source, lineno, dates))
         except FeedError as exc:
             if lineno == last:  # no newline after it: the download stopped mid-line
-                return ParsedFeed(
-                    kind="kaggle",
-                    papers=papers,
-                    error=f"{source}: the file is cut off at line {lineno}; "
+                return done(
+                    "kaggle",
+                    f"{source}: the file is cut off at line {lineno}; "
                     f"kept the {len(papers):,} lines that arrived whole",
                 )
             raise exc
-    return ParsedFeed(kind="kaggle", papers=papers)
-
-
-# --- papertrack's own exports (export -f jsonl, json, atom) ---------------------
+    return done("kaggle")

@@ -18,13 +18,13 @@ from ..models import Paper
 from ..text import clean_text
 from .authors import oai_arxiv_authors, oai_dc_authors, split_authors
 from .common import (
+    DateRule,
     ParsedFeed,
     arxiv_categories,
     arxiv_urls,
     first_doi,
     int_or_none,
     opt,
-    plausible_date,
     rfc2822,
     tex,
     version_number,
@@ -52,7 +52,7 @@ def _raw_versions(meta: ET.Element) -> tuple[int | None, datetime | None, dateti
     )
 
 
-def _oai_paper(record: ET.Element) -> Paper | None:
+def _oai_paper(record: ET.Element, dates: DateRule) -> Paper | None:
     header = record.find(_OAI + "header")
     if header is None or header.get("status") == "deleted":
         return None
@@ -75,13 +75,13 @@ def _oai_paper(record: ET.Element) -> Paper | None:
         updated = ymd(meta.findtext(ns + "updated")) or published
         authors = oai_arxiv_authors(meta, ns)
     elif meta.tag == _OAI_DC + "dc":
-        return _oai_dc_paper(meta, ident)
+        return _oai_dc_paper(meta, ident, dates)
     else:
         return None
     if ident is None:
         return None
     arxiv_id = ident[0]
-    published, updated = plausible_date(published), plausible_date(updated)
+    published, updated = dates.check_pair(published, updated)
     categories = arxiv_categories((meta.findtext(ns + "categories") or "").split())
     url, pdf = arxiv_urls(arxiv_id, version)
     return Paper(
@@ -104,7 +104,9 @@ def _oai_paper(record: ET.Element) -> Paper | None:
     )
 
 
-def _oai_dc_paper(meta: ET.Element, ident: tuple[str, int | None] | None) -> Paper | None:
+def _oai_dc_paper(
+    meta: ET.Element, ident: tuple[str, int | None] | None, rule: DateRule
+) -> Paper | None:
     """``oai_dc``: creators are "Last, First"; subjects are category *names*, not codes."""
     doi = None
     for identifier in meta.findall(_DC + "identifier"):
@@ -115,7 +117,7 @@ def _oai_dc_paper(meta: ET.Element, ident: tuple[str, int | None] | None) -> Pap
             ident = parse_arxiv_id(text)
     if ident is None:
         return None
-    found = (plausible_date(ymd(e.text)) for e in meta.findall(_DC + "date"))
+    found = (rule.check(ymd(e.text)) for e in meta.findall(_DC + "date"))
     dates = [d for d in found if d is not None]
     arxiv_id = ident[0]
     url, pdf = arxiv_urls(arxiv_id, None)
@@ -134,8 +136,9 @@ def _oai_dc_paper(meta: ET.Element, ident: tuple[str, int | None] | None) -> Pap
     )
 
 
-def parse_oai(data: bytes, source: str) -> ParsedFeed:
+def parse_oai(data: bytes, source: str, now: datetime | None = None) -> ParsedFeed:
     result = ParsedFeed(kind="oai", papers=[])
+    dates = DateRule.at(now)
     wanted = frozenset({_OAI + "record", _OAI + "error", _OAI + "resumptionToken"})
     errors: list[tuple[str, str]] = []
     for item in iter_elements(data, wanted):
@@ -154,7 +157,7 @@ def parse_oai(data: bytes, source: str) -> ParsedFeed:
             result.total_results = int_or_none(item.get("completeListSize"))
         else:
             try:
-                paper = _oai_paper(item)
+                paper = _oai_paper(item, dates)
             except FeedError as exc:  # a record no store can hold (a version of 2**64)
                 result.warnings.append(f"{source}: skipped a record with a {exc}")
                 paper = None
@@ -172,4 +175,7 @@ def parse_oai(data: bytes, source: str) -> ParsedFeed:
         raise FeedError(
             f"OAI-PMH error {code} from {source}: {detail}. Check the request arguments."
         )
+    warning = dates.warning(source)
+    if warning:
+        result.warnings.append(warning)
     return result

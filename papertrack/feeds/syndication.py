@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import re
 import xml.sax
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import feedparser
@@ -22,7 +22,7 @@ from ..errors import FeedError
 from ..text import clean_text, shorten, strip_html
 from . import xml as _xml
 from .atom import read_api_page
-from .common import ARXIV_NS, FUTURE_SLACK, OPENSEARCH_NS, ParsedFeed, collect
+from .common import ARXIV_NS, OPENSEARCH_NS, ParsedFeed, collect
 from .entries import EntryDates, field, text_field
 from .generic import generic_paper
 from .listing import legacy_paper, listing_paper
@@ -133,7 +133,7 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
     kind = detect_kind(parsed, entries)
     feed = field(parsed, "feed") or {}
     result = ParsedFeed(kind=kind, papers=[], error=error, warnings=warnings)
-    dates = EntryDates(latest=(now or datetime.now(UTC)) + FUTURE_SLACK)
+    dates = EntryDates.at(now)
     channel_date = dates.get(feed, "updated") or dates.get(feed, "published")
 
     if kind == "api":
@@ -147,12 +147,9 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
     else:
         for entry in entries:
             collect(result, generic_paper(entry, dates))
-    if dates.dropped:
-        result.warnings.append(
-            f"{source}: ignored {dates.dropped:,} date{'s' if dates.dropped != 1 else ''} that "
-            "cannot be right (impossible, before 1991, in the future or not a date); those "
-            "entries are dated by another of their dates or left undated"
-        )
+    warning = dates.warning(source)
+    if warning:
+        result.warnings.append(warning)
     return result
 
 
