@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -810,3 +812,18 @@ def test_parse_feed_raises_only_feed_error_on_feed_like_bytes(parts: list[bytes]
     except FeedError:
         return
     assert all(isinstance(p, Paper) for p in result.papers)
+
+
+def test_reading_json_lines_does_not_import_feedparser() -> None:
+    # feedparser is for RSS/Atom only: snapshot workers and `import papertrack.feeds`
+    # do without it, and the first RSS/Atom document imports it.
+    code = (
+        "import sys\n"
+        "from papertrack.feeds import parse_feed\n"
+        f"parse_feed(open({str(DATA / KAGGLE)!r}, 'rb').read())\n"
+        "print('feedparser' in sys.modules)\n"
+        f"parse_feed(open({str(DATA / LISTING)!r}, 'rb').read())\n"
+        "print('feedparser' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
