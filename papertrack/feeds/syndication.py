@@ -88,7 +88,6 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
         FeedError: an arXiv API error feed, or bytes that are no feed at all.
     """
     head = data[:4096]
-
     data = trim_partial_utf8(data)
     parsed = _feedparser(data, source)
     entries: list[Any] = list(field(parsed, "entries") or ())
