@@ -76,7 +76,7 @@ def synthetic_papers(count: int, seed: int = 7, end: datetime | None = None) -> 
 
 
 def kaggle_line(paper: Paper) -> str:
-    """``paper`` as one line of Kaggle's arxiv-metadata-oai-snapshot.json (ARXIV_FORMATS.md §4)."""
+    """``paper`` as one line of Kaggle's arxiv-metadata-oai-snapshot.json."""
     import json
 
     created = paper.published or datetime(2020, 1, 1, tzinfo=UTC)
@@ -109,7 +109,7 @@ def kaggle_line(paper: Paper) -> str:
 
 
 def api_page(papers: list[Paper], total: int | None = None) -> bytes:
-    """``papers`` as one arXiv API page (Atom, the 2026 layout of ARXIV_FORMATS.md §1)."""
+    """``papers`` as one arXiv API page (Atom, the 2026 layout)."""
     from xml.sax.saxutils import escape, quoteattr
 
     def stamp(moment: datetime | None) -> str:

@@ -2,9 +2,9 @@
 
 Every page goes through the same parse → store path as ``papertrack ingest``.
 Nothing here prints: progress goes to an optional callback and the result is a
-:class:`FetchReport`. Failures arXiv is known for (``ARXIV_FORMATS.md`` §1.5:
-HTTP 429 with no Retry-After, 503s, empty pages while ``totalResults`` promises
-more, cut-off bodies) are retried with exponential backoff and jitter; when the
+:class:`FetchReport`. Failures arXiv is known for (HTTP 429 with no Retry-After,
+503s, empty pages while ``totalResults`` promises more, cut-off bodies; see
+docs/feeds.md, "arXiv API pages") are retried with exponential backoff and jitter; when the
 tries run out, :class:`FetchError` says so and everything stored before is kept.
 A checkpoint in the data home lets the same command continue where it stopped.
 """
@@ -50,11 +50,11 @@ __all__ = [
 
 DEFAULT_API_URL = "https://export.arxiv.org/api/query"
 DEFAULT_LISTING_URL = "https://rss.arxiv.org/atom"
-#: arXiv's terms of use: "no more than one request every three seconds" (§1.2).
+#: arXiv's terms of use: "no more than one request every three seconds".
 DEFAULT_INTERVAL = 3.0
 DEFAULT_RETRIES = 5
 DEFAULT_PAGE_SIZE = 2000
-#: The API serves slices of at most 2000 and at most 30,000 results per query (§1.2).
+#: The API serves slices of at most 2000 and at most 30,000 results per query.
 MAX_PAGE_SIZE = 2000
 API_CAP = 30000
 #: No single wait between tries is longer than this (Retry-After included).
@@ -340,7 +340,7 @@ def fetch_listing(
 ) -> FetchReport:
     """Fetch today's rss.arxiv.org listing of ``categories`` (one request) and store it.
 
-    An empty listing is normal on arXiv's weekends and holidays (§2.1): the report's
+    An empty listing is normal on arXiv's weekends and holidays: the report's
     ``note`` then says "no announcement since …".
 
     Raises:
@@ -395,7 +395,7 @@ def api_query(categories: Sequence[str], first: date, last: date) -> str:
 
 
 def _api_url(base: str, query: str, start: int, size: int) -> str:
-    # Spaces as '+', parentheses encoded, ':' and '[ ]' literal, as in the user manual (§1.1).
+    # Spaces as '+', parentheses encoded, ':' and '[ ]' literal, as in arXiv's API user manual.
     params = [
         ("search_query", query),
         ("sortBy", "submittedDate"),
@@ -561,7 +561,7 @@ def fetch_range(
                 raise _Retry("a cut-off or malformed page")
             total = parsed.total_results or 0
             if not parsed.papers and not parsed.skipped and start < min(total, API_CAP):
-                # §1.5, arxiv.py #43: a valid but empty page although more results exist.
+                # arxiv.py #43: a valid but empty page although more results exist.
                 raise _Retry(f"an empty page although {total:,} results are reported")
             return parsed
 

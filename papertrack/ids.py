@@ -1,7 +1,7 @@
 """arXiv identifiers: recognise them in every form the feeds use, and normalise them.
 
-The rules come from arXiv's identifier help pages (``arxiv_identifier.md``,
-summarised in ARXIV_FORMATS.md §5):
+The rules come from arXiv's identifier help pages (``arxiv_identifier.md``;
+summarised in docs/feeds.md, "arXiv identifiers"):
 
 * new scheme (from April 2007): ``YYMM.NNNN`` up to 1412, ``YYMM.NNNNN`` from
   1501 on, with an optional ``vN`` (N >= 1);
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 # Compiled once: this runs for every entry of every feed.
-# The wrappers, all case-insensitive (ARXIV_FORMATS.md §5, "where ids appear"):
+# The wrappers, all case-insensitive:
 #   arXiv:<id>                      canonical citation form
 #   oai:arXiv.org:<id>              listing guids and OAI-PMH identifiers
 #   http(s)://[www.|export.]arxiv.org/(abs|pdf)/<id>[.pdf]   links and API entry ids
@@ -53,7 +53,7 @@ def _valid_new(yymm: str, num: str) -> bool:
     # rather than guessed at.
     if year < 7 or (year == 7 and month < 4):
         return False
-    # Four digits after the dot up to 1412, five from 1501 on (§5). arXiv
+    # Four digits after the dot up to 1412, five from 1501 on. arXiv
     # itself silently drops a five-digit 2008 id such as 0808.05394.
     return len(num) == (4 if int(yymm) < 1501 else 5)
 

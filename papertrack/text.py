@@ -5,7 +5,7 @@ strangers. So everything a feed says goes through :func:`clean_text`, which
 drops what could move the cursor, recolour the screen or reorder the line.
 arXiv metadata is TeX, so :func:`decode_tex_accents` turns ``Andr\\'e`` into
 ``André`` (listing feeds, the Kaggle snapshot and OAI-PMH all carry raw TeX
-accents; ARXIV_FORMATS.md §2.2, §3.2, §4).
+accents).
 """
 
 from __future__ import annotations
@@ -154,8 +154,8 @@ _SPECIAL_LETTERS = {
     "j": "ȷ",
 }
 
-# One pattern, compiled once. Forms handled (ARXIV_FORMATS.md §2.2 and §4
-# examples, plus the listing sample: Jakub\r{u}v, Kra{\ss}, S{\o}gaard):
+# One pattern, compiled once. Forms handled (examples from listings and the Kaggle
+# snapshot, plus the listing sample: Jakub\r{u}v, Kra{\ss}, S{\o}gaard):
 #   \'e  \'{e}  {\'e}  \' e  \'\i  \'{\i}        symbol accents
 #   \v{s}  \c c  {\v{s}}                          letter accents: braced or spaced
 #   \ss  {\ss}  \o  \aa{}  \O rsted               special letters

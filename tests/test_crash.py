@@ -68,7 +68,7 @@ SERVER = textwrap.dedent(
     import json, os, shutil, signal, sys, time, traceback
     from pathlib import Path
 
-    import papertrack.feeds  # warm: every fork parses a feed
+    import papertrack.feeds.syndication  # warm: every fork parses a feed (and feedparser)
     import papertrack.ingest as ingest
     import papertrack.store as store
     from papertrack.cli import main

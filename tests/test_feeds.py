@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -121,7 +123,7 @@ def test_api_affiliations_survive_per_author() -> None:
     assert paper.author_affiliations == (("LRI",), ("IBISC",))
     assert paper.affiliations == ["LRI", "IBISC"]
     assert [p.arxiv_id for p in page.papers if p.author_affiliations] == ["0804.0970"]
-    # Why the XML is read a second time: feedparser keeps only the last one (§1.6).
+    # Why the XML is read a second time: feedparser keeps only the last one.
     entry = feedparser.parse(io.BytesIO(raw(PAGE100))).entries[81]
     assert entry.id == "http://arxiv.org/abs/0804.0970v1"
     assert entry.arxiv_affiliation == "IBISC"
@@ -170,7 +172,7 @@ def test_api_old_style_ids_and_versions() -> None:
 
 
 def test_api_paragraph_breaks_and_indent_collapse() -> None:
-    # cs/0503050's summary has a leading "  " and a real paragraph break (§1.3).
+    # cs/0503050's summary has a leading "  " and a real paragraph break.
     assert b"statement coverage. Execution" in raw(PAGE100)
     abstract = by_id(parsed(PAGE100))["cs/0503050"].abstract
     assert abstract.startswith("A systematic, language-independent method")
@@ -189,7 +191,7 @@ def test_api_unicode_and_latex_titles() -> None:
 
 
 def test_api_title_zero() -> None:
-    # The old API omitted <title> for 2104.12255, whose title is literally "0" (§1.5).
+    # The old API omitted <title> for 2104.12255, whose title is literally "0".
     (paper,) = parsed(API26 + "id_2104.12255v1_s0_m100_6ae69987ffe1.xml").papers
     assert (paper.arxiv_id, paper.version, paper.title) == ("2104.12255", 1, "0")
     assert paper.authors == ("Quan Thoi Minh Nguyen",)
@@ -223,7 +225,7 @@ def test_api_invalid_id_dropped_silently_by_arxiv() -> None:
 
 
 def test_api_empty_page_with_results_promised_warns() -> None:
-    # The intermittent "valid but empty page" of arxiv.py #43 (§1.5), made from
+    # The intermittent "valid but empty page" of arxiv.py #43, made from
     # the real empty page by promising 5 results.
     data = raw(API26 + "id_0000.0000_s0_m100_8b51d9633a68.xml").replace(
         b"<opensearch:totalResults>0<", b"<opensearch:totalResults>5<"
@@ -247,7 +249,7 @@ def test_api_legacy_layout() -> None:
     assert paper.title == "Thermal melting of density waves on the square lattice"
     assert paper.authors == ("Adrian Del Maestro", "Subir Sachdev")
     assert paper.published == utc(2004, 12, 19, 16, 18, 24)
-    # Hard-wrapped at ~80 columns with a leading "  " (§1.3): one line now.
+    # Hard-wrapped at ~80 columns with a leading "  ": one line now.
     assert paper.abstract.startswith(
         "We present the theory of the effect of thermal fluctuations on commensurate "
         '"p x p" density wave ordering on the square lattice (p >= 3, integer).'
@@ -293,7 +295,7 @@ def test_listing_atom_counts() -> None:
         assert paper.paper_date == paper.announced
         assert paper.primary_guessed and paper.primary_category == paper.categories[0]
         assert paper.version == 1
-    # In the sample the first category is the primary (§2.3).
+    # In the sample the first category is the primary.
     new = [p for p in result.papers if p.announce_type == "new"]
     assert all(p.primary_category == "cs.AI" for p in new)
     cross = [p for p in result.papers if p.announce_type == "cross"]
@@ -307,10 +309,10 @@ def test_listing_first_entry() -> None:
         "Chain-of-Agents: End-to-End Agent Foundation Models via Multi-Agent Distillation "
         "and Agentic RL"
     )
-    # Only the text after "Abstract:" is the abstract (§2.2).
+    # Only the text after "Abstract:" is the abstract.
     assert paper.abstract.startswith("Recent advances in large language models (LLMs)")
     assert paper.abstract.endswith("for future research on agent models and agentic RL.")
-    # dc:creator is one comma-joined string (§2.5).
+    # dc:creator is one comma-joined string.
     assert len(paper.authors) == 30
     assert paper.authors[:2] == ("Weizhen Li", "Jianbo Lin")
     assert paper.authors[-1] == "Wangchunshu Zhou"
@@ -350,7 +352,7 @@ def test_listing_doi_journal_reference_and_licences() -> None:
 
 def test_listing_truncated_download_keeps_only_whole_entries() -> None:
     data = raw(TRUNCATED)
-    # feedparser alone returns the 87th entry, cut off mid-way (§2.5).
+    # feedparser alone returns the 87th entry, cut off mid-way.
     alone = feedparser.parse(io.BytesIO(data))
     assert alone.bozo and len(alone.entries) == 87
     result = parsed(TRUNCATED)
@@ -377,7 +379,7 @@ def test_listing_rss20_matches_the_atom_listing() -> None:
 
 
 def test_empty_listing_is_a_listing() -> None:
-    # Weekends and holidays give an empty listing (§2.1): made from the real
+    # Weekends and holidays give an empty listing: made from the real
     # header by dropping every entry.
     data = raw(LISTING)
     empty = data[: data.index(b"<entry>")] + b"</feed>"
@@ -404,7 +406,7 @@ def test_legacy_rss() -> None:
     ]
     for paper in result.papers:
         assert paper.source == "legacy-rss"
-        assert not paper.primary_guessed  # the bracket is the primary (§2.6)
+        assert not paper.primary_guessed  # the bracket is the primary
         assert paper.announced == utc(2017, 7, 28, 1, 30)  # channel dc:date, -05:00
         assert paper.published is None
         assert "(arXiv:" not in paper.title and not paper.title.endswith(".")
@@ -414,7 +416,7 @@ def test_legacy_rss() -> None:
     assert papers["1706.00679"].title == (
         "Testing Gaussian Process with Applications to Super-Resolution"
     )
-    # dc:creator is HTML anchors (§2.6).
+    # dc:creator is HTML anchors.
     assert papers["1706.00679"].authors == (
         "Jean-Marc Azaïs",
         "Yohann De Castro",
@@ -553,7 +555,7 @@ def test_oai_list_records() -> None:
     assert paper.arxiv_id == "0704.0471"
     # "D.V. Shetty, S.J. Yennello, and G.A. Souliotis": the serial comma too.
     assert paper.authors == ("D.V. Shetty", "S.J. Yennello", "G.A. Souliotis")
-    # Several DOIs separated by a space (§3.2): the first is kept.
+    # Several DOIs separated by a space: the first is kept.
     assert paper.doi == "10.1103/PhysRevC.76.024606"
     assert 'extremely " stiff " and " soft "' in paper.abstract
     richard = by_id(result)["0704.0716"]
@@ -595,7 +597,7 @@ def test_oai_cut_off_keeps_whole_records() -> None:
 
 def test_oai_arxiv_and_oai_dc_formats() -> None:
     # No real recording of these two formats exists here; the records below are
-    # the real 1302.2146 metadata (GetRecordResponse.xml) in the layouts of §3.2.
+    # the real 1302.2146 metadata (GetRecordResponse.xml) in the arXivRaw, arXiv and oai_dc layouts.
     arxiv_format = b"""<?xml version="1.0" encoding="UTF-8"?>
 <OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><GetRecord><record>
 <header><identifier>oai:arXiv.org:1302.2146</identifier><datestamp>2013-04-03</datestamp></header>
@@ -810,3 +812,18 @@ def test_parse_feed_raises_only_feed_error_on_feed_like_bytes(parts: list[bytes]
     except FeedError:
         return
     assert all(isinstance(p, Paper) for p in result.papers)
+
+
+def test_reading_json_lines_does_not_import_feedparser() -> None:
+    # feedparser is for RSS/Atom only: snapshot workers and `import papertrack.feeds`
+    # do without it, and the first RSS/Atom document imports it.
+    code = (
+        "import sys\n"
+        "from papertrack.feeds import parse_feed\n"
+        f"parse_feed(open({str(DATA / KAGGLE)!r}, 'rb').read())\n"
+        "print('feedparser' in sys.modules)\n"
+        f"parse_feed(open({str(DATA / LISTING)!r}, 'rb').read())\n"
+        "print('feedparser' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]

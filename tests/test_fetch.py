@@ -1,8 +1,8 @@
 """papertrack fetch against a real HTTP server on 127.0.0.1 replaying recorded arXiv answers.
 
 The API pages are cut from a recorded 100-entry API page (same result set, rewritten
-opensearch counters); failures arXiv is known for (ARXIV_FORMATS.md §1.5) are injected
-in front of the good answer.
+opensearch counters); failures arXiv is known for (429s, 503s, empty pages, cut-off
+bodies) are injected in front of the good answer.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""arXiv identifiers in every wrapper the feeds use (ARXIV_FORMATS.md §5)."""
+"""arXiv identifiers in every wrapper the feeds use (docs/feeds.md, "arXiv identifiers")."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from papertrack.ids import abs_url, format_arxiv_id, is_arxiv_id, parse_arxiv_id
         ("https://arxiv.org/abs/2508.13167?context=cs", ("2508.13167", None)),
         ("https://www.arxiv.org/abs/2508.13167/", ("2508.13167", None)),
         ("http://export.arxiv.org/abs/hep-ex/0406020v1", ("hep-ex/0406020", 1)),
-        # listing guid and OAI identifier (§2.3, §3.1)
+        # listing guid and OAI identifier
         ("oai:arXiv.org:2508.13426v1", ("2508.13426", 1)),
         ("oai:arXiv.org:0704.0471", ("0704.0471", None)),
-        # the API entry id is always http and versioned (§1.3)
+        # the API entry id is always http and versioned
         ("http://arxiv.org/abs/2202.12139v1", ("2202.12139", 1)),
         ("http://arxiv.org/abs/cs/0503050v1", ("cs/0503050", 1)),
         # old scheme
@@ -34,7 +34,7 @@ from papertrack.ids import abs_url, format_arxiv_id, is_arxiv_id, parse_arxiv_id
         ("cond-mat/0207270v1", ("cond-mat/0207270", 1)),
         ("cond-mat/0412498v1", ("cond-mat/0412498", 1)),
         ("q-bio/0310011", ("q-bio/0310011", None)),
-        # the subject class is dropped: external form math/0309136 (§5)
+        # the subject class is dropped: external form math/0309136
         ("math.GT/0309136", ("math/0309136", None)),
         ("arXiv:math.CA/0611800v2", ("math/0611800", 2)),
         # boundaries of the new scheme: 4 digits through 1412, 5 from 1501
@@ -57,8 +57,8 @@ def test_parse_arxiv_id_accepts(text: str, expected: tuple[str, int | None]) -> 
         "",
         "abc",
         "0000.0000",  # month 00
-        "1234.1234",  # month 34: the API rejects it as malformed (§1.4)
-        "0808.05394",  # five digits before 1501: arXiv drops it silently (§1.4)
+        "1234.1234",  # month 34: the API rejects it as malformed
+        "0808.05394",  # five digits before 1501: arXiv drops it silently
         "1501.0001",  # four digits from 1501 on
         "2513.12345",  # month 13
         "0703.0001",  # the new scheme starts at 0704
@@ -73,7 +73,7 @@ def test_parse_arxiv_id_accepts(text: str, expected: tuple[str, int | None]) -> 
         "https://example.org/abs/2508.13167",
         "https://arxiv.org/list/cs.AI/recent",
         "https://arxiv.org/api/errors#incorrect_id_format_for_abc",
-        "cond\u2014mat/0709123",  # the em dash example of §1.4
+        "cond\u2014mat/0709123",  # an em dash for the hyphen
         "\u0662\u0665\u0660\u0668.13167",  # Arabic-Indic digits are not ids
         "2508.13167 2508.13168",
         "x" * 1000,

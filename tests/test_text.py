@@ -26,7 +26,7 @@ _FORBIDDEN = {
 
 
 def test_clean_text_collapses_whitespace_to_one_line() -> None:
-    # The legacy API hard-wraps abstracts at ~80 columns with a leading "  " (§1.3).
+    # The legacy API hard-wraps abstracts at ~80 columns with a leading "  ".
     wrapped = "  We present the theory of the effect of thermal fluctuations on commensurate\n"
     wrapped += '"p x p" density wave ordering on the square lattice (p >= 3, integer). For the\n'
     assert clean_text(wrapped) == (
@@ -129,7 +129,7 @@ def test_decode_tex_accents_keeps_braces_that_group_more() -> None:
 
 
 def test_strip_html() -> None:
-    # The legacy RSS dc:creator and description (§2.6).
+    # The legacy RSS dc:creator and description.
     creators = (
         '<a href="http://arxiv.org/find/cs/1/au:+Perera_C/0/1/0/all/0/1">Charith Perera</a>, '
         '<a href="http://arxiv.org/find/cs/1/au:+Liu_C/0/1/0/all/0/1">Chang Liu</a>'
