@@ -83,7 +83,7 @@ class Paper:
         return replace(self, tags=tags)
 
     def to_dict(self) -> dict[str, Any]:
-        """The stable JSON schema of PRODUCT.md (plus a few documented extras).
+        """The stable JSON schema of docs/output.md (plus a few documented extras).
 
         The stored record without its provenance fields, with ``affiliations``
         (derived from ``author_affiliations``) after ``authors``.

@@ -1,6 +1,6 @@
 """Momentum: is a topic growing? Pure functions over the store index's daily counts.
 
-Semantics (PRODUCT.md), for topic T as of day D with a window of W weeks:
+Semantics (docs/momentum.md), for topic T as of day D with a window of W weeks:
 
 - ``current`` = papers of T with a paper date (UTC day) in (D − W, D], i.e. the
   7·W days ending with D; ``previous`` = those in (D − 2W, D − W].
@@ -187,7 +187,7 @@ class Momentum:
         return any(0 < w.covered_days < w.days for w in (self.current, self.previous))
 
     def to_dict(self) -> dict[str, Any]:
-        """The stable JSON form (PRODUCT.md's keys first)."""
+        """The stable JSON form (docs/output.md's keys first)."""
         return {
             "topic": self.topic,
             "name": self.name,
