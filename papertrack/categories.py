@@ -9,9 +9,20 @@ the archives that were categories of their own before subject classes (``hep-th`
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
-__all__ = ["ARXIV_CATEGORIES", "TAXONOMY_URL", "canonical", "is_arxiv_category", "suggest"]
+__all__ = [
+    "ARXIV_CATEGORIES",
+    "CATEGORY_NAME",
+    "TAXONOMY_URL",
+    "canonical",
+    "is_arxiv_category",
+    "suggest",
+]
+
+#: The shape of an arXiv category name (cs.AI, hep-th, cond-mat.stat-mech), known or not.
+CATEGORY_NAME = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[A-Za-z]+)?)?", re.ASCII)
 
 TAXONOMY_URL = "https://arxiv.org/category_taxonomy"
 

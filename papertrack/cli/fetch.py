@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from papertrack import paths
+from papertrack.categories import CATEGORY_NAME as _CATEGORY_RE
 from papertrack.cli.common import EXIT_CODES, QuietOpt, app, errors, load_catalog, open_store, say
 from papertrack.errors import UsageError
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 _API_URL = "https://export.arxiv.org/api/query"
 # An archive (hep-th, cs) or archive.subject (cs.AI, cond-mat.stat-mech), as arXiv names them.
-_CATEGORY_RE = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[A-Za-z]+)?)?", re.ASCII)
+
 _LISTING_URL = "https://rss.arxiv.org/atom"
 
 

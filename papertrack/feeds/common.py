@@ -8,13 +8,13 @@ same way (:func:`tex`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, Self
 
+from ..categories import CATEGORY_NAME as _CATEGORY_RE
 from ..errors import FeedError
 from ..ids import abs_url, pdf_url
 from ..models import Paper
@@ -256,7 +256,6 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
 
 # An arXiv category code: cs.AI, hep-th, cond-mat.str-el, q-fin.CP, math-ph.
 # API entries may also carry ACM/MSC classes as <category>, which are not.
-_CATEGORY_RE = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[A-Za-z]+)?)?", re.ASCII)
 
 
 def arxiv_categories(terms: Iterable[Any]) -> tuple[str, ...]:
