@@ -34,7 +34,7 @@ from .common import (
     unique,
     version_number,
 )
-from .xml import iter_elements
+from .xml import cut_off, iter_elements
 
 PAPERTRACK_NS = "urn:papertrack:schema:export:1"
 _PT = "{" + PAPERTRACK_NS + "}"
@@ -219,12 +219,7 @@ def parse_atom_export(data: bytes, source: str, now: datetime | None) -> ParsedF
     rule = DateRule.at(now)
     for item in iter_elements(data, frozenset({ATOM + "entry"})):
         if isinstance(item, ET.ParseError):
-            line, column = item.position
-            reason = str(item).split(":")[0]
-            result.error = (
-                f"{source}: the feed is cut off or malformed at line {line}, column {column} "
-                f"({reason}); kept the {len(result.papers):,} entries that arrived whole"
-            )
+            result.error = cut_off(source, item, len(result.papers))
             break
         collect(result, atom_export_paper(item, rule))
         item.clear()

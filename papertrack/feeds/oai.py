@@ -30,7 +30,7 @@ from .common import (
     version_number,
     ymd,
 )
-from .xml import iter_elements
+from .xml import cut_off, iter_elements
 
 _OAI = "{http://www.openarchives.org/OAI/2.0/}"
 _ARXIV_RAW = "{http://arxiv.org/OAI/arXivRaw/}"
@@ -143,12 +143,7 @@ def parse_oai(data: bytes, source: str, now: datetime | None = None) -> ParsedFe
     errors: list[tuple[str, str]] = []
     for item in iter_elements(data, wanted):
         if isinstance(item, ET.ParseError):
-            line, column = item.position
-            reason = str(item).split(":")[0]
-            result.error = (
-                f"{source}: the feed is cut off or malformed at line {line}, column {column} "
-                f"({reason}); kept the {len(result.papers):,} entries that arrived whole"
-            )
+            result.error = cut_off(source, item, len(result.papers))
             break
         if item.tag == _OAI + "error":
             errors.append((item.get("code") or "unknown", clean_text(item.text)))

@@ -194,3 +194,13 @@ def repair(data: bytes) -> Repair | None:
         closing = "".join(f"</{name}>" for name in reversed(still_open)).encode(encoding)
         return Repair(exc.lineno, exc.offset, reason, whole, data[:cut] + closing)
     return None
+
+
+def cut_off(source: str, error: ET.ParseError, kept: int) -> str:
+    """The error of a document that breaks at ``error``, after ``kept`` whole entries."""
+    line, column = error.position
+    reason = str(error).split(":")[0]
+    return (
+        f"{source}: the feed is cut off or malformed at line {line}, column {column} "
+        f"({reason}); kept the {kept:,} entries that arrived whole"
+    )
