@@ -54,6 +54,18 @@ def _fsync_dir(path: Path) -> None:
 _staged: list[tuple[Path, Path | None]] | None = None
 
 
+def read_if_there(path: Path) -> bytes | None:
+    """The bytes of ``path``, or None when it does not exist; other failures are one StoreError."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(
+            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
+        ) from None
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
 

@@ -441,15 +441,12 @@ def _manifest(names: Collection[str]) -> bytes:
 
 def _read_manifest(folder: Path) -> set[str] | None:
     """The files the site in ``folder`` lists, or None when ``folder`` holds no site."""
+    from papertrack.files import read_if_there
+
     path = folder / MARKER
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = read_if_there(path)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise StoreError(
-            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
-        ) from None
     try:
         data = json.loads(raw)
         files = data["files"]

@@ -14,7 +14,7 @@ import orjson
 from tinydb.storages import Storage
 
 from papertrack.errors import StoreError
-from papertrack.files import write_atomic
+from papertrack.files import read_if_there, write_atomic
 
 __all__ = ["PAPERS_TABLE", "REPAIR_HINT", "AtomicJSONStorage", "read_json"]
 
@@ -24,14 +24,9 @@ PAPERS_TABLE = "papers"
 
 def read_json(path: Path) -> Any:
     """Read one store file; a damaged file is a StoreError naming it."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = read_if_there(path)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise StoreError(
-            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
-        ) from exc
     try:
         # orjson reads a week file of 2,000 papers in ~17 ms, json in ~28 ms.
         return orjson.loads(raw)
