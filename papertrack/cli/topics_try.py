@@ -1,0 +1,193 @@
+"""`topics test` and `topics explain`: try a query or a topic, and say why a paper is tagged."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from papertrack.cli.common import (
+    EXIT_CODES,
+    AsOfOpt,
+    JsonOpt,
+    ViewFormat,
+    ViewFormatOpt,
+    busy,
+    errors,
+    load_catalog,
+    open_store,
+    out,
+    say,
+)
+from papertrack.cli.output import emit_json
+from papertrack.cli.topics import CategoryOpt, _as_of, _counted_store, _model_info, topics_app
+from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
+
+if TYPE_CHECKING:
+    from papertrack.topics import Catalog, Topic
+
+
+# --------------------------------------------------------------------------- test
+
+
+def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Topic, bool]:
+    """The topic ``text`` names, or an unsaved topic with ``text`` as its query."""
+    import re
+
+    from papertrack.topics import Topic
+
+    # Only plain words can name a topic: anything with query syntax is a query.
+    if not categories and re.fullmatch(r"[\w .-]+", text.strip()):
+        try:
+            return catalog.find(text), True
+        except UnknownTopicError:
+            pass
+    return Topic(name="Query", slug="query", query=text, categories=tuple(categories)), False
+
+
+@topics_app.command("test", epilog=EXIT_CODES)
+def topics_test(
+    definition: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY|TOPIC", help="A query, or the name or slug of a topic to test."
+        ),
+    ],
+    category: CategoryOpt = None,
+    as_of: AsOfOpt = None,
+    sample: Annotated[
+        int, typer.Option("--sample", min=0, help="How many matching papers to show.")
+    ] = 5,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="Seed of the sample, to get the same one again.", show_default=False
+        ),
+    ] = None,
+    fmt: ViewFormatOpt = ViewFormat.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Try a query or a topic on the stored papers, without saving anything.
+
+    Prints how many papers match and their share of the store, the matches in
+    each of the 12 ISO weeks (Monday start, UTC) ending with --as-of, and a sample
+    of matching papers (random; the seed is printed, pass it as --seed to get
+    the same sample again). A topic's name or slug tests that topic; anything
+    else is read as a query, with --category as 'topics add' takes it. Reads the
+    whole store, one week at a time.
+
+    Examples:
+
+    \b
+        papertrack topics test 'agent* AND benchmark*'
+        papertrack topics test '"world model*" AND (llm* OR agent*)' -c 'cs.*' --sample 10
+        papertrack topics test llm-agent-training --seed 7 --json
+    """
+    import secrets
+
+    from papertrack.diagnose import try_topic
+
+    with errors():
+        day = _as_of(as_of)
+        catalog = load_catalog()
+        topic, saved = _definition(catalog, definition, category or [])
+        store = _counted_store(catalog) if saved else open_store()
+        chosen_seed = secrets.randbelow(10_000) if seed is None else seed
+        with busy(f"Trying {topic.name} on every stored paper") as progress:
+            trial = try_topic(
+                store,
+                topic,
+                as_of=day,
+                saved=saved,
+                sample=sample,
+                seed=chosen_seed,
+                progress=progress,
+            )
+        model = _model_info(topic) if saved else {}
+        if as_json or fmt is ViewFormat.json:
+            emit_json({**trial.to_dict(), **model})
+        else:
+            from papertrack import render
+
+            title = f"{topic.name} ({topic.slug})" if saved else f'Query "{topic.query.strip()}"'
+            if topic.categories and not saved:
+                title += f" in {', '.join(topic.categories)}"
+            out().print(render.trial_view(trial, title))
+            figures = model.get("examples")
+            if figures:
+                say(
+                    f"It decides by {model['decide']}; on its {figures['positives']:,} examples in "
+                    f"and {figures['negatives']:,} out, cross-validated: precision "
+                    f"{figures['precision']:.2f}, recall {figures['recall']:.2f}, "
+                    f"F1 {figures['f1']:.2f}."
+                )
+        if not store.exists() or trial.total == 0:
+            say("No papers in the store yet. Run 'papertrack ingest FILE' first.")
+
+
+# --------------------------------------------------------------------------- explain
+
+
+@topics_app.command("explain", epilog=EXIT_CODES)
+def topics_explain(
+    arxiv_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="ARXIV_ID",
+            help="A stored paper: 2508.13167, 2508.13167v2, arXiv:2508.13167 or its URL.",
+        ),
+    ],
+    topic: Annotated[
+        str | None,
+        typer.Argument(help="A topic to explain, also (above all) when the paper is not in it."),
+    ] = None,
+    fmt: ViewFormatOpt = ViewFormat.table,
+    as_json: JsonOpt = False,
+) -> None:
+    """Explain which topics a paper is in: which terms matched, in which field.
+
+    With a TOPIC, goes through that topic's conditions (its category filter and
+    each AND-ed part of its query) and says which the paper meets; when it is not
+    in the topic, says why not.
+
+    Examples:
+
+    \b
+        papertrack topics explain 2508.13167
+        papertrack topics explain https://arxiv.org/abs/2508.13167v2 gui-agents
+        papertrack topics explain arXiv:2508.13167 llm-agent-training --json
+    """
+    from papertrack.diagnose import explain
+    from papertrack.ids import parse_arxiv_id
+
+    with errors():
+        catalog = load_catalog()
+        chosen = catalog.find(topic) if topic else None
+        parsed = parse_arxiv_id(arxiv_id)
+        key = parsed[0] if parsed else arxiv_id.strip()
+        store = open_store()
+        paper = store.get(key) if store.exists() else None
+        if paper is None:
+            if parsed is None:
+                raise UsageError(
+                    f"{arxiv_id!r} is not an arXiv id, and no stored paper has it as its id. "
+                    "Write it like 2508.13167, arXiv:2508.13167 or https://arxiv.org/abs/2508.13167"
+                )
+            raise PapertrackError(
+                f"no paper {key} in the store. Ingest a feed that has it, or check the id with "
+                "'papertrack latest --json'"
+            )
+        explanations = explain(paper, catalog, chosen)
+        if as_json or fmt is ViewFormat.json:
+            emit_json(
+                {
+                    "arxiv_id": paper.arxiv_id,
+                    "title": paper.title,
+                    "categories": list(paper.categories),
+                    "topics": [e.to_dict() for e in explanations],
+                }
+            )
+        else:
+            from papertrack import render
+
+            out().print(render.explanation_view(paper, explanations, asked=chosen is not None))
