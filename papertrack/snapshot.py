@@ -163,6 +163,8 @@ class _Prepared:
     records: list[dict[str, Any]] = field(default_factory=list)
     broken: list[int] = field(default_factory=list)
     filtered: int = 0
+    #: Dates the one date rule dropped (their papers are kept).
+    dates_dropped: int = 0
     last_line: int = 0
     #: Whether that last line lacks its newline: the end of a cut download.
     last_unterminated: bool = False
@@ -178,8 +180,10 @@ class _Preparer:
 
     def __call__(self, numbers: list[int], lines: list[bytes]) -> _Prepared:
         from papertrack import feeds
+        from papertrack.feeds.common import DateRule
 
         out = _Prepared()
+        dates = DateRule.at(None)
         keep, tag = self.keep, self.catalog.tag_fields
         for lineno, line in zip(numbers, lines, strict=True):
             out.last_line = lineno
@@ -190,7 +194,7 @@ class _Preparer:
                     out.filtered += 1
                     continue
             try:
-                paper = feeds.parse_jsonl_line(line, self.source, lineno)
+                paper = feeds.parse_jsonl_line(line, self.source, lineno, dates)
             except FeedError:
                 out.broken.append(lineno)
                 continue
@@ -208,6 +212,7 @@ class _Preparer:
                 out.broken.append(lineno)
                 continue
             out.records.append(record)
+        out.dates_dropped = dates.dropped
         return out
 
 
@@ -312,6 +317,7 @@ class _Snapshot:
         self.checkpoint = None if array else _Checkpoint.find(writer.store, source, self.raw)
         self.unit = ("item", "items") if array else ("line", "lines")
         self.broken: list[int] = []
+        self.dates_dropped = 0
         self.too_long = 0
         self.last_line = 0
         self.last_unterminated = False
@@ -338,6 +344,15 @@ class _Snapshot:
             gc.set_threshold(*thresholds)
             if self.pool is not None:
                 self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.dates_dropped:
+            # The same warning, in the same words, as every other format gives.
+            from papertrack.feeds.common import DateRule
+
+            rule = DateRule.at(None)
+            rule.dropped = self.dates_dropped
+            warning = rule.warning(self.source)
+            if warning:
+                self.report.warnings.append(warning)
         broken = self._broken_clause()
         if self.read_error is not None:
             # The checkpoint stays: the same file again resumes at once (and fails the same way).
@@ -457,6 +472,7 @@ class _Snapshot:
         self.broken.extend(sorted(prepared.broken + chunk.too_long))
         self.too_long += len(chunk.too_long)
         self.report.filtered += prepared.filtered
+        self.dates_dropped += prepared.dates_dropped
         if prepared.last_line > self.last_line:
             self.last_line = prepared.last_line
             self.last_unterminated = prepared.last_unterminated

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import pathlib
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -207,3 +208,19 @@ def test_a_snapshot_line_read_alone_drops_the_date_and_keeps_the_line(when: str)
     # What `ingest` does with each line of a snapshot, in its workers.
     paper = parse_jsonl_line(kaggle(BAD_DATES[when]), "snapshot.jsonl", 1)
     assert (paper.arxiv_id, paper.published, paper.updated) == ("2401.00001", None, None)
+
+
+def test_a_bulk_snapshot_ingest_warns_about_dropped_dates_in_the_same_words(
+    isolated_home: object, tmp_path: pathlib.Path
+) -> None:
+    from helpers import run
+
+    snapshot = tmp_path / "snapshot.jsonl"
+    snapshot.write_text(kaggle(BAD_DATES["2090"]), "utf-8")
+    done = run("ingest", "-v", str(snapshot))
+    assert done.exit_code == 0, done.stderr
+    found = WARNING.search(done.stderr)
+    assert found is not None, done.stderr
+    assert found.group("count") == "1"
+    shown = run("show", "2401.00001", "--json")
+    assert shown.exit_code == 0 and '"published": null' in shown.stdout
