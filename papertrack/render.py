@@ -70,8 +70,19 @@ def format_tags(tags: Sequence[str], names: Mapping[str, str], shown: int | None
     return format_names(labels, len(labels) if shown is None else shown, sep=" · ")
 
 
-def papers_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str]) -> Table:
-    """The 'latest papers' table: one row a paper, newest first."""
+#: The widest tag word the tags column makes room for (longer ones are folded).
+TAG_WORD_MAX = 16
+#: Below this console width the tags column's ratio share is too narrow for a tag word.
+NARROW_TABLE = 120
+
+
+def papers_table(
+    papers: Sequence[Paper], title: str, tag_names: Mapping[str, str], width: int | None = None
+) -> Table:
+    """The 'latest papers' table: one row a paper, newest first.
+
+    ``width``, the console's, lets a narrow table keep whole tag words (see below).
+    """
     # The title is what a reader scans: it gets half the width the date and category
     # leave (ratio 4 of 8, with authors and tags at 2 each), and never so little that
     # a long word of it is cut ("Psychology-Grounded"). Rich applies ratios only to
@@ -88,7 +99,20 @@ def papers_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, st
     with_affiliations = any(paper.author_affiliations for paper in papers)
     if with_affiliations:
         table.add_column("Affiliations", ratio=2, overflow="fold", style="dim")
-    table.add_column("Tags", ratio=2, overflow="fold", style="green")
+    # Wide enough for the longest word of a tag shown ("Reinforcement"): a topic name
+    # broken mid-word is one a reader cannot recognise. Rich gives a column with a
+    # ratio its share and ignores min_width, so where the share would be narrower
+    # than that word the column gets a fixed width instead (padding included).
+    words = [w for p in papers for t in p.tags[:4] for w in tag_names.get(t, t).split()]
+    tag_width = min(max(map(len, words), default=4), TAG_WORD_MAX) + 2
+    fixed = width is not None and width < NARROW_TABLE
+    table.add_column(
+        "Tags",
+        ratio=None if fixed else 2,
+        width=tag_width if fixed else None,
+        overflow="fold",
+        style="green",
+    )
     for paper in papers:
         cells = [
             Text(format_date(paper.paper_date)),

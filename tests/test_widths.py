@@ -71,3 +71,22 @@ def test_titles_get_the_width_and_whole_words(
             assert len(lines) <= max(2, -(-len(title) // 60)), lines
     if width == "80":
         assert max(len(line) for line in result.stdout.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("width", ["80", "100", "160"])
+def test_no_tag_word_is_broken_across_lines(width: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from papertrack.topics import Catalog
+
+    monkeypatch.setenv("COLUMNS", width)
+    result = run("latest", "-n", "20")
+    assert result.exit_code == 0, result.stderr
+    words = {w for t in Catalog.default().topics for w in t.name.split()}
+    body = result.stdout.split("┩", 1)[1]
+    pieces = set()
+    for line in body.splitlines():
+        cells = line.split("│")
+        if len(cells) >= 5:
+            pieces.update(cells[-2].replace("·", " ").split())  # the Tags column
+    # Every piece of a tag cell is a whole word of a topic name (or a "+N" count).
+    assert all(p in words or p.startswith("+") for p in pieces), pieces - words
+    assert "Reinforcement" in pieces or "Learning" not in pieces

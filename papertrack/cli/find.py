@@ -139,7 +139,7 @@ def search(
             from papertrack import render
 
             names = {t.slug: t.name for t in catalog.topics}
-            return render.papers_table(found.papers, header, names)
+            return render.papers_table(found.papers, header, names, common.out().width)
 
         emit_papers(found.papers, fmt, table)
         if not found.papers:

@@ -292,11 +292,11 @@ def topic_page(
             header = f"Latest papers ({total:,})"
             names = {t.slug: t.name for t in catalog.topics}
             table: Any = None
-            if papers:
-                table = (render.paper_cards if abstract else render.papers_table)(
-                    papers, header, names
-                )
             console = out()
+            if papers and abstract:
+                table = render.paper_cards(papers, header, names)
+            elif papers:
+                table = render.papers_table(papers, header, names, console.width)
             width = render.chart_width(console.width)
             shown = [(names.get(s, s), n) for s, n in related]
             console.print(

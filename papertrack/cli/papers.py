@@ -323,7 +323,7 @@ def latest(
 
             if abstract:
                 return render.paper_cards(papers, header, names)
-            return render.papers_table(papers, header, names)
+            return render.papers_table(papers, header, names, out().width)
 
         emit_papers(papers, fmt, table)
         if not papers:
