@@ -466,9 +466,7 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
     finally:
         text.close()
     placed = {pid: weeks[0] for pid, weeks in checkup.placed.items() if len(weeks) == 1}
-    wrong = sorted(
-        pid for pid in placed.keys() | held.keys() if pid in placed and held.get(pid) != placed[pid]
-    )
+    wrong = sorted(pid for pid, week in placed.items() if held.get(pid) != week)
     extra = sorted(
         pid for pid in held.keys() - checkup.placed.keys() if held[pid] not in unreadable
     )

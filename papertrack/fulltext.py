@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.errors import StoreError
+from papertrack.query import And, Category, Not, Or, Term, author_words, tokenize
 
 __all__ = [
     "FILE",
@@ -67,19 +68,13 @@ _SCHEMA = (
 _TEX = re.compile(r"[\\$]")
 
 
-def _words(text: str) -> list[str]:
-    from papertrack.query import tokenize
-
-    return tokenize(text)
-
-
 def _column(text: str) -> str:
     """The folded words of ``text``, each once, and those of its rendered TeX."""
-    words = _words(text)
+    words = tokenize(text)
     if _TEX.search(text):
         from papertrack.tex import render_tex
 
-        words += _words(render_tex(text))  # tagging reads TeX as it renders
+        words += tokenize(render_tex(text))  # tagging reads TeX as it renders
     return " ".join(dict.fromkeys(words))
 
 
@@ -87,13 +82,11 @@ def index_row(
     title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
 ) -> tuple[str, str, str, str]:
     """The four FTS columns of a paper's raw fields."""
-    from papertrack.query import author_words
-
     return (
         _column(title),
         _column(abstract),
         " ".join(dict.fromkeys(author_words(authors))),
-        " ".join(dict.fromkeys(_words(" ".join(categories)))),
+        " ".join(dict.fromkeys(tokenize(" ".join(categories)))),
     )
 
 
@@ -118,8 +111,6 @@ def fts_query(node: Any) -> str | None:
     ``NOT`` and category prefixes cannot narrow (None stands for "any paper");
     a phrase is looked up as all of its words.
     """
-    from papertrack.query import And, Category, Not, Or, Term
-
     if isinstance(node, Term):
         words = [_quote(w, p) for w, p in zip(node.words, node.prefix, strict=True) if w]
         if not words:
@@ -128,7 +119,7 @@ def fts_query(node: Any) -> str | None:
     if isinstance(node, Category):
         if node.prefix:
             return None
-        words = _words(node.name)
+        words = tokenize(node.name)
         return f"categories : ({' AND '.join(_quote(w, False) for w in words)})" if words else None
     if isinstance(node, Not):
         return None
