@@ -3,6 +3,7 @@
     python data/labels/draw.py CORPUS.jsonl.gz OUT_DIR
     python data/labels/draw.py --round2 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --round3 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
+    python data/labels/draw.py --round4 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
 
 CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
 per line; its provenance is in SOURCES.md beside this file). Papers are split by
@@ -144,6 +145,41 @@ ROUND3_SEED = 20261203
 ROUND3_QUOTAS = {"agent-train": 550, "rare": 450, "train-near": 300, "agent": 400}
 
 
+# Round 4 (a third session): the models fitted on rounds 1-3 are used to *draw*
+# papers, never to label them. Pool ``uncertain`` holds the unlabelled train papers
+# on which some narrow topic's model scored within UNCERTAIN_MARGIN logits of its
+# threshold: the papers the models could not decide, where a label teaches most
+# (uncertainty sampling). Labellers see only title and abstract, as before.
+# It was drawn with the models and features of commit 12a7f5d: run it there to
+# draw the same papers (later models score differently).
+ROUND4_SEED = 20261204
+ROUND4_QUOTAS = {"uncertain": 1200, "agent-train": 500, "rare": 400, "train-near": 300}
+ROUND4_BATCHES = 8
+UNCERTAIN_MARGIN = 0.5
+#: The topics whose queries and models take most papers of arXiv's AI listings; the
+#: uncertain pool is drawn from the narrow topics' models only.
+BROAD = {"large-language-models", "computer-vision", "reinforcement-learning"}
+
+
+def _uncertain(papers: list[dict[str, str]]) -> list[dict[str, str]]:
+    from papertrack import learn, paths
+    from papertrack.tex import render_tex
+
+    folder = paths.data_dir() / "models"
+    models = {
+        path.stem: learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+        for path in sorted(folder.glob("*.json"))
+        if path.stem not in BROAD
+    }
+    scorer = learn.ModelSet(models)
+    chosen = []
+    for p in papers:
+        scores = scorer.scores(learn.features(render_tex(p["title"]), render_tex(p["abstract"])))
+        if min(abs(scores[k] - models[k].threshold) for k in scores) < UNCERTAIN_MARGIN:
+            chosen.append(p)
+    return chosen
+
+
 def round2(
     corpus: str,
     labelled: str,
@@ -151,6 +187,7 @@ def round2(
     number: int = 2,
     seed: int = ROUND2_SEED,
     quotas: dict[str, int] = ROUND2_QUOTAS,
+    batches: int = ROUND2_BATCHES,
 ) -> None:
     """Draw round ``number`` from the train split, skipping every paper already labelled."""
     rng = random.Random(seed)
@@ -185,6 +222,8 @@ def round2(
         ],
         "agent": [p for p in part if AGENT.search(text(p))],
     }
+    if "uncertain" in quotas:
+        pools["uncertain"] = _uncertain(part)
     taken: set[str] = set()
     drawn: list[dict[str, str]] = []
     sizes = {"papers": len(part)}
@@ -203,9 +242,9 @@ def round2(
     with open(outdir / f"drawn{number}.jsonl", "w", encoding="utf-8") as fh:
         for p in drawn:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
-    for b in range(ROUND2_BATCHES):
+    for b in range(batches):
         with open(outdir / f"r{number}batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
-            for p in drawn[b::ROUND2_BATCHES]:
+            for p in drawn[b::batches]:
                 item = {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]}
                 fh.write(json.dumps(item, ensure_ascii=False) + "\n")
 
@@ -215,5 +254,8 @@ if __name__ == "__main__":
         round2(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1] == "--round3":
         round2(sys.argv[2], sys.argv[3], sys.argv[4], 3, ROUND3_SEED, ROUND3_QUOTAS)
+    elif sys.argv[1] == "--round4":
+        args = (4, ROUND4_SEED, ROUND4_QUOTAS, ROUND4_BATCHES)
+        round2(sys.argv[2], sys.argv[3], sys.argv[4], *args)
     else:
         main(sys.argv[1], sys.argv[2])
