@@ -236,12 +236,17 @@ class ModelView:
         return self.score >= self.threshold
 
     def to_dict(self) -> dict[str, Any]:
+        from papertrack.learn import describe
+
+        def listed(items: tuple[tuple[str, float], ...]) -> list[dict[str, Any]]:
+            return [{"feature": f, "about": describe(f), "weight": round(w, 3)} for f, w in items]
+
         return {
             "score": round(self.score, 3),
             "threshold": round(self.threshold, 3),
             "fired": self.fired,
-            "up": [{"feature": f, "weight": round(w, 3)} for f, w in self.up],
-            "down": [{"feature": f, "weight": round(w, 3)} for f, w in self.down],
+            "up": listed(self.up),
+            "down": listed(self.down),
         }
 
 
@@ -382,8 +387,11 @@ def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> 
     if topic.decide != "query":
         from papertrack.learn import features
         from papertrack.tex import render_tex
+        from papertrack.topics import default_hits
 
-        feats = features(render_tex(paper.title), render_tex(paper.abstract))
+        title, abstract = render_tex(paper.title), render_tex(paper.abstract)
+        bundled = default_hits(title, abstract, paper.authors, paper.categories)
+        feats = features(title, abstract, bundled)
         model = topic.model
         up, down = model.contributions(feats)
         view = ModelView(model.score(feats), model.threshold, tuple(up), tuple(down))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -38,6 +39,7 @@ __all__ = [
     "FORMAT",
     "ModelSet",
     "TopicModel",
+    "describe",
     "features",
     "fit",
     "fit_topic",
@@ -59,15 +61,225 @@ _isdigit = str.isdigit
 # Features
 
 
-def features(title: str, abstract: str) -> frozenset[str]:
-    """The features of a paper: its words, its title words and its word pairs.
+#: Kinds of thing the agent topics are made of, each a list of words and word
+#: pairs (as :func:`tokenize` writes them). A topic such as "LLM agent training"
+#: is a conjunction: the paper trains (TRAIN) a model that acts (AGENT, ACT) and
+#: is a language model (LLM). A linear model over words can only add evidence up,
+#: so it cannot tell "we train an agent" from an abstract that trains something
+#: and mentions agents elsewhere; a feature for two kinds in *one sentence*
+#: ("s:AGENT+TRAIN") can. The lists were written by hand from the topics'
+#: definitions, not selected on labelled papers.
+CONCEPTS: dict[str, tuple[str, ...]] = {
+    "AGENT": ("agent", "agents", "agentic", "multi agent", "multiagent"),
+    "LLM": (
+        "llm",
+        "llms",
+        "language model",
+        "language models",
+        "vlm",
+        "vlms",
+        "mllm",
+        "mllms",
+        "gpt",
+        "qwen",
+        "qwen2",
+        "qwen3",
+        "llama",
+        "deepseek",
+        "foundation model",
+        "foundation models",
+    ),
+    "TRAIN": (
+        "train",
+        "training",
+        "trained",
+        "trains",
+        "fine tune",
+        "fine tuning",
+        "fine tuned",
+        "finetune",
+        "finetuning",
+        "finetuned",
+        "sft",
+        "post training",
+        "distill",
+        "distillation",
+        "distilled",
+    ),
+    "RL": (
+        "rl",
+        "reinforcement",
+        "grpo",
+        "ppo",
+        "dpo",
+        "reward",
+        "rewards",
+        "policy optimization",
+        "policy gradient",
+        "rlvr",
+        "rlhf",
+    ),
+    "TOOL": (
+        "tool",
+        "tools",
+        "function calling",
+        "function call",
+        "api",
+        "apis",
+        "mcp",
+        "tool use",
+        "tool calling",
+        "code interpreter",
+        "calculator",
+    ),
+    "SEARCH": (
+        "search",
+        "retrieval",
+        "retrieve",
+        "web",
+        "browse",
+        "browsing",
+        "search engine",
+        "rag",
+    ),
+    "ACT": (
+        "multi turn",
+        "trajectory",
+        "trajectories",
+        "environment",
+        "environments",
+        "interactive",
+        "interaction",
+        "long horizon",
+        "actions",
+        "action",
+        "step",
+        "steps",
+        "rollout",
+        "rollouts",
+        "episode",
+        "episodes",
+    ),
+    "BENCH": ("benchmark", "benchmarks", "evaluation", "evaluate", "suite", "leaderboard"),
+    "DATA": (
+        "synthetic",
+        "synthesize",
+        "synthesized",
+        "synthesis",
+        "data generation",
+        "generated data",
+        "augmentation",
+    ),
+    "GUI": (
+        "gui",
+        "screen",
+        "screenshot",
+        "screenshots",
+        "click",
+        "web page",
+        "webpage",
+        "mobile",
+        "android",
+        "desktop",
+        "ui",
+    ),
+    "MEM": ("memory", "long context", "long horizon", "planning", "plan"),
+    "ROBOT": ("robot", "robots", "robotic", "robotics", "manipulation", "embodied", "vla"),
+    "REASON": ("reasoning", "math", "mathematical", "cot"),
+}
+
+
+#: How :func:`describe` names each kind of :data:`CONCEPTS`.
+CONCEPT_NAMES = {
+    "AGENT": "agents",
+    "LLM": "language models",
+    "TRAIN": "training",
+    "RL": "RL",
+    "TOOL": "tools",
+    "SEARCH": "search",
+    "ACT": "actions",
+    "BENCH": "benchmarks",
+    "DATA": "synthetic data",
+    "GUI": "GUIs",
+    "MEM": "memory or planning",
+    "ROBOT": "robots",
+    "REASON": "reasoning",
+}
+
+
+def describe(feature: str) -> str:
+    """A feature as a reader would say it: ``"s:AGENT+TRAIN"`` is
+    ``"one sentence: agents + training"``, ``"t:agent"`` is ``"title: agent"``."""
+    kind, _, rest = feature.partition(":")
+    if not rest or kind not in ("t", "tc", "s", "q"):
+        return feature
+    if kind == "t":
+        return f"title: {rest}"
+    if kind == "q":
+        return f"query of {rest} matches"
+    named = " + ".join(CONCEPT_NAMES.get(part, part) for part in rest.split("+"))
+    return f"title: {named}" if kind == "tc" else f"one sentence: {named}"
+
+
+def _concept_masks(pairs: bool) -> dict[str, int]:
+    """Phrase -> bit mask of the kinds it belongs to (bit i: the i-th kind of CONCEPTS)."""
+    masks: dict[str, int] = {}
+    for bit, phrases in enumerate(CONCEPTS.values()):
+        for phrase in phrases:
+            if (" " in phrase) == pairs:
+                masks[phrase] = masks.get(phrase, 0) | 1 << bit
+    return masks
+
+
+_WORD_MASKS = _concept_masks(pairs=False)
+_PAIR_MASKS = _concept_masks(pairs=True)
+_WORD_KEYS = frozenset(_WORD_MASKS)
+_PAIR_KEYS = frozenset(_PAIR_MASKS)
+_KINDS = tuple(CONCEPTS)
+#: A sentence ends at ., ! or ? followed by white space.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: (prefix, mask) -> the features of the kinds in mask, alone (title only) and in pairs.
+_MASK_FEATURES: dict[tuple[str, int], tuple[str, ...]] = {}
+
+
+def _mask_features(prefix: str, mask: int) -> tuple[str, ...]:
+    """``tc:AGENT``, ``tc:AGENT+TRAIN``, ... for the kinds in ``mask`` (memoised: there
+    are few distinct masks, and this runs for every sentence)."""
+    key = (prefix, mask)
+    found = _MASK_FEATURES.get(key)
+    if found is None:
+        kinds = sorted(kind for bit, kind in enumerate(_KINDS) if mask >> bit & 1)
+        pairs = [f"{prefix}{a}+{b}" for i, a in enumerate(kinds) for b in kinds[i + 1 :]]
+        alone = [prefix + kind for kind in kinds] if prefix == "tc:" else []
+        found = _MASK_FEATURES[key] = (*alone, *pairs)
+    return found
+
+
+def _mask(words: list[str], pairs: list[str]) -> int:
+    """The kinds of CONCEPTS a run of words (and its word pairs) mentions, as a bit mask."""
+    mask = 0
+    for word in _WORD_KEYS.intersection(words):
+        mask |= _WORD_MASKS[word]
+    for pair in _PAIR_KEYS.intersection(pairs):
+        mask |= _PAIR_MASKS[pair]
+    return mask
+
+
+def features(title: str, abstract: str, hints: Iterable[str] = ()) -> frozenset[str]:
+    """The features of a paper: its words, title words, word pairs, concepts and hints.
 
     * every word of title and abstract (``"agent"``), except pure numbers, which
       say little on their own;
     * every title word again, prefixed ``"t:"`` (``"t:agent"``): a word in the
       title says more about a paper's topic than the same word in the abstract;
     * every pair of adjacent words (``"language model"``), numbers included
-      (``"gpt 4"``), within the title and within the abstract, never across the two.
+      (``"gpt 4"``), within the title and within one sentence of the abstract;
+    * every :data:`CONCEPTS` kind the title mentions (``"tc:AGENT"``) and every two
+      kinds mentioned together, in the title (``"tc:AGENT+TRAIN"``) or in one
+      sentence of the abstract (``"s:AGENT+TRAIN"``);
+    * ``"q:" + hint`` for each of ``hints``: the default topics whose query the
+      paper matches (see :meth:`papertrack.topics.Catalog.hints`), so a model can
+      lean on the hand-written conjunctions of the queries.
 
     Words are :func:`papertrack.topics.tokenize`'s (case- and accent-folded, split at
     every non-alphanumeric), so models see the text the way queries do.
@@ -75,15 +287,25 @@ def features(title: str, abstract: str) -> frozenset[str]:
     # Written for speed (this runs on every paper at ingest): set updates fed by
     # C-level map/zip, and str.isdigit only on the distinct words.
     title_words = tokenize(title)
-    words = tokenize(abstract)
+    title_pairs = list(map(_join, zip(title_words, title_words[1:], strict=False)))
     feats = set(title_words)
-    feats.update(words)
+    feats.update(["t:" + word for word in title_words if not word.isdigit()])
+    feats.update(title_pairs)
+    mask = _mask(title_words, title_pairs)
+    if mask:
+        feats.update(_mask_features("tc:", mask))
+    for part in _SENTENCE_END.split(abstract):
+        words = tokenize(part)
+        pairs = list(map(_join, zip(words, words[1:], strict=False)))
+        feats.update(words)
+        feats.update(pairs)
+        mask = _mask(words, pairs)
+        if mask & (mask - 1):  # two kinds or more
+            feats.update(_mask_features("s:", mask))
     numbers = list(filter(_isdigit, feats))
     if numbers:
         feats.difference_update(numbers)
-    feats.update(["t:" + word for word in title_words if not word.isdigit()])
-    feats.update(map(_join, zip(title_words, title_words[1:], strict=False)))
-    feats.update(map(_join, zip(words, words[1:], strict=False)))
+    feats.update(["q:" + hint for hint in hints])
     return frozenset(feats)
 
 
@@ -299,6 +521,7 @@ def fit(
     features_per_positive: float | None = 8.0,
     pos_weight: float | None = None,
     tol: float = 0.01,
+    counts: tuple[Counter[str], Counter[str]] | None = None,
 ) -> TopicModel:
     """An L2-regularised logistic regression of ``labels`` on the feature sets ``docs``.
 
@@ -306,6 +529,9 @@ def fit(
     liblinear's ``1/C``). ``c_i`` balances the classes (each class weighs half of
     the data) unless ``pos_weight`` gives the weight of a positive against 1 for
     a negative: without it a topic with 2 % positives would learn mostly "never".
+
+    ``counts`` are :func:`document_counts` of ``docs`` and ``labels`` if the caller
+    has them already (cross-validation does).
 
     Only features in at least ``min_df`` documents are used (a feature seen once
     is noise or a typo), and of those the most telling by chi-square against the
@@ -367,12 +593,7 @@ def fit(
         )
         return _constant(positives > 0, meta)
 
-    df: Counter[str] = Counter()
-    pos_df: Counter[str] = Counter()
-    for doc, label in zip(docs, y, strict=True):
-        df.update(doc)
-        if label:
-            pos_df.update(doc)
+    df, pos_df = counts if counts is not None else document_counts(docs, y)
     vocabulary = [name for name, count in df.items() if count >= min_df]
     meta["candidates"] = len(vocabulary)
     budget = max_features
@@ -405,6 +626,31 @@ def fit(
     meta["passes"] = passes
     # Rounded now, so the model in memory is exactly the one its file holds.
     return TopicModel(weights=weights, bias=round(bias, DECIMALS), threshold=0.0, meta=meta)
+
+
+def document_counts(
+    docs: Sequence[AbstractSet[str]], labels: Sequence[bool]
+) -> tuple[Counter[str], Counter[str]]:
+    """(documents with each feature, positive documents with it): what :func:`fit`
+    selects features by. Cross-validation counts all examples once and gives each
+    fold these less its held-out part (:func:`subtract_counts`)."""
+    df: Counter[str] = Counter()
+    pos_df: Counter[str] = Counter()
+    for doc, label in zip(docs, labels, strict=True):
+        df.update(doc)
+        if label:
+            pos_df.update(doc)
+    return df, pos_df
+
+
+def subtract_counts(
+    whole: tuple[Counter[str], Counter[str]], part: tuple[Counter[str], Counter[str]]
+) -> tuple[Counter[str], Counter[str]]:
+    """The :func:`document_counts` of ``whole``'s documents without ``part``'s."""
+    df, pos_df = whole[0].copy(), whole[1].copy()
+    df.subtract(part[0])
+    pos_df.subtract(part[1])
+    return df, pos_df
 
 
 #: The bias is learned as the weight of a constant feature of this value. The

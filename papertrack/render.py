@@ -484,6 +484,8 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
                 style="bold",
             )
         )
+        from papertrack.learn import describe
+
         words = Table(title_justify="left", box=None, pad_edge=False)
         words.add_column("Pushed up", style="green", overflow="fold")
         words.add_column("Pushed down", style="red", overflow="fold")
@@ -491,8 +493,8 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
             up = model.up[n] if n < len(model.up) else None
             down = model.down[n] if n < len(model.down) else None
             words.add_row(
-                Text(safe(f"{up[0]}  {up[1]:+.2f}")) if up else Text(""),
-                Text(safe(f"{down[0]}  {down[1]:+.2f}")) if down else Text(""),
+                Text(safe(f"{describe(up[0])}  {up[1]:+.2f}")) if up else Text(""),
+                Text(safe(f"{describe(down[0])}  {down[1]:+.2f}")) if down else Text(""),
             )
         parts.append(words)
         parts.append(Text(f"Query: {'matches' if item.query_matched else 'does not match'}."))

@@ -68,6 +68,7 @@ __all__ = [
     "compile_catalog",
     "compile_query",
     "decided",
+    "default_hits",
     "parse_query",
     "prefilter",
     "query_terms",
@@ -339,6 +340,43 @@ def decided(rule: str, model_hit: bool, query_hit: bool) -> bool:
     return model_hit and query_hit
 
 
+class _Hints:
+    """The bundled topics' queries, compiled once: which of them a paper matches.
+
+    Every model sees these matches as features (``"q:<slug>"``, see
+    :func:`papertrack.learn.features`), always of the queries as bundled, so a
+    model scores a paper the same whatever the user's own topics file says.
+    """
+
+    def __init__(self) -> None:
+        topics = [t for t in Catalog.load(default_topics_file()).topics if t.query.strip()]
+        self.memberships = {t.slug: t.membership for t in topics}
+        pairs = list(self.memberships.items())
+        self.prefilter = prefilter(self.memberships.values())
+        self.tagger = compile_catalog(pairs, shared_nodes(self.memberships.values()))
+
+
+_HINTS: _Hints | None = None
+
+
+def _hints() -> _Hints:
+    global _HINTS
+    if _HINTS is None:
+        _HINTS = _Hints()
+    return _HINTS
+
+
+def default_hits(
+    title: str, abstract: str, authors: Sequence[str] = (), categories: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """The slugs of the bundled topics whose bundled query (and category filter) the
+    paper matches; ``title`` and ``abstract`` already TeX-rendered."""
+    hints = _hints()
+    if not hints.prefilter(title, abstract, authors):
+        return ()
+    return hints.tagger(PaperText(title, abstract, authors, categories))
+
+
 def _similarity(typed: str, known: str) -> float:
     """How close ``typed`` is to ``known``, also as a shortened form ("llm-agnt")."""
     whole = difflib.SequenceMatcher(None, typed, known).ratio()
@@ -376,6 +414,7 @@ class Catalog:
         self._compiled: Callable[[PaperText], tuple[str, ...]] | None = None
         self._prefilter: Prefilter | None = None
         self._models: Any = None  # a learn.ModelSet of the topics that have a model
+        self._hinted_slugs: frozenset[str] | None = None
         self._pins: dict[str, dict[str, bool]] | None = None
 
     @property
@@ -385,8 +424,9 @@ class Catalog:
         # so that sub-queries common to several topics (the block of LLM terms,
         # agent*) are evaluated once per paper.
         if self._compiled is None:
-            # A topic that decides by its model alone needs no query evaluated.
-            queried = [t for t in self.topics if t.decide != "model"]
+            # A topic that decides by its model alone needs no query evaluated, and
+            # a bundled query is evaluated once, for the models' hints.
+            queried = [t for t in self._queried_topics if t.slug not in self._hinted]
             shared = shared_nodes(t.membership for t in queried)
             self._compiled = compile_catalog([(t.slug, t.membership) for t in queried], shared)
         return self._compiled
@@ -511,7 +551,25 @@ class Catalog:
 
     def tag_text(self, text: PaperText) -> tuple[str, ...]:
         """The topics whose query ``text`` matches (models are not asked)."""
-        return self._tagger(text)
+        return tuple(t.slug for t in self.topics if t.decide != "model" and t.matches(text))
+
+    @property
+    def _queried_topics(self) -> list[Topic]:
+        return [t for t in self.topics if t.decide != "model"]
+
+    @property
+    def _hinted(self) -> frozenset[str]:
+        """Slugs of the topics that decide with a query the bundled one's: their query
+        result is read from :func:`default_hits`, which every model needs anyway."""
+        if self._hinted_slugs is None:
+            if self.model_set is None:
+                self._hinted_slugs = frozenset()
+            else:
+                bundled = _hints().memberships
+                self._hinted_slugs = frozenset(
+                    t.slug for t in self._queried_topics if bundled.get(t.slug) == t.membership
+                )
+        return self._hinted_slugs
 
     @property
     def model_set(self) -> Any:
@@ -566,8 +624,9 @@ class Catalog:
         from papertrack.tex import render_tex
 
         title, abstract = render_tex(title), render_tex(abstract)
+        hinted = self._hinted
         if self._prefilter is None:
-            queried_topics = [t.membership for t in self.topics if t.decide != "model"]
+            queried_topics = [t.membership for t in self._queried_topics if t.slug not in hinted]
             self._prefilter = prefilter(queried_topics) if queried_topics else _never
         queried: tuple[str, ...] = ()
         if self._prefilter(title, abstract, authors):
@@ -577,7 +636,10 @@ class Catalog:
             return queried
         from papertrack.learn import features
 
-        fired = models.decide(features(title, abstract))
+        hits = default_hits(title, abstract, authors, categories)
+        fired = models.decide(features(title, abstract, hits))
+        if hinted:
+            queried = (*queried, *(slug for slug in hits if slug in hinted))
         if not fired and not queried:
             return ()
         return tuple(

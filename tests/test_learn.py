@@ -97,11 +97,11 @@ def test_features_of_a_known_paper() -> None:
     assert {"t:llm", "t:based", "t:gui", "t:agents", "t:for", "t:gpt"} <= feats
     assert "t:we" not in feats and "t:android" not in feats
     assert {"android", "evaluation", "t:llm"} <= feats and "Évaluation" not in feats
-    # Pairs within the title and within the abstract, across punctuation.
+    # Pairs within the title and within a sentence of the abstract, across other punctuation.
     assert {"llm based", "based gui", "gui agents", "gpt 4"} <= feats
-    assert {"we train", "train 3", "3 agents", "android accuracy", "points evaluation"} <= feats
-    # No pair from the last title word to the first abstract word.
-    assert "4 we" not in feats
+    assert {"we train", "train 3", "3 agents", "android accuracy"} <= feats
+    # No pair from the title into the abstract, nor from one sentence into the next.
+    assert "4 we" not in feats and "points evaluation" not in feats
     # Pure numbers are no unigrams (nor title words), but stay in pairs.
     assert not {"3", "4", "12", "t:4"} & feats
     assert "by 12" in feats and "12 points" in feats
@@ -119,12 +119,49 @@ def test_features_exact_set_of_a_tiny_paper() -> None:
         "agents act",
         "act 2",
         "2 times",
+        "tc:AGENT",  # the title mentions a kind of CONCEPTS
     }
 
 
 def test_features_of_an_empty_paper() -> None:
     assert features("", "") == frozenset()
-    assert features("Agents", "") == {"agents", "t:agents"}
+    assert features("Agents", "") == {"agents", "t:agents", "tc:AGENT"}
+    assert features("Cats", "", ["llm-tool-use"]) == {"cats", "t:cats", "q:llm-tool-use"}
+
+
+def test_concepts_pair_within_one_sentence_only() -> None:
+    together = features("A study", "We fine-tune LLM agents with GRPO. Results follow.")
+    apart = features("A study", "We fine-tune a model with GRPO. Elsewhere, LLM agents act.")
+    # "fine tune" is a word pair of TRAIN; agents and LLM are in the same sentence.
+    assert {"s:AGENT+TRAIN", "s:AGENT+LLM", "s:LLM+RL", "s:RL+TRAIN"} <= together
+    assert "s:AGENT+TRAIN" not in apart and "s:AGENT+RL" not in apart
+    assert {"s:RL+TRAIN", "s:AGENT+LLM"} <= apart
+    # The title's kinds, alone and in pairs; no sentence pairs from a one-kind sentence.
+    title = features("Training Web Agents", "Cats sleep.")
+    assert {"tc:AGENT", "tc:SEARCH", "tc:TRAIN", "tc:AGENT+SEARCH", "tc:AGENT+TRAIN"} <= title
+    assert not any(name.startswith("s:") for name in title)
+
+
+def test_describe_names_features_as_a_reader_would() -> None:
+    from papertrack.learn import describe
+
+    assert describe("agent") == "agent" and describe("language model") == "language model"
+    assert describe("t:agent") == "title: agent"
+    assert describe("tc:AGENT") == "title: agents"
+    assert describe("s:AGENT+TRAIN") == "one sentence: agents + training"
+    assert describe("q:gui-agents") == "query of gui-agents matches"
+    assert describe("x:odd") == "x:odd"
+
+
+def test_every_concept_phrase_is_written_as_tokenize_writes_it() -> None:
+    from papertrack.learn import CONCEPTS
+    from papertrack.query import tokenize
+
+    for kind, phrases in CONCEPTS.items():
+        assert kind.isupper()
+        for phrase in phrases:
+            assert " ".join(tokenize(phrase)) == phrase
+            assert len(phrase.split()) <= 2  # words and word pairs only
 
 
 # ---------------------------------------------------------------------------

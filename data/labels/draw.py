@@ -4,6 +4,8 @@
     python data/labels/draw.py --round2 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --round3 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --round4 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
+    python data/labels/draw.py --round5 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
+    python data/labels/draw.py --test2 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
 
 CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
 per line; its provenance is in SOURCES.md beside this file). Papers are split by
@@ -161,9 +163,10 @@ UNCERTAIN_MARGIN = 0.5
 BROAD = {"large-language-models", "computer-vision", "reinforcement-learning"}
 
 
-def _uncertain(papers: list[dict[str, str]]) -> list[dict[str, str]]:
+def _uncertain(papers: list[dict[str, str]], hinted: bool) -> list[dict[str, str]]:
     from papertrack import learn, paths
     from papertrack.tex import render_tex
+    from papertrack.topics import default_hits
 
     folder = paths.data_dir() / "models"
     models = {
@@ -174,10 +177,18 @@ def _uncertain(papers: list[dict[str, str]]) -> list[dict[str, str]]:
     scorer = learn.ModelSet(models)
     chosen = []
     for p in papers:
-        scores = scorer.scores(learn.features(render_tex(p["title"]), render_tex(p["abstract"])))
+        title, abstract = render_tex(p["title"]), render_tex(p["abstract"])
+        hits = default_hits(title, abstract, (), p["categories"].split()) if hinted else ()
+        scores = scorer.scores(learn.features(title, abstract, hits))
         if min(abs(scores[k] - models[k].threshold) for k in scores) < UNCERTAIN_MARGIN:
             chosen.append(p)
     return chosen
+
+
+# Round 5 (the same session): uncertainty sampling again, with the models refit on
+# rounds 1-4 and the features of this commit (concepts and the queries' matches).
+ROUND5_SEED = 20261206
+ROUND5_QUOTAS = {"uncertain": 1600, "agent-train": 400, "train-near": 400}
 
 
 def round2(
@@ -223,7 +234,8 @@ def round2(
         "agent": [p for p in part if AGENT.search(text(p))],
     }
     if "uncertain" in quotas:
-        pools["uncertain"] = _uncertain(part)
+        # Round 4 ran before models had the queries' matches as features.
+        pools["uncertain"] = _uncertain(part, hinted=number > 4)
     taken: set[str] = set()
     drawn: list[dict[str, str]] = []
     sizes = {"papers": len(part)}
@@ -249,6 +261,72 @@ def round2(
                 fh.write(json.dumps(item, ensure_ascii=False) + "\n")
 
 
+# A larger test split (a third session): 800 test papers leave 48 positives of
+# llm-agent-training and 3 to 14 of the rare agent kinds, too few to tell one F1
+# from another by less than about 0.1. Twice as many more, drawn exactly as round
+# 1 drew its test papers (the same pools, in the same order and proportions, none
+# of them labelled before), from the same last 8 weeks. Nothing chooses them but
+# the cue words and the seed; nothing is tuned on them.
+TEST2_SEED = 20261205
+TEST2_QUOTAS = {"rare": 200, "agent": 640, "near": 440, "uniform": 320}
+TEST2_BATCHES = 4
+
+
+def more_test(corpus: str, labelled: str, out: str) -> None:
+    """Draw TEST2_QUOTAS more test-split papers, as :func:`main` drew the first 800."""
+    rng = random.Random(TEST2_SEED)
+    with gzip.open(labelled, "rt", encoding="utf-8") as fh:
+        seen = {json.loads(line)["arxiv_id"] for line in fh}
+    part = []
+    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["update_date"] < TEST_FROM or rec["id"] in seen:
+                continue
+            part.append(
+                {
+                    "arxiv_id": rec["id"],
+                    "date": rec["update_date"],
+                    "categories": rec["categories"],
+                    "title": rec["title"],
+                    "abstract": rec["abstract"],
+                }
+            )
+
+    def text(p: dict[str, str]) -> str:
+        return p["title"] + " " + p["abstract"]
+
+    pools = {
+        "rare": [p for p in part if RARE.search(text(p))],
+        "agent": [p for p in part if AGENT.search(text(p))],
+        "near": [p for p in part if not AGENT.search(text(p)) and NEAR.search(text(p))],
+        "uniform": part,
+    }
+    taken: set[str] = set()
+    drawn: list[dict[str, str]] = []
+    sizes = {"papers": len(part)}
+    for pool, want in TEST2_QUOTAS.items():
+        candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
+        sizes[pool] = len(candidates)
+        for p in rng.sample(candidates, want):
+            taken.add(p["arxiv_id"])
+            drawn.append({**p, "split": "test", "pool": pool, "round": "test2"})
+    rng.shuffle(drawn)
+    outdir = Path(out)
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / "draw-test2.json").write_text(
+        json.dumps({"seed": TEST2_SEED, "quotas": TEST2_QUOTAS, "pool_sizes": sizes}, indent=1)
+    )
+    with open(outdir / "drawn-test2.jsonl", "w", encoding="utf-8") as fh:
+        for p in drawn:
+            fh.write(json.dumps(p, ensure_ascii=False) + "\n")
+    for b in range(TEST2_BATCHES):
+        with open(outdir / f"t2batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
+            for p in drawn[b::TEST2_BATCHES]:
+                item = {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]}
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--round2":
         round2(sys.argv[2], sys.argv[3], sys.argv[4])
@@ -257,5 +335,10 @@ if __name__ == "__main__":
     elif sys.argv[1] == "--round4":
         args = (4, ROUND4_SEED, ROUND4_QUOTAS, ROUND4_BATCHES)
         round2(sys.argv[2], sys.argv[3], sys.argv[4], *args)
+    elif sys.argv[1] == "--round5":
+        args = (5, ROUND5_SEED, ROUND5_QUOTAS, ROUND4_BATCHES)
+        round2(sys.argv[2], sys.argv[3], sys.argv[4], *args)
+    elif sys.argv[1] == "--test2":
+        more_test(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         main(sys.argv[1], sys.argv[2])
