@@ -50,6 +50,11 @@ __all__ = [
 FORMAT = "papertrack-topic-model"
 FORMAT_VERSION = 1
 
+#: Which :func:`features` a model was fitted on, kept in its meta: 2 added the
+#: concepts and the bundled queries' matches. A model fitted on older features
+#: still scores (its words and word pairs are the same) but misses what they add.
+FEATURE_SET = 2
+
 #: Decimals kept for weights, bias and threshold: 1e-4 is far below any weight that
 #: matters, and it roughly halves the size of a model file.
 DECIMALS = 4
@@ -574,6 +579,7 @@ def fit(
     positives = sum(y)
     negatives = n - positives
     meta: dict[str, Any] = {
+        "feature_set": FEATURE_SET,
         "docs": n,
         "positives": positives,
         "negatives": negatives,

@@ -385,6 +385,17 @@ def topic_card(info: Mapping[str, Any]) -> Group:
         )
     elif info.get("model_file"):
         grid.add_row("examples", Text("too few to cross-validate: teach it more"))
+    if info.get("model_current") is False:
+        grid.add_row(
+            "model",
+            Text(
+                safe(
+                    "fitted by an older papertrack, without the concept features: teach it "
+                    f"again to refit it (papertrack topics teach {info['topic']} ID)"
+                ),
+                style="yellow",
+            ),
+        )
     parts: list[RenderableType] = [head]
     if info["description"]:
         parts.append(Text(safe(info["description"])))

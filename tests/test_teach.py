@@ -143,3 +143,41 @@ def test_one_bad_entry_in_the_users_topics_is_skipped_and_the_rest_work(stored: 
     # An edit that would add a bad topic is still refused with its column.
     bad = run("topics", "add", "Worse", "--query", "x AND (")
     assert bad.exit_code == 2 and "column" in bad.stderr
+
+
+def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> None:
+    from papertrack.learn import describe
+
+    result = run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training", "--json")
+    assert result.exit_code == 0, result.stderr
+    model = json.loads(result.stdout)["topics"][0]["model"]
+    pushed = model["up"] + model["down"]
+    assert pushed and all(item["about"] == describe(item["feature"]) for item in pushed)
+    # A paper about training agents is pushed up by concepts met in one sentence or
+    # in its title, or by a bundled query's match, not only by single words.
+    kinds = {item["feature"].partition(":")[0] for item in model["up"] if ":" in item["feature"]}
+    assert kinds & {"s", "tc", "q"}
+    text = run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training").stdout
+    assert "Pushed up" in text
+    assert any(describe(item["feature"]) in text for item in model["up"][:3])
+
+
+def test_topics_show_says_when_a_taught_model_predates_the_concept_features(
+    stored: Path,
+) -> None:
+    from papertrack import learn, training
+
+    assert run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS).exit_code == 0
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    assert shown["model_current"] is True
+    assert "older papertrack" not in run("topics", "show", "gui-agents").stdout
+    # The same model file as an older papertrack wrote it: no feature_set in its meta.
+    path = stored / "models" / "gui-agents.json"
+    model = learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+    del model.meta["feature_set"]
+    training.save_model(model, path)
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    assert shown["model_current"] is False
+    text = run("topics", "show", "gui-agents").stdout
+    assert "fitted by an older papertrack" in " ".join(text.split())
+    assert run("latest", "gui-agents").exit_code == 0  # it still tags and answers

@@ -82,6 +82,7 @@ def _counted_store(catalog: Catalog) -> Store:
 
 def _model_info(topic: Topic) -> dict[str, Any]:
     """How a topic decides, its model file, and how it did on its examples (cross-validated)."""
+    from papertrack.learn import FEATURE_SET
     from papertrack.training import cv_summary
 
     model = topic.model if topic.model_file else None
@@ -89,6 +90,8 @@ def _model_info(topic: Topic) -> dict[str, Any]:
         "decide": topic.decide,
         "model_file": topic.model_file or None,
         "examples": cv_summary(model, topic.decide),
+        # False: fitted by an older papertrack, on fewer features; teaching refits it.
+        "model_current": None if model is None else model.meta.get("feature_set") == FEATURE_SET,
     }
 
 

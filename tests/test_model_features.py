@@ -1,0 +1,101 @@
+"""The models' concept and query-match features, as the catalog computes them when it tags.
+
+The catalog evaluates the bundled queries once per paper (their matches are every
+model's "q:" features) and reads from that pass the query result of each topic whose
+query is the bundled one. These tests check that shortcut against the plain
+definition, topic by topic, on real labelled papers, also with a user's file that
+rewrites some topics' queries.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from papertrack import paths, training
+from papertrack.learn import features
+from papertrack.paths import default_topics_file
+from papertrack.tex import render_tex
+from papertrack.topics import Catalog, decided, default_hits
+
+LABELLED = list(itertools.islice(training.load_labelled(paths.labels_file()), 0, 12850, 43))
+
+
+def reference_tags(catalog: Catalog, paper: training.Labelled) -> tuple[str, ...]:
+    """Each topic decided on its own: its query, its model over features with the bundled
+    queries' matches, and its rule; no shared pass."""
+    title, abstract = render_tex(paper.title), render_tex(paper.abstract)
+    feats = features(title, abstract, default_hits(title, abstract, (), paper.categories))
+    tags = []
+    for topic in catalog.topics:
+        query = bool(topic.query.strip()) and topic.matches_fields(
+            title, abstract, (), paper.categories
+        )
+        model = topic.model is not None and topic.model.decide(feats)
+        if decided(topic.decide, model, query):
+            tags.append(topic.slug)
+    return tuple(tags)
+
+
+def test_the_default_catalog_tags_as_each_topic_decides_alone() -> None:
+    catalog = Catalog.default()
+    assert {t.decide for t in catalog.topics} >= {"model", "either", "both"}
+    tagged = 0
+    for paper in LABELLED:
+        tags = catalog.tag_fields(paper.title, paper.abstract, (), paper.categories)
+        assert tags == reference_tags(catalog, paper), paper.arxiv_id
+        tagged += bool(tags)
+    assert tagged > len(LABELLED) // 2  # the sample is not all negatives
+
+
+def test_a_rewritten_query_decides_its_topic_but_not_the_other_models(tmp_path: Path) -> None:
+    # rl-for-tool-use decides by either, knowledge-distillation by both (model files).
+    user = tmp_path / "topics.toml"
+    user.write_text(
+        '[[topic]]\nslug = "rl-for-tool-use"\nname = "RL for Tool Use"\nquery = "zebra*"\n'
+        '[[topic]]\nslug = "knowledge-distillation"\nname = "Knowledge Distillation"\n'
+        'query = "distill* OR teacher*"\n',
+        encoding="utf-8",
+    )
+    mine = Catalog.load(default_topics_file(), user)
+    bundled = Catalog.default()
+    assert mine.by_slug("rl-for-tool-use").query == "zebra*"
+    differs = 0
+    for paper in LABELLED:
+        tags = mine.tag_fields(paper.title, paper.abstract, (), paper.categories)
+        assert tags == reference_tags(mine, paper), paper.arxiv_id
+        theirs = bundled.tag_fields(paper.title, paper.abstract, (), paper.categories)
+        # Topics the user left alone tag exactly as the bundled ones: the models'
+        # query-match features come from the bundled queries, whatever the file says.
+        rewritten = {"rl-for-tool-use", "knowledge-distillation"}
+        assert [t for t in tags if t not in rewritten] == [t for t in theirs if t not in rewritten]
+        differs += tags != theirs
+    assert differs  # the rewritten queries did change some papers' tags
+
+
+@pytest.mark.parametrize(
+    ("title", "abstract", "wanted"),
+    [
+        (
+            "Training LLM agents",
+            "We fine-tune language model agents with GRPO on multi-turn tool use.",
+            {"llm-agent-training", "agentic-rl"},
+        ),
+        ("Cats", "Cats sleep a lot.", set()),
+    ],
+)
+def test_default_hits_are_the_bundled_queries_matches(
+    title: str, abstract: str, wanted: set[str]
+) -> None:
+    hits = default_hits(title, abstract)
+    catalog = Catalog.default()
+    expected = tuple(
+        t.slug
+        for t in catalog.topics
+        if t.query.strip() and t.matches_fields(title, abstract, (), ())
+    )
+    assert hits == expected
+    assert wanted <= set(hits)
+    assert {"q:" + slug for slug in hits} <= features(title, abstract, hits)
