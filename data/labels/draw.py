@@ -191,6 +191,32 @@ ROUND5_SEED = 20261206
 ROUND5_QUOTAS = {"uncertain": 1600, "agent-train": 400, "train-near": 400}
 
 
+def _unlabelled(corpus: str, labelled: str, test: bool) -> list[dict[str, str]]:
+    """The papers of one split of ``corpus`` that ``labelled`` does not hold yet."""
+    with gzip.open(labelled, "rt", encoding="utf-8") as fh:
+        seen = {json.loads(line)["arxiv_id"] for line in fh}
+    part = []
+    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if (rec["update_date"] >= TEST_FROM) != test or rec["id"] in seen:
+                continue
+            part.append(
+                {
+                    "arxiv_id": rec["id"],
+                    "date": rec["update_date"],
+                    "categories": rec["categories"],
+                    "title": rec["title"],
+                    "abstract": rec["abstract"],
+                }
+            )
+    return part
+
+
+def text(p: dict[str, str]) -> str:
+    return p["title"] + " " + p["abstract"]
+
+
 def round2(
     corpus: str,
     labelled: str,
@@ -202,26 +228,7 @@ def round2(
 ) -> None:
     """Draw round ``number`` from the train split, skipping every paper already labelled."""
     rng = random.Random(seed)
-    with gzip.open(labelled, "rt", encoding="utf-8") as fh:
-        seen = {json.loads(line)["arxiv_id"] for line in fh}
-    part = []
-    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            if rec["update_date"] >= TEST_FROM or rec["id"] in seen:
-                continue
-            part.append(
-                {
-                    "arxiv_id": rec["id"],
-                    "date": rec["update_date"],
-                    "categories": rec["categories"],
-                    "title": rec["title"],
-                    "abstract": rec["abstract"],
-                }
-            )
-
-    def text(p: dict[str, str]) -> str:
-        return p["title"] + " " + p["abstract"]
+    part = _unlabelled(corpus, labelled, test=False)
 
     pools = {
         "agent-train": [p for p in part if AGENT.search(text(p)) and TRAINING.search(text(p))],
@@ -244,7 +251,7 @@ def round2(
         sizes[pool] = len(candidates)
         for p in rng.sample(candidates, want):
             taken.add(p["arxiv_id"])
-            drawn.append({**p, "split": "train", "pool": pool, "round": str(number)})
+            drawn.append({**p, "split": "train", "pool": pool, "round": number})
     rng.shuffle(drawn)
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -275,26 +282,7 @@ TEST2_BATCHES = 4
 def more_test(corpus: str, labelled: str, out: str) -> None:
     """Draw TEST2_QUOTAS more test-split papers, as :func:`main` drew the first 800."""
     rng = random.Random(TEST2_SEED)
-    with gzip.open(labelled, "rt", encoding="utf-8") as fh:
-        seen = {json.loads(line)["arxiv_id"] for line in fh}
-    part = []
-    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            if rec["update_date"] < TEST_FROM or rec["id"] in seen:
-                continue
-            part.append(
-                {
-                    "arxiv_id": rec["id"],
-                    "date": rec["update_date"],
-                    "categories": rec["categories"],
-                    "title": rec["title"],
-                    "abstract": rec["abstract"],
-                }
-            )
-
-    def text(p: dict[str, str]) -> str:
-        return p["title"] + " " + p["abstract"]
+    part = _unlabelled(corpus, labelled, test=True)
 
     pools = {
         "rare": [p for p in part if RARE.search(text(p))],
@@ -310,7 +298,7 @@ def more_test(corpus: str, labelled: str, out: str) -> None:
         sizes[pool] = len(candidates)
         for p in rng.sample(candidates, want):
             taken.add(p["arxiv_id"])
-            drawn.append({**p, "split": "test", "pool": pool, "round": "test2"})
+            drawn.append({**p, "split": "test", "pool": pool, "round": 4})
     rng.shuffle(drawn)
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
