@@ -217,6 +217,30 @@ def text(p: dict[str, str]) -> str:
     return p["title"] + " " + p["abstract"]
 
 
+def _take(
+    pools: dict[str, list[dict[str, str]]],
+    quotas: dict[str, int],
+    rng: random.Random,
+    fields: dict[str, object],
+) -> tuple[list[dict[str, object]], dict[str, int]]:
+    """Draw each pool's quota at random, in quota order, never a paper twice; shuffled.
+
+    Returns the drawn papers (with ``pool`` and ``fields`` added) and the size of each
+    pool once the papers taken before it were removed.
+    """
+    taken: set[str] = set()
+    drawn: list[dict[str, object]] = []
+    sizes: dict[str, int] = {}
+    for pool, want in quotas.items():
+        candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
+        sizes[pool] = len(candidates)
+        for p in rng.sample(candidates, want):
+            taken.add(p["arxiv_id"])
+            drawn.append({**p, "pool": pool, **fields})
+    rng.shuffle(drawn)
+    return drawn, sizes
+
+
 def round2(
     corpus: str,
     labelled: str,
@@ -243,16 +267,8 @@ def round2(
     if "uncertain" in quotas:
         # Round 4 ran before models had the queries' matches as features.
         pools["uncertain"] = _uncertain(part, hinted=number > 4)
-    taken: set[str] = set()
-    drawn: list[dict[str, str]] = []
-    sizes = {"papers": len(part)}
-    for pool, want in quotas.items():
-        candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
-        sizes[pool] = len(candidates)
-        for p in rng.sample(candidates, want):
-            taken.add(p["arxiv_id"])
-            drawn.append({**p, "split": "train", "pool": pool, "round": number})
-    rng.shuffle(drawn)
+    drawn, sizes = _take(pools, quotas, rng, {"split": "train", "round": number})
+    sizes = {"papers": len(part), **sizes}
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
     (outdir / f"draw{number}.json").write_text(
@@ -290,16 +306,8 @@ def more_test(corpus: str, labelled: str, out: str) -> None:
         "near": [p for p in part if not AGENT.search(text(p)) and NEAR.search(text(p))],
         "uniform": part,
     }
-    taken: set[str] = set()
-    drawn: list[dict[str, str]] = []
-    sizes = {"papers": len(part)}
-    for pool, want in TEST2_QUOTAS.items():
-        candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
-        sizes[pool] = len(candidates)
-        for p in rng.sample(candidates, want):
-            taken.add(p["arxiv_id"])
-            drawn.append({**p, "split": "test", "pool": pool, "round": 4})
-    rng.shuffle(drawn)
+    drawn, sizes = _take(pools, TEST2_QUOTAS, rng, {"split": "test", "round": 4})
+    sizes = {"papers": len(part), **sizes}
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
     (outdir / "draw-test2.json").write_text(
