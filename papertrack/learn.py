@@ -44,6 +44,7 @@ __all__ = [
     "fit",
     "fit_topic",
     "prf",
+    "prf_counts",
 ]
 
 #: Written into every model file, and checked when one is read back.
@@ -283,7 +284,7 @@ def features(title: str, abstract: str, hints: Iterable[str] = ()) -> frozenset[
       kinds mentioned together, in the title (``"tc:AGENT+TRAIN"``) or in one
       sentence of the abstract (``"s:AGENT+TRAIN"``);
     * ``"q:" + hint`` for each of ``hints``: the default topics whose query the
-      paper matches (see :meth:`papertrack.topics.Catalog.hints`), so a model can
+      paper matches (see :func:`papertrack.topics.default_hits`), so a model can
       lean on the hand-written conjunctions of the queries.
 
     Words are :func:`papertrack.topics.tokenize`'s (case- and accent-folded, split at
@@ -868,6 +869,11 @@ def prf(predicted: Iterable[bool], actual: Iterable[bool]) -> tuple[float, float
             fp += 1
         elif truth:
             fn += 1
+    return prf_counts(tp, fp, fn)
+
+
+def prf_counts(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    """:func:`prf` from the counts of true positives, false positives and false negatives."""
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0

@@ -143,9 +143,8 @@ def choose(
             counts=learn.subtract_counts(counts, minus),
             **FIT_ARGS,
         )
-        for i in range(len(y)):
-            if fold[i] == f:
-                scores[i] = fitted.score(docs[i])
+        for i in held_out:
+            scores[i] = fitted.score(docs[i])
     cuts = _candidate_cuts(sorted(set(scores), reverse=True))
     results = {rule: _best_cut(rule, cuts, scores, y, query_hits) for rule in allowed}
     decide = max(allowed, key=lambda r: (results[r][0], -allowed.index(r)))
@@ -156,11 +155,8 @@ def choose(
 
 
 def _counts_rate(tp: int, tagged: int, positives: int) -> dict[str, float]:
-    """:func:`_rate` from counts: ``tagged`` papers tagged, ``tp`` of them right."""
-    fp, fn = tagged - tp, positives - tp
-    precision = tp / tagged if tagged else 0.0
-    recall = tp / positives if positives else 0.0
-    f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    """Precision, recall and F1, rounded, of ``tagged`` papers tagged, ``tp`` of them right."""
+    precision, recall, f1 = learn.prf_counts(tp, tagged - tp, positives - tp)
     return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
 
 
@@ -180,10 +176,10 @@ def _best_cut(
     """
     queried = query_hits if query_hits is not None else y
     positives = sum(y)
+    query_tagged = sum(1 for q in queried if q)
+    query_tp = sum(1 for q, label in zip(queried, y, strict=True) if q and label)
     if rule == "query":
-        tagged = sum(1 for q in queried if q)
-        tp = sum(1 for q, label in zip(queried, y, strict=True) if q and label)
-        rated = _counts_rate(tp, tagged, positives)
+        rated = _counts_rate(query_tp, query_tagged, positives)
         return rated["f1"], cuts[0], rated
     # Whether the model's decision counts for the rule, and the hits without it.
     if rule == "model":
@@ -192,12 +188,7 @@ def _best_cut(
         moves = [not q for q in queried]
     else:  # both
         moves = [bool(q) for q in queried]
-    tagged = 0 if rule != "either" else sum(1 for q in queried if q)
-    tp = (
-        0
-        if rule != "either"
-        else sum(1 for q, label in zip(queried, y, strict=True) if q and label)
-    )
+    tagged, tp = (query_tagged, query_tp) if rule == "either" else (0, 0)
     order = sorted(range(len(y)), key=lambda i: -scores[i])
     at = 0
     best: tuple[float, float, dict[str, float]] | None = None
