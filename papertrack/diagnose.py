@@ -385,13 +385,9 @@ def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> 
     query_matched = bool(topic.query.strip()) and topic.matches(text)
     view = None
     if topic.decide != "query":
-        from papertrack.learn import features
-        from papertrack.tex import render_tex
-        from papertrack.topics import default_hits
+        from papertrack.topics import model_features
 
-        title, abstract = render_tex(paper.title), render_tex(paper.abstract)
-        bundled = default_hits(title, abstract, paper.authors, paper.categories)
-        feats = features(title, abstract, bundled)
+        feats = model_features(paper.title, paper.abstract, paper.authors, paper.categories)
         model = topic.model
         up, down = model.contributions(feats)
         view = ModelView(model.score(feats), model.threshold, tuple(up), tuple(down))

@@ -69,6 +69,7 @@ __all__ = [
     "compile_query",
     "decided",
     "default_hits",
+    "model_features",
     "parse_query",
     "prefilter",
     "query_terms",
@@ -349,7 +350,7 @@ class _Hints:
     """
 
     def __init__(self) -> None:
-        topics = [t for t in Catalog.load(default_topics_file()).topics if t.query.strip()]
+        topics = [t for t in Catalog.default().topics if t.query.strip()]
         self.memberships = {t.slug: t.membership for t in topics}
         pairs = list(self.memberships.items())
         self.prefilter = prefilter(self.memberships.values())
@@ -375,6 +376,18 @@ def default_hits(
     if not hints.prefilter(title, abstract, authors):
         return ()
     return hints.tagger(PaperText(title, abstract, authors, categories))
+
+
+def model_features(
+    title: str, abstract: str, authors: Sequence[str] = (), categories: Sequence[str] = ()
+) -> frozenset[str]:
+    """A paper's model features as :meth:`Catalog.tag` computes them: TeX read as it
+    renders, and the bundled queries' matches (:func:`default_hits`) as hints."""
+    from papertrack.learn import features
+    from papertrack.tex import render_tex
+
+    title, abstract = render_tex(title), render_tex(abstract)
+    return features(title, abstract, default_hits(title, abstract, authors, categories))
 
 
 def _similarity(typed: str, known: str) -> float:
@@ -550,8 +563,12 @@ class Catalog:
         )
 
     def tag_text(self, text: PaperText) -> tuple[str, ...]:
-        """The topics whose query ``text`` matches (models are not asked)."""
-        return tuple(t.slug for t in self.topics if t.decide != "model" and t.matches(text))
+        """The topics whose query ``text`` matches (models are not asked), as the
+        compiled catalog finds them: shared sub-queries, bundled queries read once."""
+        queried = set(self._tagger(text))
+        if self._hinted:
+            queried.update(slug for slug in _hints().tagger(text) if slug in self._hinted)
+        return tuple(t.slug for t in self._queried_topics if t.slug in queried)
 
     @property
     def _queried_topics(self) -> list[Topic]:

@@ -377,15 +377,9 @@ def query_hits(topic: Any, papers: Sequence[Labelled]) -> list[bool]:
 
 def paper_features(papers: Sequence[Labelled]) -> list[frozenset[Any]]:
     """Each paper's model features, as :meth:`papertrack.topics.Catalog.tag` computes them."""
-    from papertrack.tex import render_tex
-    from papertrack.topics import default_hits
+    from papertrack.topics import model_features
 
-    feats = []
-    for p in papers:
-        title, abstract = render_tex(p.title), render_tex(p.abstract)
-        hits = default_hits(title, abstract, (), p.categories)
-        feats.append(learn.features(title, abstract, hits))
-    return feats
+    return [model_features(p.title, p.abstract, (), p.categories) for p in papers]
 
 
 def fit_default(topic: Any, labelled: Sequence[Labelled]) -> Choice:

@@ -18,7 +18,7 @@ from papertrack import paths, training
 from papertrack.learn import features
 from papertrack.paths import default_topics_file
 from papertrack.tex import render_tex
-from papertrack.topics import Catalog, decided, default_hits
+from papertrack.topics import Catalog, PaperText, decided, default_hits
 
 LABELLED = list(itertools.islice(training.load_labelled(paths.labels_file()), 0, 12850, 43))
 
@@ -99,3 +99,17 @@ def test_default_hits_are_the_bundled_queries_matches(
     assert hits == expected
     assert wanted <= set(hits)
     assert {"q:" + slug for slug in hits} <= features(title, abstract, hits)
+
+
+def test_tag_text_reads_bundled_queries_from_the_shared_pass_as_each_topic_alone() -> None:
+    catalog = Catalog.default()
+    assert catalog._hinted  # topics deciding with their bundled query
+    for paper in LABELLED:
+        text = PaperText(paper.title, paper.abstract, (), paper.categories)
+        alone = tuple(
+            t.slug
+            for t in catalog.topics
+            if t.decide != "model"
+            and t.matches(PaperText(paper.title, paper.abstract, (), paper.categories))
+        )
+        assert catalog.tag_text(text) == alone, paper.arxiv_id

@@ -152,8 +152,9 @@ ROUND3_QUOTAS = {"agent-train": 550, "rare": 450, "train-near": 300, "agent": 40
 # on which some narrow topic's model scored within UNCERTAIN_MARGIN logits of its
 # threshold: the papers the models could not decide, where a label teaches most
 # (uncertainty sampling). Labellers see only title and abstract, as before.
-# It was drawn with the models and features of commit 12a7f5d: run it there to
-# draw the same papers (later models score differently).
+# It was drawn with the models and features of commit 12a7f5d (this script as of
+# commit dc4e386, which still has them): run it there to draw the same papers;
+# later models and features score differently, and so does round 5's draw.
 ROUND4_SEED = 20261204
 ROUND4_QUOTAS = {"uncertain": 1200, "agent-train": 500, "rare": 400, "train-near": 300}
 ROUND4_BATCHES = 8
@@ -163,10 +164,9 @@ UNCERTAIN_MARGIN = 0.5
 BROAD = {"large-language-models", "computer-vision", "reinforcement-learning"}
 
 
-def _uncertain(papers: list[dict[str, str]], hinted: bool) -> list[dict[str, str]]:
+def _uncertain(papers: list[dict[str, str]]) -> list[dict[str, str]]:
     from papertrack import learn, paths
-    from papertrack.tex import render_tex
-    from papertrack.topics import default_hits
+    from papertrack.topics import model_features
 
     folder = paths.data_dir() / "models"
     models = {
@@ -177,9 +177,8 @@ def _uncertain(papers: list[dict[str, str]], hinted: bool) -> list[dict[str, str
     scorer = learn.ModelSet(models)
     chosen = []
     for p in papers:
-        title, abstract = render_tex(p["title"]), render_tex(p["abstract"])
-        hits = default_hits(title, abstract, (), p["categories"].split()) if hinted else ()
-        scores = scorer.scores(learn.features(title, abstract, hits))
+        feats = model_features(p["title"], p["abstract"], (), p["categories"].split())
+        scores = scorer.scores(feats)
         if min(abs(scores[k] - models[k].threshold) for k in scores) < UNCERTAIN_MARGIN:
             chosen.append(p)
     return chosen
@@ -265,8 +264,7 @@ def round2(
         "agent": [p for p in part if AGENT.search(text(p))],
     }
     if "uncertain" in quotas:
-        # Round 4 ran before models had the queries' matches as features.
-        pools["uncertain"] = _uncertain(part, hinted=number > 4)
+        pools["uncertain"] = _uncertain(part)
     drawn, sizes = _take(pools, quotas, rng, {"split": "train", "round": number})
     sizes = {"papers": len(part), **sizes}
     outdir = Path(out)
