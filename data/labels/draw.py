@@ -61,6 +61,34 @@ NEAR = re.compile(
 )
 
 
+def text(p: dict[str, str]) -> str:
+    return p["title"] + " " + p["abstract"]
+
+
+def _write(
+    out: str,
+    tag: str,
+    summary: dict[str, object],
+    drawn: list[dict[str, object]],
+    prefix: str,
+    batches: int,
+) -> None:
+    """Write a draw to ``out``: ``draw{tag}.json`` (its parameters and pool sizes),
+    ``drawn{tag}.jsonl`` (every paper, with split and pool) and ``{prefix}batch{n}.jsonl``
+    (what each labeller gets: id, title and abstract, dealt round-robin)."""
+    outdir = Path(out)
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / f"draw{tag}.json").write_text(json.dumps(summary, indent=1))
+    with open(outdir / f"drawn{tag}.jsonl", "w", encoding="utf-8") as fh:
+        for p in drawn:
+            fh.write(json.dumps(p, ensure_ascii=False) + "\n")
+    for b in range(batches):
+        with open(outdir / f"{prefix}batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
+            for p in drawn[b::batches]:
+                item = {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]}
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
 def main(corpus: str, out: str) -> None:
     rng = random.Random(SEED)
     papers = []
@@ -82,14 +110,9 @@ def main(corpus: str, out: str) -> None:
         part = [p for p in papers if (p["date"] >= TEST_FROM) == (split == "test")]
         taken: set[str] = set()
         pools = {
-            "rare": [p for p in part if RARE.search(p["title"] + " " + p["abstract"])],
-            "agent": [p for p in part if AGENT.search(p["title"] + " " + p["abstract"])],
-            "near": [
-                p
-                for p in part
-                if not AGENT.search(p["title"] + " " + p["abstract"])
-                and NEAR.search(p["title"] + " " + p["abstract"])
-            ],
+            "rare": [p for p in part if RARE.search(text(p))],
+            "agent": [p for p in part if AGENT.search(text(p))],
+            "near": [p for p in part if not AGENT.search(text(p)) and NEAR.search(text(p))],
             "uniform": part,
         }
         sizes[split] = {"papers": len(part)}
@@ -100,26 +123,8 @@ def main(corpus: str, out: str) -> None:
                 taken.add(p["arxiv_id"])
                 drawn.append({**p, "split": split, "pool": pool})
     rng.shuffle(drawn)
-    outdir = Path(out)
-    outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "draw.json").write_text(
-        json.dumps(
-            {"seed": SEED, "test_from": TEST_FROM, "quotas": QUOTAS, "pool_sizes": sizes}, indent=1
-        )
-    )
-    with open(outdir / "drawn.jsonl", "w", encoding="utf-8") as fh:
-        for p in drawn:
-            fh.write(json.dumps(p, ensure_ascii=False) + "\n")
-    for b in range(BATCHES):
-        with open(outdir / f"batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
-            for p in drawn[b::BATCHES]:
-                fh.write(
-                    json.dumps(
-                        {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]},
-                        ensure_ascii=False,
-                    )
-                    + "\n"
-                )
+    summary = {"seed": SEED, "test_from": TEST_FROM, "quotas": QUOTAS, "pool_sizes": sizes}
+    _write(out, "", summary, drawn, "", BATCHES)
 
 
 # Round 2 (a second session): more train papers only, enriched for the topics whose
@@ -212,10 +217,6 @@ def _unlabelled(corpus: str, labelled: str, test: bool) -> list[dict[str, str]]:
     return part
 
 
-def text(p: dict[str, str]) -> str:
-    return p["title"] + " " + p["abstract"]
-
-
 def _take(
     pools: dict[str, list[dict[str, str]]],
     quotas: dict[str, int],
@@ -267,19 +268,8 @@ def round2(
         pools["uncertain"] = _uncertain(part)
     drawn, sizes = _take(pools, quotas, rng, {"split": "train", "round": number})
     sizes = {"papers": len(part), **sizes}
-    outdir = Path(out)
-    outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / f"draw{number}.json").write_text(
-        json.dumps({"seed": seed, "quotas": quotas, "pool_sizes": sizes}, indent=1)
-    )
-    with open(outdir / f"drawn{number}.jsonl", "w", encoding="utf-8") as fh:
-        for p in drawn:
-            fh.write(json.dumps(p, ensure_ascii=False) + "\n")
-    for b in range(batches):
-        with open(outdir / f"r{number}batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
-            for p in drawn[b::batches]:
-                item = {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]}
-                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+    summary = {"seed": seed, "quotas": quotas, "pool_sizes": sizes}
+    _write(out, str(number), summary, drawn, f"r{number}", batches)
 
 
 # A larger test split (a third session): 800 test papers leave 48 positives of
@@ -306,19 +296,8 @@ def more_test(corpus: str, labelled: str, out: str) -> None:
     }
     drawn, sizes = _take(pools, TEST2_QUOTAS, rng, {"split": "test", "round": 4})
     sizes = {"papers": len(part), **sizes}
-    outdir = Path(out)
-    outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "draw-test2.json").write_text(
-        json.dumps({"seed": TEST2_SEED, "quotas": TEST2_QUOTAS, "pool_sizes": sizes}, indent=1)
-    )
-    with open(outdir / "drawn-test2.jsonl", "w", encoding="utf-8") as fh:
-        for p in drawn:
-            fh.write(json.dumps(p, ensure_ascii=False) + "\n")
-    for b in range(TEST2_BATCHES):
-        with open(outdir / f"t2batch{b + 1}.jsonl", "w", encoding="utf-8") as fh:
-            for p in drawn[b::TEST2_BATCHES]:
-                item = {"arxiv_id": p["arxiv_id"], "title": p["title"], "abstract": p["abstract"]}
-                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+    summary = {"seed": TEST2_SEED, "quotas": TEST2_QUOTAS, "pool_sizes": sizes}
+    _write(out, "-test2", summary, drawn, "t2", TEST2_BATCHES)
 
 
 if __name__ == "__main__":
