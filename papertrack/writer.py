@@ -26,6 +26,7 @@ from papertrack.errors import StoreError
 from papertrack.files import all_or_nothing, remove_file, write_atomic
 from papertrack.index import ALL, Index, week_of
 from papertrack.models import Paper, Progress, UpsertResult, from_iso, merge_papers
+from papertrack.parallel import forked_map
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, _dumps, _stat_key
 from papertrack.store import Store, _fields, _IdMap, _paper, id_shard
 
@@ -49,6 +50,47 @@ def _recency(paper: Paper) -> tuple[int, str]:
 
 def _text_of(paper: Paper) -> tuple[str, str, list[str], list[str]]:
     return (paper.title, paper.abstract, list(paper.authors), list(paper.categories))
+
+
+#: Retags over at least this many stored papers spread over worker processes
+#: (below it, starting them costs more than they save).
+SPREAD_AT = 2_000
+
+
+class _RetagJob:
+    """What a retag computes for each stored paper: its tags among the changed topics."""
+
+    def __init__(
+        self, subset: Catalog, within: dict[str, set[str]] | None, changed: set[str]
+    ) -> None:
+        self.subset = subset
+        self.within = within
+        self.changed = changed
+
+    def tags(self, week: str, doc: dict[str, Any]) -> tuple[str, ...] | None:
+        """``doc``'s tags of the changed topics; None: it cannot change (not a candidate
+        of the full-text pre-filter, and holding no changed tag)."""
+        pid = doc.get("arxiv_id")
+        if self.within is not None and pid not in self.within.get(week, ()):
+            if not self.changed.intersection(doc.get("tags") or ()):
+                return None
+        if not len(self.subset):
+            return ()
+        return self.subset.tag_fields(*_fields(doc), pid)
+
+
+def _tag_week(job: _RetagJob, path: Path) -> dict[str, tuple[str, ...] | None] | None:
+    """A worker's share of a retag: paper id -> :meth:`_RetagJob.tags` for one week
+    file; None if the file cannot be read (the parent reads it again and reports)."""
+    try:
+        data = AtomicJSONStorage(path).read()
+    except Exception:  # noqa: BLE001 - the parent's own read raises the real error
+        return None
+    week = path.stem
+    return {
+        doc.get("arxiv_id"): job.tags(week, doc)
+        for doc in ((data or {}).get(PAPERS_TABLE) or {}).values()
+    }
 
 
 class StoreWriter:
@@ -296,41 +338,49 @@ class StoreWriter:
             # changed topic's query, can change: only their weeks are read.
             weeks = [w for w in self.store.weeks() if w in held or w in within]
         touched = 0
+        job = _RetagJob(subset, within, changed)
+        # Tagging is the slow part (~150 µs a paper): forked workers tag the weeks
+        # ahead while this process reads, compares and writes them in order.
+        papers = sum(self.index.counts.get(ALL, {}).get(w, 0) for w in weeks)
+        paths = [self.store.partition_path(week) for week in weeks]
+        ahead = forked_map(_tag_week, job, paths, spread=len(subset) > 0 and papers >= SPREAD_AT)
         if weeks:
             write_atomic(self._dirty, b"1")
-        for done, week in enumerate(weeks):
-            if self.progress is not None:
-                self.progress(done, len(weeks))
-            path = self.store.partition_path(week)
-            data = AtomicJSONStorage(path).read()
-            if not data:
-                continue
-            week_touched = 0
-            maybe = within.get(week, set()) if within is not None else None
-            for doc in (data.get(PAPERS_TABLE) or {}).values():
-                old = list(doc.get("tags") or ())
-                if maybe is not None and doc.get("arxiv_id") not in maybe:
-                    if not changed.intersection(old):
-                        continue  # cannot match a changed topic, and holds none of them
-                kept = [t for t in old if t not in changed and t in order]
-                if len(subset):
-                    kept += subset.tag_fields(*_fields(doc), doc.get("arxiv_id"))
-                tags = sorted(kept, key=order.__getitem__)
-                if tags == old:
+        with contextlib.closing(ahead):
+            for done, (week, path, found) in enumerate(zip(weeks, paths, ahead, strict=True)):
+                if self.progress is not None:
+                    self.progress(done, len(weeks))
+                data = AtomicJSONStorage(path).read()
+                if not data:
                     continue
-                for slug in changed:
-                    had, has = slug in old, slug in tags
-                    if had != has:
-                        gained, lost = self.retagged.get(slug, (0, 0))
-                        self.retagged[slug] = (gained + has, lost + had)
-                before = Paper.from_record(doc)
-                self.index.bump(before, -1)
-                self.index.bump(before.with_tags(tuple(tags)), +1)
-                doc["tags"] = tags
-                week_touched += 1
-            if week_touched:
-                write_atomic(path, _dumps(data))
-                touched += week_touched
+                week_touched = 0
+                for doc in (data.get(PAPERS_TABLE) or {}).values():
+                    old = list(doc.get("tags") or ())
+                    pid = doc.get("arxiv_id")
+                    if found is not None and pid in found:
+                        new = found[pid]
+                    else:
+                        new = job.tags(week, doc)
+                    if new is None:
+                        continue  # cannot match a changed topic, and holds none of them
+                    kept = [t for t in old if t not in changed and t in order]
+                    kept += new
+                    tags = sorted(kept, key=order.__getitem__)
+                    if tags == old:
+                        continue
+                    for slug in changed:
+                        had, has = slug in old, slug in tags
+                        if had != has:
+                            gained, lost = self.retagged.get(slug, (0, 0))
+                            self.retagged[slug] = (gained + has, lost + had)
+                    before = Paper.from_record(doc)
+                    self.index.bump(before, -1)
+                    self.index.bump(before.with_tags(tuple(tags)), +1)
+                    doc["tags"] = tags
+                    week_touched += 1
+                if week_touched:
+                    write_atomic(path, _dumps(data))
+                    touched += week_touched
         for slug in [s for s in self.index.counts if s != ALL and s not in order]:
             # Topics that no longer exist: their counts are all zero by now.
             self.index.counts.pop(slug, None)

@@ -18,6 +18,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.delenv("PAPERTRACK_DB", raising=False)
     monkeypatch.delenv("PAPERTRACK_LOCK_TIMEOUT", raising=False)
+    monkeypatch.delenv("PAPERTRACK_WORKERS", raising=False)
     monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(tmp_path / "fetch-pace"))
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("NO_COLOR", "1")

@@ -228,10 +228,12 @@ def lock_timeout() -> float:
 
 
 def open_store() -> Store:
+    from papertrack.parallel import worker_count
     from papertrack.store import Store
 
     where = paths.store_dir(state.db)
     _refuse_file_above(where)
+    worker_count()  # a bad PAPERTRACK_WORKERS fails here, before anything is written
     return Store(where, lock_timeout=lock_timeout())
 
 

@@ -1,0 +1,97 @@
+"""Work spread over forked workers gives what one process gives, in order, and a
+retag with workers stores exactly the tags a retag without them stores."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from papertrack import parallel
+from tests.helpers import LISTING, error_line, run
+
+
+def _square_and_pid(offset: int, item: int) -> tuple[int, int]:
+    return item * item + offset, os.getpid()
+
+
+@pytest.mark.skipif(not parallel._can_fork(), reason="needs fork")
+def test_forked_map_keeps_order_and_runs_in_other_processes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    results = list(parallel.forked_map(_square_and_pid, 7, list(range(40))))
+    assert [value for value, _ in results] == [i * i + 7 for i in range(40)]
+    assert os.getpid() not in {pid for _, pid in results}
+
+
+def test_one_worker_or_no_spread_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(parallel.WORKERS_ENV, "1")
+    assert {pid for _, pid in parallel.forked_map(_square_and_pid, 0, [1, 2, 3])} == {os.getpid()}
+    monkeypatch.setenv(parallel.WORKERS_ENV, "4")
+    spread = parallel.forked_map(_square_and_pid, 0, [1, 2], spread=False)
+    assert {pid for _, pid in spread} == {os.getpid()}
+
+
+@pytest.mark.parametrize(("given", "expected"), [("3", 3), (" 2 ", 2), ("99", 8)])
+def test_the_worker_count_reads_the_environment(
+    monkeypatch: pytest.MonkeyPatch, given: str, expected: int
+) -> None:
+    monkeypatch.setenv(parallel.WORKERS_ENV, given)
+    assert parallel.worker_count() == expected
+
+
+def test_a_bad_worker_count_is_one_line_and_changes_nothing(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+    paper = json.loads(run("latest", "--json", "-n", "1").stdout)[0]["arxiv_id"]
+    before = _stored_tags(isolated_home)
+    for bad in ("many", "0", "-2", "1.5"):
+        monkeypatch.setenv(parallel.WORKERS_ENV, bad)
+        error_line(
+            run("topics", "teach", "gui-agents", paper), 2, "PAPERTRACK_WORKERS=", "1 or more"
+        )
+    assert _stored_tags(isolated_home) == before
+    assert not (isolated_home / "examples.json").exists()
+
+
+def _stored_tags(home: Path) -> dict[str, list[str]]:
+    tags: dict[str, list[str]] = {}
+    for week in sorted((home / "store" / "papers").glob("*.json")):
+        for doc in json.loads(week.read_text())["papers"].values():
+            tags[doc["arxiv_id"]] = doc["tags"]
+    return tags
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not parallel._can_fork(), reason="needs fork")
+def test_a_retag_spread_over_workers_stores_what_one_process_stores(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run("ingest", "--sample").exit_code == 0  # ~4,800 real papers: above SPREAD_AT
+    tagged = json.loads(run("latest", "llm-agent-training", "--json", "-n", "5").stdout)
+    untagged = next(
+        p["arxiv_id"]
+        for p in json.loads(run("latest", "--json", "-n", "50").stdout)
+        if "llm-agent-training" not in p["tags"]
+    )
+    copy = isolated_home.parent / "second-home"
+    shutil.copytree(isolated_home, copy)
+    said = {}
+    for home, workers in ((isolated_home, "1"), (copy, "2")):
+        monkeypatch.setenv("PAPERTRACK_HOME", str(home))
+        monkeypatch.setenv(parallel.WORKERS_ENV, workers)
+        result = run(
+            "topics", "teach", "llm-agent-training", untagged, "--not", tagged[0]["arxiv_id"]
+        )
+        assert result.exit_code == 0, result.stderr
+        said[workers] = result.stderr
+    assert said["1"] == said["2"] and "+" in said["1"]
+    serial, spread = _stored_tags(isolated_home), _stored_tags(copy)
+    assert len(serial) > 4000 and serial == spread
+    assert "llm-agent-training" in serial[untagged]
+    assert "llm-agent-training" not in serial[tagged[0]["arxiv_id"]]
