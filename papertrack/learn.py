@@ -650,6 +650,21 @@ def document_counts(
     return df, pos_df
 
 
+def drop_rare(
+    docs: Sequence[frozenset[str]], counts: tuple[Counter[str], Counter[str]], min_df: int
+) -> tuple[list[frozenset[str]], tuple[Counter[str], Counter[str]]]:
+    """``docs`` and their :func:`document_counts` without the features in fewer than
+    ``min_df`` of them: :func:`fit` with that ``min_df`` never uses those, on these
+    documents or any subset of them."""
+    df, pos_df = counts
+    kept = frozenset(name for name, count in df.items() if count >= min_df)
+    reduced = [doc & kept for doc in docs]
+    return reduced, (
+        Counter({name: df[name] for name in kept}),
+        Counter({name: pos_df[name] for name in kept if pos_df[name]}),
+    )
+
+
 def subtract_counts(
     whole: tuple[Counter[str], Counter[str]], part: tuple[Counter[str], Counter[str]]
 ) -> tuple[Counter[str], Counter[str]]:
@@ -726,9 +741,14 @@ def _solve_dual(
             else:
                 z0, direction = old, 1.0
             z = z0 if c - z0 >= 0.5 * c else 0.1 * z0
+            # The stopping test reads the gradient where the variable is (z0),
+            # not at the shifted start of the Newton steps below.
+            rest = c - z0
+            if z0 > 0.0 and rest > 0.0:
+                g0 = abs(direction * margin + log(z0 / rest))
+                if g0 > gmax:
+                    gmax = g0
             gp = q * (z - z0) + direction * margin + log(z / (c - z))
-            if abs(gp) > gmax:
-                gmax = abs(gp)
             steps = 0
             while steps <= 100 and abs(gp) >= inner_tol:
                 nz = z - gp / (q + c / (c - z) / z)

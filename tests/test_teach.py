@@ -40,9 +40,11 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
     assert result.exit_code == 0, result.stderr
     assert "1 paper in and 1 out" in result.stderr
     assert "cross-validated: precision" in result.stderr
-    assert "+1 paper tagged, 1 untagged" in result.stderr
     after = tagged("llm-agent-training")
     assert outside in after and CHAIN_OF_AGENTS not in after  # the user's word holds
+    gained, lost = len(set(after) - set(before)), len(set(before) - set(after))
+    plural = "s" if gained != 1 else ""
+    assert f"+{gained} paper{plural} tagged, {lost} untagged; {len(after)} stored" in result.stderr
     examples = json.loads((stored / "examples.json").read_text())
     assert examples["topics"]["llm-agent-training"] == {outside: True, CHAIN_OF_AGENTS: False}
     model = json.loads((stored / "models" / "llm-agent-training.json").read_text())

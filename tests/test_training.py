@@ -1,0 +1,60 @@
+"""How a topic's model and rule are chosen: folds that stay put when an example is
+added, a threshold from the middle of the best ones, and the same choice whether
+the fits run in one process or in several."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import pytest
+
+from papertrack import learn, parallel, training
+from tests.test_learn import corpus
+
+
+def test_an_added_example_leaves_every_other_fold_where_it_was() -> None:
+    keys = [f"2601.{i:05d}" for i in range(1000)]
+    before = training._folds(keys, 5, training.SEED)
+    after = training._folds([*keys[:500], "2601.99999", *keys[500:]], 5, training.SEED)
+    assert after[:500] == before[:500] and after[501:] == before[500:]
+    sizes = [before.count(f) for f in range(5)]
+    assert min(sizes) > 150  # the folds share the examples about evenly
+    assert training._folds(keys, 5, training.SEED + 1) != before  # the seed matters
+
+
+def test_the_threshold_is_the_middle_of_the_near_best_ones() -> None:
+    # Overlapping scores: F1 is flat over a stretch of thresholds near its best.
+    rng = random.Random(4)
+    y = [i < 60 for i in range(300)]
+    scores = [rng.gauss(1.0 if label else -1.0, 1.0) for label in y]
+    cuts = training._candidate_cuts(sorted(set(scores), reverse=True))
+    f1, cut, rated = training._best_cut("model", cuts, scores, y, None)
+    swept = {}
+    for c in cuts:
+        tp = sum(1 for s, label in zip(scores, y, strict=True) if s >= c and label)
+        tagged = sum(1 for s in scores if s >= c)
+        swept[c] = round(learn.prf_counts(tp, tagged - tp, 60 - tp)[2], 4)
+    best = max(swept.values())
+    near = [c for c in cuts if swept[c] >= best - training.BAND]
+    assert len(near) > 1 and cut == near[(len(near) - 1) // 2]
+    assert f1 == rated["f1"] >= best - training.BAND - 1e-4
+    assert cut != max(near)  # not simply the highest of the best
+
+
+@pytest.mark.skipif(not parallel._can_fork(), reason="needs fork")
+def test_cross_validation_chooses_the_same_in_one_process_or_several(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    docs, labels, _ = corpus(training.SPREAD_AT + 200, seed=5)
+    keys = [f"2602.{i:05d}" for i in range(len(docs))]
+    hits = [("click" in d) for d in docs]
+    chosen = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv(parallel.WORKERS_ENV, workers)
+        choice = training.choose(docs, labels, hits, keys=keys)
+        chosen[workers] = (json.dumps(choice.model.to_json(), sort_keys=True), choice.rules)
+    assert chosen["1"] == chosen["2"]
+    assert json.loads(chosen["1"][0])["weights"]  # a real model, not a constant
+    assert os.environ[parallel.WORKERS_ENV] == "2"
