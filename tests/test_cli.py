@@ -88,6 +88,19 @@ def test_latest_table_shows_the_topic_page() -> None:
     assert re.search(r"\w+, [^,\n│]+, [^,\n│]+ \+\d+", result.stdout)
 
 
+def test_latest_header_says_what_its_count_covers_under_filters() -> None:
+    ingest(LISTING)
+    whole = json.loads(run("latest", "llm-agent-training", "--json", "-n", "500").stdout)
+    only = [p for p in whole if "cs.CL" in p["categories"]]
+    assert 0 < len(only) < len(whole)
+    result = run("latest", "llm-agent-training", "-c", "cs.CL", "-n", "500")
+    assert result.exit_code == 0
+    header = f"LLM Agent Training — latest papers in cs.CL ({len(whole)} in all)"
+    assert header in " ".join(result.stdout.split())
+    since = run("latest", "llm-agent-training", "--since", "2025-08-20", "-c", "cs.CL")
+    assert "latest papers since 2025-08-20 in cs.CL" in " ".join(since.stdout.split())
+
+
 def test_latest_abstract_cards_show_the_abstract() -> None:
     ingest(API_PAGE)
     papers = json.loads(run("latest", "-n", "2", "--json").stdout)

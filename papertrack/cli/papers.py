@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -315,7 +315,9 @@ def latest(
             match=unsaved.matches_fields if unsaved else None,
             within=store.candidates(unsaved.node) if unsaved else None,
         )
-        header, name = _latest_header(store, chosen, query)
+        header, name = _latest_header(
+            store, chosen, query, start.date().isoformat() if start else None, category or []
+        )
         names = {t.slug: t.name for t in catalog.topics}
 
         def table() -> Any:
@@ -423,11 +425,28 @@ def _stats_dict(info: StoreStats, shown: list[tuple[str, int]]) -> dict[str, Any
     }
 
 
-def _latest_header(store: Store, chosen: Topic | None, query: str | None) -> tuple[str, str]:
-    """The table's header, and what the papers are of (for messages)."""
+def _latest_header(
+    store: Store,
+    chosen: Topic | None,
+    query: str | None,
+    since: str | None = None,
+    categories: Sequence[str] = (),
+) -> tuple[str, str]:
+    """The table's header, and what the papers are of (for messages).
+
+    The count is the topic's stored papers, as the index keeps it; with --since or
+    --category it would take reading every week file, so the header says what the
+    count covers and which filters the rows passed.
+    """
     name = chosen.name if chosen else "All topics"
     if query is None:
-        return f"{name} — latest papers ({store.count(chosen.slug if chosen else None):,})", name
+        count = store.count(chosen.slug if chosen else None)
+        filters = [f"since {since}"] if since else []
+        if categories:
+            filters.append("in " + ", ".join(categories))
+        if not filters:
+            return f"{name} — latest papers ({count:,})", name
+        return f"{name} — latest papers {' '.join(filters)} ({count:,} in all)", name
     # Counting every match would read the whole store: the header gives none.
     flat = " ".join(query.split())
     scope = f"{chosen.name}, query" if chosen else "Query"
