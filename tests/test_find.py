@@ -146,7 +146,16 @@ def test_search_formats_and_empty(small: Path) -> None:
     table = run("search", "zebra")
     assert table.exit_code == 0 and "Zebra crossings for robots" in table.stdout
     empty = run("search", "okapi", "--json")
-    assert empty.exit_code == 0 and empty.stdout == "[]\n" and "No papers" in empty.stderr
+    assert empty.exit_code == 0 and empty.stdout == "[]\n"
+    assert "No papers in the store match" in empty.stderr
+
+
+@pytest.mark.parametrize("command", [["search", "zebra"], ["ask", "how do zebras cross?"]])
+def test_an_empty_store_says_how_to_fill_it(command: list[str]) -> None:
+    result = run(*command)
+    assert result.exit_code == 0
+    assert "No papers in the store yet" in result.stderr
+    assert "papertrack ingest --sample" in result.stderr
 
 
 def test_search_inside_a_topic() -> None:

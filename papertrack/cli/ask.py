@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from papertrack.cli.common import EXIT_CODES, app, errors, fresh_tags, load_catalog, open_store, say
+from papertrack.cli.common import (
+    EXIT_CODES,
+    NO_PAPERS_YET,
+    app,
+    errors,
+    fresh_tags,
+    load_catalog,
+    open_store,
+    say,
+    store_is_empty,
+)
 from papertrack.cli.output import emit_json, emit_text
 from papertrack.errors import PapertrackError, UsageError
 from papertrack.text import visible
@@ -112,8 +122,10 @@ def ask(
         scope = f"the papers of {topic.name}" if topic else "the store"
         if not answer.considered:
             say(
-                f"No paper in {scope} matches the question's words. Try other words, "
-                "or 'papertrack search' to see what is stored"
+                NO_PAPERS_YET
+                if store_is_empty(store)
+                else f"No paper in {scope} matches the question's words. Try other words, "
+                "or 'papertrack search' to see what is stored."
             )
             return
         if context or llm:

@@ -103,6 +103,18 @@ def err() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+#: What a command that lists papers says when the store has none at all.
+NO_PAPERS_YET = (
+    "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
+    "or 'papertrack ingest --sample' to try the bundled sample."
+)
+
+
+def store_is_empty(store: Store) -> bool:
+    """Whether ``store`` holds no paper (or was never written)."""
+    return not store.exists() or store.count() == 0
+
+
 def say(message: str) -> None:
     """A message for people on stderr, printed as plain text (never as Rich markup).
 

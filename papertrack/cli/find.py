@@ -144,7 +144,11 @@ def search(
         emit_papers(found.papers, fmt, table)
         if not found.papers:
             where = f"the papers of {chosen.name}" if chosen else "the store"
-            say(f"No papers in {where} match. Try the query with 'papertrack topics test'.")
+            say(
+                common.NO_PAPERS_YET
+                if common.store_is_empty(store)
+                else f"No papers in {where} match. Try the query with 'papertrack topics test'."
+            )
 
 
 # --------------------------------------------------------------------------- export

@@ -13,6 +13,7 @@ import typer
 from papertrack import paths
 from papertrack.cli.common import (
     EXIT_CODES,
+    NO_PAPERS_YET,
     Format,
     FormatOpt,
     JsonOnlyOpt,
@@ -33,6 +34,7 @@ from papertrack.cli.common import (
     pick_format,
     say,
     state,
+    store_is_empty,
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
@@ -455,11 +457,8 @@ def _latest_header(
 
 def _nothing_latest(store: Store, name: str, filtered: bool, queried: bool) -> str:
     """What to say when `latest` has no paper to show, and what to try."""
-    if not store.exists() or store.count() == 0:
-        return (
-            "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
-            "or 'papertrack ingest --sample' to try the bundled sample."
-        )
+    if store_is_empty(store):
+        return NO_PAPERS_YET
     if filtered:
         return f"No papers of {name} match --since/--category. Widen or drop those filters."
     if queried:
