@@ -144,11 +144,13 @@ def _scan_rank(
     docs: list[tuple[Paper, dict[str, int], int]] = []
     df = dict.fromkeys(stems, 0)
     total_len = 0
+    scanned = 0
     for _, paper in store.search(lambda *_: True):
         if topic is not None and topic not in paper.tags:
             continue
         if since is not None and (paper.paper_date is None or paper.paper_date < since):
             continue
+        scanned += 1
         title = tokenize(paper.title)
         body = title * 4 + tokenize(paper.abstract)
         counts: dict[str, int] = {}
@@ -160,14 +162,15 @@ def _scan_rank(
         total_len += len(body)
         if counts:
             docs.append((paper, counts, len(body)))
-    n_docs = max(1, sum(1 for _ in docs))
-    average = total_len / max(1, n_docs)
+    # Every paper in scope counts, as in the full-text index: counting only the
+    # papers that match made a word in all of them weigh almost nothing.
+    average = total_len / max(1, scanned)
     ranked = []
     for paper, counts, length in docs:
         score = 0.0
         for stem, tf in counts.items():
-            idf = math.log(1 + (n_docs - df[stem] + 0.5) / (df[stem] + 0.5))
-            score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / max(average, 1)))
+            saturation = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / max(average, 1)))
+            score += bm25_idf(scanned, df[stem]) * saturation
         ranked.append(Ranked(paper, score))
     return ranked
 
@@ -225,9 +228,12 @@ def _idf(words: Iterable[str], store: Store) -> dict[str, float]:
         total, counts = text.document_frequency(words)
     finally:
         text.close()
-    return {
-        w: math.log(1 + (total - counts.get(w, 0) + 0.5) / (counts.get(w, 0) + 0.5)) for w in words
-    }
+    return {w: bm25_idf(total, counts.get(w, 0)) for w in words}
+
+
+def bm25_idf(total: int, df: int) -> float:
+    """BM25's inverse document frequency of a word in ``df`` of ``total`` papers."""
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
 
 
 def answer_question(

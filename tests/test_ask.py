@@ -258,3 +258,33 @@ def test_the_topic_page_ends_with_related_topics_and_the_ask_line(store: Store) 
     lines = text.stdout.rstrip().splitlines()
     assert lines[-1].startswith("Ask: papertrack ask llm-agent-training")
     assert any(line.startswith("Related topics: ") for line in lines[-4:])
+
+
+@pytest.mark.parametrize("fulltext", ["on", "off"])
+def test_a_word_weighs_more_as_more_stored_papers_lack_it(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fulltext: str
+) -> None:
+    # BM25 counts every paper in scope: with the index, and when scanning without it
+    # (which once counted only the papers that matched, so the weight stayed put).
+    monkeypatch.setenv("PAPERTRACK_FULLTEXT", fulltext)
+    body = "we study the problem with a new method and report results on several tasks"
+    matching = [
+        kaggle_line(f"2601.0002{i}", f"Paper {i}", abstract=f"Zebra crossings: {body}.")
+        for i in range(4)
+    ]
+    others = [
+        kaggle_line(f"2601.001{i:02d}", f"Filler {i}", abstract=f"Lions: {body} again.")
+        for i in range(20)
+    ]
+
+    def best_score(lines: list[str], name: str) -> float:
+        feed = tmp_path / name
+        feed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert run("ingest", str(feed)).exit_code == 0
+        answer = json.loads(run("ask", "which zebra crossings?", "-f", "json").stdout)
+        return float(answer["papers"][0]["score"])
+
+    alone = best_score(matching, "matching.jsonl")
+    among_others = best_score(others, "others.jsonl")
+    # In all 4 papers the words tell nothing; in 4 of 24 they do (idf 0.1 -> 1.7).
+    assert among_others > 3 * alone and among_others > 0
