@@ -225,13 +225,13 @@ def clean(text: object) -> str:
     return _SPACE.sub(" ", visible(text)).strip()
 
 
-def _names(names: Sequence[str], shown: int = 3) -> str:
+def names_text(names: Sequence[str], shown: int = 3) -> str:
     head = ", ".join(clean(n) for n in names[:shown])
     rest = len(names) - shown
     return f"{head} +{rest:,}" if rest > 0 else head
 
 
-def _day(moment: datetime | None) -> str:
+def day_text(moment: datetime | None) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d") if moment else "undated"
 
 
@@ -244,39 +244,39 @@ def link(paper: Paper) -> str:
     return url if url.startswith(("http://", "https://")) else ""
 
 
-def _other_tags(paper: Paper, slug: str, names: Mapping[str, str]) -> list[str]:
+def other_tags(paper: Paper, slug: str, names: Mapping[str, str]) -> list[str]:
     return [clean(names.get(t, t)) for t in paper.tags if t != slug]
 
 
-def _scope(digest: Digest) -> str:
+def scope_text(digest: Digest) -> str:
     if digest.last is not None:
         return f"new since the last digest ({digest.last.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
-    return f"papers dated {_day(digest.since)} or later"
+    return f"papers dated {day_text(digest.since)} or later"
 
 
-def _count(n: int) -> str:
+def count_text(n: int) -> str:
     return f"{n:,} new paper{'' if n == 1 else 's'}"
 
 
 def render_text(digest: Digest, names: Mapping[str, str]) -> str:
     """Plain lines for a mail body."""
-    lines = [f"papertrack digest, {_day(digest.generated)}: {_scope(digest)}"]
+    lines = [f"papertrack digest, {day_text(digest.generated)}: {scope_text(digest)}"]
     if digest.empty:
         lines += ["", "Nothing new."]
     for section in digest.sections:
         if not section.papers:
             continue
-        title = f"{clean(section.name)} ({_count(len(section.papers))})"
+        title = f"{clean(section.name)} ({count_text(len(section.papers))})"
         lines += ["", title, "=" * len(title)]
         if section.momentum:
             lines.append(clean(section.momentum))
         for paper in section.papers:
             lines += ["", f"* {clean(paper.title)}"]
             if paper.authors:
-                lines.append(f"  {_names(paper.authors)}")
-            facts = [_day(paper.paper_date), clean(paper.primary_category or ""), link(paper)]
+                lines.append(f"  {names_text(paper.authors)}")
+            facts = [day_text(paper.paper_date), clean(paper.primary_category or ""), link(paper)]
             lines.append("  " + " | ".join(f for f in facts if f))
-            others = _other_tags(paper, section.topic, names)
+            others = other_tags(paper, section.topic, names)
             if others:
                 lines.append("  Also in: " + ", ".join(others))
     return "\n".join(lines) + "\n"
@@ -332,14 +332,14 @@ def _md_url(url: str) -> str:
 
 def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
     """Markdown that renders well on GitHub; feed text escaped."""
-    scope = markdown_escape(_scope(digest), line_start=True)
-    lines = [f"# papertrack digest, {_day(digest.generated)}", "", scope]
+    scope = markdown_escape(scope_text(digest), line_start=True)
+    lines = [f"# papertrack digest, {day_text(digest.generated)}", "", scope]
     if digest.empty:
         lines += ["", "Nothing new."]
     for section in digest.sections:
         if not section.papers:
             continue
-        lines += ["", f"## {markdown_escape(section.name)} ({_count(len(section.papers))})"]
+        lines += ["", f"## {markdown_escape(section.name)} ({count_text(len(section.papers))})"]
         if section.momentum:
             lines += ["", f"*{markdown_escape(section.momentum)}*"]
         lines.append("")
@@ -349,13 +349,13 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
             head = f"**[{title}]({_md_url(url)})**" if url else f"**{title}**"
             # The authors begin the item's second line, where "- " or "1." would
             # start a nested list.
-            names_line = markdown_escape(_names(paper.authors), line_start=True)
+            names_line = markdown_escape(names_text(paper.authors), line_start=True)
             facts = [names_line] if paper.authors else []
-            facts.append(_day(paper.paper_date))
+            facts.append(day_text(paper.paper_date))
             if paper.primary_category:
                 facts.append(markdown_escape(paper.primary_category))
             lines.append(f"- {head}  \n  " + " · ".join(facts))
-            others = _other_tags(paper, section.topic, names)
+            others = other_tags(paper, section.topic, names)
             if others:
                 lines[-1] += "  \n  Also in: " + ", ".join(markdown_escape(o) for o in others)
     return "\n".join(lines) + "\n"

@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import jinja2
 
-from papertrack.digest import Digest, _count, _day, _names, _other_tags, _scope, clean, link
+from papertrack.digest import (
+    Digest,
+    clean,
+    count_text,
+    day_text,
+    link,
+    names_text,
+    other_tags,
+    scope_text,
+)
 
 __all__ = ["PARTIAL_NOTE", "Bar", "Chart", "WeekLabel", "chart", "environment", "render_html"]
 
@@ -207,17 +216,17 @@ def _context(
                 {
                     "title": clean(paper.title),
                     "url": link(paper),
-                    "authors": _names(paper.authors) if paper.authors else "",
-                    "day": _day(paper.paper_date),
+                    "authors": names_text(paper.authors) if paper.authors else "",
+                    "day": day_text(paper.paper_date),
                     "category": clean(paper.primary_category or ""),
-                    "others": _other_tags(paper, section.topic, names),
+                    "others": other_tags(paper, section.topic, names),
                 }
             )
         series = weeks.get(section.topic, ())
         sections.append(
             {
                 "name": clean(section.name),
-                "count": _count(len(section.papers)),
+                "count": count_text(len(section.papers)),
                 "momentum": clean(section.momentum),
                 "chart": (
                     chart(series, partial_last=partial.get(section.topic, False), week_labels=True)
@@ -228,9 +237,9 @@ def _context(
             }
         )
     return {
-        "day": _day(digest.generated),
-        "scope": _scope(digest),
-        "total": _count(len(digest.arxiv_ids())),
+        "day": day_text(digest.generated),
+        "scope": scope_text(digest),
+        "total": count_text(len(digest.arxiv_ids())),
         "sections": sections,
     }
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from papertrack.errors import StoreError
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of
 from papertrack.models import Paper, Progress
-from papertrack.storage import PAPERS_TABLE, _shape_problem
+from papertrack.storage import PAPERS_TABLE, shape_problem
 from papertrack.store import Store, id_shard
 
 if TYPE_CHECKING:
@@ -145,14 +145,14 @@ def check_store(store: Store, progress: Progress | None = None) -> Checkup:
     except StoreError as exc:
         if not isinstance(exc.__cause__, OSError):
             raise
-        return _check(store, progress)  # cannot even open the lock file: nobody can write
+        return checkup_of(store, progress)  # cannot even open the lock file: nobody can write
     try:
-        return _check(store, progress)
+        return checkup_of(store, progress)
     finally:
         lock.release()
 
 
-def _check(store: Store, progress: Progress | None = None) -> Checkup:
+def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
     checkup = Checkup(store.path)
     unreadable: set[str] = set()
     papers: dict[str, list[tuple[str, Paper]]] = defaultdict(list)
@@ -180,7 +180,11 @@ def _check(store: Store, progress: Progress | None = None) -> Checkup:
     _check_text_index(store, checkup, unreadable)
     for stray in store.temp_files():
         checkup.problems.append(
-            Problem(_rel(store, stray), "temp-file", "is a temp file left by an interrupted write")
+            Problem(
+                relative_name(store, stray),
+                "temp-file",
+                "is a temp file left by an interrupted write",
+            )
         )
     if store.dirty_path.exists():
         checkup.problems.append(
@@ -205,7 +209,7 @@ def _shell(paper: Paper) -> Paper:
     )
 
 
-def _rel(store: Store, path: Path) -> str:
+def relative_name(store: Store, path: Path) -> str:
     return path.relative_to(store.path).as_posix()
 
 
@@ -232,7 +236,7 @@ def _parse(path: Path, file: str) -> tuple[Any, Problem | None]:
         return None, Problem(file, "damaged", f"is damaged: not valid JSON ({exc})")
 
 
-def _paper(doc: Any) -> Paper | None:
+def paper_of_doc(doc: Any) -> Paper | None:
     """A stored record as a Paper, or None when it is not a whole paper record."""
     if not isinstance(doc, dict) or not isinstance(doc.get("arxiv_id"), str):
         return None
@@ -246,7 +250,7 @@ def _paper(doc: Any) -> Paper | None:
 
 def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[Paper] | None:
     """The papers of one week file (each once), or None when it cannot be read at all."""
-    file = _rel(store, path)
+    file = relative_name(store, path)
     week = path.stem
     if not _is_week_key(week):
         problems.append(
@@ -258,7 +262,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
     if problem is not None:
         problems.append(problem)
         return None
-    shape = _shape_problem(data)  # what readers refuse, doctor reports
+    shape = shape_problem(data)  # what readers refuse, doctor reports
     if shape is not None:
         problems.append(Problem(file, "damaged", f"is damaged: {shape}"))
         return None
@@ -267,7 +271,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
     twice: list[str] = []
     found: dict[str, Paper] = {}
     for doc_id, doc in (data.get(PAPERS_TABLE) or {}).items():
-        paper = _paper(doc)
+        paper = paper_of_doc(doc)
         if paper is None or not doc_id.isdigit():
             bad.append(doc_id)
             continue
@@ -328,9 +332,9 @@ def _check_shards(store: Store, checkup: Checkup, unreadable: set[str]) -> set[s
         if path.name.startswith("."):
             continue
         checkup.shards += 1
-        file, shard = _rel(store, path), path.stem
+        file, shard = relative_name(store, path), path.stem
         data, problem = _parse(path, file)
-        shape = _shape_problem(data) if problem is None else None
+        shape = shape_problem(data) if problem is None else None
         if shape is not None:
             problem = Problem(file, "damaged-map", f"is damaged: {shape}")
         if problem is not None:
@@ -392,7 +396,7 @@ def _check_index(
         return
     data, problem = _parse(path, "index.json")
     index: Index | None = None
-    why = problem.detail if problem is not None else _shape_problem(data)
+    why = problem.detail if problem is not None else shape_problem(data)
     if problem is None and why is not None:
         why = f"is damaged: {why}"
     elif problem is None:

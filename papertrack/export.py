@@ -396,7 +396,7 @@ def _xml_text(text: str) -> str:
     return _XML_INVALID_RE.sub("", text)
 
 
-def _atom_date(moment: datetime) -> str:
+def atom_date(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -407,7 +407,7 @@ def _entry_id(paper: Paper) -> str:
     return "urn:papertrack:" + quote(paper.arxiv_id, safe="")
 
 
-def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -> ET.Element:
+def sub_element(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -> ET.Element:
     element = ET.SubElement(parent, tag, {k: _xml_text(v) for k, v in attrib.items()})
     if text is not None:
         element.text = _xml_text(text)
@@ -432,45 +432,45 @@ def atom_entry(paper: Paper, now: datetime) -> str:
     submission date.
     """
     entry = ET.Element("entry")
-    _sub(entry, "id", _entry_id(paper))
-    _sub(entry, "title", paper.title, type="text")
+    sub_element(entry, "id", _entry_id(paper))
+    sub_element(entry, "title", paper.title, type="text")
     updated = paper.updated or paper.published or paper.announced or now
-    _sub(entry, "updated", _atom_date(updated))
+    sub_element(entry, "updated", atom_date(updated))
     if paper.paper_date:
-        _sub(entry, "published", _atom_date(paper.paper_date))
+        sub_element(entry, "published", atom_date(paper.paper_date))
     for index, name in enumerate(paper.authors):
-        author = _sub(entry, "author")
-        _sub(author, "name", name)
+        author = sub_element(entry, "author")
+        sub_element(author, "name", name)
         if index < len(paper.author_affiliations):
             for affiliation in paper.author_affiliations[index]:
-                _sub(author, "arxiv:affiliation", affiliation)
+                sub_element(author, "arxiv:affiliation", affiliation)
     link = _entry_id(paper) if parse_arxiv_id(paper.arxiv_id) else paper.url
     if link and link.startswith(("http://", "https://")):
-        _sub(entry, "link", rel="alternate", type="text/html", href=link)
+        sub_element(entry, "link", rel="alternate", type="text/html", href=link)
     if paper.pdf_url and paper.pdf_url.startswith(("http://", "https://")):
-        _sub(entry, "link", rel="related", type="application/pdf", href=paper.pdf_url)
+        sub_element(entry, "link", rel="related", type="application/pdf", href=paper.pdf_url)
     for category in paper.categories:
-        _sub(entry, "category", term=category)
+        sub_element(entry, "category", term=category)
     if paper.abstract:
-        _sub(entry, "summary", paper.abstract, type="text")
+        sub_element(entry, "summary", paper.abstract, type="text")
     if paper.primary_category:
-        _sub(entry, "arxiv:primary_category", term=paper.primary_category)
+        sub_element(entry, "arxiv:primary_category", term=paper.primary_category)
     for name in ("comment", "journal_ref", "doi"):
         value = getattr(paper, name)
         if value:
-            _sub(entry, "arxiv:" + name, value)
+            sub_element(entry, "arxiv:" + name, value)
     record = paper.to_record()
     if parse_arxiv_id(paper.arxiv_id) is None:
-        _sub(entry, "papertrack:id", paper.arxiv_id)
+        sub_element(entry, "papertrack:id", paper.arxiv_id)
     if paper.version is not None:
-        _sub(entry, "papertrack:version", str(paper.version))
+        sub_element(entry, "papertrack:version", str(paper.version))
     for name in ("published", "updated", "announced", "announce_type", "license"):
         if record[name]:
-            _sub(entry, "papertrack:" + name, record[name])
+            sub_element(entry, "papertrack:" + name, record[name])
     for name in ("url", "pdf_url"):
         # Only web links: a feed's "javascript:" URL is not carried into anyone's reader.
         if record[name] and str(record[name]).startswith(("http://", "https://")):
-            _sub(entry, "papertrack:" + name, record[name])
+            sub_element(entry, "papertrack:" + name, record[name])
     return ET.tostring(entry, encoding="unicode") + "\n"
 
 
@@ -479,14 +479,14 @@ def _atom_head(title: str, feed_id: str, now: datetime, self_url: str) -> str:
         "feed",
         {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS},
     )
-    _sub(head, "title", title, type="text")
-    _sub(head, "id", feed_id)
+    sub_element(head, "title", title, type="text")
+    sub_element(head, "id", feed_id)
     # RFC 4287 §4.2.7.2: where the feed itself lives; feed validators ask for it.
-    _sub(head, "link", rel="self", type="application/atom+xml", href=self_url)
-    _sub(head, "updated", _atom_date(now))
+    sub_element(head, "link", rel="self", type="application/atom+xml", href=self_url)
+    sub_element(head, "updated", atom_date(now))
     # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
-    _sub(_sub(head, "author"), "name", "papertrack")
-    _sub(head, "generator", "papertrack")
+    sub_element(sub_element(head, "author"), "name", "papertrack")
+    sub_element(head, "generator", "papertrack")
     text = ET.tostring(head, encoding="unicode")
     # ElementTree writes an empty-content element in full; cut before the closing tag.
     return '<?xml version="1.0" encoding="utf-8"?>\n' + text.removesuffix("</feed>") + "\n"

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from papertrack.doctor import Checkup, _check, _paper, _rel
+from papertrack.doctor import Checkup, checkup_of, paper_of_doc, relative_name
 from papertrack.errors import StoreError
 from papertrack.files import write_atomic
 from papertrack.index import week_of
@@ -109,7 +109,7 @@ class RepairReport:
 
 # --------------------------------------------------------------------------- salvage
 
-# A TinyDB document as _dumps writes it: `"<doc id>":{` right after the `{` or `,` that
+# A TinyDB document as dumps_json writes it: `"<doc id>":{` right after the `{` or `,` that
 # opens it. Inside a JSON string a quote is always escaped (\"), so this never matches
 # text within a title or an abstract.
 _DOC_START = re.compile(r'[{,]\s*"(\d+)"\s*:\s*(?=\{)')
@@ -130,7 +130,7 @@ def salvage_records(raw: bytes) -> list[dict[str, Any]]:
     except (ValueError, RecursionError):
         pass
     else:
-        return [doc for doc in _records_in(data) if _paper(doc) is not None]
+        return [doc for doc in _records_in(data) if paper_of_doc(doc) is not None]
     text = raw.decode("utf-8", errors="surrogateescape")
     decoder = json.JSONDecoder()
     found: list[dict[str, Any]] = []
@@ -155,7 +155,7 @@ def salvage_records(raw: bytes) -> list[dict[str, Any]]:
 def _whole_record(doc: Any) -> bool:
     # A record never holds an object: one that does swallowed the next record because
     # its own closing brace was lost.
-    return _paper(doc) is not None and not any(isinstance(v, dict) for v in doc.values())
+    return paper_of_doc(doc) is not None and not any(isinstance(v, dict) for v in doc.values())
 
 
 # surrogateescape turns each byte that is not UTF-8 into one of U+DC80..U+DCFF.
@@ -202,7 +202,7 @@ def repair_store(
     lock = store.lock()
     lock.acquire()
     try:
-        before = _check(store, progress)
+        before = checkup_of(store, progress)
         if before.healthy:
             return RepairReport(before, before)
         report = RepairReport(before, before)
@@ -222,7 +222,7 @@ def repair_store(
         if any(p.kind.endswith("-search-index") for p in before.problems):
             build_text_index(store, progress)  # even one marked in step: its rows disagreed
         report.retagged = not had_fingerprints
-        report.after = _check(store, progress)
+        report.after = checkup_of(store, progress)
     finally:
         lock.release()
     _account_losses(report)
@@ -250,7 +250,7 @@ def _salvage_partitions(store: Store, before: Checkup, stamp: str) -> list[Salva
             ) from exc
         records = salvage_records(raw)
         kept = _keep_aside(store, path, raw, stamp)
-        salvage = Salvage(file=file, kept_at=_rel(store, kept), salvaged=len(records))
+        salvage = Salvage(file=file, kept_at=relative_name(store, kept), salvaged=len(records))
         for doc in records:
             paper = Paper.from_record(doc)
             week = week_of(paper.paper_date)

@@ -350,24 +350,33 @@ def _atom_updated(papers: Sequence[Paper], as_of: date) -> datetime:
 
 
 def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
-    from papertrack.export import ARXIV_NS, ATOM_NS, PAPERTRACK_NS, _atom_date, _sub, atom_entry
+    from papertrack.export import (
+        ARXIV_NS,
+        ATOM_NS,
+        PAPERTRACK_NS,
+        atom_date,
+        atom_entry,
+        sub_element,
+    )
 
     # The entries carry the stored paper in the arxiv: and papertrack: namespaces.
     head = ET.Element(
         "feed", {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS}
     )
-    _sub(head, "title", f"{topic.name} — papertrack", type="text")
+    sub_element(head, "title", f"{topic.name} — papertrack", type="text")
     if topic.description:
-        _sub(head, "subtitle", topic.description, type="text")
+        sub_element(head, "subtitle", topic.description, type="text")
     feed, page = _href(feed_name(topic.slug)), _href(page_name(topic.slug))
-    _sub(head, "id", base_url + feed if base_url else f"urn:papertrack:site:{quote(topic.slug)}")
-    _sub(head, "updated", _atom_date(_atom_updated(topic.papers, as_of)))
-    _sub(head, "link", rel="alternate", type="text/html", href=base_url + page)
+    sub_element(
+        head, "id", base_url + feed if base_url else f"urn:papertrack:site:{quote(topic.slug)}"
+    )
+    sub_element(head, "updated", atom_date(_atom_updated(topic.papers, as_of)))
+    sub_element(head, "link", rel="alternate", type="text/html", href=base_url + page)
     if base_url:
-        _sub(head, "link", rel="self", type="application/atom+xml", href=base_url + feed)
+        sub_element(head, "link", rel="self", type="application/atom+xml", href=base_url + feed)
     # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
-    _sub(_sub(head, "author"), "name", "papertrack")
-    _sub(head, "generator", "papertrack")
+    sub_element(sub_element(head, "author"), "name", "papertrack")
+    sub_element(head, "generator", "papertrack")
     text = ET.tostring(head, encoding="unicode").removesuffix("</feed>")
     # An entry without a date of its own takes the as-of day, never the clock.
     moment = datetime.combine(as_of, time(0), UTC)

@@ -38,7 +38,7 @@ def read_json(path: Path) -> Any:
         raise StoreError(f"store file {path} is damaged ({exc}). {REPAIR_HINT}") from exc
 
 
-def _dumps(data: Any) -> bytes:
+def dumps_json(data: Any) -> bytes:
     # Compact UTF-8 JSON, as json.dumps(separators=(",", ":")) would write it, but 8x
     # faster: a week file of 2,000 papers takes ~7 ms instead of ~55 ms, and a bulk
     # import or retag writes every week file it touches whole.
@@ -62,7 +62,7 @@ class AtomicJSONStorage(Storage):
             return None
         # Checked here, once, so that a garbled file is a StoreError naming it in every
         # reader rather than a KeyError deep inside TinyDB or Paper.from_record.
-        problem = _shape_problem(data)
+        problem = shape_problem(data)
         if problem or not isinstance(data, dict):
             raise StoreError(f"store file {self.path} is damaged ({problem}). {REPAIR_HINT}")
         return data
@@ -70,7 +70,7 @@ class AtomicJSONStorage(Storage):
     def write(self, data: dict[str, dict[str, Any]]) -> None:
         if self.read_only:
             raise StoreError(f"{self.path} was opened read-only. This is a bug in papertrack")
-        write_atomic(self.path, _dumps(data))
+        write_atomic(self.path, dumps_json(data))
 
     def close(self) -> None:
         pass
@@ -80,7 +80,7 @@ class AtomicJSONStorage(Storage):
 REPAIR_HINT = "Run 'papertrack doctor --repair' to keep what can still be read and rebuild the rest"
 
 
-def _stat_key(path: Path) -> tuple[int, int, int] | None:
+def stat_key(path: Path) -> tuple[int, int, int] | None:
     try:
         stat = path.stat()
     except OSError:
@@ -92,7 +92,7 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
 _TABLES = frozenset({PAPERS_TABLE, "ids", "counts", "meta", "categories"})
 
 
-def _shape_problem(data: Any) -> str | None:
+def shape_problem(data: Any) -> str | None:
     """Why ``data`` (a parsed store file) is not a TinyDB database papertrack can read, or None.
 
     The one definition of a readable store file, used by every reader and by

@@ -124,7 +124,7 @@ def _week_sort_key(key: str) -> str:
     return "0000" if key == UNDATED else key
 
 
-def _fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
+def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
     """What topic queries read of a stored record: title, abstract, authors, categories."""
     return (
         record.get("title") or "",
@@ -134,7 +134,7 @@ def _fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
     )
 
 
-def _paper(record: dict[str, Any], path: Path) -> Paper:
+def paper_of_record(record: dict[str, Any], path: Path) -> Paper:
     """A stored record as a Paper; a record of the wrong types is a damaged file, named."""
     try:
         return Paper.from_record(record)
@@ -312,7 +312,9 @@ class Store:
             return []
         db = TinyDB(path, storage=AtomicJSONStorage, read_only=True)
         try:
-            return [_paper(doc, path) for doc in db.table(PAPERS_TABLE, cache_size=0).all()]
+            return [
+                paper_of_record(doc, path) for doc in db.table(PAPERS_TABLE, cache_size=0).all()
+            ]
         finally:
             db.close()
 
@@ -334,25 +336,25 @@ class Store:
             docs = [doc for doc in docs if topic in (doc.get("tags") or ())]
         if match is not None:
             # Matched on the record: a Paper is built only for the hits.
-            docs = [doc for doc in docs if match(*_fields(doc))]
+            docs = [doc for doc in docs if match(*record_fields(doc))]
         if self.dirty_path.exists():
             # A write was cut short: a paper moving to another week may still have its
             # old copy here. Show only the copy the id map names (it is written with
             # the new copy), so no reader lists a paper twice before the next writer
             # cleans up.
-            shards = _IdMap(self)
+            shards = IdMap(self)
             docs = [doc for doc in docs if shards.get(doc["arxiv_id"]) in (week, None)]
-        return [_paper(doc, path) for doc in docs]
+        return [paper_of_record(doc, path) for doc in docs]
 
     def get(self, arxiv_id: str) -> Paper | None:
         """The stored paper with this versionless id, or None: one id shard and one week read."""
-        week = _IdMap(self).get(arxiv_id)
+        week = IdMap(self).get(arxiv_id)
         if week is None:
             return None
         data = AtomicJSONStorage(self.partition_path(week), read_only=True).read() or {}
         for doc in (data.get(PAPERS_TABLE) or {}).values():
             if doc.get("arxiv_id") == arxiv_id:
-                return _paper(doc, self.partition_path(week))
+                return paper_of_record(doc, self.partition_path(week))
         return None
 
     def search(
@@ -599,7 +601,7 @@ class Store:
         return writer.retagged
 
 
-class _IdMap:
+class IdMap:
     """The id -> week map, read shard by shard as ids need it (a writer's one also writes)."""
 
     def __init__(self, store: Store) -> None:

@@ -27,8 +27,8 @@ from papertrack.files import all_or_nothing, remove_file, write_atomic
 from papertrack.index import ALL, Index, week_of
 from papertrack.models import Paper, Progress, UpsertResult, from_iso, merge_papers
 from papertrack.parallel import forked_map
-from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, _dumps, _stat_key
-from papertrack.store import Store, _fields, _IdMap, _paper, id_shard
+from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, dumps_json, stat_key
+from papertrack.store import IdMap, Store, id_shard, paper_of_record, record_fields
 
 if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
@@ -40,7 +40,7 @@ __all__ = ["StoreWriter", "build_text_index"]
 def _write_index_file(store: Store, index: Index) -> None:
     """Write index.json (staged when inside :func:`all_or_nothing`) with a new generation."""
     index.generation = secrets.token_hex(8)
-    write_atomic(store.index_path, _dumps(index.to_tinydb()))
+    write_atomic(store.index_path, dumps_json(index.to_tinydb()))
 
 
 def _recency(paper: Paper) -> tuple[int, str]:
@@ -76,7 +76,7 @@ class _RetagJob:
                 return None
         if not len(self.subset):
             return ()
-        return self.subset.tag_fields(*_fields(doc), pid)
+        return self.subset.tag_fields(*record_fields(doc), pid)
 
 
 def _tag_week(job: _RetagJob, path: Path) -> dict[str, tuple[str, ...] | None] | None:
@@ -128,12 +128,12 @@ class StoreWriter:
         lock.acquire()
         self._held = True
         try:
-            if self._left is None or self._left != _stat_key(self.store.index_path):
+            if self._left is None or self._left != stat_key(self.store.index_path):
                 self.prepare()
             yield
         finally:
             self._held = False
-            self._left = _stat_key(self.store.index_path)
+            self._left = stat_key(self.store.index_path)
             self.text.close()
             lock.release()
 
@@ -217,7 +217,7 @@ class StoreWriter:
             parts.put_record(week, pid, record)
             shards.set(pid, week)
             if self.text_live:
-                self._batch.add(pid, week, _fields(record))
+                self._batch.add(pid, week, record_fields(record))
             self.index.bump_at(
                 moment,
                 record.get("tags") or (),
@@ -379,7 +379,7 @@ class StoreWriter:
                     doc["tags"] = tags
                     week_touched += 1
                 if week_touched:
-                    write_atomic(path, _dumps(data))
+                    write_atomic(path, dumps_json(data))
                     touched += week_touched
         for slug in [s for s in self.index.counts if s != ALL and s not in order]:
             # Topics that no longer exist: their counts are all zero by now.
@@ -450,7 +450,7 @@ class StoreWriter:
         for shard in on_disk - set(shard_maps):
             self.store.shard_path(shard).unlink()
         for shard, mapping in shard_maps.items():
-            write_atomic(self.store.shard_path(shard), _dumps({"ids": {"1": mapping}}))
+            write_atomic(self.store.shard_path(shard), dumps_json({"ids": {"1": mapping}}))
         try:
             index.fingerprints = self.store.index().fingerprints
         except (StoreError, LookupError, TypeError, AttributeError, ValueError):
@@ -481,7 +481,7 @@ def build_text_index(store: Store, progress: Callable[[int, int], None] | None =
                 if not isinstance(pid, str) or pid in seen:
                     continue  # a copy left by a cut-short move: the index names one week
                 seen.add(pid)
-                yield pid, week, index_row(*_fields(doc))
+                yield pid, week, index_row(*record_fields(doc))
 
     TextIndex.build(
         store.search_path,
@@ -547,7 +547,7 @@ class _TextBatch:
             self.text.rollback()
 
 
-class _Shards(_IdMap):
+class _Shards(IdMap):
     """The id -> week map, loaded shard by shard as ids need it, and written back."""
 
     def __init__(self, store: Store) -> None:
@@ -563,7 +563,7 @@ class _Shards(_IdMap):
 
     def flush(self) -> None:
         for shard in sorted(self.changed):
-            write_atomic(self.store.shard_path(shard), _dumps({"ids": {"1": self.maps[shard]}}))
+            write_atomic(self.store.shard_path(shard), dumps_json({"ids": {"1": self.maps[shard]}}))
         self.changed.clear()
 
 
@@ -584,7 +584,7 @@ class _Partitions:
         """The papers of ``week`` as stored (opening the file for writing)."""
         self._open(week)
         path = self.store.partition_path(week)
-        return [_paper(doc, path) for doc in self.docs[week].values()]
+        return [paper_of_record(doc, path) for doc in self.docs[week].values()]
 
     def _open(self, week: str) -> None:
         if week not in self.dbs:
@@ -600,7 +600,7 @@ class _Partitions:
         if record is not None:
             return Paper.from_record(record)
         doc = self.docs[week].get(arxiv_id)
-        return _paper(doc, self.store.partition_path(week)) if doc is not None else None
+        return paper_of_record(doc, self.store.partition_path(week)) if doc is not None else None
 
     def remove(self, week: str, arxiv_id: str) -> None:
         self._open(week)

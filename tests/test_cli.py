@@ -482,7 +482,7 @@ def test_a_command_runs_with_only_its_own_module_imported(tmp_path: Path) -> Non
 
 def test_counts_people_read_have_thousands_separators(tmp_path: Path) -> None:
     """Every count in a message or table reads 1,234, as the stats and topics tables do."""
-    from papertrack.digest import _count, _names
+    from papertrack.digest import count_text, names_text
     from papertrack.fetch import FetchReport
     from papertrack.render import format_names
     from tests.helpers import kaggle_line
@@ -501,5 +501,5 @@ def test_counts_people_read_have_thousands_separators(tmp_path: Path) -> None:
     report = FetchReport(("cs.AI",), "api", new=12_345, updated=1_000, unchanged=2)
     assert report.summary() == "cs.AI: 12,345 new, 1,000 updated, 2 unchanged"
     names = [f"Author {n}" for n in range(1_003)]
-    assert format_names(names).endswith("+1,000") and _names(names).endswith("+1,000")
-    assert _count(1_234) == "1,234 new papers"
+    assert format_names(names).endswith("+1,000") and names_text(names).endswith("+1,000")
+    assert count_text(1_234) == "1,234 new papers"

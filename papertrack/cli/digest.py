@@ -55,7 +55,7 @@ def lock_file() -> Path:
     return paths.home() / "digest.lock"
 
 
-def _followed(catalog: Catalog) -> list[Topic]:
+def followed_topics(catalog: Catalog) -> list[Topic]:
     """The followed topics still in the catalog, in following order."""
     from papertrack.digest import load_following
     from papertrack.errors import UnknownTopicError
@@ -140,7 +140,7 @@ def following(as_json: JsonOnlyOpt = False) -> None:
         papertrack following --json | jq -r '.[].topic'
     """
     with errors():
-        topics = _followed(load_catalog())
+        topics = followed_topics(load_catalog())
         if as_json:
             data = [{"topic": t.slug, "name": t.name} for t in topics]
             emit_json(data)
@@ -226,7 +226,7 @@ def digest(
         now = datetime.now(UTC)
         start = parse_date(since, now=now) if since else None
         catalog = load_catalog()
-        topics = _followed(catalog)
+        topics = followed_topics(catalog)
         if not topics:
             raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
         # One digest at a time: read state, build, show, save state. Two at once would
@@ -286,12 +286,12 @@ def _collect(
     """The digest of ``topics`` since ``window``, and each topic's momentum today."""
     from papertrack import digest as core
     from papertrack import momentum
-    from papertrack.cli.momentum import _measure
+    from papertrack.cli.momentum import measure_topic
 
     candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
     day = momentum.today(now)
     measured = {
-        t.slug: _measure(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
+        t.slug: measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
         for t in topics
     }
     sentences = {slug: momentum.describe(m) for slug, m in measured.items()}

@@ -62,7 +62,9 @@ def _as_of(text: str | None, window: int, weeks: int) -> date:
     return parse_date(text, option="--as-of").astimezone(UTC).date()
 
 
-def _day(store: Store, as_of: str | None, window: int, weeks: int, quiet: bool = False) -> date:
+def as_of_day(
+    store: Store, as_of: str | None, window: int, weeks: int, quiet: bool = False
+) -> date:
     """The day to measure at: --as-of, else today, else the store's newest paper's day.
 
     A store that is behind today (its newest paper is older than the window, as a
@@ -95,11 +97,11 @@ def _topic_momentum(
     _as_of(as_of, window, weeks)  # a bad option fails before the store is read
     store = open_store()
     fresh_tags(store, catalog)
-    day = _day(store, as_of, window, weeks)
-    return catalog, chosen, store, day, _measure(store, chosen, day, window, weeks)
+    day = as_of_day(store, as_of, window, weeks)
+    return catalog, chosen, store, day, measure_topic(store, chosen, day, window, weeks)
 
 
-def _measure(store: Store, topic: Topic, as_of: date, window: int, weeks: int) -> Momentum:
+def measure_topic(store: Store, topic: Topic, as_of: date, window: int, weeks: int) -> Momentum:
     from papertrack import momentum
 
     days = store.index().days
@@ -204,8 +206,8 @@ def trending(
         catalog = load_catalog()
         store = open_store()
         fresh_tags(store, catalog)
-        day = _day(store, as_of, window, weeks)
-        results = core.rank(_measure(store, t, day, window, weeks) for t in catalog.topics)
+        day = as_of_day(store, as_of, window, weeks)
+        results = core.rank(measure_topic(store, t, day, window, weeks) for t in catalog.topics)
         results = [m for m in results if m.current.count >= min_count]
         rows = [
             {"rank": n, **m.to_dict(), "sparkline": core.sparkline([w.count for w in m.weeks])}

@@ -30,9 +30,9 @@ def _chosen(catalog: Catalog, names: list[str], following: bool) -> list[Topic]:
     if names and following:
         raise UsageError("--topics and --following both choose the topics. Give one of them")
     if following:
-        from papertrack.cli.digest import _followed
+        from papertrack.cli.digest import followed_topics
 
-        topics = _followed(catalog)
+        topics = followed_topics(catalog)
         if not topics:
             raise UsageError(
                 "you follow no topic. Run 'papertrack follow TOPIC', or leave out --following"
@@ -90,7 +90,7 @@ def site(
         papertrack site -o site --topics llm-agent-training,gui-agents --as-of 2026-06-26
     """
     from papertrack import site as core
-    from papertrack.cli.momentum import EMPTY_STORE, _day
+    from papertrack.cli.momentum import EMPTY_STORE, as_of_day
 
     with errors():
         if base_url and not base_url.startswith(("https://", "http://")):
@@ -99,7 +99,7 @@ def site(
         chosen = _chosen(catalog, topics or [], following)
         store = open_store()
         fresh_tags(store, catalog)
-        day = _day(store, as_of, 4, 12, quiet=quiet)
+        day = as_of_day(store, as_of, 4, 12, quiet=quiet)
         names = {t.slug: t.name for t in catalog.topics}
         gathered = core.gather(store, chosen, day, limit=limit, known=names)
         files = core.render_site(gathered, day, names=names, base_url=base_url)

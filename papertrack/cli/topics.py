@@ -58,7 +58,7 @@ _FIRST_AS_OF = date(1, 3, 19)  # the Monday 11 weeks after 0001-01-01, a Monday
 _LAST_AS_OF = date(9999, 12, 26)  # the last Sunday whose whole ISO week is in 9999
 
 
-def _as_of(value: str | None) -> date:
+def as_of_date(value: str | None) -> date:
     from papertrack.dates import parse_date
 
     if value is None:
@@ -74,13 +74,13 @@ def _as_of(value: str | None) -> date:
     return day
 
 
-def _counted_store(catalog: Catalog) -> Store:
+def counted_store(catalog: Catalog) -> Store:
     store = open_store()
     fresh_tags(store, catalog)
     return store
 
 
-def _model_info(topic: Topic) -> dict[str, Any]:
+def model_info(topic: Topic) -> dict[str, Any]:
     """How a topic decides, its model file, and how it did on its examples (cross-validated)."""
     from papertrack.learn import FEATURE_SET
     from papertrack.training import cv_summary
@@ -159,9 +159,9 @@ def topics_list(
     """
     fmt = pick_format(fmt, as_json)
     with errors():
-        day = _as_of(as_of)
+        day = as_of_date(as_of)
         catalog = load_catalog()
-        store = _counted_store(catalog)
+        store = counted_store(catalog)
         rows = [_topic_row(t, store, day) for t in catalog.topics]
 
         def table() -> Any:
@@ -200,10 +200,10 @@ def topics_show(
     from papertrack.topics import Catalog
 
     with errors():
-        day = _as_of(as_of)
+        day = as_of_date(as_of)
         catalog = load_catalog()
         chosen = catalog.find(topic)
-        store = _counted_store(catalog)
+        store = counted_store(catalog)
         info = _topic_row(chosen, store, day)
         default = Catalog.load(paths.default_topics_file()).by_slug(chosen.slug)
         user = chosen.source == "user"
@@ -212,7 +212,7 @@ def topics_show(
             file=str(paths.user_topics_file() if user else paths.default_topics_file()),
             fingerprint=chosen.fingerprint,
             as_of=day.isoformat(),
-            **_model_info(chosen),
+            **model_info(chosen),
         )
         if as_json or fmt is ViewFormat.json:
             emit_json(info)

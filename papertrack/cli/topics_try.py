@@ -20,7 +20,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
-from papertrack.cli.topics import CategoryOpt, _as_of, _counted_store, _model_info, topics_app
+from papertrack.cli.topics import CategoryOpt, as_of_date, counted_store, model_info, topics_app
 from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
 
 if TYPE_CHECKING:
@@ -88,10 +88,10 @@ def topics_test(
     from papertrack.diagnose import try_topic
 
     with errors():
-        day = _as_of(as_of)
+        day = as_of_date(as_of)
         catalog = load_catalog()
         topic, saved = _definition(catalog, definition, category or [])
-        store = _counted_store(catalog) if saved else open_store()
+        store = counted_store(catalog) if saved else open_store()
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
         with busy(f"Trying {topic.name} on every stored paper") as progress:
             trial = try_topic(
@@ -103,7 +103,7 @@ def topics_test(
                 seed=chosen_seed,
                 progress=progress,
             )
-        model = _model_info(topic) if saved else {}
+        model = model_info(topic) if saved else {}
         if as_json or fmt is ViewFormat.json:
             emit_json({**trial.to_dict(), **model})
         else:
