@@ -8,6 +8,7 @@ import typer
 
 from papertrack.cli.common import (
     EXIT_CODES,
+    NO_PAPERS_YET,
     AsOfOpt,
     JsonOpt,
     ViewFormat,
@@ -122,7 +123,7 @@ def topics_test(
                     f"F1 {figures['f1']:.2f}."
                 )
         if not store.exists() or trial.total == 0:
-            say("No papers in the store yet. Run 'papertrack ingest FILE' first.")
+            say(NO_PAPERS_YET)
 
 
 # --------------------------------------------------------------------------- explain
