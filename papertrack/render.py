@@ -384,7 +384,10 @@ def topic_card(info: Mapping[str, Any]) -> Group:
             ),
         )
     elif info.get("model_file"):
-        grid.add_row("examples", Text("too few to cross-validate: teach it more"))
+        grid.add_row(
+            "examples",
+            Text(f"{safe(info.get('note') or 'too few')}; not cross-validated: teach it more"),
+        )
     if info.get("model_current") is False:
         grid.add_row(
             "model",

@@ -15,7 +15,9 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,8 +45,18 @@ FIT_ARGS: dict[str, Any] = {
 SEED = 20261201
 #: Below this many examples in the topic, no cross-validation: see _few_examples.
 MIN_CV_POSITIVES = 8
-#: Share of the other labelled papers a topic made from a few examples may take.
-BACKGROUND_SHARE = 0.01
+#: A topic the shipped labels do not know (made with ``topics add --like``, taught
+#: with ``topics teach``) is made from what its examples share (:func:`learn.centroid`)
+#: until it has this many in it, and fitted like a default topic from then on.
+#: Simulated on the train split (k positives of one of 14 topics drawn at random,
+#: the rest of the earlier 70% as background, scored on the later 30%), mean F1
+#: of the two ways: 0.46 against 0.21 at 8 examples, 0.45 against 0.39 at 16,
+#: 0.45 against 0.52 at 32.
+LIKE_UNTIL = 24
+#: Share of the other labelled papers a topic made from its examples' shared
+#: features takes: its threshold is the score only this top share reaches. Same
+#: simulation, 4 examples: mean F1 0.32 at 1%, 0.36 at 2%, 0.37 at 3%, 0.34 at 5%.
+BACKGROUND_SHARE = 0.03
 FOLDS = 5
 
 
@@ -120,6 +132,8 @@ def choose(
     rules: Iterable[str] = DECISIONS,
     seed: int = SEED,
     folds: int = FOLDS,
+    outside: AbstractSet[str] = frozenset(),
+    like_until: int = MIN_CV_POSITIVES,
 ) -> Choice:
     """Fit a model and choose the rule (of ``rules``) with the best out-of-fold F1.
 
@@ -129,11 +143,16 @@ def choose(
     model fitted on the other folds; for each rule the threshold that maximises F1
     of the rule's out-of-fold decisions is found, and that threshold is the final
     model's. Ties go to the rule listed first.
+
+    With fewer than ``like_until`` positives (and always below
+    :data:`MIN_CV_POSITIVES`) the model is made from what the positives share
+    instead (:func:`_like_examples`); ``outside`` are the keys of the examples a
+    user said are not in the topic.
     """
     y = [bool(v) for v in labels]
     allowed = [r for r in rules if query_hits is not None or r == "model"]
-    if sum(y) < MIN_CV_POSITIVES or all(y):
-        return _few_examples(docs, y, query_hits, seed)
+    if sum(y) < max(like_until, MIN_CV_POSITIVES) or all(y):
+        return _like_examples(docs, y, query_hits, keys, outside, seed)
     k = min(folds, sum(y))
     fold = _folds(keys, k, seed)
     scores = [0.0] * len(y)
@@ -266,30 +285,76 @@ def _best_cut(
     return near[(len(near) - 1) // 2]
 
 
-def _few_examples(
-    docs: Sequence[frozenset[Any]], y: list[bool], query_hits: Sequence[bool] | None, seed: int
+def _like_examples(
+    docs: Sequence[frozenset[Any]],
+    y: list[bool],
+    query_hits: Sequence[bool] | None,
+    keys: Sequence[str],
+    outside: AbstractSet[str],
+    seed: int,
 ) -> Choice:
-    """A model from a handful of examples ("more like these"), too few to cross-validate.
+    """A model from a handful of examples ("more like these"): :func:`learn.centroid`.
 
-    The threshold sits between the lowest-scoring example and the score only the top
-    :data:`BACKGROUND_SHARE` of the other labelled papers reach, so the topic takes
-    papers that look like the examples and not a broad slice of everything. With a
-    query as well, either of the two decides.
+    The threshold is the score only the top :data:`BACKGROUND_SHARE` of the other
+    labelled papers reach, so the topic takes the papers that look most like the
+    examples and not a broad slice of everything. With a query as well, either of
+    the two decides. There is no precision to measure (the other papers are not
+    labelled for this topic), but recall is: each example is held out in turn (in
+    :func:`_folds`' folds) and scored by a model made from the others.
     """
-    model = learn.fit(docs, y, seed=seed, **FIT_ARGS)
-    positives = sorted(model.score(d) for d, label in zip(docs, y, strict=True) if label)
-    negatives = sorted(model.score(d) for d, label in zip(docs, y, strict=True) if not label)
-    if negatives:
-        background = negatives[
-            min(len(negatives) - 1, int(len(negatives) * (1 - BACKGROUND_SHARE)))
-        ]
-    else:
-        background = (positives[0] - 1.0) if positives else 0.0
-    lowest = positives[0] if positives else background + 1.0
-    model.threshold = round((lowest + background) / 2 if lowest > background else background, 4)
+    examples = [d for d, label in zip(docs, y, strict=True) if label]
+    out_docs = [d for d, label, key in zip(docs, y, keys, strict=True) if key in outside]
+    background = [
+        d for d, label, key in zip(docs, y, keys, strict=True) if not label and key not in outside
+    ]
+    # Only the examples' features (and the papers said to be out's) get weights:
+    # the background is cut down to those once, which makes counting and scoring
+    # it for every held-out part cheap (0.8 s for 10,450 papers, not 3.6 s).
+    wanted = frozenset().union(*examples, *out_docs)
+    background = [doc & wanted for doc in background]
+    counts: Counter[str] = Counter()
+    for doc in background:
+        counts.update(doc)
+    model = _centroid(examples, background, counts, out_docs)
+    found, tried = 0, 0
+    if len(examples) >= 2:
+        pos_keys = [k for k, label in zip(keys, y, strict=True) if label]
+        fold = _folds(pos_keys, min(FOLDS, len(examples)), seed)
+        for part in sorted(set(fold)):
+            rest = [d for d, f in zip(examples, fold, strict=True) if f != part]
+            held = [d for d, f in zip(examples, fold, strict=True) if f == part]
+            if not rest:
+                continue
+            trial = _centroid(rest, background, counts, out_docs)
+            found += sum(trial.score(d) >= trial.threshold for d in held)
+            tried += len(held)
+    n = len(examples)
+    note = f"{n} example{'s' if n != 1 else ''} in the topic: made from what they share"
+    if tried:
+        note += f"; held out in turn, {found} of {tried} reach the threshold"
     model.meta["cv"] = None
-    model.meta["note"] = f"{sum(y)} examples in the topic: too few to cross-validate"
+    model.meta["note"] = note
+    model.meta["held_out_recall"] = round(found / tried, 4) if tried else None
     return Choice(model, "either" if query_hits is not None else "model")
+
+
+def _centroid(
+    examples: Sequence[frozenset[Any]],
+    background: Sequence[frozenset[Any]],
+    counts: Counter[str],
+    outside: Sequence[frozenset[Any]],
+) -> learn.TopicModel:
+    """:func:`learn.centroid` with its threshold at :data:`BACKGROUND_SHARE` of ``background``."""
+    model = learn.centroid(examples, background, outside, counts=counts)
+    scores = sorted(map(model.score, background))
+    if scores:
+        cut = scores[min(len(scores) - 1, int(len(scores) * (1 - BACKGROUND_SHARE)))]
+    else:
+        cut = 0.0
+    # A paper that shares nothing with the examples scores 0: it never qualifies.
+    smallest = min((w for w in model.weights.values() if w > 0), default=1.0)
+    model.threshold = round(max(cut, smallest), 4)
+    return model
 
 
 def _candidate_cuts(cuts: list[float]) -> list[float]:
@@ -371,14 +436,24 @@ def teach(
 
     ``taught`` maps paper ids to the user's label; ``texts`` gives the text of taught
     papers (from the store). A topic the labels do not know (the user's own) learns
-    from the user's positives against the labelled papers as background: nearly all
-    of them are out of any narrow topic, and taught negatives say which are not.
+    from the user's positives against the labelled papers as background, which is
+    unlabelled for it: made from what the examples share until it has
+    :data:`LIKE_UNTIL` of them, then fitted against that background; taught
+    negatives say which papers are out.
     """
     papers, labels = examples_for(topic.slug, labelled, taught, texts)
     has_query = bool(topic.query.strip())
     hits = query_hits(topic, papers) if has_query else None
     keys = [p.arxiv_id for p in papers]
-    choice = choose(paper_features(papers), labels, hits, keys=keys)
+    known = any(topic.slug in p.labels for p in labelled if p.split == TRAIN)
+    choice = choose(
+        paper_features(papers),
+        labels,
+        hits,
+        keys=keys,
+        outside={pid for pid, label in taught.items() if not label},
+        like_until=MIN_CV_POSITIVES if known else LIKE_UNTIL,
+    )
     positives = sum(labels)
     choice.model.meta.update(
         {

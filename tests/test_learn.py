@@ -19,6 +19,7 @@ from papertrack.learn import (
     ModelSet,
     TopicModel,
     _best_threshold,
+    centroid,
     features,
     fit,
     fit_topic,
@@ -396,6 +397,29 @@ def test_few_positives_use_fewer_folds() -> None:
     assert learned.meta["cv"]["positives"] == 3
     assert learned.meta["cv"]["recall"] > 0
     assert learned.decide(docs[5]) and learned.decide(docs[150])
+
+
+def test_a_centroid_weighs_what_the_examples_share_by_rarity() -> None:
+    background = [frozenset({"model", "data", f"w{i}"}) for i in range(400)]
+    background += [frozenset({"model", "memory"})] * 40
+    examples = [
+        frozenset({"model", "memory", "agent", "episodic"}),
+        frozenset({"model", "memory", "agent", "recall"}),
+        frozenset({"model", "memory", "episodic", "w1"}),
+    ]
+    outside = [frozenset({"agent", "recall", "robot"})]
+    learned = centroid(examples, background, outside)
+    w = learned.weights
+    # In every paper: worth nothing; in many: little; rare and shared: most.
+    assert "model" not in w and w["episodic"] > w["memory"] > 0
+    # Shared by two examples and one paper said to be out: weighed down.
+    assert w["agent"] < w["episodic"] and w["recall"] < 0 and w["robot"] < 0
+    assert learned.bias == 0.0 and learned.meta["kind"] == "centroid"
+    # A paper like the examples outscores one that only shares the common words.
+    assert learned.score(frozenset({"episodic", "memory"})) > learned.score(
+        frozenset({"model", "data", "w7"})
+    )
+    assert len(centroid(examples, background, outside, top=2).weights) == 2
 
 
 # ---------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
 def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> None:
     result = run("topics", "add", "Agent Foundations", "--like", CHAIN_OF_AGENTS, "--like", DATARUS)
     assert result.exit_code == 0, result.stderr
-    assert "too few to cross-validate" in result.stderr
+    assert "2 examples in the topic: made from what they share; held out in turn" in result.stderr
     topics = (stored / "topics.toml").read_text()
     assert 'model = "models/agent-foundations.json"' in topics and "query =" not in topics
     found = tagged("agent-foundations")
@@ -79,6 +79,8 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     assert len(found) < 40  # more like these, not everything
     shown = json.loads(run("topics", "show", "agent-foundations", "--json").stdout)
     assert shown["decide"] == "model" and shown["examples"] is None
+    assert shown["note"].startswith("2 examples in the topic") and shown["model_current"]
+    assert "not cross-validated" in run("topics", "show", "agent-foundations").stdout
     why = json.loads(
         run("topics", "explain", CHAIN_OF_AGENTS, "agent-foundations", "--json").stdout
     )

@@ -90,6 +90,8 @@ def model_info(topic: Topic) -> dict[str, Any]:
         "decide": topic.decide,
         "model_file": topic.model_file or None,
         "examples": cv_summary(model, topic.decide),
+        # How a model made from a few examples was made, when it is not cross-validated.
+        "note": None if model is None else model.meta.get("note"),
         # False: fitted by an older papertrack, on fewer features; teaching refits it.
         "model_current": None if model is None else model.meta.get("feature_set") == FEATURE_SET,
     }
@@ -423,8 +425,8 @@ def _say_figures(choice: Any) -> None:
     if not figures:
         say(
             f"It decides by {choice.decide}. "
-            f"{choice.model.meta.get('note', 'Not measured')}: teach it more examples "
-            "with 'papertrack topics teach' to see how it does."
+            f"{choice.model.meta.get('note', 'Not measured')}. Teach it more examples "
+            "with 'papertrack topics teach' to refine it and see how it does."
         )
     else:
         say(
