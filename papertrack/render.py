@@ -404,7 +404,10 @@ def topic_card(info: Mapping[str, Any]) -> Group:
         parts.append(Text(safe(info["description"])))
     parts += [Text(""), grid, Text(""), Text("query", style="dim")]
     query = str(info["query"]).strip("\n").splitlines()
-    parts.append(Text(safe("\n".join("  " + line for line in query))))
+    if query:
+        parts.append(Text(safe("\n".join("  " + line for line in query))))
+    else:
+        parts.append(Text("  none: it decides by its model alone", style="dim"))
     return Group(*parts)
 
 

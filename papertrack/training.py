@@ -303,19 +303,20 @@ def _like_examples(
     :func:`_folds`' folds) and scored by a model made from the others.
     """
     examples = [d for d, label in zip(docs, y, strict=True) if label]
-    out_docs = [d for d, label, key in zip(docs, y, keys, strict=True) if key in outside]
+    # Papers said to be out stay out (they are pinned), but are no background:
+    # the threshold is a share of the papers nobody has judged.
     background = [
         d for d, label, key in zip(docs, y, keys, strict=True) if not label and key not in outside
     ]
-    # Only the examples' features (and the papers said to be out's) get weights:
-    # the background is cut down to those once, which makes counting and scoring
-    # it for every held-out part cheap (0.8 s for 10,450 papers, not 3.6 s).
-    wanted = frozenset().union(*examples, *out_docs)
+    # Only the examples' features get weights: the background is cut down to
+    # those once, which makes counting and scoring it for every held-out part
+    # cheap (0.8 s for 10,450 papers, not 3.6 s).
+    wanted = frozenset().union(*examples)
     background = [doc & wanted for doc in background]
     counts: Counter[str] = Counter()
     for doc in background:
         counts.update(doc)
-    model = _centroid(examples, background, counts, out_docs)
+    model = _centroid(examples, background, counts)
     found, tried = 0, 0
     if len(examples) >= 2:
         pos_keys = [k for k, label in zip(keys, y, strict=True) if label]
@@ -325,7 +326,7 @@ def _like_examples(
             held = [d for d, f in zip(examples, fold, strict=True) if f == part]
             if not rest:
                 continue
-            trial = _centroid(rest, background, counts, out_docs)
+            trial = _centroid(rest, background, counts)
             found += sum(trial.score(d) >= trial.threshold for d in held)
             tried += len(held)
     n = len(examples)
@@ -339,13 +340,10 @@ def _like_examples(
 
 
 def _centroid(
-    examples: Sequence[frozenset[Any]],
-    background: Sequence[frozenset[Any]],
-    counts: Counter[str],
-    outside: Sequence[frozenset[Any]],
+    examples: Sequence[frozenset[Any]], background: Sequence[frozenset[Any]], counts: Counter[str]
 ) -> learn.TopicModel:
     """:func:`learn.centroid` with its threshold at :data:`BACKGROUND_SHARE` of ``background``."""
-    model = learn.centroid(examples, background, outside, counts=counts)
+    model = learn.centroid(examples, background, counts=counts)
     scores = sorted(map(model.score, background))
     if scores:
         cut = scores[min(len(scores) - 1, int(len(scores) * (1 - BACKGROUND_SHARE)))]
