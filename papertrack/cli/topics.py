@@ -284,10 +284,12 @@ def topics_add(
     Comments and the rest of the file stay as you wrote them. Stored papers are
     retagged for the new definition straight away.
 
-    With --like, the topic is learned from example papers ("more like these"): a
-    model is fitted on them against the labelled papers shipped with papertrack,
-    and decides alone, or with --query as well, whichever does better on the
-    examples. Teach it more with 'papertrack topics teach'.
+    With --like, the topic is learned from example papers ("more like these"):
+    until it has 24 examples, a paper is in it when its words are as like theirs
+    (the rarer, the more they count) as those of the top 3% of the labelled papers
+    shipped with papertrack; from then on a model is fitted on them against those
+    papers. With --query as
+    well, either one decides. Teach it more with 'papertrack topics teach'.
 
     Examples:
 
