@@ -330,7 +330,10 @@ def _like_examples(
             found += sum(trial.score(d) >= trial.threshold for d in held)
             tried += len(held)
     n = len(examples)
-    note = f"{n} example{'s' if n != 1 else ''} in the topic: made from what they share"
+    if n == 1:
+        note = "1 example in the topic: made from its words"
+    else:
+        note = f"{n} examples in the topic: made from what they share"
     if tried:
         note += f"; held out in turn, {found} of {tried} reach the threshold"
     model.meta["cv"] = None

@@ -102,3 +102,18 @@ def test_a_taught_topic_turns_from_its_examples_share_to_a_fitted_model() -> Non
         made = "centroid" if count < training.LIKE_UNTIL else None
         assert unknown.model.meta.get("kind") == made
         assert default.model.meta.get("kind") is None and default.model.meta["cv"]
+
+
+def test_a_topic_made_from_one_example_takes_it_and_papers_like_it() -> None:
+    docs, labels, _ = corpus(400, rate=0.0, seed=13)
+    telling = {"episodic", "recall", "replay", "hippocampal", "consolidation", "t:memory"}
+    docs = [*docs[:-1], docs[-1] | telling]
+    docs += [docs[i] | telling for i in range(3)]  # three papers like it
+    y = [i == 399 for i in range(len(docs))]
+    keys = [f"2601.{i:05d}" for i in range(len(docs))]
+    choice = training.choose(docs, y, None, keys=keys, like_until=training.LIKE_UNTIL)
+    model = choice.model
+    assert model.meta["note"] == "1 example in the topic: made from its words"
+    assert model.meta["held_out_recall"] is None
+    assert all(model.decide(docs[i]) for i in (399, 400, 401, 402))
+    assert sum(model.decide(d) for d in docs) <= 0.05 * len(docs) + 4
