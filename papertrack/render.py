@@ -393,8 +393,8 @@ def topic_card(info: Mapping[str, Any]) -> Group:
             "model",
             Text(
                 safe(
-                    "fitted by an older papertrack, without the concept features: teach it "
-                    f"again to refit it (papertrack topics teach {info['topic']} ID)"
+                    f"made by an older papertrack, {info.get('model_outdated') or 'differently'}"
+                    f": teach it again to refit it (papertrack topics teach {info['topic']} ID)"
                 ),
                 style="yellow",
             ),

@@ -184,5 +184,24 @@ def test_topics_show_says_when_a_taught_model_predates_the_concept_features(
     shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
     assert shown["model_current"] is False
     text = run("topics", "show", "gui-agents").stdout
-    assert "fitted by an older papertrack" in " ".join(text.split())
+    assert "made by an older papertrack, without the concept features" in " ".join(text.split())
     assert run("latest", "gui-agents").exit_code == 0  # it still tags and answers
+
+
+def test_topics_show_says_when_a_topic_was_made_from_examples_the_old_way(stored: Path) -> None:
+    from papertrack import learn, training
+
+    assert run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS).exit_code == 0
+    shown = json.loads(run("topics", "show", "agent-chains", "--json").stdout)
+    assert shown["model_current"] is True and shown["model_outdated"] is None
+    # As an older papertrack made it: a regression of the examples, not cross-validated.
+    path = stored / "models" / "agent-chains.json"
+    model = learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+    del model.meta["kind"]
+    training.save_model(model, path)
+    shown = json.loads(run("topics", "show", "agent-chains", "--json").stdout)
+    assert shown["model_current"] is False
+    assert shown["model_outdated"] == "from a few examples by a fit that learned only them"
+    text = " ".join(run("topics", "show", "agent-chains").stdout.split())
+    assert "made by an older papertrack, from a few examples" in text
+    assert "papertrack topics teach agent-chains ID" in text

@@ -92,9 +92,21 @@ def model_info(topic: Topic) -> dict[str, Any]:
         "examples": cv_summary(model, topic.decide),
         # How a model made from a few examples was made, when it is not cross-validated.
         "note": None if model is None else model.meta.get("note"),
-        # False: fitted by an older papertrack, on fewer features; teaching refits it.
-        "model_current": None if model is None else model.meta.get("feature_set") == FEATURE_SET,
+        # False: made by an older papertrack (model_outdated says how); teaching refits it.
+        "model_current": None if model is None else not _outdated(model.meta, FEATURE_SET),
+        "model_outdated": (_outdated(model.meta, FEATURE_SET) or None) if model else None,
     }
+
+
+def _outdated(meta: dict[str, Any], feature_set: int) -> str:
+    """Why a taught model should be refit ("" if it need not): an older papertrack
+    fitted it on fewer features, or made it from a few examples by a regression
+    that learned only those examples."""
+    if meta.get("feature_set") != feature_set:
+        return "without the concept features"
+    if meta.get("cv") is None and meta.get("kind") != "centroid":
+        return "from a few examples by a fit that learned only them"
+    return ""
 
 
 def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
