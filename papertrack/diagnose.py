@@ -372,6 +372,8 @@ def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> 
             )
         )
     branches = topic.node.children if isinstance(topic.node, And) else (topic.node,)
+    if not topic.query.strip():
+        branches = ()  # a topic made from examples alone: its model decides, no query
     for branch in branches:
         if isinstance(branch, Not):
             hits = _hits(branch.child, text)

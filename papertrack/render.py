@@ -514,19 +514,24 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
                 Text(safe(f"{describe(down[0])}  {down[1]:+.2f}")) if down else Text(""),
             )
         parts.append(words)
-        parts.append(Text(f"Query: {'matches' if item.query_matched else 'does not match'}."))
-    table = Table(title_justify="left")
-    table.add_column("Condition", overflow="fold")
-    table.add_column("Met", no_wrap=True)
-    table.add_column("Found", overflow="fold", style="green")
-    labels = {"categories": "in one of", "requires": "needs", "excludes": "excludes"}
-    for cond in item.conditions:
-        table.add_row(
-            Text(safe(f"{labels[cond.kind]} {shorten(cond.text)}")),
-            Text("yes" if cond.met else "NO", style="green" if cond.met else "bold red"),
-            Text(safe("; ".join(map(str, cond.hits)) or "nothing")),
-        )
-    parts.append(table)
+        if item.conditions:
+            said = "matches" if item.query_matched else "does not match"
+            parts.append(Text(f"Query: {said}."))
+        else:
+            parts.append(Text("Query: none; the topic decides by its model alone."))
+    if item.conditions:
+        table = Table(title_justify="left")
+        table.add_column("Condition", overflow="fold")
+        table.add_column("Met", no_wrap=True)
+        table.add_column("Found", overflow="fold", style="green")
+        labels = {"categories": "in one of", "requires": "needs", "excludes": "excludes"}
+        for cond in item.conditions:
+            table.add_row(
+                Text(safe(f"{labels[cond.kind]} {shorten(cond.text)}")),
+                Text("yes" if cond.met else "NO", style="green" if cond.met else "bold red"),
+                Text(safe("; ".join(map(str, cond.hits)) or "nothing")),
+            )
+        parts.append(table)
     if not item.matched:
         parts.append(Text("Why not:", style="bold"))
         for reason in item.reasons():

@@ -88,6 +88,9 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     model = why["topics"][0]["model"]
     assert why["topics"][0]["matched"] is True and model["fired"] is True
     assert model["up"][0]["weight"] > 0
+    assert why["topics"][0]["conditions"] == []  # no query, so no query conditions
+    said = run("topics", "explain", CHAIN_OF_AGENTS, "agent-foundations").stdout
+    assert "Query: none; the topic decides by its model alone." in said and "needs" not in said
     error_line(run("topics", "add", "Nothing"), 2, "--query, or example papers with --like")
 
 
