@@ -205,9 +205,9 @@ class Topic:
         """Whether every paper the topic tags matches its query (so an index of words can
         narrow the search): it decides by its query, or by query and model with no paper
         taught by hand."""
-        if self.decide == "query":
-            return True
-        return self.decide == "both" and not self.model.meta.get("pinned")
+        if self.decide not in ("query", "both"):
+            return False
+        return not (self.model_file and self.model.meta.get("pinned"))
 
     def matched_terms(self, text: PaperText | Paper) -> tuple[str, ...]:
         """The query's terms (outside any NOT) that the paper contains: why it matched."""
@@ -608,7 +608,9 @@ class Catalog:
         if self._pins is None:
             pins: dict[str, dict[str, bool]] = {}
             for topic in self.topics:
-                if topic.model_file and topic.decide != "query":
+                # Whatever the topic decides by, even its query alone (a query
+                # topic taught a few papers), a taught paper holds as taught.
+                if topic.model_file:
                     for pid, label in (topic.model.meta.get("pinned") or {}).items():
                         pins.setdefault(pid, {})[topic.slug] = bool(label)
             self._pins = pins

@@ -94,6 +94,27 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     error_line(run("topics", "add", "Nothing"), 2, "--query, or example papers with --like")
 
 
+def test_a_query_topic_taught_a_few_papers_holds_them_and_stays_its_query(stored: Path) -> None:
+    added = run("topics", "add", "Agent Chains", "--query", "title:chain*")
+    assert added.exit_code == 0, added.stderr
+    before = tagged("agent-chains")
+    assert CHAIN_OF_AGENTS in before and DATARUS not in before
+    taught = run("topics", "teach", "agent-chains", DATARUS, "--not", CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    assert "It decides by query." in taught.stderr
+    after = tagged("agent-chains")
+    # The taught papers hold as taught, and nothing else moves: a model made from
+    # one paper does not widen a query the user wrote.
+    assert set(after) == (set(before) | {DATARUS}) - {CHAIN_OF_AGENTS}
+    assert "+1 paper tagged, 1 untagged" in taught.stderr
+    assert run("ingest", str(LISTING)).exit_code == 0  # a later ingest keeps them
+    assert set(tagged("agent-chains")) == set(after)
+    # Made with --like and a query, the examples do widen it ("more like these").
+    liked = run("topics", "add", "Chains Like", "--query", "title:chain*", "--like", DATARUS)
+    assert liked.exit_code == 0, liked.stderr
+    assert "It decides by either." in liked.stderr
+
+
 def test_topics_show_reports_a_default_models_cross_validated_figures(stored: Path) -> None:
     shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
     assert shown["decide"] in ("query", "model", "either", "both")

@@ -376,7 +376,7 @@ def _learn_from_examples(
     named = _taught_papers(open_store(), like)
     papers = {p.arxiv_id: p for p in named.values()}
     taught = dict.fromkeys(papers, True)
-    choice = _refit(draft, taught, papers)
+    choice = _refit(draft, taught, papers, like=True)
     examples = training.load_examples(paths.user_examples_file())
     examples[chosen_slug] = taught
     training.save_examples(paths.user_examples_file(), examples)
@@ -415,13 +415,21 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     return found
 
 
-def _refit(topic: Topic, taught: dict[str, bool], papers: dict[str, Any]) -> Any:
-    """Fit ``topic``'s model from the shipped labels plus ``taught``; write it; return it."""
+def _refit(
+    topic: Topic, taught: dict[str, bool], papers: dict[str, Any], *, like: bool | None = None
+) -> Any:
+    """Fit ``topic``'s model from the shipped labels plus ``taught``; write it; return it.
+
+    ``like``: the topic was made from examples (``topics add --like``); None: as
+    its model says (False for a topic without a model of its own yet).
+    """
     from papertrack import training
 
+    if like is None:
+        like = bool(topic.model_file and topic.model.meta.get("like"))
     labelled = training.load_labelled(paths.labels_file())
     texts = {pid: training.from_paper(p) for pid, p in papers.items()}
-    choice = training.teach(topic, taught, texts, labelled)
+    choice = training.teach(topic, taught, texts, labelled, like=like)
     training.save_model(choice.model, paths.user_models_dir() / f"{topic.slug}.json")
     return choice
 
