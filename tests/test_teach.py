@@ -191,41 +191,35 @@ def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> No
     assert any(describe(item["feature"]) in text for item in model["up"][:3])
 
 
-def test_topics_show_says_when_a_taught_model_predates_the_concept_features(
-    stored: Path,
+@pytest.mark.parametrize(
+    ("made_by", "slug", "dropped", "reason"),
+    [
+        (("teach", "gui-agents"), "gui-agents", "feature_set", "without the concept features"),
+        (
+            ("add", "Agent Chains", "--like"),
+            "agent-chains",
+            "kind",  # a regression of a few examples, not cross-validated
+            "from a few examples by a fit that learned only them",
+        ),
+    ],
+)
+def test_topics_show_says_when_an_older_papertrack_made_a_taught_model(
+    stored: Path, made_by: tuple[str, ...], slug: str, dropped: str, reason: str
 ) -> None:
     from papertrack import learn, training
 
-    assert run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS).exit_code == 0
-    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
-    assert shown["model_current"] is True
-    assert "older papertrack" not in run("topics", "show", "gui-agents").stdout
-    # The same model file as an older papertrack wrote it: no feature_set in its meta.
-    path = stored / "models" / "gui-agents.json"
-    model = learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
-    del model.meta["feature_set"]
-    training.save_model(model, path)
-    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
-    assert shown["model_current"] is False
-    text = run("topics", "show", "gui-agents").stdout
-    assert "made by an older papertrack, without the concept features" in " ".join(text.split())
-    assert run("latest", "gui-agents").exit_code == 0  # it still tags and answers
-
-
-def test_topics_show_says_when_a_topic_was_made_from_examples_the_old_way(stored: Path) -> None:
-    from papertrack import learn, training
-
-    assert run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS).exit_code == 0
-    shown = json.loads(run("topics", "show", "agent-chains", "--json").stdout)
+    assert run("topics", *made_by, CHAIN_OF_AGENTS).exit_code == 0
+    shown = json.loads(run("topics", "show", slug, "--json").stdout)
     assert shown["model_current"] is True and shown["model_outdated"] is None
-    # As an older papertrack made it: a regression of the examples, not cross-validated.
-    path = stored / "models" / "agent-chains.json"
+    assert "older papertrack" not in run("topics", "show", slug).stdout
+    # The same model file as an older papertrack wrote it.
+    path = stored / "models" / f"{slug}.json"
     model = learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
-    del model.meta["kind"]
+    del model.meta[dropped]
     training.save_model(model, path)
-    shown = json.loads(run("topics", "show", "agent-chains", "--json").stdout)
-    assert shown["model_current"] is False
-    assert shown["model_outdated"] == "from a few examples by a fit that learned only them"
-    text = " ".join(run("topics", "show", "agent-chains").stdout.split())
-    assert "made by an older papertrack, from a few examples" in text
-    assert "papertrack topics teach agent-chains ID" in text
+    shown = json.loads(run("topics", "show", slug, "--json").stdout)
+    assert shown["model_current"] is False and shown["model_outdated"] == reason
+    text = " ".join(run("topics", "show", slug).stdout.split())
+    assert f"made by an older papertrack, {reason}" in text
+    assert f"papertrack topics teach {slug} ID" in text
+    assert run("latest", slug).exit_code == 0  # it still tags and answers
