@@ -43,7 +43,7 @@ FIT_ARGS: dict[str, Any] = {
     "tol": 0.1,
 }
 SEED = 20261201
-#: Below this many examples in the topic, no cross-validation: see _few_examples.
+#: Below this many examples in the topic, no cross-validation: see _like_examples.
 MIN_CV_POSITIVES = 8
 #: A topic the shipped labels do not know (made with ``topics add --like``, taught
 #: with ``topics teach``) is made from what its examples share (:func:`learn.centroid`)
@@ -311,8 +311,8 @@ def _like_examples(
     folds) and scored by a model made from the others.
     """
     examples = [d for d, label in zip(docs, y, strict=True) if label]
-    # Papers said to be out stay out (they are pinned), but are no background:
-    # the threshold is a share of the papers nobody has judged.
+    # Papers said to be out stay out (they are pinned) and are left out of the
+    # background: the threshold is a share of the papers nobody has judged.
     background = [
         d for d, label, key in zip(docs, y, keys, strict=True) if not label and key not in outside
     ]

@@ -300,8 +300,8 @@ def topics_add(
     until it has 24 examples, a paper is in it when its words are as like theirs
     (the rarer, the more they count) as those of the top 3% of the labelled papers
     shipped with papertrack; from then on a model is fitted on them against those
-    papers. With --query as
-    well, either one decides. Teach it more with 'papertrack topics teach'.
+    papers. With --query as well, either one decides. Teach it more with
+    'papertrack topics teach'.
 
     Examples:
 
