@@ -80,6 +80,8 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     shown = json.loads(run("topics", "show", "agent-foundations", "--json").stdout)
     assert shown["decide"] == "model" and shown["examples"] is None
     assert shown["note"].startswith("2 examples in the topic") and shown["model_current"]
+    tried = run("topics", "test", "agent-foundations")
+    assert "It decides by model. 2 examples in the topic: made from what" in tried.stderr
     table = run("topics", "show", "agent-foundations").stdout
     assert "not cross-validated" in table and "none: it decides by its model alone" in table
     why = json.loads(

@@ -122,6 +122,8 @@ def topics_test(
                     f"{figures['precision']:.2f}, recall {figures['recall']:.2f}, "
                     f"F1 {figures['f1']:.2f}."
                 )
+            elif model.get("note"):
+                say(f"It decides by {model['decide']}. {model['note']}.")
         if not store.exists() or trial.total == 0:
             say(NO_PAPERS_YET)
 
