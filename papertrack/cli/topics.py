@@ -86,6 +86,7 @@ def model_info(topic: Topic) -> dict[str, Any]:
     from papertrack.training import cv_summary
 
     model = topic.model if topic.model_file else None
+    outdated = None if model is None else _outdated(model.meta, FEATURE_SET)
     return {
         "decide": topic.decide,
         "model_file": topic.model_file or None,
@@ -93,8 +94,8 @@ def model_info(topic: Topic) -> dict[str, Any]:
         # How a model made from a few examples was made, when it is not cross-validated.
         "note": None if model is None else model.meta.get("note"),
         # False: made by an older papertrack (model_outdated says how); teaching refits it.
-        "model_current": None if model is None else not _outdated(model.meta, FEATURE_SET),
-        "model_outdated": (_outdated(model.meta, FEATURE_SET) or None) if model else None,
+        "model_current": None if outdated is None else not outdated,
+        "model_outdated": outdated or None,
     }
 
 
