@@ -37,6 +37,8 @@ def asked(*args: str) -> dict[str, object]:
 
 def test_every_sentence_is_cited_to_a_paper_that_says_it(store: Store) -> None:
     answer = asked(QUESTION)
+    # --json is short for --format json, as on every command with both.
+    assert json.loads(run("ask", QUESTION, "--json").stdout) == answer
     sentences = answer["answer"]
     papers = {p["n"]: p for p in answer["papers"]}  # type: ignore[attr-defined,index]
     assert 3 <= len(sentences) <= 5  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ import typer
 from papertrack.cli.common import (
     EXIT_CODES,
     NO_PAPERS_YET,
+    JsonOpt,
     app,
     errors,
     fresh_tags,
@@ -59,6 +60,7 @@ def ask(
     fmt: Annotated[
         AskFormat, typer.Option("--format", "-f", help="text, markdown or json.")
     ] = AskFormat.text,
+    as_json: JsonOpt = False,
     context: Annotated[
         bool,
         typer.Option(
@@ -136,7 +138,7 @@ def ask(
             _ask_model(pack, model, len(answer.considered))
             return
         names = {t.slug: t.name for t in catalog.topics}
-        _emit(answer, fmt, names)
+        _emit(answer, AskFormat.json if as_json else fmt, names)
 
 
 def _names(paper: Paper) -> str:
