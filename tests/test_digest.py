@@ -180,6 +180,8 @@ def test_paper_in_two_topics_appears_once_with_other_tags(tmp_path: Path) -> Non
     assert "\x1b" not in text
     md = run("digest", "--dry-run", "--format", "markdown").stdout
     assert "Also in: Zebra Studies" in md
+    short = json.loads(run("digest", "--dry-run", "--json").stdout)  # short for --format json
+    assert ids(short) == ids(data) and short["topics"] == data["topics"]
 
 
 def test_dry_run_does_not_move_the_mark_and_since_shows_again(

@@ -14,6 +14,7 @@ from papertrack import paths
 from papertrack.cli.common import (
     EXIT_CODES,
     JsonOnlyOpt,
+    JsonOpt,
     QuietOpt,
     app,
     complete_topic,
@@ -169,6 +170,7 @@ def digest(
             "--format", "-f", help="Plain text (for mail), Markdown, HTML (a mail body), or JSON."
         ),
     ] = DigestFormat.text,
+    as_json: JsonOpt = False,
     since: Annotated[
         str | None,
         typer.Option(
@@ -245,7 +247,8 @@ def digest(
             result, measured = _collect(store, topics, state, now, window, start)
             names = {t.slug: t.name for t in catalog.topics}
             quiet_empty = result.empty and not empty_ok and output is None
-            text = "" if quiet_empty else _render(result, fmt, names, measured)
+            chosen = DigestFormat.json if as_json else fmt
+            text = "" if quiet_empty else _render(result, chosen, names, measured)
             # The mark is saved before the digest is delivered: a mark that cannot be
             # saved (a full disk) stops the digest before anyone reads it, so the next
             # run shows the same papers, never a repeat of a delivered one.
