@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import DATA, LISTING, error_line, run
+from tests.helpers import DATA, LISTING, error_line, run, run_in_pty
 
 API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
 CHAIN_OF_AGENTS = "2508.13167"  # an agent-training paper of the listing
@@ -225,3 +225,17 @@ def test_topics_show_says_when_an_older_papertrack_made_a_taught_model(
     assert f"made by an older papertrack, {reason}" in text
     assert f"papertrack topics teach {slug} ID" in text
     assert run("latest", slug).exit_code == 0  # it still tags and answers
+
+
+def test_at_a_terminal_teach_says_what_it_is_doing_while_it_works(stored: Path) -> None:
+    import os
+
+    env = dict(os.environ)  # PAPERTRACK_HOME and the rest of the isolated home
+    code, seen = run_in_pty("topics", "teach", "gui-agents", CHAIN_OF_AGENTS, env=env, timeout=120)
+    assert code == 0, seen
+    assert b"Fitting the model of GUI Agents to the labelled papers" in seen
+    assert b"Retagging stored papers" in seen and b"Taught GUI Agents" in seen
+    code, seen = run_in_pty("topics", "teach", "gui-agents", "--forget", env=env, timeout=120)
+    assert code == 0 and b"Retagging stored papers" in seen and b"Fitting" not in seen
+    piped = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS)  # no terminal: no spinner
+    assert piped.exit_code == 0 and "Retagging" not in piped.stderr

@@ -17,6 +17,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    busy,
     complete_topic,
     errors,
     fresh_tags,
@@ -349,7 +350,7 @@ def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -
     examples.pop(chosen.slug, None)
     training.save_examples(paths.user_examples_file(), examples)
     (paths.user_models_dir() / f"{chosen.slug}.json").unlink(missing_ok=True)
-    changes = store.refresh(load_catalog())
+    changes = _retag(store, load_catalog())
     say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
     _say_changes(chosen.slug, changes, store)
 
@@ -428,11 +429,18 @@ def _refit(
 
     if like is None:
         like = bool(topic.model_file and topic.model.meta.get("like"))
-    labelled = training.load_labelled(paths.labels_file())
-    texts = {pid: training.from_paper(p) for pid, p in papers.items()}
-    choice = training.teach(topic, taught, texts, labelled, like=like)
+    with busy(f"Fitting the model of {topic.name} to the labelled papers and your examples"):
+        labelled = training.load_labelled(paths.labels_file())
+        texts = {pid: training.from_paper(p) for pid, p in papers.items()}
+        choice = training.teach(topic, taught, texts, labelled, like=like)
     training.save_model(choice.model, paths.user_models_dir() / f"{topic.slug}.json")
     return choice
+
+
+def _retag(store: Store, catalog: Catalog) -> dict[str, tuple[int, int]]:
+    """Retag the store for ``catalog`` (a spinner on a terminal); what changed, per slug."""
+    with busy("Retagging stored papers") as progress:
+        return store.refresh(catalog, progress)
 
 
 def _say_changes(slug: str, changes: dict[str, tuple[int, int]], store: Store) -> None:
@@ -524,7 +532,7 @@ def topics_teach(
         examples[chosen.slug] = taught
         training.save_examples(paths.user_examples_file(), examples)
         refreshed = load_catalog()
-        changes = store.refresh(refreshed)
+        changes = _retag(store, refreshed)
         n_in = sum(taught.values())
         say(
             f"Taught {chosen.name} ({chosen.slug}) {n_in:,} paper{'s' if n_in != 1 else ''} in "
