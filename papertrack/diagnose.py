@@ -266,6 +266,12 @@ class TopicExplanation:
     query_matched: bool = False
     model: ModelView | None = None
 
+    @property
+    def has_query(self) -> bool:
+        """Whether the topic has a query: a topic made from examples alone has only
+        its model (and maybe a category filter)."""
+        return any(c.kind != "categories" for c in self.conditions)
+
     def reasons(self) -> list[str]:
         """Why the paper does not match, one sentence a failed condition."""
         reasons = []

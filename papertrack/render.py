@@ -514,7 +514,7 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
                 Text(safe(f"{describe(down[0])}  {down[1]:+.2f}")) if down else Text(""),
             )
         parts.append(words)
-        if item.conditions:
+        if item.has_query:
             said = "matches" if item.query_matched else "does not match"
             parts.append(Text(f"Query: {said}."))
         else:

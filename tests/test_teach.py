@@ -93,6 +93,12 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     assert why["topics"][0]["conditions"] == []  # no query, so no query conditions
     said = run("topics", "explain", CHAIN_OF_AGENTS, "agent-foundations").stdout
     assert "Query: none; the topic decides by its model alone." in said and "needs" not in said
+    # With a category filter but still no query: the filter is shown, no query is.
+    filtered = ("Filtered Chains", "-c", "cs.AI", "--like", CHAIN_OF_AGENTS)
+    assert run("topics", "add", *filtered).exit_code == 0
+    said = run("topics", "explain", CHAIN_OF_AGENTS, "filtered-chains").stdout
+    assert "Query: none; the topic decides by its model alone." in said
+    assert "in one of" in said and "needs" not in said
     error_line(run("topics", "add", "Nothing"), 2, "--query, or example papers with --like")
 
 
