@@ -24,6 +24,7 @@ Design constraints, and what they imply:
 from __future__ import annotations
 
 import copy
+import heapq
 import math
 import random
 import re
@@ -505,6 +506,28 @@ def _chi2(n: int, positives: int, df: int, pos_df: int) -> float:
     return n * (a * d - b * c) ** 2 / denominator
 
 
+def _most_telling(
+    names: Sequence[str], df: Counter[str], pos_df: Counter[str], n: int, positives: int, k: int
+) -> list[str]:
+    """The ``k`` of ``names`` that :func:`_chi2` ranks highest, ties by name.
+
+    The same ranking as sorting by ``(-_chi2(...), name)``, computed inline: a
+    topic's fit ranks ~170,000 candidate features, and a call per feature was a
+    fifth of a refit. ``a * d - b * c`` of the 2x2 table is ``pos_df * n - df *
+    positives``, and Python's integers keep every step exact, so each score is
+    the very float :func:`_chi2` gives.
+    """
+    spread = positives * (n - positives)
+    counted, held = df.get, pos_df.get  # .get: Counter's [] runs Python code for a miss
+    scored = []
+    for name in names:
+        d = counted(name, 0)
+        denominator = d * (n - d) * spread
+        gap = held(name, 0) * n - d * positives
+        scored.append((-(n * gap * gap / denominator) if denominator else -0.0, name))
+    return [name for _, name in heapq.nsmallest(k, scored)]
+
+
 #: The smallest feature budget ``features_per_positive`` gives: a topic with
 #: a handful of positives still gets its telling words and some counter-evidence.
 _MIN_FEATURES = 100
@@ -608,10 +631,7 @@ def fit(
         wanted = max(_MIN_FEATURES, math.ceil(features_per_positive * positives))
         budget = wanted if budget is None else min(budget, wanted)
     if budget is not None and len(vocabulary) > budget:
-        ranked = sorted(
-            vocabulary, key=lambda name: (-_chi2(n, positives, df[name], pos_df[name]), name)
-        )
-        vocabulary = ranked[:budget]
+        vocabulary = _most_telling(vocabulary, df, pos_df, n, positives, budget)
     vocabulary.sort()
     index = {name: i for i, name in enumerate(vocabulary)}
     keys = index.keys()

@@ -327,6 +327,25 @@ def test_max_features_and_min_df_limit_the_model(
     assert budget - 5 < len(fit(docs, labels, max_features=None).weights) <= budget
 
 
+def test_the_most_telling_features_are_those_chi_square_ranks_highest() -> None:
+    """The inline ranking fit() uses is exactly a sort by _chi2, ties by name."""
+    from papertrack.learn import _chi2, _most_telling
+
+    rng = random.Random(7)
+    n, positives = 500, 40
+    df: Counter[str] = Counter()
+    pos_df: Counter[str] = Counter()
+    for i in range(3000):
+        name = f"f{i}"
+        df[name] = rng.choice([1, 2, 2, 3, 5, 40, 499, 500])  # ties, and every paper
+        if rng.random() < 0.5:
+            pos_df[name] = rng.randint(0, min(df[name], positives))
+    names = list(df)
+    for k in (1, 50, 2999, 5000):
+        ranked = sorted(names, key=lambda f: (-_chi2(n, positives, df[f], pos_df[f]), f))
+        assert _most_telling(names, df, pos_df, n, positives, k) == ranked[:k]
+
+
 def test_fit_rejects_bad_arguments() -> None:
     docs, labels, _ = corpus(20, seed=6)
     with pytest.raises(ValueError, match="labels"):
