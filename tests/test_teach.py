@@ -102,6 +102,40 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     error_line(run("topics", "add", "Nothing"), 2, "--query, or example papers with --like")
 
 
+def test_like_and_not_take_every_id_that_follows_them(stored: Path) -> None:
+    """`--like A B` is `--like A --like B`, as the usage `--like ID...` reads; and
+    `teach T --not A B` puts both out (Click alone would teach B *in*)."""
+    spread = run("topics", "add", "Spread Chains", "--like", CHAIN_OF_AGENTS, DATARUS)
+    assert spread.exit_code == 0, spread.stderr
+    assert "2 examples in the topic" in spread.stderr
+    twice = run("topics", "add", "Twice Chains", "--like", CHAIN_OF_AGENTS, "--like", DATARUS)
+    assert twice.exit_code == 0, twice.stderr
+    assert tagged("spread-chains") == tagged("twice-chains")
+    taught = run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS, DATARUS)
+    assert taught.exit_code == 0, taught.stderr
+    examples = json.loads((stored / "examples.json").read_text())
+    assert examples["topics"]["gui-agents"] == {CHAIN_OF_AGENTS: False, DATARUS: False}
+    # An unquoted two-word name is still refused, not read as an example.
+    error_line(run("topics", "add", "Agent", "Chains", "--query", "chain*"), 2, "extra argument")
+
+
+def test_spread_values_reads_a_run_of_values_after_an_option() -> None:
+    from papertrack.cli.common import spread_values
+
+    many = ("--like", "-c")
+    assert spread_values(["N", "--like", "A", "B", "-c", "cs.AI", "cs.CL"], many) == [
+        "N", "--like", "A", "--like", "B", "-c", "cs.AI", "-c", "cs.CL",
+    ]  # fmt: skip
+    assert spread_values(["--like=A", "B", "--replace", "C"], many) == [
+        "--like=A", "--like", "B", "--replace", "C",
+    ]  # fmt: skip
+    # The option's own value is taken whatever it looks like; "--" ends it all.
+    assert spread_values(["--like", "-x", "B", "--", "C"], many) == [
+        "--like", "-x", "--like", "B", "--", "C",
+    ]  # fmt: skip
+    assert spread_values(["--query", "A", "B"], many) == ["--query", "A", "B"]
+
+
 def test_a_query_topic_taught_a_few_papers_holds_them_and_stays_its_query(stored: Path) -> None:
     added = run("topics", "add", "Agent Chains", "--query", "title:chain*")
     assert added.exit_code == 0, added.stderr

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from papertrack import __version__, paths
 from papertrack.errors import PapertrackError, StoreError, UsageError
@@ -43,6 +44,49 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def spread_values(args: Sequence[str], options: Sequence[str]) -> list[str]:
+    """``args`` with every bare word after one of ``options`` made a value of it too.
+
+    ``--like A B C`` becomes ``--like A --like B --like C``: the usage ``--like ID...``
+    reads that way, and Click would otherwise take B and C for arguments (an error
+    at best; for ``topics teach T --not A B``, B taught *in* the topic). A word
+    starting with "-" ends the run, and so does ``--``.
+    """
+    spread: list[str] = []
+    taking: str | None = None
+    at = 0
+    while at < len(args):
+        word = args[at]
+        at += 1
+        if word == "--":
+            spread.append(word)
+            spread.extend(args[at:])
+            break
+        if taking is not None and not word.startswith("-"):
+            spread += [taking, word]
+            continue
+        taking = None
+        spread.append(word)
+        name = word.partition("=")[0]
+        if name in options:
+            taking = name
+            if "=" not in word and at < len(args):
+                spread.append(args[at])  # the option's own value, whatever it looks like
+                at += 1
+    return spread
+
+
+def many_values(*options: str) -> type[TyperCommand]:
+    """A command class whose ``options`` take every value that follows them
+    (:func:`spread_values`); pass it as ``cls=`` to ``app.command``."""
+
+    class ManyValues(TyperCommand):
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+            return super().parse_args(ctx, spread_values(args, options))
+
+    return ManyValues
 
 
 class Format(StrEnum):

@@ -22,6 +22,7 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
+    many_values,
     open_store,
     out,
     pick_format,
@@ -255,7 +256,7 @@ def _tags_follow(catalog: Catalog) -> Store | None:
     return store
 
 
-@topics_app.command("add", epilog=EXIT_CODES)
+@topics_app.command("add", epilog=EXIT_CODES, cls=many_values("--like", "--category", "-c"))
 def topics_add(
     name: Annotated[str, typer.Argument(help='The topic\'s name, e.g. "Agent Benchmarks".')],
     query: Annotated[
@@ -270,7 +271,8 @@ def topics_add(
         list[str] | None,
         typer.Option(
             "--like",
-            help="A stored paper the topic is about (repeatable): learn the topic from them.",
+            metavar="ID...",
+            help="Stored papers the topic is about (--like A B C): learn the topic from them.",
             show_default=False,
         ),
     ] = None,
@@ -309,7 +311,7 @@ def topics_add(
 
     \b
         papertrack topics add "Agent Benchmarks" --query 'agent* AND benchmark*'
-        papertrack topics add "Agent Memory" --like 2508.13167 --like 2508.12365
+        papertrack topics add "Agent Memory" --like 2508.13167 2508.12365
         papertrack topics add "LeCun" --query 'author:"Yann LeCun"'
         papertrack topics add "GUI Agents" --query '"gui agent*" OR "web agent*"' --replace
         papertrack topics add "Diffusion LMs" --query '"diffusion language model*"' \\
@@ -466,7 +468,7 @@ def _say_figures(choice: Any) -> None:
         )
 
 
-@topics_app.command("teach", epilog=EXIT_CODES)
+@topics_app.command("teach", epilog=EXIT_CODES, cls=many_values("--not"))
 def topics_teach(
     topic: Annotated[
         str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
@@ -477,7 +479,9 @@ def topics_teach(
     ] = None,
     out_ids: Annotated[
         list[str] | None,
-        typer.Option("--not", help="A stored paper that is not in the topic (repeatable)."),
+        typer.Option(
+            "--not", metavar="ID...", help="Stored papers that are not in the topic (--not A B)."
+        ),
     ] = None,
     forget: Annotated[
         bool, typer.Option("--forget", help="Drop every example taught to this topic first.")
