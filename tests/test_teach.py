@@ -119,6 +119,35 @@ def test_like_and_not_take_every_id_that_follows_them(stored: Path) -> None:
     error_line(run("topics", "add", "Agent", "Chains", "--query", "chain*"), 2, "extra argument")
 
 
+def test_a_topic_an_older_papertrack_made_from_examples_and_a_query_stays_either(
+    stored: Path,
+) -> None:
+    """Models written before "like" was kept: one that decided "either" (made with
+    --like and --query) goes on widening its query when taught again."""
+    from papertrack import learn, training
+
+    made = run("topics", "add", "Chains Then", "--query", "title:chain*", "--like", DATARUS)
+    assert "It decides by either." in made.stderr
+    path = stored / "models" / "chains-then.json"
+    model = learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+    del model.meta["like"]
+    training.save_model(model, path)
+    taught = run("topics", "teach", "chains-then", CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    assert "It decides by either." in taught.stderr
+    refit = json.loads(path.read_text(encoding="utf-8"))
+    assert refit["meta"]["like"] is True
+    # A query topic taught a few papers (decides by its query) is not taken for one.
+    assert run("topics", "add", "Chains Query", "--query", "title:chain*").exit_code == 0
+    assert "It decides by query." in run("topics", "teach", "chains-query", DATARUS).stderr
+    path = stored / "models" / "chains-query.json"
+    model = learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+    del model.meta["like"]
+    training.save_model(model, path)
+    again = run("topics", "teach", "chains-query", CHAIN_OF_AGENTS)
+    assert "It decides by query." in again.stderr
+
+
 def test_spread_values_reads_a_run_of_values_after_an_option() -> None:
     from papertrack.cli.common import spread_values
 

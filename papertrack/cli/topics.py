@@ -430,7 +430,11 @@ def _refit(
     from papertrack import training
 
     if like is None:
-        like = bool(topic.model_file and topic.model.meta.get("like"))
+        meta = topic.model.meta if topic.model_file else {}
+        # A taught model written before papertrack kept "like" decided "either"
+        # whenever it had a query and few examples: it goes on doing so.
+        old = "taught" in meta and "like" not in meta and meta.get("decide") == "either"
+        like = bool(meta.get("like") or old)
     with busy(f"Fitting the model of {topic.name} to the labelled papers and your examples"):
         labelled = training.load_labelled(paths.labels_file())
         texts = {pid: training.from_paper(p) for pid, p in papers.items()}
