@@ -51,7 +51,7 @@ from papertrack.text import visible
 if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
     from papertrack.topics import Catalog
-    from papertrack.writer import StoreWriter, build_text_index
+    from papertrack.writer import Retagged, StoreWriter, build_text_index
 
 # The index, the store files' format and the writer have modules of their own
 # (index.py, storage.py, writer.py); their names stay importable from here.
@@ -588,12 +588,11 @@ class Store:
 
         yield StoreWriter(self, catalog, progress)
 
-    def refresh(
-        self, catalog: Catalog, progress: Progress | None = None
-    ) -> dict[str, tuple[int, int]]:
+    def refresh(self, catalog: Catalog, progress: Progress | None = None) -> dict[str, Retagged]:
         """Recover from an interrupted write and retag changed topics, under the lock.
 
-        Returns, for each retagged topic, how many papers gained and lost its tag.
+        Returns, for each retagged topic, how many papers gained and lost its tag
+        and the newest of them.
         ``progress`` is told (weeks done, weeks in all) through the retag.
         """
         with self.writer(catalog, progress) as writer, writer.holding():

@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,14 @@ from tinydb.table import Document
 from papertrack.errors import StoreError
 from papertrack.files import all_or_nothing, remove_file, write_atomic
 from papertrack.index import ALL, Index, week_of
-from papertrack.models import Paper, Progress, UpsertResult, from_iso, merge_papers
+from papertrack.models import (
+    Paper,
+    Progress,
+    UpsertResult,
+    from_iso,
+    merge_papers,
+    paper_date_key,
+)
 from papertrack.parallel import forked_map
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, dumps_json, stat_key
 from papertrack.store import IdMap, Store, id_shard, paper_of_record, record_fields
@@ -55,6 +63,31 @@ def _text_of(paper: Paper) -> tuple[str, str, list[str], list[str]]:
 #: Retags over at least this many stored papers spread over worker processes
 #: (below it, starting them costs more than they save).
 SPREAD_AT = 2_000
+
+
+#: How many of the papers that gained or lost a tag a retag keeps to show (newest).
+RETAG_SAMPLES = 3
+
+
+@dataclass
+class Retagged:
+    """What a retag did to one topic: how many papers gained and lost its tag, and
+    the newest few of each (newest first, at most :data:`RETAG_SAMPLES`)."""
+
+    gained: int = 0
+    lost: int = 0
+    newly: list[Paper] = field(default_factory=list)
+    dropped: list[Paper] = field(default_factory=list)
+
+    def keep(self, papers: list[Paper], paper: Paper) -> None:
+        papers.append(paper)
+        if len(papers) > 4 * RETAG_SAMPLES:
+            self.trim()
+
+    def trim(self) -> None:
+        for papers in (self.newly, self.dropped):
+            papers.sort(key=paper_date_key, reverse=True)
+            del papers[RETAG_SAMPLES:]
 
 
 class _RetagJob:
@@ -105,8 +138,8 @@ class StoreWriter:
         #: is unchanged, no other writer came in between and ``index`` is still right.
         self._left: tuple[int, int, int] | None = None
         self._held = False
-        #: slug -> (papers that gained the tag, papers that lost it) in the last retag.
-        self.retagged: dict[str, tuple[int, int]] = {}
+        #: slug -> what the last retag did to that topic's tag.
+        self.retagged: dict[str, Retagged] = {}
         from papertrack.fulltext import TextIndex
 
         self.text = TextIndex(store.search_path)
@@ -368,12 +401,14 @@ class StoreWriter:
                     tags = sorted(kept, key=order.__getitem__)
                     if tags == old:
                         continue
+                    before = Paper.from_record(doc)
                     for slug in changed:
                         had, has = slug in old, slug in tags
                         if had != has:
-                            gained, lost = self.retagged.get(slug, (0, 0))
-                            self.retagged[slug] = (gained + has, lost + had)
-                    before = Paper.from_record(doc)
+                            change = self.retagged.setdefault(slug, Retagged())
+                            change.gained += has
+                            change.lost += had
+                            change.keep(change.newly if has else change.dropped, before)
                     self.index.bump(before, -1)
                     self.index.bump(before.with_tags(tuple(tags)), +1)
                     doc["tags"] = tags
@@ -385,6 +420,8 @@ class StoreWriter:
             # Topics that no longer exist: their counts are all zero by now.
             self.index.counts.pop(slug, None)
             self.index.days.pop(slug, None)
+        for change in self.retagged.values():
+            change.trim()
         self._write_index()
         with contextlib.suppress(OSError):
             self._dirty.unlink()

@@ -34,6 +34,7 @@ from papertrack.errors import PapertrackError, UsageError
 if TYPE_CHECKING:
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
+    from papertrack.writer import Retagged
 
 topics_app = typer.Typer(
     name="topics",
@@ -443,18 +444,37 @@ def _refit(
     return choice
 
 
-def _retag(store: Store, catalog: Catalog) -> dict[str, tuple[int, int]]:
+def _retag(store: Store, catalog: Catalog) -> dict[str, Retagged]:
     """Retag the store for ``catalog`` (a spinner on a terminal); what changed, per slug."""
     with busy("Retagging stored papers") as progress:
         return store.refresh(catalog, progress)
 
 
-def _say_changes(slug: str, changes: dict[str, tuple[int, int]], store: Store) -> None:
-    gained, lost = changes.get(slug, (0, 0))
-    say(
+def _say_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
+    """What a retag did to ``slug``: the counts, then the newest papers that gained
+    and lost the tag, so a user can see whether that is what they meant."""
+    from papertrack.render import format_date
+    from papertrack.text import shorten
+
+    change = changes.get(slug)
+    gained, lost = (change.gained, change.lost) if change else (0, 0)
+    lines = [
         f"+{gained:,} paper{'s' if gained != 1 else ''} tagged, {lost:,} untagged; "
         f"{store.count(slug):,} stored papers in the topic now."
-    )
+    ]
+    if change:
+        for label, papers, count in (
+            ("Newly tagged", change.newly, gained),
+            ("Untagged", change.dropped, lost),
+        ):
+            if papers:
+                newest = "the newest " if count > len(papers) else ""
+                lines.append(f"{label} ({newest}{len(papers)}):")
+                lines += [
+                    f"  {p.arxiv_id}  {format_date(p.paper_date)}  {shorten(p.title, 70)}"
+                    for p in papers
+                ]
+    say("\n".join(lines))
 
 
 def _say_figures(choice: Any) -> None:
