@@ -107,41 +107,13 @@ def test_every_example_in_every_help_runs(
     assert ran >= 25
 
 
-def _quick_start() -> list[tuple[dict[str, str], list[str], list[str]]]:
-    """The README's Quick start session: (environment, papertrack arguments, the output
-    shown) for each ``$ papertrack ...`` line that shows output."""
-    import shlex
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("## Quick start", 1)[1].split("```console\n", 1)[1].split("\n```", 1)[0]
-    shown: list[tuple[dict[str, str], list[str], list[str]]] = []
-    for chunk in block.split("$ ")[1:]:
-        command, *output = chunk.rstrip("\n").split("\n")
-        words = shlex.split(command)
-        env = dict(word.split("=", 1) for word in words if "=" in word.split()[0])
-        args = [word for word in words if "=" not in word]
-        assert args[0] == "papertrack", command
-        if output:
-            shown.append((env, args[1:], output))
-    return shown
-
-
-def test_the_readme_quick_start_shows_what_the_sample_prints(isolated_home: Path) -> None:
-    """Every output the Quick start shows is what papertrack prints on the bundled
-    sample, warnings on stderr first, as a terminal shows them."""
-    import os
-    import sys
-
-    sessions = _quick_start()
-    assert len(sessions) >= 3
-    for env, args, output in sessions:
-        done = subprocess.run(
-            [sys.executable, "-m", "papertrack", *args],
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        printed = [line.rstrip() for line in (done.stderr + done.stdout).rstrip("\n").split("\n")]
-        assert printed == [line.rstrip() for line in output], "\n".join(printed)
+@pytest.mark.parametrize("name", ["README.md", "docs/topics.md"])
+def test_the_docs_sessions_show_what_the_sample_prints(name: str) -> None:
+    """README's Quick start and the console blocks of docs/topics.md are real runs on
+    the bundled sample, command by command in one fresh data home (docs/examples.py)."""
+    spec = importlib.util.spec_from_file_location("examples", ROOT / "docs" / "examples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written = (ROOT / name).read_text(encoding="utf-8")
+    assert module.render(name) == written, "run: python docs/examples.py"

@@ -480,3 +480,16 @@ def test_json_keeps_clean_feed_text_exactly(tmp_path: Path) -> None:
         [HTML_AUTHOR],
         HTML_TITLE,
     )
+
+
+def test_unclean_titles_are_neutralised_where_topics_add_and_teach_list_papers(
+    dirty_store: None,
+) -> None:
+    """`topics add` lists the newest papers a topic took and `teach` those a retag
+    changed: a stored title is data there too."""
+    added = ok("topics", "add", "Zebra Again", "--query", "zebra*")
+    assert "The newest:" in added.stderr and "2611.00999" in added.stderr
+    taught = ok("topics", "teach", "zebra-again", "--not", "2611.00999")
+    assert "Untagged (1):" in taught.stderr and "2611.00999" in taught.stderr
+    for said in (added.stderr, taught.stderr):
+        assert not FORBIDDEN.search(said.replace("\n", " ")), FORBIDDEN.search(said)

@@ -85,6 +85,14 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     found = tagged("agent-foundations")
     assert {CHAIN_OF_AGENTS, DATARUS} <= set(found)
     assert len(found) < 40  # more like these, not everything
+    # It shows the newest papers it took besides the examples, which are in it.
+    shown_ids = [
+        line.split()[0]
+        for line in result.stderr.split("besides your examples:", 1)[1].splitlines()
+        if line.startswith("  ")
+    ]
+    others = [pid for pid in found if pid not in (CHAIN_OF_AGENTS, DATARUS)]
+    assert shown_ids == others[:3]
     shown = json.loads(run("topics", "show", "agent-foundations", "--json").stdout)
     assert shown["decide"] == "model" and shown["examples"] is None
     assert shown["note"].startswith("2 examples in the topic") and shown["model_current"]

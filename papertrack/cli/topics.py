@@ -340,10 +340,13 @@ def topics_add(
             replace=replace,
             model=model,
         )
-        message = _added_message(edit)
+        message, store = _added_message(edit)
         say(message + ".")
         if choice is not None:
             _say_figures(choice)
+        if store is not None:
+            examples = set(choice.model.meta.get("pinned") or {}) if choice is not None else set()
+            _say_newest(store, edit.slug, examples)
 
 
 def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -> None:
@@ -388,8 +391,9 @@ def _learn_from_examples(
     return f"models/{chosen_slug}.json", choice
 
 
-def _added_message(edit: Any) -> str:
-    """What `topics add` did, and how many stored papers the topic now holds."""
+def _added_message(edit: Any) -> tuple[str, Store | None]:
+    """What `topics add` did, and how many stored papers the topic now holds; and
+    the store, retagged (None: there is none yet, or the retag waits)."""
     from papertrack.userfile import Action
 
     what = "Redefined the topic" if edit.action is Action.replaced else "Added the topic"
@@ -401,7 +405,26 @@ def _added_message(edit: Any) -> str:
     if store is not None:
         count = store.count(edit.slug)
         message += f". {count:,} stored paper{'s' if count != 1 else ''} match"
-    return message
+    return message, store
+
+
+def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
+    """The newest few papers a new topic took, besides its examples: what it is about."""
+    from papertrack.render import format_date
+    from papertrack.text import shorten
+
+    newest = store.latest(slug, limit=3, keep=lambda p: p.arxiv_id not in examples)
+    if newest:
+        besides = " besides your examples" if examples else ""
+        say(
+            "\n".join(
+                [f"The newest{besides}:"]
+                + [
+                    f"  {p.arxiv_id}  {format_date(p.paper_date)}  {shorten(p.title, 70)}"
+                    for p in newest
+                ]
+            )
+        )
 
 
 def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
