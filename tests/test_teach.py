@@ -127,10 +127,12 @@ def test_like_and_not_take_every_id_that_follows_them(stored: Path) -> None:
     twice = run("topics", "add", "Twice Chains", "--like", CHAIN_OF_AGENTS, "--like", DATARUS)
     assert twice.exit_code == 0, twice.stderr
     assert tagged("spread-chains") == tagged("twice-chains")
-    taught = run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS, DATARUS)
+    assert run("topics", "add", "Chain Query", "--query", "title:chain*").exit_code == 0
+    taught = run("topics", "teach", "chain-query", "--not", CHAIN_OF_AGENTS, DATARUS)
     assert taught.exit_code == 0, taught.stderr
     examples = json.loads((stored / "examples.json").read_text())
-    assert examples["topics"]["gui-agents"] == {CHAIN_OF_AGENTS: False, DATARUS: False}
+    assert examples["topics"]["chain-query"] == {CHAIN_OF_AGENTS: False, DATARUS: False}
+    assert CHAIN_OF_AGENTS not in tagged("chain-query")
     # An unquoted two-word name is still refused, not read as an example.
     error_line(run("topics", "add", "Agent", "Chains", "--query", "chain*"), 2, "extra argument")
 
