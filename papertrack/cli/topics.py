@@ -408,23 +408,20 @@ def _added_message(edit: Any) -> tuple[str, Store | None]:
     return message, store
 
 
-def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
-    """The newest few papers a new topic took, besides its examples: what it is about."""
+def _paper_line(paper: Any) -> str:
+    """A paper on one line of a message: id, paper date and the start of its title."""
     from papertrack.render import format_date
     from papertrack.text import shorten
 
+    return f"  {paper.arxiv_id}  {format_date(paper.paper_date)}  {shorten(paper.title, 70)}"
+
+
+def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
+    """The newest few papers a new topic took, besides its examples: what it is about."""
     newest = store.latest(slug, limit=3, keep=lambda p: p.arxiv_id not in examples)
     if newest:
         besides = " besides your examples" if examples else ""
-        say(
-            "\n".join(
-                [f"The newest{besides}:"]
-                + [
-                    f"  {p.arxiv_id}  {format_date(p.paper_date)}  {shorten(p.title, 70)}"
-                    for p in newest
-                ]
-            )
-        )
+        say("\n".join([f"The newest{besides}:", *map(_paper_line, newest)]))
 
 
 def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
@@ -476,9 +473,6 @@ def _retag(store: Store, catalog: Catalog) -> dict[str, Retagged]:
 def _say_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
     """What a retag did to ``slug``: the counts, then the newest papers that gained
     and lost the tag, so a user can see whether that is what they meant."""
-    from papertrack.render import format_date
-    from papertrack.text import shorten
-
     change = changes.get(slug)
     gained, lost = (change.gained, change.lost) if change else (0, 0)
     lines = [
@@ -493,10 +487,7 @@ def _say_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
             if papers:
                 newest = "the newest " if count > len(papers) else ""
                 lines.append(f"{label} ({newest}{len(papers)}):")
-                lines += [
-                    f"  {p.arxiv_id}  {format_date(p.paper_date)}  {shorten(p.title, 70)}"
-                    for p in papers
-                ]
+                lines += map(_paper_line, papers)
     say("\n".join(lines))
 
 
