@@ -74,9 +74,10 @@ def _session(body: str, home: Path) -> str:
     written: list[str] = []
     for segment in segments:
         command, shown = segment[0], segment[1:]
-        blank = len(shown) - len("\n".join(shown).rstrip("\n").split("\n")) if shown else 0
         printed = _run(command[2:], home) if command.startswith("$ ") else None
         if printed is not None and any(line.strip() for line in shown):
+            # The blank lines that part this output from the next command stay.
+            blank = len(shown) - len("\n".join(shown).rstrip("\n").split("\n"))
             written += [command, *printed, *[""] * blank]
         else:
             written += segment
