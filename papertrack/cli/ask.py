@@ -16,6 +16,7 @@ from papertrack.cli.common import (
     fresh_tags,
     load_catalog,
     open_store,
+    pick_format,
     say,
     store_is_empty,
 )
@@ -138,7 +139,7 @@ def ask(
             _ask_model(pack, model, len(answer.considered))
             return
         names = {t.slug: t.name for t in catalog.topics}
-        _emit(answer, AskFormat.json if as_json else fmt, names)
+        _emit(answer, pick_format(fmt, as_json), names)
 
 
 def _names(paper: Paper) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperCommand
@@ -366,8 +366,12 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
             store.text_index(progress)
 
 
-def pick_format(fmt: Format, as_json: bool) -> Format:
-    return Format.json if as_json else fmt
+_Formats = TypeVar("_Formats", bound=StrEnum)
+
+
+def pick_format(fmt: _Formats, as_json: bool) -> _Formats:
+    """``fmt``, or its enum's "json" member when ``--json`` was given."""
+    return type(fmt)("json") if as_json else fmt
 
 
 def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) -> None:

@@ -23,6 +23,7 @@ from papertrack.cli.common import (
     load_catalog,
     lock_timeout,
     open_store,
+    pick_format,
     say,
 )
 from papertrack.cli.output import emit_json
@@ -247,7 +248,7 @@ def digest(
             result, measured = _collect(store, topics, state, now, window, start)
             names = {t.slug: t.name for t in catalog.topics}
             quiet_empty = result.empty and not empty_ok and output is None
-            chosen = DigestFormat.json if as_json else fmt
+            chosen = pick_format(fmt, as_json)
             text = "" if quiet_empty else _render(result, chosen, names, measured)
             # The mark is saved before the digest is delivered: a mark that cannot be
             # saved (a full disk) stops the digest before anyone reads it, so the next
