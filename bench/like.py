@@ -55,8 +55,8 @@ def main() -> None:
     labelled = training.load_labelled(paths.labels_file())
     train = [p for p in labelled if p.split == training.TRAIN]
     test = [p for p in labelled if p.split != training.TRAIN]
-    docs = training.paper_features(train + test)
-    train_docs, test_docs = docs[: len(train)], docs[len(train) :]
+    train_matrix = training.train_set(labelled).matrix
+    test_docs = training.paper_features(test)
     keys = [p.arxiv_id for p in train]
     print(
         f"{len(train):,} train papers as background, {len(test):,} test papers scored; "
@@ -74,7 +74,7 @@ def main() -> None:
             chosen = set(random.Random(f"{slug}:{draw}").sample(pool, args.examples))
             y = [i in chosen for i in range(len(train))]
             model = training.choose(
-                train_docs, y, None, keys=keys, like_until=training.LIKE_UNTIL
+                train_matrix, y, None, keys=keys, like_until=training.LIKE_UNTIL
             ).model
             predicted = [model.decide(doc) for doc in test_docs]
             rows.append((*learn.prf(predicted, gold), sum(predicted)))

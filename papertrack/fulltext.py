@@ -51,6 +51,7 @@ __all__ = [
     "TextIndex",
     "fts_query",
     "index_row",
+    "quote_word",
 ]
 
 #: The index file's name in the store directory (SQLite adds a -journal beside it while writing).
@@ -95,6 +96,11 @@ def index_row(
 
 def _quote(word: str, prefix: bool) -> str:
     return '"' + word.replace('"', '""') + '"' + (" *" if prefix else "")
+
+
+def quote_word(word: str) -> str:
+    """One whole word as an FTS5 string."""
+    return _quote(word, False)
 
 
 _COLUMNS = {

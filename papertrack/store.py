@@ -97,7 +97,7 @@ FORMAT = 1
 #: Every name a store directory holds: a directory without the marker that holds
 #: only these is a store made before the marker (or one being made).
 _LAYOUT = frozenset(
-    {MARKER, "papers", "ids", "index.json", ".lock", ".dirty", "resume", "damaged"}
+    {MARKER, "papers", "ids", "index.json", ".lock", ".dirty", "resume", "damaged", "vectors"}
     | {"search.sqlite", "search.sqlite-wal", "search.sqlite-shm", "search.sqlite-journal"}
 )
 
@@ -271,10 +271,15 @@ class Store:
     def index_path(self) -> Path:
         return self.path / "index.json"
 
+    @property
+    def vectors_dir(self) -> Path:
+        """Kept feature vectors, for refits and retags (see :mod:`papertrack.vectors`)."""
+        return self.path / "vectors"
+
     def temp_files(self) -> list[Path]:
         """Temp files an interrupted write left: papertrack's names, in the store's folders only."""
         found: list[Path] = []
-        for folder in (self.path, self.papers_dir, self.ids_dir, self.resume_dir):
+        for folder in (self.path, self.papers_dir, self.ids_dir, self.resume_dir, self.vectors_dir):
             found += temp_files(folder)
         return found
 
@@ -470,11 +475,11 @@ class Store:
             last = date.fromisoformat(dated[-1]) + timedelta(
                 days=max(i for i, n in enumerate(row) if n)
             )
-        sizes = {"papers": 0, "ids": 0, "index": 0, "search": 0, "other": 0}
+        sizes = {"papers": 0, "ids": 0, "index": 0, "search": 0, "vectors": 0, "other": 0}
         if self.path.is_dir():
             for root, _dirs, files in os.walk(self.path):
                 part = Path(root).relative_to(self.path).parts
-                kind = part[0] if part and part[0] in ("papers", "ids") else "other"
+                kind = part[0] if part and part[0] in ("papers", "ids", "vectors") else "other"
                 for name in files:
                     try:
                         size = os.stat(os.path.join(root, name)).st_size

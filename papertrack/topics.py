@@ -589,6 +589,12 @@ class Catalog:
         return self._hinted_slugs
 
     @property
+    def hinted(self) -> frozenset[str]:
+        """Slugs of the topics whose query result is a model feature (``"q:<slug>"``):
+        they decide with their bundled query, unchanged."""
+        return self._hinted
+
+    @property
     def model_set(self) -> Any:
         """A :class:`papertrack.learn.ModelSet` of every topic that has a model (or None)."""
         if self._models is None:

@@ -12,36 +12,38 @@ model plus what the user taught.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import statistics
 import zlib
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from papertrack import learn
 from papertrack.errors import PapertrackError
 from papertrack.parallel import forked_map
 from papertrack.topics import DECISIONS
 
+if TYPE_CHECKING:
+    from papertrack.fitting import Matrix
+
 #: The split of the labelled papers that fitting and every choice may use.
 TRAIN = "train"
 #: Fitting settings of every model, chosen by 5-fold cross-validation on the train
 #: split (llm-agent-training, ai-agent-benchmarks, long-horizon-agent-tasks; l2 1 or
 #: 3, 8 or 30 features per positive, 1,000 or 4,000 features at most): out-of-fold
-#: F1 moved by up to 0.05 between them, best here. ``tol``: the solver stops once
-#: its largest dual gradient is a tenth of its first; on all 20 topics (5-fold, train
-#: split) macro out-of-fold F1 was 0.7546 at 0.1, 0.7549 at 0.03 and 0.7548 at
-#: 0.01, which takes 3-4 times the passes (47 against 11 for llm-agent-training).
+#: F1 moved by up to 0.05 between them, best here. ``tol``: the norm of the gradient
+#: at which the solver stops, where the weights have converged to the 4 decimals a
+#: model file keeps (see :mod:`papertrack.fitting`).
 FIT_ARGS: dict[str, Any] = {
     "l2": 3.0,
     "features_per_positive": 30.0,
     "max_features": 4000,
-    "tol": 0.1,
+    "tol": 1e-3,
 }
 SEED = 20261201
 #: Below this many examples in the topic, no cross-validation: see _like_examples.
@@ -132,7 +134,7 @@ def _folds(keys: Sequence[str], k: int, seed: int) -> list[int]:
 
 
 def choose(
-    docs: Sequence[frozenset[Any]],
+    matrix: Matrix | Sequence[AbstractSet[str]],
     labels: Sequence[bool],
     query_hits: Sequence[bool] | None,
     *,
@@ -143,9 +145,12 @@ def choose(
     outside: AbstractSet[str] = frozenset(),
     like_until: int = MIN_CV_POSITIVES,
     few_rule: str = "either",
+    fit_args: Mapping[str, Any] = FIT_ARGS,
 ) -> Choice:
     """Fit a model and choose the rule (of ``rules``) with the best out-of-fold F1.
 
+    ``matrix`` holds the examples' features, a row each (or a set of feature
+    names each), with ``labels``;
     ``query_hits`` says which examples the topic's query matches (None: the topic
     has no query, so only "model" is possible); ``keys`` are the examples' paper
     ids, which assign the folds (:func:`_folds`). Every example gets a score from a
@@ -158,26 +163,26 @@ def choose(
     instead (:func:`_like_examples`); ``outside`` are the keys of the examples a
     user said are not in the topic, and ``few_rule`` how such a topic with a query
     decides ("either": the examples widen the query; "query": they are pinned).
+    ``fit_args`` go to :func:`papertrack.fitting.fit`.
     """
+    from papertrack import fitting
+
+    if not isinstance(matrix, fitting.Matrix):
+        matrix = fitting.Matrix.from_sets(matrix)
     y = [bool(v) for v in labels]
     allowed = [r for r in rules if query_hits is not None or r == "model"]
     if sum(y) < max(like_until, MIN_CV_POSITIVES) or all(y):
-        return _like_examples(docs, y, query_hits, keys, outside, seed, few_rule)
+        return _like_examples(matrix, y, query_hits, keys, outside, seed, few_rule)
     k = min(folds, sum(y))
     fold = _folds(keys, k, seed)
-    scores = [0.0] * len(y)
     # Document counts of all examples, once; each fold's are these less its own.
-    counts = learn.document_counts(docs, y)
-    # A feature too rare in all examples is too rare in every fold, and fit()
-    # never uses it: dropping such features (a third of a paper's, mostly rare
-    # word pairs) from the documents once leaves every model exactly the same
-    # and makes each fold's counting and copying cheaper.
-    docs, counts = learn.drop_rare(docs, counts, FIT_ARGS.get("min_df", 2))
-    # The k fold fits and the final fit are independent: forked workers share them
-    # (the documents are inherited, only scores and the final model come back).
-    job = _FoldJob(docs, y, fold, counts, seed)
+    everyone = list(range(len(y)))
+    job = _FoldJob(matrix, y, fold, fitting.counts(matrix, everyone, y), dict(fit_args))
     parts = [_FINAL, *range(k)]
     final: learn.TopicModel | None = None
+    scores = [0.0] * len(y)
+    # The k fold fits and the final fit are independent: forked workers share them
+    # (the matrix is inherited, only scores and the final model come back).
     fits = forked_map(_fit_part, job, parts, spread=len(y) >= SPREAD_AT)
     for part, fitted in zip(parts, fits, strict=True):
         if isinstance(fitted, learn.TopicModel):
@@ -192,6 +197,7 @@ def choose(
     model = final
     model.threshold = round(results[decide][1], 4)
     model.meta["cv"] = dict(results["model"][2]) if "model" in results else None
+    model.meta["seed"] = seed
     return Choice(model, decide, {rule: result[2] for rule, result in results.items()})
 
 
@@ -209,11 +215,11 @@ _FINAL = -1
 class _FoldJob:
     """The fits of one cross-validation: the examples, their folds and counts."""
 
-    docs: Sequence[frozenset[Any]]
+    matrix: Matrix
     y: list[bool]
     fold: list[int]
     counts: tuple[Any, Any]
-    seed: int
+    fit_args: dict[str, Any]
 
     def held_out(self, part: int) -> list[int]:
         return [i for i, f in enumerate(self.fold) if f == part]
@@ -222,20 +228,16 @@ class _FoldJob:
 def _fit_part(job: _FoldJob, part: int) -> learn.TopicModel | list[float]:
     """The final model (``part`` is :data:`_FINAL`), or fold ``part``'s held-out scores
     from a model fitted on the other folds."""
-    docs, y = job.docs, job.y
+    from papertrack import fitting
+
     if part == _FINAL:
-        return learn.fit(docs, y, seed=job.seed, counts=job.counts, **FIT_ARGS)
+        return fitting.fit(job.matrix, job.y, counted=job.counts, **job.fit_args)
     train = [i for i, f in enumerate(job.fold) if f != part]
     held_out = job.held_out(part)
-    minus = learn.document_counts([docs[i] for i in held_out], [y[i] for i in held_out])
-    fitted = learn.fit(
-        [docs[i] for i in train],
-        [y[i] for i in train],
-        seed=job.seed,
-        counts=learn.subtract_counts(job.counts, minus),
-        **FIT_ARGS,
-    )
-    return [fitted.score(docs[i]) for i in held_out]
+    minus = fitting.counts(job.matrix, held_out, [job.y[i] for i in held_out])
+    counted = (job.counts[0] - minus[0], job.counts[1] - minus[1])
+    fitted = fitting.fit(job.matrix, job.y, train, counted=counted, **job.fit_args)
+    return [p / learn.SCALE for p in fitting.points(fitted, job.matrix, held_out)]
 
 
 def _counts_rate(tp: int, tagged: int, positives: int) -> dict[str, float]:
@@ -296,7 +298,7 @@ def _best_cut(
 
 
 def _like_examples(
-    docs: Sequence[frozenset[Any]],
+    matrix: Matrix,
     y: list[bool],
     query_hits: Sequence[bool] | None,
     keys: Sequence[str],
@@ -304,7 +306,7 @@ def _like_examples(
     seed: int,
     rule: str,
 ) -> Choice:
-    """A model from a handful of examples ("more like these"): :func:`learn.centroid`.
+    """A model from a handful of examples ("more like these"): :func:`fitting.centroid`.
 
     The threshold is the score only the top :data:`BACKGROUND_SHARE` of the other
     labelled papers reach, so the topic takes the papers that look most like the
@@ -319,32 +321,25 @@ def _like_examples(
     topic), but recall is: each example is held out in turn (in :func:`_folds`'
     folds) and scored by a model made from the others.
     """
-    examples = [d for d, label in zip(docs, y, strict=True) if label]
+    examples = [i for i, label in enumerate(y) if label]
     # Papers said to be out stay out (they are pinned) and are left out of the
     # background: the threshold is a share of the papers nobody has judged.
     background = [
-        d for d, label, key in zip(docs, y, keys, strict=True) if not label and key not in outside
+        i
+        for i, (label, key) in enumerate(zip(y, keys, strict=True))
+        if not label and key not in outside
     ]
-    # Only the examples' features get weights: the background is cut down to
-    # those once, which makes counting and scoring it for every held-out part
-    # cheap (0.8 s for 10,450 papers, not 3.6 s).
-    wanted = frozenset().union(*examples)
-    background = [doc & wanted for doc in background]
-    counts: Counter[str] = Counter()
-    for doc in background:
-        counts.update(doc)
-    model = _centroid(examples, background, counts)
+    model = _centroid(matrix, examples, background)
     ratios: list[float] = []  # each held-out example's score over its model's threshold
     if len(examples) >= 2:
-        pos_keys = [k for k, label in zip(keys, y, strict=True) if label]
-        fold = _folds(pos_keys, min(FOLDS, len(examples)), seed)
+        fold = _folds([keys[i] for i in examples], min(FOLDS, len(examples)), seed)
         for part in sorted(set(fold)):
-            rest = [d for d, f in zip(examples, fold, strict=True) if f != part]
-            held = [d for d, f in zip(examples, fold, strict=True) if f == part]
+            rest = [e for e, f in zip(examples, fold, strict=True) if f != part]
+            held = [e for e, f in zip(examples, fold, strict=True) if f == part]
             if not rest:
                 continue
-            trial = _centroid(rest, background, counts)
-            ratios += [trial.score(d) / trial.threshold for d in held]
+            trial = _centroid(matrix, rest, background)
+            ratios += [trial.score(matrix.doc(e)) / trial.threshold for e in held]
     found, tried = sum(r >= 1.0 for r in ratios), len(ratios)
     if ratios:
         tight = HELD_OUT_SHARE * statistics.median(ratios)
@@ -362,12 +357,12 @@ def _like_examples(
     return Choice(model, rule if query_hits is not None else "model")
 
 
-def _centroid(
-    examples: Sequence[frozenset[Any]], background: Sequence[frozenset[Any]], counts: Counter[str]
-) -> learn.TopicModel:
-    """:func:`learn.centroid` with its threshold at :data:`BACKGROUND_SHARE` of ``background``."""
-    model = learn.centroid(examples, background, counts=counts)
-    scores = sorted(map(model.score, background))
+def _centroid(matrix: Matrix, examples: list[int], background: list[int]) -> learn.TopicModel:
+    """:func:`fitting.centroid` with its threshold at :data:`BACKGROUND_SHARE` of ``background``."""
+    from papertrack import fitting
+
+    model = fitting.centroid(matrix, examples, background)
+    scores = sorted(p / learn.SCALE for p in fitting.points(model, matrix, background))
     if scores:
         cut = scores[min(len(scores) - 1, int(len(scores) * (1 - BACKGROUND_SHARE)))]
     else:
@@ -413,6 +408,65 @@ def examples_for(
     return papers, labels
 
 
+@dataclass(frozen=True)
+class TrainSet:
+    """The labelled train papers and their features as a matrix: row i is papers[i]."""
+
+    papers: list[Labelled]
+    matrix: Matrix
+
+
+#: Train sets this process made or read, by (vocabulary key, paper ids): with the
+#: bytes of their vectors file, for the next store that needs one.
+_TRAIN_SETS: dict[tuple[str, tuple[str, ...]], tuple[TrainSet, bytes]] = {}
+
+
+def train_set(labelled: Sequence[Labelled], folder: Path | None = None) -> TrainSet:
+    """The train split of ``labelled`` with its features, kept in ``folder`` between runs.
+
+    Making the features of the 10,450 labelled train papers from their text, and
+    the vocabulary of all of them, takes 8-10 s; ``folder`` (a store's
+    ``vectors``, see :mod:`papertrack.vectors`) keeps them, with the vocabulary a
+    retag from kept vectors needs, and reading them back takes about 0.5 s.
+    Without a folder nothing is kept on disk (this process keeps them in memory).
+    """
+    from papertrack import fitting, paths, vectors
+
+    papers = [p for p in labelled if p.split == TRAIN]
+    ids = [p.arxiv_id for p in papers]
+    key = vectors.vocabulary_key(paths.labels_file(), paths.default_topics_file())
+    path = folder / vectors.LABELLED if folder is not None else None
+    known = _TRAIN_SETS.get((key, tuple(ids)))
+    if known is not None:
+        if path is not None and not path.is_file():
+            with contextlib.suppress(OSError):  # a full disk: the next refit writes it
+                vectors.write_file(path, known[1])
+        return known[0]
+    found = vectors.read_labelled(path, key) if path is not None else None
+    if path is not None and found is not None and found[1] == ids:
+        vocabulary, _, lengths, deltas = found
+        train = TrainSet(papers, fitting.Matrix.from_deltas(lengths, deltas, vocabulary.names))
+        with contextlib.suppress(OSError):
+            _TRAIN_SETS[key, tuple(ids)] = (train, path.read_bytes())
+        return train
+    matrix = fitting.Matrix.from_sets(paper_features(papers))
+    indptr, indices = matrix.rows.indptr.tolist(), matrix.rows.indices.tolist()
+    rows = [indices[a:b] for a, b in zip(indptr, indptr[1:], strict=False)]
+    data = vectors.labelled_file(vectors.Vocabulary(key, list(matrix.names)), ids, rows)
+    train = TrainSet(papers, matrix)
+    _TRAIN_SETS[key, tuple(ids)] = (train, data)
+    if path is not None:
+        with contextlib.suppress(OSError):
+            vectors.write_file(path, data)
+    return train
+
+
+def examples_matrix(train: TrainSet, papers: Sequence[Labelled]) -> Matrix:
+    """The features of ``papers`` as :func:`examples_for` gives them (the train papers
+    in order, then taught papers from the store), as a matrix."""
+    return train.matrix.with_rows(paper_features(papers[len(train.papers) :]))
+
+
 # --------------------------------------------------------------------------- teaching
 
 
@@ -454,6 +508,7 @@ def teach(
     labelled: Sequence[Labelled],
     *,
     like: bool = False,
+    folder: Path | None = None,
 ) -> Choice:
     """Refit ``topic``'s model from the shipped labels plus the user's examples.
 
@@ -466,6 +521,7 @@ def teach(
     ``topics add --like`` ("more like these"), so with a query as well the
     examples' model widens it while it is made from few; otherwise a query
     topic goes on deciding by its query, its taught papers held as taught.
+    ``folder`` keeps the labelled papers' features between refits (:func:`train_set`).
     """
     papers, labels = examples_for(topic.slug, labelled, taught, texts)
     has_query = bool(topic.query.strip())
@@ -473,7 +529,7 @@ def teach(
     keys = [p.arxiv_id for p in papers]
     known = any(topic.slug in p.labels for p in labelled if p.split == TRAIN)
     choice = choose(
-        paper_features(papers),
+        examples_matrix(train_set(labelled, folder), papers),
         labels,
         hits,
         keys=keys,
@@ -546,12 +602,12 @@ def paper_features(papers: Sequence[Labelled]) -> list[frozenset[Any]]:
     return [model_features(p.title, p.abstract, (), p.categories) for p in papers]
 
 
-def fit_default(topic: Any, labelled: Sequence[Labelled]) -> Choice:
+def fit_default(topic: Any, labelled: Sequence[Labelled], train: TrainSet | None = None) -> Choice:
     """The model of a default topic, from the train split alone, with its rule chosen."""
     papers, labels = examples_for(topic.slug, labelled)
     has_query = bool(topic.query.strip())
     choice = choose(
-        paper_features(papers),
+        (train or train_set(labelled)).matrix,
         labels,
         query_hits(topic, papers) if has_query else None,
         keys=[p.arxiv_id for p in papers],
@@ -636,8 +692,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     catalog = Catalog.default()
     if args.fit:
         folder = paths.data_dir() / "models"
+        train = train_set(labelled)
         for topic in catalog.topics:
-            choice = fit_default(topic, labelled)
+            choice = fit_default(topic, labelled, train)
             save_model(choice.model, folder / f"{topic.slug}.json")
             rules = ", ".join(f"{r} {v['f1']:.2f}" for r, v in choice.rules.items())
             print(f"{topic.slug}: decides by {choice.decide} (out-of-fold F1: {rules})", flush=True)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 import random
-from collections import Counter
 
 import pytest
 
 from papertrack import learn, parallel, paths, training
+from papertrack.fitting import Matrix
 from tests.test_learn import corpus
 
 
@@ -68,7 +68,8 @@ def test_a_topic_made_from_four_examples_finds_more_of_its_kind() -> None:
     labelled = training.load_labelled(paths.labels_file())
     train = [p for p in labelled if p.split == training.TRAIN]
     test = [p for p in labelled if p.split != training.TRAIN]
-    docs = training.paper_features(train + test)
+    matrix = training.train_set(labelled).matrix
+    test_docs = training.paper_features(test)
     keys = [p.arxiv_id for p in train]
     gold = ["gui-agents" in p.labels for p in test]
     pool = [i for i, p in enumerate(train) if "gui-agents" in p.labels]
@@ -76,12 +77,10 @@ def test_a_topic_made_from_four_examples_finds_more_of_its_kind() -> None:
     for draw in range(3):
         chosen = set(random.Random(draw).sample(pool, 4))
         y = [i in chosen for i in range(len(train))]
-        choice = training.choose(
-            docs[: len(train)], y, None, keys=keys, like_until=training.LIKE_UNTIL
-        )
+        choice = training.choose(matrix, y, None, keys=keys, like_until=training.LIKE_UNTIL)
         assert choice.model.meta["kind"] == "centroid" and choice.decide == "model"
         assert "4 examples in the topic: made from what they share" in choice.model.meta["note"]
-        predicted = [choice.model.decide(doc) for doc in docs[len(train) :]]
+        predicted = [choice.model.decide(doc) for doc in test_docs]
         figures.append((*learn.prf(predicted, gold), sum(predicted)))
     precision = sum(f[0] for f in figures) / 3
     recall = sum(f[1] for f in figures) / 3
@@ -131,11 +130,9 @@ def test_examples_that_score_far_above_the_cut_when_held_out_raise_it() -> None:
     keys = [f"2601.{i:05d}" for i in range(len(docs))]
     model = training.choose(docs, y, None, keys=keys, like_until=training.LIKE_UNTIL).model
     examples = [d for d, label in zip(docs, y, strict=True) if label]
-    background = [d for d, label in zip(docs, y, strict=True) if not label]
-    counts: Counter[str] = Counter()
-    for doc in background:
-        counts.update(doc)
-    cut = training._centroid(examples, background, counts).threshold
+    matrix = Matrix.from_sets(docs)
+    rows = [i for i, label in enumerate(y) if label]
+    cut = training._centroid(matrix, rows, [i for i, label in enumerate(y) if not label]).threshold
     assert model.threshold > 1.5 * cut  # held out, the examples scored far above it
     assert "6 of 6 reach the threshold" in model.meta["note"]
     assert all(model.decide(d) for d in examples)

@@ -381,10 +381,11 @@ def _learn_from_examples(
         model_file=str(paths.user_models_dir() / f"{chosen_slug}.json"),
         categories=tuple(category or ()),
     )
-    named = _taught_papers(open_store(), like)
+    store = open_store()
+    named = _taught_papers(store, like)
     papers = {p.arxiv_id: p for p in named.values()}
     taught = dict.fromkeys(papers, True)
-    choice = _refit(draft, taught, papers, like=True)
+    choice = _refit(store, draft, taught, papers, like=True)
     examples = training.load_examples(paths.user_examples_file())
     examples[chosen_slug] = taught
     training.save_examples(paths.user_examples_file(), examples)
@@ -441,7 +442,12 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
 
 
 def _refit(
-    topic: Topic, taught: dict[str, bool], papers: dict[str, Any], *, like: bool | None = None
+    store: Store,
+    topic: Topic,
+    taught: dict[str, bool],
+    papers: dict[str, Any],
+    *,
+    like: bool | None = None,
 ) -> Any:
     """Fit ``topic``'s model from the shipped labels plus ``taught``; write it; return it.
 
@@ -459,7 +465,7 @@ def _refit(
     with busy(f"Fitting the model of {topic.name} to the labelled papers and your examples"):
         labelled = training.load_labelled(paths.labels_file())
         texts = {pid: training.from_paper(p) for pid, p in papers.items()}
-        choice = training.teach(topic, taught, texts, labelled, like=like)
+        choice = training.teach(topic, taught, texts, labelled, like=like, folder=store.vectors_dir)
     training.save_model(choice.model, paths.user_models_dir() / f"{topic.slug}.json")
     return choice
 
@@ -570,7 +576,7 @@ def topics_teach(
         for pid in out_ids or []:
             taught[named[pid].arxiv_id] = False
         known = {p.arxiv_id: p for p in _taught_papers(store, list(taught)).values()}
-        choice = _refit(chosen, taught, known)
+        choice = _refit(store, chosen, taught, known)
         examples[chosen.slug] = taught
         training.save_examples(paths.user_examples_file(), examples)
         refreshed = load_catalog()
