@@ -617,6 +617,8 @@ def stats_view(info: StoreStats, shown: Sequence[tuple[str, int]], categories: i
     parts += f", index {_bytes(sizes['index'])}"
     if sizes.get("search"):
         parts += f", search index {_bytes(sizes['search'])}"
+    if sizes.get("vectors"):
+        parts += f", kept vectors {_bytes(sizes['vectors'])}"
     summary.add_row("On disk", f"{_bytes(sum(sizes.values()))} ({parts})")
     summary.add_row("Categories", f"{len(info.listed):,}")
     if not shown:

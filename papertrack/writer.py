@@ -41,6 +41,7 @@ from papertrack.store import IdMap, Store, id_shard, paper_of_record, record_fie
 if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
     from papertrack.topics import Catalog
+    from papertrack.vectors import VectorTagger
 
 __all__ = ["StoreWriter", "build_text_index"]
 
@@ -94,11 +95,17 @@ class _RetagJob:
     """What a retag computes for each stored paper: its tags among the changed topics."""
 
     def __init__(
-        self, subset: Catalog, within: dict[str, set[str]] | None, changed: set[str]
+        self,
+        subset: Catalog,
+        within: dict[str, set[str]] | None,
+        changed: set[str],
+        order: dict[str, int],
     ) -> None:
         self.subset = subset
         self.within = within
         self.changed = changed
+        #: slug -> place in the catalog: stored tags keep catalog order.
+        self.order = order
 
     def tags(self, week: str, doc: dict[str, Any]) -> tuple[str, ...] | None:
         """``doc``'s tags of the changed topics; None: it cannot change (not a candidate
@@ -111,19 +118,72 @@ class _RetagJob:
             return ()
         return self.subset.tag_fields(*record_fields(doc), pid)
 
+    def tag_week(self, path: Path, docs: list[dict[str, Any]]) -> dict[Any, Any]:
+        """Paper id -> :meth:`tags` for the records of one week file."""
+        week = path.stem
+        return {doc.get("arxiv_id"): self.tags(week, doc) for doc in docs}
 
-def _tag_week(job: _RetagJob, path: Path) -> dict[str, tuple[str, ...] | None] | None:
-    """A worker's share of a retag: paper id -> :meth:`_RetagJob.tags` for one week
-    file; None if the file cannot be read (the parent reads it again and reports)."""
+
+class _VectorRetagJob(_RetagJob):
+    """A retag whose topics decide from features alone: from kept vectors
+    (:class:`papertrack.vectors.VectorTagger`), reading text only where needed."""
+
+    def __init__(self, tagger: VectorTagger, changed: set[str], order: dict[str, int]) -> None:
+        super().__init__(tagger.subset, None, changed, order)
+        self.tagger = tagger
+
+    def tags(self, week: str, doc: dict[str, Any]) -> tuple[str, ...] | None:
+        pid = doc.get("arxiv_id")
+        if not isinstance(pid, str):
+            return None
+        return self.tagger.from_text(pid, record_fields(doc))[1]
+
+    def tag_week(self, path: Path, docs: list[dict[str, Any]]) -> dict[Any, Any]:
+        try:
+            return dict(self.tagger.tag_week(path, docs))
+        except OSError:
+            return super().tag_week(path, docs)  # vectors not kept (a full disk): from text
+
+
+@dataclass
+class _WeekRetagged:
+    """One week file retagged: each changed record as it was, with its new tags, and
+    the file's new bytes (None: nothing changed)."""
+
+    changes: list[tuple[dict[str, Any], list[str]]]
+    data: bytes | None
+
+
+def _retag_week(job: _RetagJob, path: Path, quiet: bool = True) -> Any:
+    """Retag one week file: read it, tag its papers, and make its new bytes
+    (a :class:`_WeekRetagged`).
+
+    Runs in a forked worker, or in the writing process; only the writing process
+    writes. ``quiet``: None if the file cannot be read (the writing process reads
+    it again, not quietly, and the error says what is wrong).
+    """
     try:
         data = AtomicJSONStorage(path).read()
-    except Exception:  # noqa: BLE001 - the parent's own read raises the real error
+    except Exception:  # noqa: BLE001 - the writing process's own read raises the real error
+        if not quiet:
+            raise
         return None
-    week = path.stem
-    return {
-        doc.get("arxiv_id"): job.tags(week, doc)
-        for doc in ((data or {}).get(PAPERS_TABLE) or {}).values()
-    }
+    docs = list(((data or {}).get(PAPERS_TABLE) or {}).values())
+    found = job.tag_week(path, docs) if docs else {}
+    changes: list[tuple[dict[str, Any], list[str]]] = []
+    order, changed = job.order, job.changed
+    for doc in docs:
+        new = found.get(doc.get("arxiv_id"))
+        if new is None:
+            continue  # cannot match a changed topic, and holds none of them
+        old = list(doc.get("tags") or ())
+        kept = [t for t in old if t not in changed and t in order]
+        kept += new
+        tags = sorted(kept, key=order.__getitem__)
+        if tags != old:
+            changes.append((dict(doc), tags))
+            doc["tags"] = tags
+    return _WeekRetagged(changes, dumps_json(data) if changes else None)
 
 
 class StoreWriter:
@@ -371,37 +431,27 @@ class StoreWriter:
             # changed topic's query, can change: only their weeks are read.
             weeks = [w for w in self.store.weeks() if w in held or w in within]
         touched = 0
-        job = _RetagJob(subset, within, changed)
-        # Tagging is the slow part (~150 µs a paper): forked workers tag the weeks
-        # ahead while this process reads, compares and writes them in order.
+        job = self._vector_job(subset, changed, order) or _RetagJob(subset, within, changed, order)
+        # Tagging is the slow part (~150 µs a paper from text, ~25 µs from kept
+        # vectors): forked workers read, tag and serialise the weeks ahead, while
+        # this process, the only one that writes, applies them in order.
         papers = sum(self.index.counts.get(ALL, {}).get(w, 0) for w in weeks)
         paths = [self.store.partition_path(week) for week in weeks]
-        ahead = forked_map(_tag_week, job, paths, spread=len(subset) > 0 and papers >= SPREAD_AT)
+        spread = len(subset) > 0 and papers >= SPREAD_AT
+        if isinstance(job, _VectorRetagJob) and not all(map(job.tagger.kept, paths)):
+            job.tagger.vocabulary.ids  # noqa: B018 - to keep new vectors; built before forking
+        ahead = forked_map(_retag_week, job, paths, spread=spread)
         if weeks:
             write_atomic(self._dirty, b"1")
         with contextlib.closing(ahead):
-            for done, (week, path, found) in enumerate(zip(weeks, paths, ahead, strict=True)):
+            for done, (path, week_done) in enumerate(zip(paths, ahead, strict=True)):
                 if self.progress is not None:
                     self.progress(done, len(weeks))
-                data = AtomicJSONStorage(path).read()
-                if not data:
-                    continue
-                week_touched = 0
-                for doc in (data.get(PAPERS_TABLE) or {}).values():
-                    old = list(doc.get("tags") or ())
-                    pid = doc.get("arxiv_id")
-                    if found is not None and pid in found:
-                        new = found[pid]
-                    else:
-                        new = job.tags(week, doc)
-                    if new is None:
-                        continue  # cannot match a changed topic, and holds none of them
-                    kept = [t for t in old if t not in changed and t in order]
-                    kept += new
-                    tags = sorted(kept, key=order.__getitem__)
-                    if tags == old:
-                        continue
-                    before = Paper.from_record(doc)
+                if week_done is None:  # a worker could not read it: read here, and say why
+                    week_done = _retag_week(job, path, quiet=False)
+                for record, tags in week_done.changes:
+                    before = paper_of_record(record, path)
+                    old = set(before.tags)
                     for slug in changed:
                         had, has = slug in old, slug in tags
                         if had != has:
@@ -411,11 +461,9 @@ class StoreWriter:
                             change.keep(change.newly if has else change.dropped, before)
                     self.index.bump(before, -1)
                     self.index.bump(before.with_tags(tuple(tags)), +1)
-                    doc["tags"] = tags
-                    week_touched += 1
-                if week_touched:
-                    write_atomic(path, dumps_json(data))
-                    touched += week_touched
+                if week_done.data is not None:
+                    write_atomic(path, week_done.data)
+                    touched += len(week_done.changes)
         for slug in [s for s in self.index.counts if s != ALL and s not in order]:
             # Topics that no longer exist: their counts are all zero by now.
             self.index.counts.pop(slug, None)
@@ -426,6 +474,40 @@ class StoreWriter:
         with contextlib.suppress(OSError):
             self._dirty.unlink()
         return touched
+
+    def _vector_job(
+        self, subset: Catalog, changed: set[str], order: dict[str, int]
+    ) -> _VectorRetagJob | None:
+        """A retag from kept feature vectors, when its topics decide from features alone
+        and the store keeps the vocabulary (the first refit on this store wrote it)."""
+        from papertrack import paths
+        from papertrack.vectors import LABELLED, VectorTagger, read_labelled, vocabulary_key
+
+        if not VectorTagger.suits(subset):
+            return None
+        folder = self.store.vectors_dir
+        if not (folder / LABELLED).is_file():
+            return None
+        try:
+            key = vocabulary_key(paths.labels_file(), paths.default_topics_file())
+        except OSError:
+            return None
+        found = read_labelled(folder / LABELLED, key)
+        if found is None:
+            return None
+        tagger = VectorTagger(subset, found[0], folder, None)
+        outside = tagger.outside()
+        if not outside:
+            tagger.read_text = {}
+        elif self.text_live:
+            # Features no labelled paper has (from the user's examples): only papers
+            # whose words may make one are read from their text.
+            from papertrack.vectors import outside_query
+
+            query = outside_query(outside)
+            if query is not None:
+                tagger.read_text = self.text.candidates(query)
+        return _VectorRetagJob(tagger, changed, order)
 
     def _retag_candidates(self, subset: Catalog) -> dict[str, set[str]] | None:
         """Week -> ids of papers a retag of ``subset`` must try; None: try every paper."""

@@ -1,0 +1,248 @@
+"""Kept feature vectors (papertrack/vectors.py): a retag from them tags every paper
+exactly as a retag from its text does, on the bundled sample's real papers; a paper
+whose text changed, a file of another vocabulary or a damaged one is read again."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from papertrack import paths, training, vectors
+from papertrack.fulltext import TextIndex
+from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
+from papertrack.store import Store, record_fields
+from papertrack.topics import Catalog
+from tests.helpers import ok, run
+
+
+@pytest.fixture
+def sample(isolated_home: Path) -> Store:
+    ok("ingest", "--sample")
+    store = Store(isolated_home / "store")
+    labelled = training.load_labelled(paths.labels_file())
+    training.train_set(labelled, store.vectors_dir)  # the vocabulary, as a refit keeps it
+    return store
+
+
+def vocabulary(store: Store) -> vectors.Vocabulary:
+    key = vectors.vocabulary_key(paths.labels_file(), paths.default_topics_file())
+    found = vectors.read_labelled(store.vectors_dir / vectors.LABELLED, key)
+    assert found is not None
+    return found[0]
+
+
+def weeks(store: Store) -> list[tuple[Path, list[dict[str, Any]]]]:
+    found = []
+    for week in store.weeks():
+        path = store.partition_path(week)
+        data = AtomicJSONStorage(path).read() or {}
+        found.append((path, list((data.get(PAPERS_TABLE) or {}).values())))
+    return found
+
+
+def from_text(subset: Catalog, docs: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    return {d["arxiv_id"]: subset.tag_fields(*record_fields(d), d["arxiv_id"]) for d in docs}
+
+
+def tagger(
+    store: Store, subset: Catalog, read_text: dict[str, set[str]] | None = None
+) -> vectors.VectorTagger:
+    return vectors.VectorTagger(subset, vocabulary(store), store.vectors_dir, read_text or {})
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Ids of the papers the next retags read from their text."""
+    read: list[str] = []
+    real = vectors.VectorTagger.from_text
+
+    def spy(self: vectors.VectorTagger, pid: str, fields: Any) -> Any:
+        read.append(pid)
+        return real(self, pid, fields)
+
+    monkeypatch.setattr(vectors.VectorTagger, "from_text", spy)
+    return read
+
+
+def test_a_retag_from_kept_vectors_tags_as_one_from_text(
+    sample: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = Catalog.default()
+    subset = catalog.subset({t.slug for t in catalog.topics if t.decide != "query"})
+    assert vectors.VectorTagger.suits(subset)
+    assert {t.decide for t in subset.topics} >= {"model", "both"}  # both kinds of rule
+    read = counting(monkeypatch)
+    stored = weeks(sample)
+    papers = sum(len(docs) for _, docs in stored)
+    assert papers > 4000
+    expected = {}
+    for _, docs in stored:
+        expected.update(from_text(subset, docs))
+    first = {}
+    for path, docs in stored:
+        first.update(tagger(sample, subset).tag_week(path, docs))
+    assert first == expected and len(read) == papers  # all read from text, once
+    assert sum(map(bool, expected.values())) > 500  # many papers in some topic
+    read.clear()
+    again = {}
+    for path, docs in stored:
+        again.update(tagger(sample, subset).tag_week(path, docs))
+    assert again == expected and read == []  # none read again
+    kept = sum(f.stat().st_size for f in sample.vectors_dir.glob("*-*.bin"))
+    assert kept < 700 * papers  # a few hundred bytes a paper
+
+
+def test_taught_papers_hold_as_taught_from_kept_vectors(
+    sample: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = Catalog.default()
+    topic = catalog.by_slug("llm-agent-training")
+    assert topic is not None
+    stored = weeks(sample)
+    plain = catalog.subset({topic.slug})
+    tags = {}
+    for _, docs in stored:
+        tags.update(from_text(plain, docs))
+    inside = next(pid for pid, t in tags.items() if t)
+    outside = next(pid for pid, t in tags.items() if not t)
+    data = json.loads(Path(topic.model_file).read_text())
+    data["meta"]["pinned"] = {inside: False, outside: True}
+    taught = tmp_path / "taught.json"
+    taught.write_text(json.dumps(data))
+    pinned = Catalog([dataclasses.replace(topic, model_file=str(taught))])
+    for path, docs in stored:
+        tagger(sample, pinned).tag_week(path, docs)  # keeps every paper's vectors
+    read = counting(monkeypatch)
+    found = {}
+    for path, docs in stored:
+        found.update(tagger(sample, pinned).tag_week(path, docs))
+    assert read == []
+    assert found[inside] == () and found[outside] == (topic.slug,)
+    expected = {}
+    for _, docs in stored:
+        expected.update(from_text(pinned, docs))
+    assert found == expected
+
+
+def test_a_weighed_feature_no_labelled_paper_has_is_looked_up_in_the_text(
+    sample: Store, tmp_path: Path
+) -> None:
+    # A model that weighs a word pair no labelled paper has (as a topic taught with
+    # the user's own examples may): the papers that hold it must be read from their
+    # text, or their kept vectors (which cannot hold it) would decide them wrong.
+    catalog = Catalog.default()
+    topic = catalog.by_slug("gui-agents")
+    assert topic is not None
+    stored = weeks(sample)
+    known = vocabulary(sample)
+    from papertrack.topics import model_features
+
+    rare = None
+    for _, docs in stored:
+        for doc in docs:
+            extra = sorted(
+                f for f in model_features(*record_fields(doc)) if " " in f and known.find(f) is None
+            )
+            if extra:
+                rare, holder = extra[0], doc["arxiv_id"]
+                break
+        if rare:
+            break
+    assert rare is not None
+    data = json.loads(Path(topic.model_file).read_text())
+    data["weights"][rare] = 50.0
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(data))
+    widened = Catalog([dataclasses.replace(topic, model_file=str(odd))])
+    expected = {}
+    for _, docs in stored:
+        expected.update(from_text(widened, docs))
+    assert expected[holder] == ("gui-agents",)
+    for path, docs in stored:
+        tagger(sample, widened).tag_week(path, docs)  # every paper's vectors kept
+    blind = tagger(sample, widened)
+    assert blind.outside() == {rare}
+    missed = {}
+    for path, docs in stored:
+        missed.update(blind.tag_week(path, docs))
+    assert missed[holder] == ()  # what vectors alone would decide
+    query = vectors.outside_query(blind.outside())
+    assert query is not None
+    candidates = TextIndex(sample.search_path).candidates(query)
+    week_of = {d["arxiv_id"]: path.stem for path, docs in stored for d in docs}
+    assert holder in candidates[week_of[holder]]
+    looked = {}
+    for path, docs in stored:
+        looked.update(tagger(sample, widened, candidates).tag_week(path, docs))
+    assert looked == expected
+    assert vectors.outside_query(["s:AGENT+TRAIN"]) is None  # a concept: read every paper
+
+
+def test_a_changed_text_another_vocabulary_or_a_damaged_file_is_read_again(
+    sample: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = Catalog.default()
+    subset = catalog.subset({"llm-agent-training", "gui-agents"})
+    path, docs = weeks(sample)[-1]
+    tagger(sample, subset).tag_week(path, docs)
+    read = counting(monkeypatch)
+    changed = [dict(d) for d in docs]
+    changed[0]["abstract"] = "We train GUI agents with reinforcement learning on Android."
+    found = tagger(sample, subset).tag_week(path, changed)
+    assert read == [changed[0]["arxiv_id"]]
+    assert found == from_text(subset, changed)
+    read.clear()
+    tagger(sample, subset).tag_week(path, changed)
+    assert read == []  # its new vectors were kept
+    kept = sample.vectors_dir / f"{path.stem}.bin"
+    for garbage in (b"not vectors", kept.read_bytes()[:-100], b""):
+        kept.write_bytes(garbage)
+        read.clear()
+        assert tagger(sample, subset).tag_week(path, changed) == from_text(subset, changed)
+        assert len(read) == len(changed)
+    other = vectors.Vocabulary("another-key", vocabulary(sample).names)
+    read.clear()
+    vectors.VectorTagger(subset, other, sample.vectors_dir, {}).tag_week(path, changed)
+    assert len(read) == len(changed)  # kept under the real key: not this vocabulary's
+
+
+def test_teach_keeps_vectors_and_a_second_teach_tags_as_a_retag_from_text(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ok("ingest", "--sample")
+    topic = "llm-agent-training"
+    before = json.loads(ok("latest", topic, "--json", "-n", "5000").stdout)
+    outside = next(
+        p["arxiv_id"]
+        for p in json.loads(ok("latest", "--json", "-n", "300").stdout)
+        if topic not in p["tags"]
+    )
+    inside = before[0]["arxiv_id"]
+    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")  # the sample's ~4,800 papers spread
+    ok("topics", "teach", topic, outside)
+    store = isolated_home / "store"
+    assert (store / "vectors" / vectors.LABELLED).is_file()
+    assert len(list((store / "vectors").glob("*-*.bin"))) == len(Store(store).weeks())
+    assert "kept vectors" in ok("stats").stdout
+    ok("topics", "teach", topic, "--not", inside)  # from kept vectors
+    with_vectors = json.loads(ok("latest", topic, "--json", "-n", "5000").stdout)
+    assert inside not in {p["arxiv_id"] for p in with_vectors}
+    # The same examples taught to a copy of the store without its vectors: the same tags.
+    ok("topics", "teach", topic, "--forget")
+    shutil.rmtree(store / "vectors")
+    ok("topics", "teach", topic, outside, "--not", inside)
+    from_text = json.loads(ok("latest", topic, "--json", "-n", "5000").stdout)
+    assert [p["arxiv_id"] for p in from_text] == [p["arxiv_id"] for p in with_vectors]
+
+
+def test_a_store_holding_only_its_vectors_and_layout_is_still_a_store(tmp_path: Path) -> None:
+    folder = tmp_path / "old-store"
+    (folder / "vectors").mkdir(parents=True)
+    (folder / "papers").mkdir()
+    Store(folder)  # no marker yet, only papertrack's own names: accepted
+    result = run("--db", str(folder), "stats")
+    assert result.exit_code == 0, result.stderr
