@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.synthetic import Corpus, corpus
+
 DATA = Path(__file__).parent / "data"
 
 
@@ -28,3 +30,15 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="module")
+def train() -> Corpus:
+    """600 papers of the synthetic corpus of tests/synthetic.py, to learn from."""
+    return corpus(600, seed=1)
+
+
+@pytest.fixture(scope="module")
+def held_out() -> Corpus:
+    """400 more, to score."""
+    return corpus(400, seed=2)

@@ -20,23 +20,13 @@ from scipy.special import expit, log_expit
 from papertrack import fitting
 from papertrack.fitting import Matrix
 from papertrack.learn import TopicModel, features, prf
-from tests.test_learn import INDICATIVE, corpus, cross_validated
+from tests.synthetic import INDICATIVE, Corpus, corpus, cross_validated
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def fit(docs: list[frozenset[str]], labels: list[bool], **args: object) -> TopicModel:
     return fitting.fit(Matrix.from_sets(docs), labels, **args)  # type: ignore[arg-type]
-
-
-@pytest.fixture(scope="module")
-def train() -> tuple[list[frozenset[str]], list[bool], list[int]]:
-    return corpus(600, seed=1)
-
-
-@pytest.fixture(scope="module")
-def held_out() -> tuple[list[frozenset[str]], list[bool], list[int]]:
-    return corpus(400, seed=2)
 
 
 # --------------------------------------------------------------------------- the matrix
@@ -103,7 +93,7 @@ def test_selection_ranks_by_chi_square_with_ties_by_name() -> None:
 
 
 def test_max_features_and_min_df_limit_the_model(
-    train: tuple[list[frozenset[str]], list[bool], list[int]],
+    train: Corpus,
 ) -> None:
     docs, labels, _ = train
     small = fit(docs, labels, max_features=40)
@@ -125,7 +115,7 @@ def test_max_features_and_min_df_limit_the_model(
 
 
 def test_the_fit_is_the_optimum_of_its_objective(
-    train: tuple[list[frozenset[str]], list[bool], list[int]],
+    train: Corpus,
 ) -> None:
     # The objective written out independently, solved by another method: the weights
     # agree to the 4 decimals a model keeps (up to the last one's rounding).
@@ -169,8 +159,8 @@ def test_the_fit_is_the_optimum_of_its_objective(
 
 
 def test_a_cross_validated_model_learns_the_topic_and_beats_baselines(
-    train: tuple[list[frozenset[str]], list[bool], list[int]],
-    held_out: tuple[list[frozenset[str]], list[bool], list[int]],
+    train: Corpus,
+    held_out: Corpus,
 ) -> None:
     docs, labels, _ = train
     model = cross_validated(docs, labels)
@@ -205,7 +195,7 @@ def test_class_weighting_learns_rare_positives() -> None:
     assert recall_at_zero(fit(docs, labels, pos_weight=1.0)) <= 0.3
 
 
-def test_fit_is_deterministic(train: tuple[list[frozenset[str]], list[bool], list[int]]) -> None:
+def test_fit_is_deterministic(train: Corpus) -> None:
     docs, labels, _ = train
     first = json.dumps(fit(docs, labels).to_json())
     assert json.dumps(fit(docs, labels).to_json()) == first
@@ -217,7 +207,7 @@ def test_fit_is_deterministic(train: tuple[list[frozenset[str]], list[bool], lis
 _SUBPROCESS_FIT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from tests.test_learn import corpus
+from tests.synthetic import corpus
 from papertrack import fitting
 docs, labels, _ = corpus(300, seed=5)
 print(json.dumps(fitting.fit(fitting.Matrix.from_sets(docs), labels).to_json()))
@@ -266,7 +256,7 @@ def test_no_positives_never_fires_and_no_negatives_always_does() -> None:
 
 
 def test_points_of_many_rows_are_each_rows_points(
-    train: tuple[list[frozenset[str]], list[bool], list[int]],
+    train: Corpus,
 ) -> None:
     docs, labels, _ = train
     model = fit(docs, labels)

@@ -1,84 +1,25 @@
 """Tests for papertrack.learn: features, the per-topic classifier's scores and its file format.
 
-Fitting is tested in tests/test_fitting.py; the synthetic corpus here serves both."""
+Fitting is tested in tests/test_fitting.py; both use the synthetic corpus of
+tests/synthetic.py."""
 
 from __future__ import annotations
 
 import json
 import math
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from papertrack.learn import FORMAT, ModelSet, TopicModel, features, prf, units
+from tests.synthetic import INDICATIVE, Corpus, corpus, cross_validated
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# ---------------------------------------------------------------------------
-# A synthetic corpus with a learnable but not trivial topic
-#
-# Every paper is Zipf-distributed filler words. A positive mentions 2 or 3 of the
-# topic's six indicative words; a sixth of the negatives mention one of them
-# too, so no single word decides, and a rule "any indicative word" has poor
-# precision. A linear model has to learn that two of them are needed.
-
-INDICATIVE = ("screenshot", "click", "widget", "android", "touchscreen", "cursor")
-FILLER = [f"filler{i}" for i in range(300)]
-ZIPF = [1.0 / (rank + 1) for rank in range(len(FILLER))]
-
-
-def corpus(
-    n: int, *, rate: float = 0.08, seed: int = 0
-) -> tuple[list[frozenset[str]], list[bool], list[int]]:
-    """``n`` papers' features, their labels and how many indicative words each has."""
-    rng = random.Random(seed)
-    docs: list[frozenset[str]] = []
-    labels: list[bool] = []
-    counts: list[int] = []
-    for _ in range(n):
-        positive = rng.random() < rate
-        title = rng.choices(FILLER, weights=ZIPF, k=6)
-        abstract = rng.choices(FILLER, weights=ZIPF, k=50)
-        if positive:
-            chosen = rng.sample(INDICATIVE, rng.randint(2, 3))
-        elif rng.random() < 0.17:
-            chosen = [rng.choice(INDICATIVE)]
-        else:
-            chosen = []
-        for word in chosen:
-            words = title if rng.random() < 0.3 else abstract
-            words.insert(rng.randrange(len(words) + 1), word)
-        docs.append(features(" ".join(title), " ".join(abstract)))
-        labels.append(positive)
-        counts.append(len(chosen))
-    return docs, labels, counts
-
 
 @pytest.fixture(scope="module")
-def train() -> tuple[list[frozenset[str]], list[bool], list[int]]:
-    return corpus(600, seed=1)
-
-
-@pytest.fixture(scope="module")
-def held_out() -> tuple[list[frozenset[str]], list[bool], list[int]]:
-    return corpus(400, seed=2)
-
-
-def cross_validated(docs: list[frozenset[str]], labels: list[bool]) -> TopicModel:
-    """A model as papertrack fits a default topic: cross-validated, threshold chosen.
-
-    With the fit's own defaults (8 features a positive, at most 1,000), which suit a
-    corpus of a few hundred papers: the catalog's 30 a positive suit 10,000."""
-    from papertrack import training
-
-    keys = [f"2601.{i:05d}" for i in range(len(docs))]
-    return training.choose(docs, labels, None, keys=keys, fit_args={}).model
-
-
-@pytest.fixture(scope="module")
-def model(train: tuple[list[frozenset[str]], list[bool], list[int]]) -> TopicModel:
+def model(train: Corpus) -> TopicModel:
     docs, labels, _ = train
     return cross_validated(docs, labels)
 
@@ -189,9 +130,7 @@ def test_prf_undefined_is_zero_and_lengths_must_match() -> None:
 # Scores and explanations
 
 
-def test_contributions_name_the_indicative_words(
-    model: TopicModel, train: tuple[list[frozenset[str]], list[bool], list[int]]
-) -> None:
+def test_contributions_name_the_indicative_words(model: TopicModel, train: Corpus) -> None:
     top = sorted(model.weights, key=lambda name: -model.weights[name])[:6]
     assert set(top) & set(INDICATIVE), top
     docs, labels, _ = train
@@ -226,9 +165,7 @@ def test_a_score_is_counted_exactly_whatever_the_order_of_features() -> None:
 # The file format
 
 
-def test_json_round_trip_scores_identically(
-    model: TopicModel, held_out: tuple[list[frozenset[str]], list[bool], list[int]]
-) -> None:
+def test_json_round_trip_scores_identically(model: TopicModel, held_out: Corpus) -> None:
     data = model.to_json()
     text = json.dumps(data)
     restored = TopicModel.from_json(json.loads(text))
@@ -298,7 +235,7 @@ def test_from_json_rejects_malformed_models(change: Any, message: str) -> None:
 
 
 def test_model_set_matches_each_model(
-    held_out: tuple[list[frozenset[str]], list[bool], list[int]],
+    held_out: Corpus,
 ) -> None:
     docs, labels, counts = corpus(500, seed=11)
     models = {

@@ -12,7 +12,7 @@ import pytest
 
 from papertrack import learn, parallel, paths, training
 from papertrack.fitting import Matrix
-from tests.test_learn import corpus
+from tests.synthetic import corpus
 
 
 def test_an_added_example_leaves_every_other_fold_where_it_was() -> None:
