@@ -137,3 +137,22 @@ def test_examples_that_score_far_above_the_cut_when_held_out_raise_it() -> None:
     assert "6 of 6 reach the threshold" in model.meta["note"]
     assert all(model.decide(d) for d in examples)
     assert not any(model.decide(d) for d in docs[:20])  # two telling words are not enough
+
+
+def test_the_shipped_models_are_what_the_labels_refit_to() -> None:
+    # `python -m papertrack.training --fit` rebuilds data/models from the labels: a
+    # refit of one topic here gives its shipped file back (to the last decimal kept,
+    # give or take one where a float lands on a rounding boundary).
+    from papertrack.topics import Catalog
+
+    labelled = training.load_labelled(paths.labels_file())
+    topic = Catalog.default().by_slug("gui-agents")
+    assert topic is not None
+    refit = training.fit_default(topic, labelled, training.train_set(labelled)).model
+    shipped = topic.model
+    assert refit.meta["decide"] == shipped.meta["decide"]
+    assert refit.weights.keys() == shipped.weights.keys()
+    for name, weight in shipped.weights.items():
+        assert refit.weights[name] == pytest.approx(weight, abs=1.5e-4), name
+    assert refit.threshold == pytest.approx(shipped.threshold, abs=1.5e-4)
+    assert refit.meta["rules"] == shipped.meta["rules"]
