@@ -13,8 +13,8 @@ same commands then scan every week file, as before the index existed):
 - the index's size on disk beside the week files', and how long a rebuild takes.
 
 ``--import-cost N --before DIR`` times `ingest` of the N-paper snapshot with
-papertrack as it is and with the checkout at DIR (a papertrack without the
-index), alternating, and prints the ratio.
+papertrack as it is and with the checkout at DIR (another commit: one without
+the index, say), alternating, and prints the ratio.
 
 The synthetic papers reuse a pool of real titles and abstracts (bench/synth.py),
 so a word of one real abstract recurs in thousands of papers; the queries timed
@@ -121,8 +121,8 @@ def import_cost(size: int, before: Path, runs: int) -> None:
             shutil.rmtree(work)
     a, b = statistics.median(now), statistics.median(then)
     print(
-        f"bulk import of {size:,} papers: {size / a:,.0f} papers/s with the index, "
-        f"{size / b:,.0f} without ({a / b:.2f}x the time; medians of {runs}, alternating)"
+        f"bulk import of {size:,} papers: {size / a:,.0f} papers/s here, "
+        f"{size / b:,.0f} at {before} ({a / b:.2f}x the time; medians of {runs}, alternating)"
     )
 
 
@@ -143,7 +143,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--import-cost", type=int, metavar="N")
-    parser.add_argument("--before", type=Path, help="a checkout of papertrack without the index")
+    parser.add_argument("--before", type=Path, help="a checkout of another papertrack commit")
     opts = parser.parse_args()
     if opts.import_cost:
         if opts.before is None:
