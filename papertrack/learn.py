@@ -463,8 +463,9 @@ class ModelSet:
         merged: dict[str, list[tuple[int, int]]] = {}
         for index, model in enumerate(self.models.values()):
             for name, weight in model.weights.items():
-                if units(weight):
-                    merged.setdefault(name, []).append((index, units(weight)))
+                points = units(weight)
+                if points:
+                    merged.setdefault(name, []).append((index, points))
         self._table: dict[str, tuple[tuple[int, int], ...]] = {
             name: tuple(entries) for name, entries in merged.items()
         }
