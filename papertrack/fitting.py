@@ -1,7 +1,7 @@
 """Fitting topic models: L2 logistic regressions and "more like these" models, in numpy.
 
-:mod:`papertrack.learn` scores models on every ingested paper in pure Python; this
-module makes them, and only the commands that fit import it (``topics teach``,
+:mod:`papertrack.learn` scores models on every ingested paper; this module makes
+them, and only the commands that fit import it (``topics teach``,
 ``topics add --like``, ``python -m papertrack.training --fit``): numpy and scipy
 cost 0.3-0.4 s to import, which ``latest`` never pays.
 

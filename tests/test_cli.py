@@ -480,6 +480,30 @@ def test_a_command_runs_with_only_its_own_module_imported(tmp_path: Path) -> Non
     )
 
 
+def test_reading_commands_never_import_numpy_or_scipy(tmp_path: Path) -> None:
+    # Ingest tags with the learned models (numpy); `latest` and `momentum`, which run
+    # often and from cron, read stored tags and must not pay that import.
+    from helpers import kaggle_line
+
+    snapshot = tmp_path / "s.jsonl"
+    snapshot.write_text(
+        kaggle_line("2508.00001", "Training LLM agents with reinforcement learning") + "\n"
+    )
+    store = str(tmp_path / "s")
+    assert run("--db", store, "ingest", str(snapshot)).exit_code == 0
+    for command in (["latest", "llm-agent-training"], ["momentum", "llm-agent-training"]):
+        code = (
+            "import sys; from papertrack.cli import main; "
+            f"sys.argv = ['papertrack', '--db', {store!r}, *{command!r}]\n"
+            "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+            "print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        assert done.stdout.strip().splitlines()[-1] == "[]", (command, done.stdout)
+
+
 def test_counts_people_read_have_thousands_separators(tmp_path: Path) -> None:
     """Every count in a message or table reads 1,234, as the stats and topics tables do."""
     from papertrack.digest import count_text, names_text
