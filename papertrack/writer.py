@@ -483,10 +483,10 @@ class StoreWriter:
         from papertrack import paths
         from papertrack.vectors import LABELLED, VectorTagger, read_labelled, vocabulary_key
 
-        if not VectorTagger.suits(subset):
-            return None
         folder = self.store.vectors_dir
-        if not (folder / LABELLED).is_file():
+        # The file first: without it (no refit on this store yet) there is nothing to
+        # read, and asking whether the topics suit builds their models' scoring table.
+        if not (folder / LABELLED).is_file() or not VectorTagger.suits(subset):
             return None
         try:
             key = vocabulary_key(paths.labels_file(), paths.default_topics_file())
