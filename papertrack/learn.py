@@ -463,8 +463,6 @@ class ModelSet:
 
         self.models: dict[str, TopicModel] = dict(models)
         self._slugs = list(self.models)
-        self._biases = [units(model.bias) for model in self.models.values()]
-        self._thresholds = [units(model.threshold) for model in self.models.values()]
         rows: dict[str, int] = {}
         cells: list[tuple[int, int, int]] = []
         for index, model in enumerate(self.models.values()):
@@ -480,8 +478,9 @@ class ModelSet:
             at = np.asarray(cells, dtype=np.int64)
             matrix[at[:, 0], at[:, 1]] = at[:, 2]
         self._matrix = matrix
-        self._bias_row = np.asarray(self._biases, dtype=np.int64)
-        self._threshold_row = np.asarray(self._thresholds, dtype=np.int64)
+        fitted = self.models.values()
+        self._bias_row = np.asarray([units(m.bias) for m in fitted], dtype=np.int64)
+        self._threshold_row = np.asarray([units(m.threshold) for m in fitted], dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self._slugs)
@@ -493,12 +492,9 @@ class ModelSet:
             return self._bias_row
         return self._bias_row + self._matrix[found].sum(axis=0)
 
-    def _points(self, feats: AbstractSet[str]) -> list[int]:
-        return [int(total) for total in self._totals(feats).tolist()]
-
     def scores(self, feats: AbstractSet[str]) -> dict[str, float]:
         """Every topic's logit for a paper with features ``feats``."""
-        points = self._points(feats)
+        points = self._totals(feats).tolist()
         return {slug: total / SCALE for slug, total in zip(self._slugs, points, strict=True)}
 
     def decide(self, feats: AbstractSet[str]) -> set[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ingest, no_traceback, run
+from helpers import ingest, kaggle_line, no_traceback, run
 
 from papertrack import __version__
 from papertrack.cli import app
@@ -483,8 +483,6 @@ def test_a_command_runs_with_only_its_own_module_imported(tmp_path: Path) -> Non
 def test_reading_commands_never_import_numpy_or_scipy(tmp_path: Path) -> None:
     # Ingest tags with the learned models (numpy); `latest` and `momentum`, which run
     # often and from cron, read stored tags and must not pay that import.
-    from helpers import kaggle_line
-
     snapshot = tmp_path / "s.jsonl"
     snapshot.write_text(
         kaggle_line("2508.00001", "Training LLM agents with reinforcement learning") + "\n"
