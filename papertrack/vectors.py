@@ -129,16 +129,6 @@ class Vocabulary:
 # --------------------------------------------------------------------------- file format
 
 
-def _pack(rows: Iterable[Sequence[int]]) -> bytes:
-    """Rows of sorted ids as one zlib block of 32-bit differences."""
-    deltas = array(_CODE)
-    for row in rows:
-        deltas.extend(map(sub, row, chain((0,), row)))
-    if _SWAP:
-        deltas.byteswap()
-    return zlib.compress(deltas.tobytes(), 1)
-
-
 def _unpack(block: bytes) -> array[int]:
     deltas = array(_CODE)
     deltas.frombytes(zlib.decompress(block))
@@ -199,13 +189,14 @@ def _read(path: Path, key: str) -> tuple[dict[str, Any], list[bytes]] | None:
 
 
 def labelled_file(
-    vocabulary: Vocabulary, papers: Sequence[str], rows: Sequence[Sequence[int]]
+    vocabulary: Vocabulary, papers: Sequence[str], lengths: Sequence[int], deltas: bytes
 ) -> bytes:
-    """The file that keeps the vocabulary and the labelled train papers' ids (``rows``,
-    one per paper): write it with :func:`write_file`, read it with :func:`read_labelled`."""
+    """The file that keeps the vocabulary and the labelled train papers' ids (``lengths``
+    ids a paper; ``deltas`` as :func:`read_labelled` gives them back): write it with
+    :func:`write_file`."""
     names = zlib.compress("\n".join(vocabulary.names).encode("utf-8"), 1)
-    header = {"key": vocabulary.key, "papers": list(papers), "lengths": [len(r) for r in rows]}
-    return _file(header, [names, _pack(rows)])
+    header = {"key": vocabulary.key, "papers": list(papers), "lengths": list(lengths)}
+    return _file(header, [names, zlib.compress(deltas, 1)])
 
 
 def read_labelled(path: Path, key: str) -> tuple[Vocabulary, list[str], list[int], bytes] | None:

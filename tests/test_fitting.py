@@ -56,15 +56,22 @@ def test_rows_added_to_a_matrix_bring_their_new_names_in_name_order() -> None:
 
 
 def test_a_matrix_reads_rows_as_the_vectors_file_keeps_them() -> None:
-    from papertrack.vectors import _pack, _unpack
-
     rows = [[0, 3, 4, 9], [], [2], [1, 9]]
-    deltas = _unpack(_pack(rows))
-    matrix = Matrix.from_deltas([len(r) for r in rows], deltas.tobytes(), list("abcdefghij"))
+    # The format: each row's sorted ids as differences, the first from 0, 32-bit LE.
+    kept = [0, 3, 1, 5, 2, 1, 8]
+    deltas = b"".join(d.to_bytes(4, "little") for d in kept)
+    matrix = Matrix.from_deltas([len(r) for r in rows], deltas, list("abcdefghij"))
     assert [
         sorted(matrix.rows.indices[a:b].tolist())
         for a, b in zip(matrix.rows.indptr, matrix.rows.indptr[1:], strict=False)
     ] == rows
+    # And a matrix written that way reads back the same.
+    assert matrix.deltas() == ([4, 0, 1, 2], deltas)
+    made = Matrix.from_sets([{"a", "d", "e", "j"}, set(), {"c"}, {"b", "j"}])
+    assert made.names == list("abcdej")
+    again = Matrix.from_deltas(*made.deltas(), made.names)
+    assert (again.rows != made.rows).nnz == 0
+    assert Matrix.from_sets([]).deltas() == ([], b"")
 
 
 # --------------------------------------------------------------------------- selection

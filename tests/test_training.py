@@ -4,6 +4,7 @@ the fits run in one process or in several."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -156,3 +157,17 @@ def test_the_shipped_models_are_what_the_labels_refit_to() -> None:
         assert refit.weights[name] == pytest.approx(weight, abs=1.5e-4), name
     assert refit.threshold == pytest.approx(shipped.threshold, abs=1.5e-4)
     assert refit.meta["rules"] == shipped.meta["rules"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_feature_rows_spread_over_workers_are_each_papers_features(
+    workers: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(parallel.WORKERS_ENV, workers)
+    papers = training.load_labelled(paths.labels_file())[: training.SPREAD_AT + 7]
+    # One paper with no text at all: no features, not one empty one.
+    papers[3] = dataclasses.replace(papers[3], title="", abstract="")
+    rows = training.feature_rows(papers)
+    assert [set(row) for row in rows] == training.paper_features(papers)
+    assert all(len(row) == len(set(row)) for row in rows)
+    assert rows[3] == [] and rows[4]
