@@ -171,3 +171,18 @@ def test_feature_rows_spread_over_workers_are_each_papers_features(
     assert [set(row) for row in rows] == training.paper_features(papers)
     assert all(len(row) == len(set(row)) for row in rows)
     assert rows[3] == [] and rows[4]
+
+
+def test_the_f1_interval_holds_the_figure_and_narrows_with_more_papers() -> None:
+    counts = (6, 3, 4)  # terminal agents' shape: ten positives, nine tagged
+    low, high = training.f1_interval(*counts, 2400)
+    f1 = learn.prf_counts(*counts)[2]
+    assert low < f1 < high
+    assert high - low > 0.3  # one paper of ten moves F1 a lot
+    assert training.f1_interval(*counts, 2400) == (low, high)  # seeded
+    wide = high - low
+    low10, high10 = training.f1_interval(*(10 * c for c in counts), 24000)
+    assert low10 < f1 < high10 and high10 - low10 < wide / 2
+    assert training.f1_interval(10, 0, 0, 100) == (1.0, 1.0)
+    assert training.f1_interval(0, 0, 0, 0) == (0.0, 0.0)
+    assert training.f1_interval(0, 5, 5, 100) == (0.0, 0.0)
