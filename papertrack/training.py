@@ -67,6 +67,18 @@ BACKGROUND_SHARE = 0.03
 #: 0.505 at 0.7 (deep research at 12: 0.38 to 0.63); the lowest held-out score
 #: instead of the median: 0.377 and 0.487.
 HELD_OUT_SHARE = 0.7
+#: A topic made from fewer examples than this also learns from the background
+#: papers its first model scores highest (:data:`FEEDBACK_PAPERS` of them, each
+#: counting :data:`FEEDBACK_WEIGHT` of an example): pseudo-relevance feedback,
+#: which fills in the words a few examples share only by chance. Same simulation
+#: (train split alone, 14 topics, 5 draws), mean F1 without and with it: 0.21 and
+#: 0.27 with 1 example, 0.23 and 0.33 with 2, 0.39 and 0.43 with 4, 0.47 and 0.48
+#: with 6, 0.48 and 0.49 with 8, 0.49 and 0.49 with 10, 0.50 and 0.48 with 12. With
+#: 4 examples: 0.41-0.43 for 5 to 40 papers at weights 0.25-0.5, 0.39-0.40 where
+#: they weigh 10 examples or more in all.
+FEEDBACK_UNTIL = 10
+FEEDBACK_PAPERS = 20
+FEEDBACK_WEIGHT = 0.25
 FOLDS = 5
 
 
@@ -362,6 +374,14 @@ def _centroid(matrix: Matrix, examples: list[int], background: list[int]) -> lea
     from papertrack import fitting
 
     model = fitting.centroid(matrix, examples, background)
+    if len(examples) < FEEDBACK_UNTIL and background:
+        points = fitting.points(model, matrix, background)
+        # The highest-scoring background papers, ties to the earlier row.
+        ranked = sorted(range(len(background)), key=lambda i: (-points[i], i))
+        nearest = [background[i] for i in ranked[:FEEDBACK_PAPERS] if points[i] > 0]
+        model = fitting.centroid(
+            matrix, examples, background, nearest=nearest, nearest_weight=FEEDBACK_WEIGHT
+        )
     scores = sorted(p / learn.SCALE for p in fitting.points(model, matrix, background))
     if scores:
         cut = scores[min(len(scores) - 1, int(len(scores) * (1 - BACKGROUND_SHARE)))]

@@ -17,7 +17,7 @@ import scipy.sparse as sparse
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from papertrack import fitting
+from papertrack import fitting, training
 from papertrack.fitting import Matrix
 from papertrack.learn import TopicModel, features, prf
 from tests.synthetic import INDICATIVE, Corpus, corpus, cross_validated
@@ -273,6 +273,26 @@ def test_points_of_many_rows_are_each_rows_points(
 
 
 # --------------------------------------------------------------------------- more like these
+
+
+def test_a_centroid_learns_from_its_nearest_papers_at_a_fraction_of_an_example() -> None:
+    background = [frozenset({"model", "data", f"w{i}"}) for i in range(400)]
+    background += [frozenset({"memory", "agent", "replay"})] * 5  # rows 400-404
+    examples = [frozenset({"memory", "agent", word}) for word in ("episodic", "recall")]
+    matrix = Matrix.from_sets([*background, *examples])
+    rows, others, nearest = [405, 406], list(range(405)), list(range(400, 405))
+    plain = fitting.centroid(matrix, rows, others)
+    fed = fitting.centroid(matrix, rows, others, nearest=nearest, nearest_weight=0.25)
+    # A word only the nearest papers hold now counts, less than what the examples share.
+    assert "replay" not in plain.weights and 0 < fed.weights["replay"] < fed.weights["memory"]
+    assert fed.meta["feedback"] == {"papers": 5, "weight": 0.25} and "feedback" not in plain.meta
+    unweighted = fitting.centroid(matrix, rows, others, nearest=nearest, nearest_weight=0.0)
+    assert unweighted.weights == plain.weights
+    # Below FEEDBACK_UNTIL examples a topic takes the feedback, from there on not.
+    assert training._centroid(matrix, rows, others).meta["feedback"]["papers"] > 0
+    many = Matrix.from_sets([*background, *examples * (training.FEEDBACK_UNTIL // 2)])
+    all_examples = list(range(405, 405 + 2 * (training.FEEDBACK_UNTIL // 2)))
+    assert "feedback" not in training._centroid(many, all_examples, others).meta
 
 
 def test_a_centroid_weighs_what_the_examples_share_by_rarity() -> None:
