@@ -451,7 +451,8 @@ def centroid(
     width = len(matrix.names)
     held = np.bincount(matrix.rows[np.asarray(examples, dtype=np.int64)].indices, minlength=width)
     shared = held.astype(np.float64)
-    if len(nearest) and nearest_weight > 0.0:
+    fed = len(nearest) > 0 and nearest_weight > 0.0
+    if fed:
         near = matrix.rows[np.asarray(nearest, dtype=np.int64)].indices
         shared += nearest_weight * np.bincount(near, minlength=width)
     columns = np.flatnonzero(shared)
@@ -459,7 +460,7 @@ def centroid(
         matrix.rows[np.asarray(background, dtype=np.int64)].indices, minlength=width
     )[columns]
     n = len(background) + len(examples)
-    k = max(len(examples) + (nearest_weight * len(nearest) if nearest_weight > 0.0 else 0.0), 1)
+    k = max(len(examples) + (nearest_weight * len(nearest) if fed else 0.0), 1)
     scored = [
         (-round(share / k * math.log((n + 1) / (other + count + 1)), DECIMALS), int(rank), column)
         for share, count, other, rank, column in zip(
@@ -482,6 +483,6 @@ def centroid(
         "positives": len(examples),
         "top": top,
     }
-    if len(nearest) and nearest_weight > 0.0:
+    if fed:
         meta["feedback"] = {"papers": len(nearest), "weight": nearest_weight}
     return TopicModel(weights=dict(sorted(weights.items())), bias=0.0, threshold=0.0, meta=meta)

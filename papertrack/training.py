@@ -688,15 +688,17 @@ def evaluate(
     for topic in catalog.topics:
         truth = [topic.slug in p.labels for p in papers]
         guess = [topic.slug in t for t in tagged]
-        precision, recall, f1 = learn.prf(guess, truth)
-        correct = sum(g and t for g, t in zip(guess, truth, strict=True))
-        low, high = f1_interval(correct, sum(guess) - correct, sum(truth) - correct, len(papers))
+        positives, taken = sum(truth), sum(guess)
+        correct = sum(map(bool.__and__, guess, truth))
+        counts = (correct, taken - correct, positives - correct)
+        precision, recall, f1 = learn.prf_counts(*counts)
+        low, high = f1_interval(*counts, len(papers))
         rows.append(
             {
                 "topic": topic.slug,
                 "decide": topic.decide,
-                "labelled": sum(truth),
-                "tagged": sum(guess),
+                "labelled": positives,
+                "tagged": taken,
                 "correct": correct,
                 "precision": round(precision, 2),
                 "recall": round(recall, 2),
