@@ -5,6 +5,7 @@
     python data/labels/draw.py --round3 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --round4 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --round5 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
+    python data/labels/draw.py --round6 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --test2 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
 
 CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
@@ -194,6 +195,10 @@ def _uncertain(papers: list[dict[str, str]]) -> list[dict[str, str]]:
 ROUND5_SEED = 20261206
 ROUND5_QUOTAS = {"uncertain": 1600, "agent-train": 400, "train-near": 400}
 
+# Round 6 (a later session): the same rule and quotas again, with the models refit on
+# rounds 1-5 (the shipped models of commit 754bc98).
+ROUND6_SEED = 20261207
+
 
 def _unlabelled(corpus: str, labelled: str, test: bool) -> list[dict[str, str]]:
     """The papers of one split of ``corpus`` that ``labelled`` does not hold yet."""
@@ -310,6 +315,9 @@ if __name__ == "__main__":
         round2(sys.argv[2], sys.argv[3], sys.argv[4], *args)
     elif sys.argv[1] == "--round5":
         args = (5, ROUND5_SEED, ROUND5_QUOTAS, ROUND4_BATCHES)
+        round2(sys.argv[2], sys.argv[3], sys.argv[4], *args)
+    elif sys.argv[1] == "--round6":
+        args = (6, ROUND6_SEED, ROUND5_QUOTAS, ROUND4_BATCHES)
         round2(sys.argv[2], sys.argv[3], sys.argv[4], *args)
     elif sys.argv[1] == "--test2":
         more_test(sys.argv[2], sys.argv[3], sys.argv[4])
