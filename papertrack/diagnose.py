@@ -14,7 +14,7 @@ nothing here prints or reads the clock (``as_of`` is a parameter).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, Literal
@@ -265,6 +265,8 @@ class TopicExplanation:
     #: Whether the query alone matches.
     query_matched: bool = False
     model: ModelView | None = None
+    #: Names of the topics the paper is in that imply this one (so it is in it too).
+    implied_by: tuple[str, ...] = ()
 
     @property
     def has_query(self) -> bool:
@@ -314,6 +316,7 @@ class TopicExplanation:
             "found": [h.to_dict() for h in self.hits],
             "conditions": [c.to_dict() for c in self.conditions],
             "reasons": self.reasons(),
+            "implied_by": list(self.implied_by),
         }
 
 
@@ -415,6 +418,13 @@ def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> 
 def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[TopicExplanation]:
     """Why ``paper`` matches each topic it matches, or, given ``topic``, that topic alone."""
     text = PaperText.of(paper)
-    if topic is not None:
-        return [explain_topic(topic, paper, text)]
-    return [explain_topic(catalog.find(slug), paper, text) for slug in catalog.tag(paper)]
+    tags = catalog.tag(paper)
+    chosen = [topic] if topic is not None else [catalog.find(slug) for slug in tags]
+    found = []
+    for each in chosen:
+        item = explain_topic(each, paper, text)
+        above = [catalog.find(s).name for s in catalog.implied_by(each.slug) if s in tags]
+        if above and each.slug in tags:
+            item = replace(item, matched=True, implied_by=tuple(above))
+        found.append(item)
+    return found

@@ -472,6 +472,9 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         table.add_column("Term")
         table.add_column("Found in", style="green")
         for item in explanations:
+            if not item.hits:  # in by its model alone, or by a topic that implies it
+                how = f"implied by {', '.join(item.implied_by)}" if item.implied_by else "its model"
+                table.add_row(Text(safe(item.name)), Text(safe(how), style="dim"), Text(""))
             for n, hit in enumerate(item.hits):
                 table.add_row(
                     Text(safe(item.name)) if n == 0 else Text(""),
@@ -491,6 +494,10 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         "both": "its model and its query together",
     }
     parts.append(Text(f"The topic decides by {rules[item.decide]}."))
+    if item.implied_by:
+        which = " and ".join(item.implied_by)
+        verb = "implies" if len(item.implied_by) == 1 else "imply"
+        parts.append(Text(safe(f"It is in {which}, which {verb} this topic."), style="bold"))
     if item.model is not None:
         model = item.model
         said = "fires" if model.fired else "does not fire"

@@ -450,6 +450,7 @@ class _Snapshot:
                 t.source,
                 t.model_file,
                 t.decide_rule,
+                t.implies,
             )
             for t in self.writer.catalog.topics
         ]

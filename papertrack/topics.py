@@ -11,7 +11,7 @@ import difflib
 import hashlib
 import json
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +103,9 @@ class Topic:
     #: model file's own choice (made by cross-validation when it was fitted), or
     #: "query" without a model.
     decide_rule: str = ""
+    #: Slugs of the topics this one implies: a paper in this topic is in them too
+    #: (``rl-for-tool-use`` implies ``agentic-rl``), whatever their own query and model say.
+    implies: tuple[str, ...] = ()
     #: The parsed query, without the category filter.
     node: Node = field(init=False, repr=False, compare=False)
     #: What decides membership: the category filter AND the query.
@@ -121,6 +124,7 @@ class Topic:
         membership = node if category_node is None else And((category_node, node))
         digest = hashlib.sha256(f"{MATCHER_VERSION}\n{membership}".encode()).hexdigest()
         object.__setattr__(self, "categories", categories)
+        object.__setattr__(self, "implies", tuple(self.implies))
         object.__setattr__(self, "node", node)
         object.__setattr__(self, "membership", membership)
         object.__setattr__(self, "_fingerprint", digest[:12])
@@ -221,7 +225,7 @@ class Topic:
 
 
 _TOPIC_KEYS = frozenset(
-    {"name", "slug", "description", "query", "categories", "hidden", "model", "decide"}
+    {"name", "slug", "description", "query", "categories", "hidden", "model", "decide", "implies"}
 )
 #: How a topic with a model may decide (see :attr:`Topic.decide`).
 DECISIONS = ("query", "model", "either", "both")
@@ -303,6 +307,16 @@ def _topics_in(
                 raise UsageError(f"{where}: decide must be one of {', '.join(DECISIONS)}.")
             if rule and rule != "query" and not model:
                 raise UsageError(f"{where}: decide = {rule!r} needs a model file (model = ...).")
+            implies = entry.get("implies", [])
+            if (
+                not isinstance(implies, list)
+                or not all(isinstance(i, str) and i and slugify(i) == i for i in implies)
+                or slug in implies
+            ):
+                raise UsageError(
+                    f"{where}: implies must be a list of other topics' slugs, "
+                    'e.g. ["llm-agent-training"].'
+                )
             try:
                 topic = Topic(
                     name=name.strip(),
@@ -313,6 +327,7 @@ def _topics_in(
                     source=source,
                     model_file=str(path.parent / model) if model else "",
                     decide_rule=rule,
+                    implies=tuple(dict.fromkeys(implies)),
                 )
             except QuerySyntaxError as exc:
                 raise QuerySyntaxError(f"{where}: {exc}", exc.column) from None
@@ -324,6 +339,24 @@ def _topics_in(
                 raise
             skipped.append(str(exc))
     return result
+
+
+def _closure(edges: Mapping[str, Sequence[str]]) -> dict[str, frozenset[str]]:
+    """slug -> every slug reachable from it along ``edges`` (itself excluded), for the
+    slugs that reach any; cycles are fine."""
+    reach: dict[str, frozenset[str]] = {}
+    for start, direct in edges.items():
+        seen: set[str] = set()
+        todo = list(direct)
+        while todo:
+            slug = todo.pop()
+            if slug not in seen:
+                seen.add(slug)
+                todo.extend(edges.get(slug, ()))
+        seen.discard(start)
+        if seen:
+            reach[start] = frozenset(seen)
+    return reach
 
 
 def _never(title: str, abstract: str, authors: Sequence[str]) -> bool:
@@ -429,6 +462,11 @@ class Catalog:
         self._models: Any = None  # a learn.ModelSet of the topics that have a model
         self._hinted_slugs: frozenset[str] | None = None
         self._pins: dict[str, dict[str, bool]] | None = None
+        #: slug -> every topic of this catalog its tag implies, directly or through others.
+        self._implied: dict[str, frozenset[str]] = _closure(
+            {t.slug: [i for i in t.implies if i in self._by_slug] for t in self.topics}
+        )
+        self._implying = frozenset(self._implied)
 
     @property
     def _tagger(self) -> Callable[[PaperText], tuple[str, ...]]:
@@ -472,6 +510,7 @@ class Catalog:
                 f"the default topic catalog {default_path} is missing. Reinstall papertrack."
             )
         merged: dict[str, Topic] = {}
+        hidden: set[str] = set()
         warnings: list[str] = []
         sources = [(default_path, "default")]
         if user_path is not None and (user_text is not None or user_path.exists()):
@@ -504,7 +543,15 @@ class Catalog:
                 if target is None:
                     warnings.append(f"{path} hides the topic {slug!r}, but there is no such topic.")
                 else:
+                    hidden.add(target)
                     del merged[target]
+        for topic in merged.values():
+            for target in topic.implies:
+                if target not in merged and target not in hidden:
+                    warnings.append(
+                        f"topic {topic.slug!r} implies {target!r}, but there is no such topic; "
+                        "that implication is ignored."
+                    )
         return cls(merged.values(), warnings)
 
     @classmethod
@@ -638,10 +685,45 @@ class Catalog:
         """
         tags = self._tag_fields(title, abstract, authors, categories)
         pinned = self.pins.get(arxiv_id) if arxiv_id is not None and self.pins else None
-        if pinned:
-            keep = {t for t in tags if pinned.get(t, True)} | {s for s, v in pinned.items() if v}
-            tags = tuple(t.slug for t in self.topics if t.slug in keep)
+        if pinned or not self.implying.isdisjoint(tags):
+            tags = self.settle(tags, pinned)
         return tags
+
+    @property
+    def implying(self) -> frozenset[str]:
+        """The slugs of the topics that imply another topic of this catalog."""
+        return self._implying
+
+    def settle(
+        self, decided: Iterable[str], pinned: Mapping[str, bool] | None = None
+    ) -> tuple[str, ...]:
+        """The tags of a paper whose topics' own rules decided ``decided``, in catalog
+        order: the user's taught decisions (``pinned``, slug -> in the topic?) hold,
+        and a topic is in every topic it implies, unless taught otherwise there."""
+        tags = set(decided)
+        if pinned:
+            tags = {t for t in tags if pinned.get(t, True)} | {s for s, v in pinned.items() if v}
+        if self._implied:
+            tags.update(*(self._implied[t] for t in tags if t in self._implied))
+            if pinned:
+                tags.difference_update(s for s, v in pinned.items() if not v)
+        return tuple(t.slug for t in self.topics if t.slug in tags)
+
+    def implied_by(self, slug: str) -> tuple[str, ...]:
+        """The topics of this catalog (in catalog order) whose tag implies ``slug``'s."""
+        return tuple(t.slug for t in self.topics if slug in self._implied.get(t.slug, ()))
+
+    def family(self, slugs: Iterable[str]) -> set[str]:
+        """``slugs`` with every topic linked to one of them by implications, either way:
+        what a retag of them must decide together (a slug not in the catalog stays)."""
+        found = set(slugs)
+        grew = True
+        while grew:
+            linked = {i for s in found for i in self._implied.get(s, ())}
+            linked.update(s for s, implied in self._implied.items() if implied & found)
+            grew = not linked <= found
+            found |= linked
+        return found
 
     def _tag_fields(
         self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
@@ -695,8 +777,16 @@ class Catalog:
         return Catalog(topics, self.warnings)
 
     def fingerprints(self) -> dict[str, str]:
-        """Slug -> fingerprint of every topic, to tell which tags are out of date."""
-        return {t.slug: t.fingerprint for t in self.topics}
+        """Slug -> fingerprint of every topic, to tell which tags are out of date: a topic
+        that others imply has theirs in its own (their tags are in its tags)."""
+        own = {t.slug: t.fingerprint for t in self.topics}
+        prints = dict(own)
+        for slug in own:
+            above = self.implied_by(slug)
+            if above:
+                parts = " ".join(f"{a}={own[a]}" for a in above)
+                prints[slug] = hashlib.sha256(f"{own[slug]} {parts}".encode()).hexdigest()[:12]
+        return prints
 
     def subset(self, slugs: AbstractSet[str]) -> Catalog:
         """The topics with these slugs, in catalog order: retagging compiles only those."""

@@ -373,6 +373,7 @@ class VectorTagger:
         self._by_name = subset.model_set
         self._rules = [(t.slug, t.decide) for t in subset.topics]
         self._pins = subset.pins
+        self._implying = subset.implying
 
     @staticmethod
     def suits(subset: Any) -> bool:
@@ -388,11 +389,11 @@ class VectorTagger:
         return {name for t in self.subset.topics for name in t.model.weights if find(name) is None}
 
     def _pinned(self, pid: str, tags: tuple[str, ...]) -> tuple[str, ...]:
-        """``tags`` with the paper's taught decisions in place (as ``tag_fields`` does)."""
+        """``tags`` with the paper's taught decisions and the topics' implications in
+        place (as ``tag_fields`` settles them)."""
         pinned = self._pins.get(pid) if self._pins else None
-        if pinned:
-            keep = {t for t in tags if pinned.get(t, True)} | {s for s, v in pinned.items() if v}
-            tags = tuple(slug for slug, _ in self._rules if slug in keep)
+        if pinned or not self._implying.isdisjoint(tags):
+            tags = self.subset.settle(tags, pinned)
         return tags
 
     def kept(self, path: Path) -> bool:

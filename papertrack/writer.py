@@ -421,6 +421,9 @@ class StoreWriter:
         needs no matching at all, only the weeks the index says hold it.
         """
         order = {t.slug: n for n, t in enumerate(self.catalog.topics)}
+        # A topic's tag implies others' (Catalog.settle): the topics linked to a
+        # changed one by implications are decided with it.
+        changed = self.catalog.family(changed)
         subset = self.catalog.subset(changed)
         held = {w for slug in changed for w, n in self.index.counts.get(slug, {}).items() if n}
         within = self._retag_candidates(subset) if len(subset) else {}

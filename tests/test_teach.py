@@ -68,6 +68,40 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
     assert not (stored / "models" / "llm-agent-training.json").exists()
 
 
+def test_a_papers_topics_hold_the_topics_they_imply_and_teaching_one_moves_them(
+    stored: Path,
+) -> None:
+    training = set(tagged("llm-agent-training"))
+    implying = set(tagged("agentic-rl")) | set(tagged("rl-for-llm-agents"))
+    assert implying and implying <= training  # agentic RL is LLM agent training
+    assert set(tagged("computer-use-agents")) <= set(tagged("gui-agents"))
+    outside = next(
+        p["arxiv_id"]
+        for p in json.loads(run("latest", "--json", "-n", "500").stdout)
+        if p["arxiv_id"] not in training
+    )
+    result = run("topics", "teach", "agentic-rl", outside)
+    assert result.exit_code == 0, result.stderr
+    assert outside in tagged("agentic-rl") and outside in tagged("llm-agent-training")
+    gained = len(set(tagged("llm-agent-training")) - training)
+    assert gained >= 1
+    said = "Through the topics' implications, LLM Agent Training (llm-agent-training): "
+    assert f"{said}+{gained} tagged" in result.stderr
+    explained = run("topics", "explain", outside, "llm-agent-training", "--json")
+    item = json.loads(explained.stdout)["topics"][0]
+    assert item["matched"] and item["implied_by"] == ["Agentic RL"]
+    text = run("topics", "explain", outside, "llm-agent-training").stdout
+    assert "is in LLM Agent Training" in text
+    assert "It is in Agentic RL, which implies this topic." in text
+    # Taught out of the implied topic, the paper stays out of it.
+    result = run("topics", "teach", "llm-agent-training", "--not", outside)
+    assert result.exit_code == 0, result.stderr
+    assert outside in tagged("agentic-rl") and outside not in tagged("llm-agent-training")
+    for topic in ("agentic-rl", "llm-agent-training"):
+        assert run("topics", "teach", topic, "--forget").exit_code == 0
+    assert set(tagged("llm-agent-training")) == training
+
+
 def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
     error_line(run("topics", "teach", "llm-agent-training"), 2, "name papers to teach with")
     error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 2, "no paper 2501.99999")

@@ -822,3 +822,112 @@ def test_prefilter_agrees_with_the_matcher(words: list[str], query: str) -> None
     abstract = ", ".join(words[3:])
     paper = Paper("1", title, abstract=abstract)
     assert topic.matches_fields(title, abstract, (), ()) == topic.matches(paper)
+
+
+# ---------------------------------------------------------------------------
+# Implications: a topic's papers are in the topics it implies
+
+
+def _nested() -> Catalog:
+    return Catalog(
+        [
+            Topic("Training", "training", "train*"),
+            Topic("Agentic RL", "agentic-rl", "reinforcement", implies=("training",)),
+            Topic("Tool RL", "tool-rl", "tool AND reinforcement", implies=("agentic-rl",)),
+            Topic("Vision", "vision", "image*"),
+        ]
+    )
+
+
+def test_a_paper_in_a_topic_is_in_every_topic_it_implies_even_through_others() -> None:
+    nested = _nested()
+    assert nested.tag(Paper("1", "Reinforcement learning with a tool")) == (
+        "training",
+        "agentic-rl",
+        "tool-rl",
+    )
+    assert nested.tag(Paper("2", "Reinforcement learning on images")) == (
+        "training",
+        "agentic-rl",
+        "vision",
+    )
+    assert nested.tag(Paper("3", "A tool for images")) == ("vision",)  # implies nothing
+    assert nested.implied_by("training") == ("agentic-rl", "tool-rl")
+    assert nested.implied_by("vision") == ()
+    assert nested.family({"training"}) == {"training", "agentic-rl", "tool-rl"}
+    assert nested.family({"tool-rl", "gone"}) == {"training", "agentic-rl", "tool-rl", "gone"}
+    assert nested.family({"vision"}) == {"vision"}
+
+
+def test_a_taught_decision_holds_over_an_implication() -> None:
+    nested = _nested()
+    assert nested.settle(["tool-rl"], {"agentic-rl": False}) == ("training", "tool-rl")
+    assert nested.settle([], {"agentic-rl": True}) == ("training", "agentic-rl")
+    assert nested.settle(["agentic-rl"], {"agentic-rl": False}) == ()
+
+
+def test_an_implied_topics_fingerprint_changes_with_the_topics_that_imply_it() -> None:
+    nested = _nested()
+    changed = Catalog(
+        [
+            t
+            if t.slug != "tool-rl"
+            else Topic("Tool RL", "tool-rl", "tool", implies=("agentic-rl",))
+            for t in nested.topics
+        ]
+    )
+    before, after = nested.fingerprints(), changed.fingerprints()
+    assert before["vision"] == after["vision"]
+    assert before["tool-rl"] != after["tool-rl"]
+    # Their tags hold the changed topic's papers: they are retagged with it.
+    assert before["agentic-rl"] != after["agentic-rl"]
+    assert before["training"] != after["training"]
+    # A topic nothing implies keeps the fingerprint of its own definition.
+    assert before["tool-rl"] == nested.by_slug("tool-rl").fingerprint  # type: ignore[union-attr]
+
+
+def test_the_default_catalog_nests_the_agent_rl_topics_as_the_guidelines_do(
+    catalog: Catalog,
+) -> None:
+    assert set(catalog.implied_by("llm-agent-training")) == {
+        "rl-for-llm-agents",
+        "agentic-rl",
+        "rl-for-tool-use",
+    }
+    assert catalog.implied_by("gui-agents") == ("computer-use-agents",)
+    assert catalog.implied_by("llm-tool-use") == ("rl-for-tool-use",)
+    assert catalog.implied_by("computer-vision") == ()
+
+
+def test_implies_in_a_users_file_is_checked(tmp_path: Path) -> None:
+    user = write(
+        tmp_path / "topics.toml",
+        """
+[[topic]]
+name = "Robot RL"
+query = "robot* AND reinforcement"
+implies = ["reinforcement-learning", "robot-learning"]
+
+[[topic]]
+slug = "computer-vision"
+hidden = true
+
+[[topic]]
+name = "Robot Vision"
+query = "robot* AND image*"
+implies = ["computer-vision"]
+""",
+    )
+    merged = Catalog.load(default_topics_file(), user).queries_only()
+    # An implied topic that exists nowhere is a warning; a hidden one is simply gone.
+    assert merged.warnings == (
+        "topic 'robot-rl' implies 'robot-learning', but there is no such topic; "
+        "that implication is ignored.",
+    )
+    tags = merged.tag(Paper("1", "Robot reinforcement learning from images"))
+    assert "robot-rl" in tags and "reinforcement-learning" in tags
+    assert "computer-vision" not in tags
+    for bad in ("'agentic-rl'", "[3]", '["Agentic RL"]', '["x-y", ""]', '["robot-rl"]'):
+        write(user, f'[[topic]]\nname = "Robot RL"\nquery = "robot"\nimplies = {bad}\n')
+        with pytest.raises(UsageError, match="implies must be a list of other topics' slugs"):
+            Catalog.load(default_topics_file(), user)

@@ -356,9 +356,10 @@ def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -
     examples.pop(chosen.slug, None)
     training.save_examples(paths.user_examples_file(), examples)
     (paths.user_models_dir() / f"{chosen.slug}.json").unlink(missing_ok=True)
-    changes = _retag(store, load_catalog())
+    catalog = load_catalog()
+    changes = _retag(store, catalog)
     say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
-    _say_changes(chosen.slug, changes, store)
+    _say_changes(chosen.slug, changes, store, catalog)
 
 
 def _learn_from_examples(
@@ -476,9 +477,22 @@ def _retag(store: Store, catalog: Catalog) -> dict[str, Retagged]:
         return store.refresh(catalog, progress)
 
 
-def _say_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
+def _say_changes(slug: str, changes: dict[str, Retagged], store: Store, catalog: Catalog) -> None:
     """What a retag did to ``slug``: the counts, then the newest papers that gained
-    and lost the tag, so a user can see whether that is what they meant."""
+    and lost the tag, so a user can see whether that is what they meant; then the
+    counts of the topics its implications moved with it."""
+    _say_topic_changes(slug, changes, store)
+    linked = catalog.family({slug}) - {slug}
+    for topic in catalog.topics:
+        change = changes.get(topic.slug)
+        if topic.slug in linked and change and (change.gained or change.lost):
+            say(
+                f"Through the topics' implications, {topic.name} ({topic.slug}): "
+                f"+{change.gained:,} tagged, {change.lost:,} untagged."
+            )
+
+
+def _say_topic_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
     change = changes.get(slug)
     gained, lost = (change.gained, change.lost) if change else (0, 0)
     lines = [
@@ -587,7 +601,7 @@ def topics_teach(
             f"and {len(taught) - n_in:,} out; refit its model."
         )
         _say_figures(choice)
-        _say_changes(chosen.slug, changes, store)
+        _say_changes(chosen.slug, changes, store, refreshed)
 
 
 @topics_app.command("remove", epilog=EXIT_CODES)
