@@ -466,7 +466,6 @@ class Catalog:
         self._implied: dict[str, frozenset[str]] = _closure(
             {t.slug: [i for i in t.implies if i in self._by_slug] for t in self.topics}
         )
-        self._implying = frozenset(self._implied)
 
     @property
     def _tagger(self) -> Callable[[PaperText], tuple[str, ...]]:
@@ -683,16 +682,15 @@ class Catalog:
         A topic with a model decides by its model, its query, either or both; a paper
         the user taught the topic with (``arxiv_id``) is decided as taught.
         """
-        tags = self._tag_fields(title, abstract, authors, categories)
-        pinned = self.pins.get(arxiv_id) if arxiv_id is not None and self.pins else None
-        if pinned or not self.implying.isdisjoint(tags):
-            tags = self.settle(tags, pinned)
-        return tags
+        return self.settled(self._tag_fields(title, abstract, authors, categories), arxiv_id)
 
-    @property
-    def implying(self) -> frozenset[str]:
-        """The slugs of the topics that imply another topic of this catalog."""
-        return self._implying
+    def settled(self, decided: tuple[str, ...], arxiv_id: str | None) -> tuple[str, ...]:
+        """:meth:`settle` for the paper ``arxiv_id`` with its taught decisions, if any;
+        ``decided`` as it is when nothing taught or implied changes it (the common case)."""
+        pinned = self.pins.get(arxiv_id) if arxiv_id is not None and self.pins else None
+        if pinned or not self._implied.keys().isdisjoint(decided):
+            return self.settle(decided, pinned)
+        return decided
 
     def settle(
         self, decided: Iterable[str], pinned: Mapping[str, bool] | None = None

@@ -372,8 +372,6 @@ class VectorTagger:
             )
         self._by_name = subset.model_set
         self._rules = [(t.slug, t.decide) for t in subset.topics]
-        self._pins = subset.pins
-        self._implying = subset.implying
 
     @staticmethod
     def suits(subset: Any) -> bool:
@@ -387,14 +385,6 @@ class VectorTagger:
         """The weighed features of the topics' models that the vocabulary lacks."""
         find = self.vocabulary.find
         return {name for t in self.subset.topics for name in t.model.weights if find(name) is None}
-
-    def _pinned(self, pid: str, tags: tuple[str, ...]) -> tuple[str, ...]:
-        """``tags`` with the paper's taught decisions and the topics' implications in
-        place (as ``tag_fields`` settles them)."""
-        pinned = self._pins.get(pid) if self._pins else None
-        if pinned or not self._implying.isdisjoint(tags):
-            tags = self.subset.settle(tags, pinned)
-        return tags
 
     def kept(self, path: Path) -> bool:
         """Whether vectors are kept for the week file ``path`` (they may still be stale)."""
@@ -434,7 +424,7 @@ class VectorTagger:
             decisions.append([decided(rule, f, h) for f, h in zip(fires, held, strict=True)])
         slugs = [slug for slug, _ in self._rules]
         return [
-            self._pinned(pid, tuple(s for s, d in zip(slugs, made, strict=True) if d))
+            self.subset.settled(tuple(s for s, d in zip(slugs, made, strict=True) if d), pid)
             for pid, made in zip(wanted, zip(*decisions, strict=True), strict=True)
         ]
 
@@ -449,7 +439,7 @@ class VectorTagger:
         tags = tuple(
             slug for slug, rule in self._rules if decided(rule, slug in fired, f"q:{slug}" in feats)
         )
-        return feats, self._pinned(pid, tags)
+        return feats, self.subset.settled(tags, pid)
 
     def tag_week(self, path: Path, docs: Iterable[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
         """Paper id -> tags for the paper records ``docs`` of the week file ``path``;

@@ -38,23 +38,18 @@ def reference_tags(catalog: Catalog, paper: training.Labelled) -> tuple[str, ...
         if decided(topic.decide, model, query):
             tags.append(topic.slug)
     # Then each topic's papers are in the topics it implies, and in theirs.
-    slugs = {t.slug for t in catalog.topics}
-    implies = {t.slug: set(t.implies) & slugs for t in catalog.topics}
-    found = set(tags)
-    while True:
-        more = found | {i for slug in found for i in implies[slug]}
-        if more == found:
-            break
-        found = more
+    found = implied(catalog, set(tags))
     return tuple(t.slug for t in catalog.topics if t.slug in found)
 
 
 def implied(catalog: Catalog, slugs: set[str]) -> set[str]:
     """``slugs`` and every topic they imply, directly or not."""
     found = set(slugs)
-    for _ in catalog.topics:
-        found |= {i for t in catalog.topics if t.slug in found for i in t.implies}
-    return found
+    while True:
+        more = found | {i for t in catalog.topics if t.slug in found for i in t.implies}
+        if more == found:
+            return found
+        found = more
 
 
 @pytest.mark.parametrize("shift", [0, 1, 2, 3])
