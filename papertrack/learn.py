@@ -6,9 +6,10 @@ labelled papers of the topic apart from the rest. The two are complementary: a
 model catches papers a query misses for want of a synonym, and its
 :meth:`TopicModel.contributions` say which words made it fire.
 
-This module is what runs on every ingested paper: :func:`features` and
-:meth:`ModelSet.decide`: features from set operations and C-level iteration,
-scores as one numpy sum of a dense matrix's rows (numpy is imported when a
+This module is what runs on every ingested paper: :meth:`ModelSet.decide_text`
+finds the features some model weighs with set operations and C-level iteration
+(:func:`features` makes them all, for fitting and explaining), and scores them
+as one numpy sum of a dense matrix's rows (numpy is imported when a
 :class:`ModelSet` is first built, so commands that only read stored tags never
 import it). Fitting a model (numpy and scipy) is :mod:`papertrack.fitting`'s, and
 is imported only by the commands that fit.
@@ -243,12 +244,55 @@ def _concept_masks(pairs: bool) -> dict[str, int]:
 
 
 _WORD_MASKS = _concept_masks(pairs=False)
-_PAIR_MASKS = _concept_masks(pairs=True)
+#: Word pairs as tuples of their two words: pairs of a paper are looked up as made
+#: by zip, without joining each into a string.
+_PAIR_MASKS = {
+    (phrase.partition(" ")[0], phrase.partition(" ")[2]): mask
+    for phrase, mask in _concept_masks(pairs=True).items()
+}
 _WORD_KEYS = frozenset(_WORD_MASKS)
 _PAIR_KEYS = frozenset(_PAIR_MASKS)
 _KINDS = tuple(CONCEPTS)
 #: A sentence ends at ., ! or ? followed by white space.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sentence_fold_table() -> bytes:
+    # papertrack.query's ASCII fold (letters and digits lower-cased, anything else
+    # a space), except that ".", "!" and "?" become \x1c and white space \x1d.
+    # str.split takes both for white space, so words come out as tokenize's, and
+    # "\x1c\x1d" marks exactly where _SENTENCE_END splits: after ., ! or ? and
+    # before white space (the rest of a run of white space starts the next part,
+    # where split ignores it).
+    table = bytearray(range(256))
+    for code in range(128):
+        char = chr(code)
+        if char.isalnum():
+            table[code] = ord(char.lower())
+        elif char in ".!?":
+            table[code] = 0x1C
+        elif char.isspace():
+            table[code] = 0x1D
+        else:
+            table[code] = 0x20
+    return bytes(table)
+
+
+_SENTENCE_FOLD = _sentence_fold_table()
+_SENTENCE_MARK = "\x1c\x1d"
+
+
+def sentences(abstract: str) -> list[list[str]]:
+    """The folded words of each sentence of ``abstract``: ``tokenize`` of each part
+    of ``_SENTENCE_END.split(abstract)``. Most abstracts are ASCII, and those are
+    folded and split in a few C-level passes instead of a regex split and a fold a
+    sentence."""
+    if abstract.isascii():
+        folded = abstract.encode("ascii").translate(_SENTENCE_FOLD).decode("ascii")
+        return [part.split() for part in folded.split(_SENTENCE_MARK)]
+    return [tokenize(part) for part in _SENTENCE_END.split(abstract)]
+
+
 #: (prefix, mask) -> the features of the kinds in mask, alone (title only) and in pairs.
 _MASK_FEATURES: dict[tuple[str, int], tuple[str, ...]] = {}
 
@@ -266,7 +310,7 @@ def _mask_features(prefix: str, mask: int) -> tuple[str, ...]:
     return found
 
 
-def _mask(words: list[str], pairs: list[str]) -> int:
+def _mask(words: list[str], pairs: Iterable[tuple[str, str]]) -> int:
     """The kinds of CONCEPTS a run of words (and its word pairs) mentions, as a bit mask."""
     mask = 0
     for word in _WORD_KEYS.intersection(words):
@@ -298,18 +342,17 @@ def features(title: str, abstract: str, hints: Iterable[str] = ()) -> frozenset[
     # Written for speed (this runs on every paper at ingest): set updates fed by
     # C-level map/zip, and str.isdigit only on the distinct words.
     title_words = tokenize(title)
-    title_pairs = list(map(_join, zip(title_words, title_words[1:], strict=False)))
+    title_pairs = list(zip(title_words, title_words[1:], strict=False))
     feats = set(title_words)
     feats.update(["t:" + word for word in title_words if not word.isdigit()])
-    feats.update(title_pairs)
+    feats.update(map(_join, title_pairs))
     mask = _mask(title_words, title_pairs)
     if mask:
         feats.update(_mask_features("tc:", mask))
-    for part in _SENTENCE_END.split(abstract):
-        words = tokenize(part)
-        pairs = list(map(_join, zip(words, words[1:], strict=False)))
+    for words in sentences(abstract):
+        pairs = list(zip(words, words[1:], strict=False))
         feats.update(words)
-        feats.update(pairs)
+        feats.update(map(_join, pairs))
         mask = _mask(words, pairs)
         if mask & (mask - 1):  # two kinds or more
             feats.update(_mask_features("s:", mask))
@@ -482,15 +525,28 @@ class ModelSet:
         self._bias_row = np.asarray([units(m.bias) for m in fitted], dtype=np.int64)
         self._threshold_row = np.asarray([units(m.threshold) for m in fitted], dtype=np.int64)
 
+        self._finder: _Finder | None = None
+
     def __len__(self) -> int:
         return len(self._slugs)
 
     def _totals(self, feats: Iterable[str]) -> Any:
         """The models' scores of a paper, in units, as a numpy row."""
-        found = [row for row in map(self._rows.get, feats) if row is not None]
-        if not found:
+        return self._summed([row for row in map(self._rows.get, feats) if row is not None])
+
+    def _summed(self, rows: list[int]) -> Any:
+        if not rows:
             return self._bias_row
-        return self._bias_row + self._matrix[found].sum(axis=0)
+        return self._bias_row + self._matrix[rows].sum(axis=0)
+
+    def decide_text(self, title: str, abstract: str, hints: Iterable[str] = ()) -> set[str]:
+        """``decide(features(title, abstract, hints))``, the way ingest runs it: only
+        the features some model weighs are found (see :class:`_Finder`)."""
+        if self._finder is None:
+            self._finder = _Finder(self._rows)
+        fired = self._summed(self._finder.rows(title, abstract, hints)) >= self._threshold_row
+        slugs = self._slugs
+        return {slugs[index] for index in fired.nonzero()[0].tolist()}
 
     def scores(self, feats: AbstractSet[str]) -> dict[str, float]:
         """Every topic's logit for a paper with features ``feats``."""
@@ -502,6 +558,73 @@ class ModelSet:
         fired = (self._totals(feats) >= self._threshold_row).nonzero()[0].tolist()
         slugs = self._slugs
         return {slugs[index] for index in fired}
+
+
+class _Finder:
+    """Which of a set of named features a paper has, found without making the rest.
+
+    :func:`features` makes every feature of a paper, about 340 of real text, for
+    fitting and explaining. Scoring needs only those some model weighs, about half
+    of them, and making and hashing the others costs as much as scoring does. This
+    finds the same ones (``{rows[f] for f in features(...) if f in rows}``): words,
+    title words and word pairs in tables of the weighed ones alone, pairs as the
+    tuples zip makes instead of joined strings, and the concept features by
+    their kinds' bit mask, from a memo.
+    """
+
+    def __init__(self, rows: Mapping[str, int]) -> None:
+        self._rows = rows
+        self.words: dict[str, int] = {}
+        self.title: dict[str, int] = {}
+        self.pairs: dict[tuple[str, str], int] = {}
+        self.hints: dict[str, int] = {}
+        for name, row in rows.items():
+            kind, colon, rest = name.partition(":")
+            if colon:
+                # "tc:" and "s:" features are found by their concepts' mask.
+                if kind == "t" and not rest.isdigit():
+                    self.title[rest] = row
+                elif kind == "q":
+                    self.hints[rest] = row
+            elif " " in name:
+                first, _, second = name.partition(" ")
+                if " " not in second:
+                    self.pairs[first, second] = row
+            elif not name.isdigit():  # features() drops pure numbers
+                self.words[name] = row
+        self._concepts: dict[tuple[str, int], tuple[int, ...]] = {}
+
+    def _concept_rows(self, prefix: str, mask: int) -> tuple[int, ...]:
+        key = (prefix, mask)
+        found = self._concepts.get(key)
+        if found is None:
+            named = _mask_features(prefix, mask)
+            found = self._concepts[key] = tuple(self._rows[f] for f in named if f in self._rows)
+        return found
+
+    def rows(self, title: str, abstract: str, hints: Iterable[str]) -> list[int]:
+        """The rows of the weighed features of a paper, each once."""
+        title_words = tokenize(title)
+        title_pairs = list(zip(title_words, title_words[1:], strict=False))
+        words = set(title_words)
+        pairs = set(title_pairs)
+        rows = [self.title[word] for word in self.title.keys() & words]
+        concepts: set[int] = set()
+        mask = _mask(title_words, title_pairs)
+        if mask:
+            concepts.update(self._concept_rows("tc:", mask))
+        for sentence in sentences(abstract):
+            sentence_pairs = list(zip(sentence, sentence[1:], strict=False))
+            words.update(sentence)
+            pairs.update(sentence_pairs)
+            mask = _mask(sentence, sentence_pairs)
+            if mask & (mask - 1):
+                concepts.update(self._concept_rows("s:", mask))
+        rows += [self.words[word] for word in self.words.keys() & words]
+        rows += [self.pairs[pair] for pair in self.pairs.keys() & pairs]
+        rows += concepts
+        rows += [self.hints[hint] for hint in set(hints) if hint in self.hints]
+        return rows
 
 
 def prf(predicted: Iterable[bool], actual: Iterable[bool]) -> tuple[float, float, float]:

@@ -739,10 +739,8 @@ class Catalog:
         models = self.model_set
         if models is None:
             return queried
-        from papertrack.learn import features
-
         hits = default_hits(title, abstract, authors, categories)
-        fired = models.decide(features(title, abstract, hits))
+        fired = models.decide_text(title, abstract, hits)
         if hinted:
             queried = (*queried, *(slug for slug in hits if slug in hinted))
         if not fired and not queried:

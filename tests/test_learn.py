@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from papertrack.learn import FORMAT, ModelSet, TopicModel, features, prf, units
 from tests.synthetic import INDICATIVE, Corpus, corpus, cross_validated
@@ -267,3 +270,138 @@ def test_empty_model_set() -> None:
     empty = ModelSet({})
     assert empty.scores(features("Agents", "act")) == {}
     assert empty.decide(features("Agents", "act")) == set()
+
+
+# ---------------------------------------------------------------------------
+# The ingest path: sentences and the finder decide as features() and decide do
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
+
+# Text made of the pieces that matter to a sentence split and a fold: ends of
+# sentences followed or not by every kind of white space (ASCII's \x1c-\x1f and
+# Unicode's too), punctuation that only looks like an end, digits, accents,
+# a dotless i, a ligature and a zero-width space.
+_PIECES = st.sampled_from(
+    [
+        "Agents",
+        "LLM",
+        "fine",
+        "tune",
+        "fine-tuning",
+        "GRPO",
+        "2",
+        "x²",
+        "Qwen3",
+        "e.g.,",
+        ".",
+        "!",
+        "?",
+        "...",
+        ". ",
+        "? ",
+        "!\n",
+        ".\t",
+        ".\x1c",
+        ".\x1f",
+        ".\u00a0",
+        ".\u2003",
+        " ",
+        "  ",
+        "\n",
+        "\x1d",
+        ",",
+        ")",
+        "(",
+        "-",
+        "Café",
+        "İ",
+        "ﬁne",
+        "L\u200bLM",
+        "—",
+        ":",
+    ]
+)
+_TEXTS = st.lists(_PIECES, max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS)
+def test_sentences_split_and_fold_as_the_regex_and_tokenize_do(text: str) -> None:
+    from papertrack.learn import sentences
+    from papertrack.query import tokenize
+
+    assert sentences(text) == [tokenize(part) for part in _SENTENCE_SPLIT.split(text)]
+
+
+def _finder_models() -> ModelSet:
+    # Weights on every kind of feature, and on names features() never makes
+    # (a number, a title number, a three-word "pair", an unknown prefix): those
+    # must never count, on either path.
+    names = [
+        "agents",
+        "llm",
+        "fine tune",
+        "tune 2",
+        "t:agents",
+        "t:llm",
+        "tc:AGENT",
+        "tc:AGENT+LLM",
+        "s:AGENT+TRAIN",
+        "s:LLM+RL",
+        "q:gui-agents",
+        "cafe",
+        "2",
+        "t:2",
+        "fine tune 2",
+        "x:agents",
+        "agents llm",
+    ]
+    return ModelSet(
+        {
+            f"m{i}": TopicModel(
+                weights={name: (1.0 if (j + i) % 3 else -0.7) for j, name in enumerate(names)},
+                bias=-0.5,
+                threshold=0.1 * i,
+            )
+            for i in range(6)
+        }
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXTS, _TEXTS, st.lists(st.sampled_from(["gui-agents", "llm-tool-use"]), max_size=3))
+def test_decide_text_decides_as_features_and_decide(
+    title: str, abstract: str, hints: list[str]
+) -> None:
+    models = _finder_models()
+    assert models.decide_text(title, abstract, hints) == models.decide(
+        features(title, abstract, hints)
+    )
+
+
+def test_the_finder_finds_the_weighed_features_of_real_papers() -> None:
+    """On 3,000 real papers and the bundled models: each weighed feature once, the
+    same as features() gives, and the same decisions."""
+    from papertrack.learn import _Finder
+    from papertrack.tex import render_tex
+    from papertrack.topics import Catalog, default_hits
+    from papertrack.training import load_labelled
+
+    models = Catalog.default().model_set
+    finder = _Finder(models._rows)
+    papers = load_labelled(ROOT / "data" / "labels" / "corpus.jsonl.gz")[::5][:3000]
+    assert len(papers) == 3000
+    non_ascii = fired = 0
+    for paper in papers:
+        title, abstract = render_tex(paper.title), render_tex(paper.abstract)
+        non_ascii += not abstract.isascii()
+        hints = default_hits(title, abstract, (), paper.categories)
+        feats = features(title, abstract, hints)
+        rows = finder.rows(title, abstract, hints)
+        assert len(rows) == len(set(rows))
+        assert set(rows) == {models._rows[f] for f in feats if f in models._rows}
+        decided = models.decide_text(title, abstract, hints)
+        assert decided == models.decide(feats)
+        fired += bool(decided)
+    # Both ways of splitting an abstract were used, and the models did fire.
+    assert non_ascii > 30 and fired > 1000
