@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,19 +13,48 @@ from tests.synthetic import Corpus, corpus
 DATA = Path(__file__).parent / "data"
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "papertrack-home"
+def _isolate(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point papertrack (and HOME) into ``folder``; the data home is ``folder/papertrack-home``."""
+    home = folder / "papertrack-home"
     monkeypatch.setenv("PAPERTRACK_HOME", str(home))
-    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("HOME", str(folder / "user-home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "xdg-data"))
     monkeypatch.delenv("PAPERTRACK_DB", raising=False)
     monkeypatch.delenv("PAPERTRACK_LOCK_TIMEOUT", raising=False)
     monkeypatch.delenv("PAPERTRACK_WORKERS", raising=False)
-    monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(tmp_path / "fetch-pace"))
+    monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(folder / "fetch-pace"))
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("NO_COLOR", "1")
-    yield home
+    return home
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield _isolate(tmp_path, monkeypatch)
+
+
+@pytest.fixture(scope="session")
+def _ingested_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data home after ``papertrack ingest --sample``, made once per test process."""
+    from tests.helpers import run
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        home = _isolate(tmp_path_factory.mktemp("sample"), monkeypatch)
+        result = run("ingest", "--sample")
+    assert result.exit_code == 0, result.stderr
+    return home
+
+
+@pytest.fixture
+def sample_home(isolated_home: Path, _ingested_sample: Path) -> Path:
+    """This test's data home, holding what ``papertrack ingest --sample`` leaves there.
+
+    Ingesting the sample's ~4,800 real papers takes 10-20 s here; copying the
+    result (a store keeps no absolute path) takes well under one. ``tests/test_cli.py``
+    and the docs' sessions run the ingest itself.
+    """
+    shutil.copytree(_ingested_sample, isolated_home)
+    return isolated_home
 
 
 @pytest.fixture

@@ -82,13 +82,12 @@ def _examples() -> list[list[str]]:
 
 
 def test_every_example_in_every_help_runs(
-    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sample_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tests.helpers import no_traceback, run
 
     monkeypatch.chdir(tmp_path)  # files the examples write land here, not in the checkout
 
-    assert run("ingest", "--sample").exit_code == 0
     assert run("follow", "llm-agent-training").exit_code == 0  # what digest's examples assume
     examples = _examples()
     assert len(examples) >= 30

@@ -70,19 +70,19 @@ def _stored_tags(home: Path) -> dict[str, list[str]]:
 @pytest.mark.slow
 @pytest.mark.skipif(not parallel._can_fork(), reason="needs fork")
 def test_a_retag_spread_over_workers_stores_what_one_process_stores(
-    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+    sample_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert run("ingest", "--sample").exit_code == 0  # ~4,800 real papers: above SPREAD_AT
+    # The sample: ~4,800 real papers, above SPREAD_AT.
     tagged = json.loads(run("latest", "llm-agent-training", "--json", "-n", "5").stdout)
     untagged = next(
         p["arxiv_id"]
         for p in json.loads(run("latest", "--json", "-n", "50").stdout)
         if "llm-agent-training" not in p["tags"]
     )
-    copy = isolated_home.parent / "second-home"
-    shutil.copytree(isolated_home, copy)
+    copy = sample_home.parent / "second-home"
+    shutil.copytree(sample_home, copy)
     said = {}
-    for home, workers in ((isolated_home, "1"), (copy, "2")):
+    for home, workers in ((sample_home, "1"), (copy, "2")):
         monkeypatch.setenv("PAPERTRACK_HOME", str(home))
         monkeypatch.setenv(parallel.WORKERS_ENV, workers)
         result = run(
@@ -91,7 +91,7 @@ def test_a_retag_spread_over_workers_stores_what_one_process_stores(
         assert result.exit_code == 0, result.stderr
         said[workers] = result.stderr
     assert said["1"] == said["2"] and "+" in said["1"]
-    serial, spread = _stored_tags(isolated_home), _stored_tags(copy)
+    serial, spread = _stored_tags(sample_home), _stored_tags(copy)
     assert len(serial) > 4000 and serial == spread
     assert "llm-agent-training" in serial[untagged]
     assert "llm-agent-training" not in serial[tagged[0]["arxiv_id"]]

@@ -12,10 +12,8 @@ from tests.helpers import run
 
 
 @pytest.fixture
-def sample(isolated_home: Path) -> Path:
-    result = run("ingest", "--sample")
-    assert result.exit_code == 0, result.stderr
-    return isolated_home
+def sample(sample_home: Path) -> Path:
+    return sample_home
 
 
 def test_the_sample_lists_dozens_of_real_agent_training_papers(sample: Path) -> None:

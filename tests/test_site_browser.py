@@ -15,6 +15,7 @@ tests skip and say so.
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 from collections.abc import Iterator
 from datetime import date
@@ -73,12 +74,14 @@ MEASURE = """(() => {
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+def built(
+    tmp_path_factory: pytest.TempPathFactory, _ingested_sample: Path
+) -> Iterator[tuple[Path, Path]]:
     """(the site, the data home) of the bundled sample."""
     root = tmp_path_factory.mktemp("site-browser")
+    shutil.copytree(_ingested_sample, root / "home")  # as `papertrack ingest --sample` leaves it
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PAPERTRACK_HOME", str(root / "home"))
-        assert run("ingest", "--sample").exit_code == 0
         result = run("site", "-o", str(root / "site"))
         assert result.exit_code == 0, result.stderr
         yield root / "site", root / "home"

@@ -21,9 +21,8 @@ from tests.helpers import ok, run
 
 
 @pytest.fixture
-def sample(isolated_home: Path) -> Store:
-    ok("ingest", "--sample")
-    store = Store(isolated_home / "store")
+def sample(sample_home: Path) -> Store:
+    store = Store(sample_home / "store")
     labelled = training.load_labelled(paths.labels_file())
     training.train_set(labelled, store.vectors_dir)  # the vocabulary, as a refit keeps it
     return store
@@ -211,9 +210,8 @@ def test_a_changed_text_another_vocabulary_or_a_damaged_file_is_read_again(
 
 
 def test_teach_keeps_vectors_and_a_second_teach_tags_as_a_retag_from_text(
-    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+    sample_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ok("ingest", "--sample")
     topic = "llm-agent-training"
     before = json.loads(ok("latest", topic, "--json", "-n", "5000").stdout)
     outside = next(
@@ -224,7 +222,7 @@ def test_teach_keeps_vectors_and_a_second_teach_tags_as_a_retag_from_text(
     inside = before[0]["arxiv_id"]
     monkeypatch.setenv("PAPERTRACK_WORKERS", "2")  # the sample's ~4,800 papers spread
     ok("topics", "teach", topic, outside)
-    store = isolated_home / "store"
+    store = sample_home / "store"
     assert (store / "vectors" / vectors.LABELLED).is_file()
     assert len(list((store / "vectors").glob("*-*.bin"))) == len(Store(store).weeks())
     assert "kept vectors" in ok("stats").stdout
