@@ -32,7 +32,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from papertrack.query import tokenize
+from papertrack.query import ASCII_FOLD, tokenize
 
 __all__ = [
     "FORMAT",
@@ -264,17 +264,13 @@ def _sentence_fold_table() -> bytes:
     # "\x1c\x1d" marks exactly where _SENTENCE_END splits: after ., ! or ? and
     # before white space (the rest of a run of white space starts the next part,
     # where split ignores it).
-    table = bytearray(range(256))
+    table = bytearray(ASCII_FOLD)
     for code in range(128):
         char = chr(code)
-        if char.isalnum():
-            table[code] = ord(char.lower())
-        elif char in ".!?":
+        if char in ".!?":
             table[code] = 0x1C
         elif char.isspace():
             table[code] = 0x1D
-        else:
-            table[code] = 0x20
     return bytes(table)
 
 
@@ -524,7 +520,6 @@ class ModelSet:
         fitted = self.models.values()
         self._bias_row = np.asarray([units(m.bias) for m in fitted], dtype=np.int64)
         self._threshold_row = np.asarray([units(m.threshold) for m in fitted], dtype=np.int64)
-
         self._finder: _Finder | None = None
 
     def __len__(self) -> int:
@@ -544,9 +539,12 @@ class ModelSet:
         the features some model weighs are found (see :class:`_Finder`)."""
         if self._finder is None:
             self._finder = _Finder(self._rows)
-        fired = self._summed(self._finder.rows(title, abstract, hints)) >= self._threshold_row
+        return self._fired(self._summed(self._finder.rows(title, abstract, hints)))
+
+    def _fired(self, totals: Any) -> set[str]:
+        """The slugs of the topics whose total (a numpy row, in units) reaches its threshold."""
         slugs = self._slugs
-        return {slugs[index] for index in fired.nonzero()[0].tolist()}
+        return {slugs[index] for index in (totals >= self._threshold_row).nonzero()[0].tolist()}
 
     def scores(self, feats: AbstractSet[str]) -> dict[str, float]:
         """Every topic's logit for a paper with features ``feats``."""
@@ -555,9 +553,7 @@ class ModelSet:
 
     def decide(self, feats: AbstractSet[str]) -> set[str]:
         """The slugs of the topics whose model fires on a paper with features ``feats``."""
-        fired = (self._totals(feats) >= self._threshold_row).nonzero()[0].tolist()
-        slugs = self._slugs
-        return {slugs[index] for index in fired}
+        return self._fired(self._totals(feats))
 
 
 class _Finder:

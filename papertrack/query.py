@@ -41,6 +41,7 @@ from typing import Literal, NamedTuple, TypeAlias, cast
 from papertrack.errors import QuerySyntaxError, UsageError
 
 __all__ = [
+    "ASCII_FOLD",
     "FIELDS",
     "And",
     "Category",
@@ -90,7 +91,8 @@ def _ascii_fold_table() -> bytes:
     return bytes(table)
 
 
-_ASCII_FOLD = _ascii_fold_table()
+#: bytes.translate table of :func:`fold` for ASCII text (papertrack.learn builds on it).
+ASCII_FOLD = _ascii_fold_table()
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 # TeX accent commands still found in some feeds' author names (the arXiv listing
 # feed writes "Paulo Andr\'e Lima de Castro"). Dropping the command keeps the
@@ -120,7 +122,7 @@ def fold(text: str) -> str:
         # Only the non-ASCII runs need Unicode work; most abstracts have none.
         text = _NON_ASCII.sub(_fold_run, text)
     # bytes.translate is far faster than a regex tokenizer on long abstracts.
-    return text.encode("utf-8").translate(_ASCII_FOLD).decode("utf-8")
+    return text.encode("utf-8").translate(ASCII_FOLD).decode("utf-8")
 
 
 def tokenize(text: str) -> list[str]:
