@@ -39,6 +39,27 @@ def temp_files(folder: Path) -> list[Path]:
     return sorted(folder / n for n in names if TEMP_NAME.fullmatch(n) and (folder / n).is_file())
 
 
+def left_behind(temp: Path) -> bool:
+    """Whether the process that wrote the temp file ``temp`` is gone (or is this one).
+
+    A live writer's temp file is about to be renamed into place and must not be
+    removed under it. Where a process cannot be asked about (Windows, where
+    ``os.kill`` would end it), every temp file counts as left behind.
+    """
+    if sys.platform == "win32":
+        return True
+    pid = int(temp.name.rsplit(".", 2)[-2])
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # no such process (or no such pid)
+        return True
+    except PermissionError:
+        return False  # a live process of another user
+    return False
+
+
 def _fsync_dir(path: Path) -> None:
     # Makes the rename itself durable; not possible on every platform (Windows).
     with contextlib.suppress(OSError):

@@ -483,9 +483,13 @@ class _Snapshot:
         """Write ``batch`` (emptied first: whatever happens next, it is not written twice)."""
         records = batch[:]
         batch.clear()
-        count_upsert(self.writer.upsert_records(records), len(records), self.report)
-        if self.checkpoint is not None:
-            self.checkpoint.save(chunk.end_line, chunk.end_offset, self.report, self.broken)
+        # The checkpoint is written under the same hold of the lock as its batch: it
+        # is in the store's folder, where a writer that takes the lock next clears
+        # temp files left by killed writers.
+        with self.writer.holding():
+            count_upsert(self.writer.upsert_records(records), len(records), self.report)
+            if self.checkpoint is not None:
+                self.checkpoint.save(chunk.end_line, chunk.end_offset, self.report, self.broken)
         if self.options.on_bytes is not None:
             self.options.on_bytes(self.source, _tell(self.raw), self.total, self.report.papers)
 

@@ -234,7 +234,7 @@ class StoreWriter:
         """Recover from an interrupted write and retag changed topics (the lock is held)."""
         self.store.mark()
         for stray in self.store.temp_files():
-            # Only writers make temp files, and we hold the lock: these are leftovers of a kill.
+            # Leftovers of killed writers (a live writer's temp files are not listed).
             with contextlib.suppress(OSError):
                 stray.unlink()
         lost_index = not self.store.index_path.exists() and bool(self.store.weeks())

@@ -13,6 +13,15 @@ from papertrack.cli import app
 DATA = Path(__file__).parent / "data"
 LISTING = DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml"
 
+#: A pid no process can have (Linux pids stay below 2**22, macOS below 10**5): the
+#: writer of a temp file named with it is gone, as after a kill.
+DEAD_PID = 9_999_999
+
+
+def killed_writers_temp(path: Path) -> Path:
+    """The temp file a writer killed while writing ``path`` leaves behind."""
+    return path.with_name(f".{path.name}.{DEAD_PID}.tmp")
+
 
 def run(
     *args: str, input: bytes | str | None = None, env: dict[str, str | None] | None = None

@@ -17,9 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from papertrack.files import temp_path
 from papertrack.store import MARKER, Store
-from tests.helpers import DATA, LISTING, error_line, kaggle_line, no_traceback, run
+from tests.helpers import (
+    DATA,
+    LISTING,
+    error_line,
+    kaggle_line,
+    killed_writers_temp,
+    no_traceback,
+    run,
+)
 
 OAI_PAGE = DATA / "oai" / "arXivOAIHarvester-2015" / "ListRecordsResponse.xml"
 ESCAPES = ("\x1b", "\x07", "\x9b")
@@ -74,7 +81,7 @@ def test_a_store_is_marked_and_clean_up_touches_only_its_own_temp_files(tmp_path
     db = tmp_path / "store"
     assert run("--db", str(db), "ingest", str(LISTING)).exit_code == 0
     assert json.loads((db / MARKER).read_text()) == {"format": 1}
-    ours = temp_path(db / "papers" / "2025-08-18.json")  # left by a killed writer
+    ours = killed_writers_temp(db / "papers" / "2025-08-18.json")
     ours.write_bytes(b"half")
     nested = db / "papers" / "deeper" / ".x.json.1.tmp"
     nested.parent.mkdir()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import no_traceback, run
+from helpers import killed_writers_temp, no_traceback, run
 
 from papertrack.doctor import check_store, salvage_records
 from papertrack.feeds import parse_feed, parse_jsonl
@@ -181,8 +181,9 @@ def misplaced(store: Store) -> Damage:
 
 
 def stray_temp_file(store: Store) -> Damage:
-    (store.path / "papers" / f".{WEEK}.json.4242.tmp").write_bytes(b'{"papers":{"1":{')
-    return Damage(f"papers/.{WEEK}.json.4242.tmp", [])
+    stray = killed_writers_temp(store.partition_path(WEEK))
+    stray.write_bytes(b'{"papers":{"1":{')
+    return Damage(f"papers/{stray.name}", [])
 
 
 def leftover_dirty(store: Store) -> Damage:

@@ -18,6 +18,7 @@ from papertrack.errors import StoreError
 from papertrack.models import Paper
 from papertrack.store import ALL, AtomicJSONStorage, FieldMatcher, Store, id_shard, week_of
 from papertrack.topics import Catalog
+from tests.helpers import killed_writers_temp
 
 TOPICS = """
 [[topic]]
@@ -262,7 +263,7 @@ def test_interrupted_write_is_recovered_by_the_next_writer(store: Store, catalog
     # What a kill between the partitions and the index leaves behind: a stale index,
     # a stray temp file, a copy of a paper in its old week, and the marker.
     store.index_path.unlink()
-    (store.path / "papers" / ".2025-08-04.json.999.tmp").write_text("{garbage")
+    killed_writers_temp(store.partition_path("2025-08-04")).write_text("{garbage")
     old = store.partition_path("2025-08-04")
     data = json.loads(old.read_text())
     stale = dict(data["papers"]["1"], arxiv_id="2508.00002", version=0, title="stale copy")
@@ -275,6 +276,27 @@ def test_interrupted_write_is_recovered_by_the_next_writer(store: Store, catalog
     assert not (store.path / ".dirty").exists()
     assert list(store.path.rglob("*.tmp")) == []
     assert store.latest(None)[0].title == "An agent"
+
+
+def test_a_live_processs_temp_file_is_left_to_it(store: Store, catalog: Catalog) -> None:
+    # A snapshot import writes its checkpoint next to the store; a writer taking the
+    # lock at that moment must not clear the temp file before its rename.
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00001", "2025-08-04")])
+    store.resume_dir.mkdir(exist_ok=True)
+    dead = killed_writers_temp(store.resume_dir / "a.json")
+    dead.write_text("{")
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        mine = store.resume_dir / f".b.json.{live.pid}.tmp"
+        mine.write_text("{")
+        assert store.temp_files() == [dead]
+        store.refresh(catalog)
+        assert mine.exists() and not dead.exists()
+    finally:
+        live.kill()
+        live.wait()
+    assert store.temp_files() == [mine]  # its writer is gone now
 
 
 def test_second_writer_waits_for_the_lock_then_gives_up(tmp_path: Path, catalog: Catalog) -> None:
