@@ -31,12 +31,17 @@ def temp_path(path: Path) -> Path:
 
 
 def temp_files(folder: Path) -> list[Path]:
-    """The temp files :func:`write_atomic` left in ``folder`` (not below it)."""
+    """The temp files :func:`write_atomic` left in ``folder`` (not below it).
+
+    A temp file of a live process is about to be renamed into place, not left: it
+    is not listed (see :func:`left_behind`).
+    """
     try:
         names = os.listdir(folder)
     except OSError:
         return []
-    return sorted(folder / n for n in names if TEMP_NAME.fullmatch(n) and (folder / n).is_file())
+    found = [folder / n for n in names if TEMP_NAME.fullmatch(n) and (folder / n).is_file()]
+    return sorted(filter(left_behind, found))
 
 
 def left_behind(temp: Path) -> bool:

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from tinydb import TinyDB
 
 from papertrack.errors import StoreError
-from papertrack.files import TEMP_NAME, Lock, left_behind, temp_files, write_atomic
+from papertrack.files import TEMP_NAME, Lock, temp_files, write_atomic
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_start
 from papertrack.models import Paper, Progress, paper_date_key
 from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage, read_json
@@ -279,12 +279,12 @@ class Store:
     def temp_files(self) -> list[Path]:
         """Temp files an interrupted write left: papertrack's names, in the store's folders only.
 
-        A temp file of a live process (a checkpoint, kept vectors, written outside the
-        lock) is about to be renamed into place: it is not listed.
+        A live process's temp file (a checkpoint or kept vectors, written outside the
+        lock) is not listed: :func:`papertrack.files.temp_files` leaves it out.
         """
         found: list[Path] = []
         for folder in (self.path, self.papers_dir, self.ids_dir, self.resume_dir, self.vectors_dir):
-            found += filter(left_behind, temp_files(folder))
+            found += temp_files(folder)
         return found
 
     def partition_path(self, week: str) -> Path:
