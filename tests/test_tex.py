@@ -272,13 +272,21 @@ _PATHOLOGICAL = [
     "\\foo{",
     "$\\frac{",
 ]
-_BUDGET = 0.25  # seconds; each case takes a few milliseconds
+# A guard against super-linear work, not a speed target (bench/ holds those): each case takes
+# 1-15 ms, a quadratic parser takes seconds. The best of three runs is kept, because one run
+# on a loaded CI machine has been seen to take 17 times its usual time.
+_BUDGET = 0.25  # seconds
 
 
 def _timed(s: str) -> tuple[str, float]:
-    start = time.perf_counter()
-    out = render_tex(s)
-    return out, time.perf_counter() - start
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        out = render_tex(s)
+        best = min(best, time.perf_counter() - start)
+        if best < _BUDGET:
+            break
+    return out, best
 
 
 @pytest.mark.parametrize("piece", _PATHOLOGICAL)
