@@ -70,6 +70,7 @@ __all__ = [
     "decided",
     "default_hits",
     "model_features",
+    "model_text",
     "parse_query",
     "prefilter",
     "query_terms",
@@ -411,16 +412,25 @@ def default_hits(
     return hints.tagger(PaperText(title, abstract, authors, categories))
 
 
-def model_features(
+def model_text(
     title: str, abstract: str, authors: Sequence[str] = (), categories: Sequence[str] = ()
-) -> frozenset[str]:
-    """A paper's model features as :meth:`Catalog.tag` computes them: TeX read as it
-    renders, and the bundled queries' matches (:func:`default_hits`) as hints."""
-    from papertrack.learn import features
+) -> tuple[str, str, tuple[str, ...]]:
+    """What a paper's model features are made from: title and abstract with TeX read
+    as it renders, and the bundled queries' matches (:func:`default_hits`) as hints."""
     from papertrack.tex import render_tex
 
     title, abstract = render_tex(title), render_tex(abstract)
-    return features(title, abstract, default_hits(title, abstract, authors, categories))
+    return title, abstract, default_hits(title, abstract, authors, categories)
+
+
+def model_features(
+    title: str, abstract: str, authors: Sequence[str] = (), categories: Sequence[str] = ()
+) -> frozenset[str]:
+    """A paper's model features as :meth:`Catalog.tag` computes them: :func:`features`
+    of its :func:`model_text`."""
+    from papertrack.learn import features
+
+    return features(*model_text(title, abstract, authors, categories))
 
 
 def _similarity(typed: str, known: str) -> float:

@@ -99,6 +99,7 @@ class Vocabulary:
         self.key = key
         self.names = names
         self._ids: dict[str, int] | None = None
+        self._table: Any = None
 
     def __len__(self) -> int:
         return len(self.names)
@@ -109,6 +110,16 @@ class Vocabulary:
         if self._ids is None:
             self._ids = {name: i for i, name in enumerate(self.names)}
         return self._ids
+
+    @property
+    def table(self) -> Any:
+        """A :class:`papertrack.learn.FeatureIds` over the names, built on first use
+        (about 0.7 s for ~830,000 names): ids for a batch of papers from their text."""
+        if self._table is None:
+            from papertrack.learn import FeatureIds
+
+            self._table = FeatureIds(self.names)
+        return self._table
 
     def find(self, name: str) -> int | None:
         """The id of one feature, or None (by bisection: no table needed for a few)."""
@@ -239,7 +250,8 @@ class WeekVectors:
         self.kept: dict[str, tuple[str, int, int]] = {}
         #: Every kept paper's ids, as differences (each paper's first from 0).
         self.deltas: array[int] = array(_CODE)
-        self._added: dict[str, tuple[str, list[int]]] = {}
+        #: paper id -> (text digest, its ids as differences), to be written.
+        self._added: dict[str, tuple[str, array[int]]] = {}
         found = _read(path, key)
         if found is None:
             return
@@ -267,9 +279,13 @@ class WeekVectors:
             return None
         return entry[1], entry[2]
 
-    def put(self, arxiv_id: str, text: str, ids: list[int]) -> None:
+    def put(self, arxiv_id: str, text: str, ids: Sequence[int]) -> None:
         """Keep ``ids`` (sorted) for a paper whose text has digest ``text``."""
-        self._added[arxiv_id] = (text, ids)
+        self._added[arxiv_id] = (text, array(_CODE, map(sub, ids, chain((0,), ids))))
+
+    def put_deltas(self, arxiv_id: str, text: str, deltas: array[int]) -> None:
+        """:meth:`put` of ids already given as differences (the first from 0)."""
+        self._added[arxiv_id] = (text, deltas)
 
     def save(self, papers: Iterable[str]) -> None:
         """Write the file for exactly ``papers`` (the week file's, in order), if that
@@ -281,9 +297,9 @@ class WeekVectors:
         for pid in order:
             added = self._added.get(pid)
             if added is not None:
-                text, ids = added
-                deltas.extend(map(sub, ids, chain((0,), ids)))
-                entries.append([pid, text, len(ids)])
+                text, more = added
+                deltas.extend(more)
+                entries.append([pid, text, len(more)])
             elif pid in self.kept:
                 text, start, length = self.kept[pid]
                 deltas.extend(self.deltas[start : start + length])
@@ -386,6 +402,16 @@ class VectorTagger:
         find = self.vocabulary.find
         return {name for t in self.subset.topics for name in t.model.weights if find(name) is None}
 
+    def ready(self) -> None:
+        """Build the vocabulary's look-up tables this retag will make vectors with
+        (before forking, so workers share them): the batch table for papers read
+        only to make their vectors, the table of names for those read for their
+        features (:attr:`read_text`)."""
+        if self.read_text is not None:
+            self.vocabulary.table  # noqa: B018 - built on first use
+        if self.read_text is None or any(self.read_text.values()):
+            self.vocabulary.ids  # noqa: B018 - built on first use
+
     def kept(self, path: Path) -> bool:
         """Whether vectors are kept for the week file ``path`` (they may still be stale)."""
         return (self.folder / f"{path.stem}.bin").is_file()
@@ -398,8 +424,6 @@ class VectorTagger:
         """
         import numpy as np
 
-        from papertrack.topics import decided
-
         deltas = np.frombuffer(kept.deltas, dtype=np.uint32 if _CODE == "I" else np.uint64)
         lengths = np.fromiter((e[2] for e in kept.kept.values()), dtype=np.int64)
         first = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -408,16 +432,26 @@ class VectorTagger:
         running = np.cumsum(deltas, dtype=np.int64)
         ids = running - np.concatenate([np.zeros(1, dtype=np.int64), running])[first[row_of]]
         place = {pid: row for row, pid in enumerate(kept.kept)}
-        rows = [place[pid] for pid in wanted]
+        return self._tags(row_of, ids, len(lengths), [place[pid] for pid in wanted], wanted)
+
+    def _tags(
+        self, row_of: Any, ids: Any, count: int, rows: list[int], pids: list[str]
+    ) -> list[tuple[str, ...]]:
+        """The tags of papers ``pids``, rows ``rows`` of ``count`` papers whose features
+        are ``ids``, each on its row ``row_of``: every row scored at once."""
+        import numpy as np
+
+        from papertrack.topics import decided
+
         decisions = []
         for _, rule, weights, bias, threshold, hint in self._dense:
             # Float sums of integer units, each far below 2**53: exact.
-            totals = np.bincount(row_of, weights=weights[ids], minlength=len(lengths))
+            totals = np.bincount(row_of, weights=weights[ids], minlength=count)
             fires = (bias + totals[rows] >= threshold).tolist()
             if rule == "model":
                 decisions.append(fires)
                 continue
-            has = np.zeros(len(lengths), dtype=bool)
+            has = np.zeros(count, dtype=bool)
             if hint is not None:
                 has[row_of[ids == hint]] = True
             held = has[rows].tolist()
@@ -425,8 +459,36 @@ class VectorTagger:
         slugs = [slug for slug, _ in self._rules]
         return [
             self.subset.settled(tuple(s for s, d in zip(slugs, made, strict=True) if d), pid)
-            for pid, made in zip(wanted, zip(*decisions, strict=True), strict=True)
+            for pid, made in zip(pids, zip(*decisions, strict=True), strict=True)
         ]
+
+    def _from_batch(
+        self, kept: WeekVectors, batch: list[tuple[str, str, tuple[str, str, Any, Any]]]
+    ) -> list[tuple[str, ...]]:
+        """The tags of papers read from their text, (id, text digest, raw fields) each,
+        scored at once from the ids :attr:`Vocabulary.table` makes; their vectors are
+        kept in ``kept``."""
+        import numpy as np
+
+        from papertrack.topics import model_text
+
+        row_of, ids = self.vocabulary.table.ids(model_text(*fields) for _, _, fields in batch)
+        count = len(batch)
+        deltas = ids.copy()
+        deltas[1:] -= ids[:-1]
+        starts = np.searchsorted(row_of, np.arange(count + 1))
+        firsts = starts[:-1][starts[:-1] < starts[1:]]  # each paper's first id: from 0
+        deltas[firsts] = ids[firsts]
+        code = np.uint32 if _CODE == "I" else np.uint64
+        raw = deltas.astype(code).tobytes()
+        width = np.dtype(code).itemsize
+        bounds = starts.tolist()
+        for n, (pid, text, _) in enumerate(batch):
+            held = array(_CODE)
+            held.frombytes(raw[bounds[n] * width : bounds[n + 1] * width])
+            kept.put_deltas(pid, text, held)
+        pids = [pid for pid, _, _ in batch]
+        return self._tags(row_of, ids, count, list(range(count)), pids)
 
     def from_text(
         self, pid: str, fields: tuple[str, str, Any, Any]
@@ -451,6 +513,7 @@ class VectorTagger:
         must = None if self.read_text is None else self.read_text.get(week, frozenset())
         found: dict[str, tuple[str, ...]] = {}
         scored: list[str] = []
+        batch: list[tuple[str, str, tuple[str, str, Any, Any]]] = []
         for doc in docs:
             pid = doc.get("arxiv_id")
             if not isinstance(pid, str):
@@ -458,15 +521,23 @@ class VectorTagger:
             fields = record_fields(doc)
             text = digest(*fields)
             where = kept.find(pid, text)
-            if where is not None and must is not None and pid not in must:
-                found[pid] = ()  # scored below, in one pass; keeps the week's order
-                scored.append(pid)
+            if must is not None and pid not in must:
+                # Its features are all in the vocabulary: scored below, in one pass
+                # (the placeholder keeps the week's order).
+                found[pid] = ()
+                if where is not None:
+                    scored.append(pid)
+                else:
+                    batch.append((pid, text, fields))
                 continue
             feats, found[pid] = self.from_text(pid, fields)
             if where is None:
                 kept.put(pid, text, self.vocabulary.encode(feats))
         if scored:
             for pid, tags in zip(scored, self._from_kept(kept, scored), strict=True):
+                found[pid] = tags
+        if batch:
+            for (pid, _, _), tags in zip(batch, self._from_batch(kept, batch), strict=True):
                 found[pid] = tags
         kept.save(found)
         return found

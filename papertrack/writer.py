@@ -442,7 +442,7 @@ class StoreWriter:
         paths = [self.store.partition_path(week) for week in weeks]
         spread = len(subset) > 0 and papers >= SPREAD_AT
         if isinstance(job, _VectorRetagJob) and not all(map(job.tagger.kept, paths)):
-            job.tagger.vocabulary.ids  # noqa: B018 - to keep new vectors; built before forking
+            job.tagger.ready()  # the tables that make new vectors, built before forking
         ahead = forked_map(_retag_week, job, paths, spread=spread)
         if weeks:
             write_atomic(self._dirty, b"1")

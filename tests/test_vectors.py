@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from papertrack import paths, training, vectors
 from papertrack.fulltext import TextIndex
+from papertrack.learn import features
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
 from papertrack.store import Store, record_fields
-from papertrack.topics import Catalog
+from papertrack.topics import Catalog, model_text
 from tests.helpers import ok, run
 
 
@@ -71,13 +75,18 @@ def tagger(
 def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Ids of the papers the next retags read from their text."""
     read: list[str] = []
-    real = vectors.VectorTagger.from_text
+    one, many = vectors.VectorTagger.from_text, vectors.VectorTagger._from_batch
 
     def spy(self: vectors.VectorTagger, pid: str, fields: Any) -> Any:
         read.append(pid)
-        return real(self, pid, fields)
+        return one(self, pid, fields)
+
+    def batch_spy(self: vectors.VectorTagger, kept: Any, batch: list[Any]) -> Any:
+        read.extend(pid for pid, _, _ in batch)
+        return many(self, kept, batch)
 
     monkeypatch.setattr(vectors.VectorTagger, "from_text", spy)
+    monkeypatch.setattr(vectors.VectorTagger, "_from_batch", batch_spy)
     return read
 
 
@@ -244,3 +253,49 @@ def test_a_store_holding_only_its_vectors_and_layout_is_still_a_store(tmp_path: 
     Store(folder)  # no marker yet, only papertrack's own names: accepted
     result = run("--db", str(folder), "stats")
     assert result.exit_code == 0, result.stderr
+
+
+def test_ids_from_text_in_batches_are_the_ids_of_each_papers_feature_names(
+    sample: Store,
+) -> None:
+    # The first retag by a model makes every stored paper's ids a week at a time,
+    # without each feature's name: they must be the ids of exactly those names.
+    words = vocabulary(sample)
+    docs = [doc for _, week in weeks(sample) for doc in week]
+    texts = [model_text(*record_fields(doc)) for doc in docs]
+    rows, ids = words.table.ids(texts)
+    assert len(ids) > 200 * len(docs)  # hundreds of features a paper
+    bounds = rows.searchsorted(range(len(texts) + 1)).tolist()
+    made = [ids[bounds[n] : bounds[n + 1]].tolist() for n in range(len(texts))]
+    assert made == [words.encode(features(*text)) for text in texts]
+
+
+_WORDS = ["agent", "agents", "train", "llm", "language", "model", "rl", "the", "x", "4", "é"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "-", "! "])).map("".join),
+            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "?", "\n", "Ü"])).map(
+                "".join
+            ),
+            st.lists(st.sampled_from(["llm-agent-training", "gui-agents"]), max_size=2),
+        ),
+        max_size=6,
+    ),
+    st.integers(min_value=0, max_value=2**32),
+)
+def test_ids_from_text_match_feature_names_for_any_text_and_vocabulary(
+    papers: list[tuple[str, str, list[str]]], seed: int
+) -> None:
+    # Names drawn from the features of other texts (a vocabulary lacks some of a
+    # paper's features, and holds words that only occur in pairs) must give the
+    # same ids as looking each feature of the paper up by its name.
+    every = sorted({name for p in papers for name in features(*p)})
+    names = sorted(random.Random(seed).sample(every, len(every) // 2))
+    found = vectors.Vocabulary("k", names)
+    rows, ids = found.table.ids(papers)
+    for n, paper in enumerate(papers):
+        assert ids[rows == n].tolist() == found.encode(features(*paper))
