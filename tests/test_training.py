@@ -10,6 +10,8 @@ import os
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from papertrack import learn, parallel, paths, training
 from papertrack.fitting import Matrix
@@ -160,18 +162,41 @@ def test_the_shipped_models_are_what_the_labels_refit_to() -> None:
     assert refit.meta["rules"] == shipped.meta["rules"]
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_feature_rows_spread_over_workers_are_each_papers_features(
-    workers: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(parallel.WORKERS_ENV, workers)
-    papers = training.load_labelled(paths.labels_file())[: training.SPREAD_AT + 7]
+def test_the_train_matrix_is_the_matrix_of_each_papers_feature_names() -> None:
+    papers = training.load_labelled(paths.labels_file())[:600]
     # One paper with no text at all: no features, not one empty one.
     papers[3] = dataclasses.replace(papers[3], title="", abstract="")
-    rows = training.feature_rows(papers)
-    assert [set(row) for row in rows] == training.paper_features(papers)
-    assert all(len(row) == len(set(row)) for row in rows)
-    assert rows[3] == [] and rows[4]
+    made = training.train_matrix(papers)
+    named = Matrix.from_sets(training.paper_features(papers))
+    assert list(made.names) == list(named.names)
+    assert (made.rows != named.rows).nnz == 0 and made.rows.shape == named.rows.shape
+    assert made.rows[3].nnz == 0 and made.rows[4].nnz > 100
+
+
+_WORDS = ["agent", "agents", "train", "llm", "language", "model", "rl", "the", "4", "é", "x2"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "-", "! "])).map("".join),
+            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "?", "\n", "Ü"])).map(
+                "".join
+            ),
+            st.lists(st.sampled_from(["llm-agent-training", "gui-agents"]), max_size=2),
+        ),
+        max_size=6,
+    )
+)
+def test_the_vocabulary_of_any_text_is_its_feature_names(
+    papers: list[tuple[str, str, list[str]]],
+) -> None:
+    names, rows, ids = learn.vocabulary(papers)
+    made = [learn.features(*paper) for paper in papers]
+    assert names == sorted(set().union(*made))
+    for n, feats in enumerate(made):
+        assert [names[i] for i in ids[rows == n].tolist()] == sorted(feats)
 
 
 def test_the_f1_interval_holds_the_figure_and_narrows_with_more_papers() -> None:
