@@ -529,7 +529,11 @@ class FeatureIds:
         rows, ids = [runs.rows[known]], [self._word_ids[runs.words[known]]]
         if len(self._codes):
             code, row_of = runs.pairs(len(self._words))
-            place = np.searchsorted(self._codes, code)
+            # Looked for in ascending order, each search starts where the last ended:
+            # with the sort, half the time of searching in the text's order.
+            order = np.argsort(code)
+            place = np.empty(len(code), dtype=np.int64)
+            place[order] = np.searchsorted(self._codes, code[order])
             place[place == len(self._codes)] = 0
             hit = self._codes[place] == code
             rows.append(row_of[hit])
