@@ -444,11 +444,11 @@ _TRAIN_SETS: dict[tuple[str, tuple[str, ...]], tuple[TrainSet, bytes]] = {}
 def train_set(labelled: Sequence[Labelled], folder: Path | None = None) -> TrainSet:
     """The train split of ``labelled`` with its features, kept in ``folder`` between runs.
 
-    Making the features of the 10,450 labelled train papers from their text (on
-    every core), and the vocabulary of all of them, takes 6.5-8 s on 2 cores;
-    ``folder`` (a store's
-    ``vectors``, see :mod:`papertrack.vectors`) keeps them, with the vocabulary a
-    retag from kept vectors needs, and reading them back takes about 0.5 s.
+    Making the features of the 12,850 labelled train papers from their text, and
+    the vocabulary of all of them (:func:`train_matrix`), takes about 6 s;
+    ``folder`` (a store's ``vectors``, see :mod:`papertrack.vectors`) keeps them,
+    with the vocabulary a retag from kept vectors needs, and reading them back
+    takes about 0.5 s.
     Without a folder nothing is kept on disk (this process keeps them in memory).
     """
     from papertrack import fitting, paths, vectors

@@ -1,12 +1,12 @@
 """Feature vectors: each paper's model features as ids, kept so a retag need not read text again.
 
-Teaching a topic refits its model and retags every stored paper. Both used to make
-each paper's model features (words, word pairs, concepts, the bundled queries'
-matches: :func:`papertrack.topics.model_features`) from its text: 2.8 s for the
-10,450 labelled papers and about 170 µs a stored paper, 14 s at 83,510 papers on
-one core. Those features change only when the text or papertrack's feature code
-does, so the first retag by a model keeps them here, and later ones add up
-weights instead.
+Teaching a topic refits its model and retags every stored paper. Both need each
+paper's model features (words, word pairs, concepts, the bundled queries'
+matches: :func:`papertrack.topics.model_features`), about 180 µs a paper to make
+from text even as ids in batches (:class:`papertrack.learn.FeatureIds`). Those
+features change only when the text or papertrack's feature code does, so the
+first retag by a model keeps them here, and later ones add up weights instead
+(about 25 µs a paper).
 
 Everything is kept as ids into one **vocabulary**: every feature of the labelled
 train papers, sorted. Those are the only features a model fitted on the labels
@@ -26,8 +26,8 @@ Each file starts with :data:`MAGIC`, a 4-byte little-endian length, a JSON heade
 each paper's sorted ascending and stored as differences. All of it is derived
 data: a file of another vocabulary, version or shape is ignored and rewritten,
 and the folder can be deleted at any time (the next retag by a model makes it
-again). On the 83,510 papers of the real 40-week corpus it takes 35 MB, beside
-166 MB of week files.
+again). On the 83,510 papers of the real 40-week corpus it takes 72 MB (14 MB of
+it the labelled papers), beside 166 MB of week files.
 """
 
 from __future__ import annotations
