@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from papertrack.cli import app
@@ -115,3 +116,21 @@ def run_in_pty(
     os.close(fd)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), seen
+
+
+_WORDS = ["agent", "agents", "train", "llm", "language", "model", "rl", "the", "4", "é", "x2"]
+
+
+def paper_texts() -> st.SearchStrategy[list[tuple[str, str, list[str]]]]:
+    """Papers as :func:`papertrack.learn.features` reads them, (title, abstract,
+    hints): concept words, numbers, accents, sentence ends and runs of nothing."""
+    return st.lists(
+        st.tuples(
+            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "-", "! "])).map("".join),
+            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "?", "\n", "Ü"])).map(
+                "".join
+            ),
+            st.lists(st.sampled_from(["llm-agent-training", "gui-agents"]), max_size=2),
+        ),
+        max_size=6,
+    )

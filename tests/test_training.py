@@ -11,10 +11,10 @@ import random
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from papertrack import learn, parallel, paths, training
 from papertrack.fitting import Matrix
+from tests.helpers import paper_texts
 from tests.synthetic import corpus
 
 
@@ -173,22 +173,8 @@ def test_the_train_matrix_is_the_matrix_of_each_papers_feature_names() -> None:
     assert made.rows[3].nnz == 0 and made.rows[4].nnz > 100
 
 
-_WORDS = ["agent", "agents", "train", "llm", "language", "model", "rl", "the", "4", "é", "x2"]
-
-
 @settings(max_examples=150, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "-", "! "])).map("".join),
-            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "?", "\n", "Ü"])).map(
-                "".join
-            ),
-            st.lists(st.sampled_from(["llm-agent-training", "gui-agents"]), max_size=2),
-        ),
-        max_size=6,
-    )
-)
+@given(paper_texts())
 def test_the_vocabulary_of_any_text_is_its_feature_names(
     papers: list[tuple[str, str, list[str]]],
 ) -> None:

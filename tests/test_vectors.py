@@ -21,7 +21,7 @@ from papertrack.learn import features
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
 from papertrack.store import Store, record_fields
 from papertrack.topics import Catalog, model_text
-from tests.helpers import ok, run
+from tests.helpers import ok, paper_texts, run
 
 
 @pytest.fixture
@@ -270,23 +270,8 @@ def test_ids_from_text_in_batches_are_the_ids_of_each_papers_feature_names(
     assert made == [words.encode(features(*text)) for text in texts]
 
 
-_WORDS = ["agent", "agents", "train", "llm", "language", "model", "rl", "the", "x", "4", "é"]
-
-
 @settings(max_examples=150, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "-", "! "])).map("".join),
-            st.lists(st.sampled_from([*(w + " " for w in _WORDS), ". ", "?", "\n", "Ü"])).map(
-                "".join
-            ),
-            st.lists(st.sampled_from(["llm-agent-training", "gui-agents"]), max_size=2),
-        ),
-        max_size=6,
-    ),
-    st.integers(min_value=0, max_value=2**32),
-)
+@given(paper_texts(), st.integers(min_value=0, max_value=2**32))
 def test_ids_from_text_match_feature_names_for_any_text_and_vocabulary(
     papers: list[tuple[str, str, list[str]]], seed: int
 ) -> None:
