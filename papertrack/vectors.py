@@ -371,21 +371,24 @@ class VectorTagger:
         self.folder = folder
         #: week -> papers to read from their text even with kept vectors; None: all.
         self.read_text = read_text
-        # Each model's weights as a dense row over the vocabulary, in the integer
-        # units decisions count in: a week's scores are then one gather and one sum
-        # in numpy (about 3 ms for 2,000 papers), with no look-up by name.
-        self._dense = []
-        for topic in subset.topics:
+        # The models' weights as a dense matrix, a row a feature of the vocabulary
+        # and a column a topic, in the integer units decisions count in: a week's
+        # scores are then one sparse product (about 4 ms for 2,000 papers and six
+        # topics, where a gather and a sum a topic took 18), with no look-up by name.
+        # scipy.sparse is imported here, before any worker is forked.
+        from scipy import sparse  # noqa: F401
+
+        topics = subset.topics
+        self._weights = np.zeros((len(vocabulary), len(topics)), dtype=np.int64)
+        self._rule_of = []
+        for column, topic in enumerate(topics):
             model = topic.model
-            row = np.zeros(len(vocabulary), dtype=np.int64)
             for name, weight in model.weights.items():
                 found = vocabulary.find(name)
                 if found is not None:
-                    row[found] = units(weight)
+                    self._weights[found, column] = units(weight)
             hint = vocabulary.find("q:" + topic.slug) if topic.decide != "model" else None
-            self._dense.append(
-                (topic.slug, topic.decide, row, units(model.bias), units(model.threshold), hint)
-            )
+            self._rule_of.append((topic.decide, units(model.bias), units(model.threshold), hint))
         self._by_name = subset.model_set
         self._rules = [(t.slug, t.decide) for t in subset.topics]
 
@@ -440,22 +443,27 @@ class VectorTagger:
         """The tags of papers ``pids``, rows ``rows`` of ``count`` papers whose features
         are ``ids``, each on its row ``row_of``: every row scored at once."""
         import numpy as np
+        from scipy import sparse
 
         from papertrack.topics import decided
 
+        indptr = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row_of, minlength=count), out=indptr[1:])
+        held = sparse.csr_matrix(
+            (np.ones(len(ids), dtype=np.int64), ids, indptr), shape=(count, len(self._weights))
+        )
+        totals = (held @ self._weights)[rows]  # integer sums: exact
         decisions = []
-        for _, rule, weights, bias, threshold, hint in self._dense:
-            # Float sums of integer units, each far below 2**53: exact.
-            totals = np.bincount(row_of, weights=weights[ids], minlength=count)
-            fires = (bias + totals[rows] >= threshold).tolist()
+        for column, (rule, bias, threshold, hint) in enumerate(self._rule_of):
+            fires = (bias + totals[:, column] >= threshold).tolist()
             if rule == "model":
                 decisions.append(fires)
                 continue
             has = np.zeros(count, dtype=bool)
             if hint is not None:
                 has[row_of[ids == hint]] = True
-            held = has[rows].tolist()
-            decisions.append([decided(rule, f, h) for f, h in zip(fires, held, strict=True)])
+            found = has[rows].tolist()
+            decisions.append([decided(rule, f, h) for f, h in zip(fires, found, strict=True)])
         slugs = [slug for slug, _ in self._rules]
         return [
             self.subset.settled(tuple(s for s, d in zip(slugs, made, strict=True) if d), pid)
