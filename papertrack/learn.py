@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from papertrack.query import ASCII_FOLD, tokenize
@@ -44,6 +45,8 @@ __all__ = [
     "prf_counts",
     "units",
     "vocabulary",
+    "vocabulary_of",
+    "word_runs",
 ]
 
 #: Written into every model file, and checked when one is read back.
@@ -548,6 +551,51 @@ class FeatureIds:
         return _unique_pairs(every_row[held], every_id[held], self.size)
 
 
+def word_runs(papers: Iterable[tuple[str, str, Iterable[str]]]) -> tuple[list[str], _Runs]:
+    """The words of ``papers`` (as :func:`features` takes them) as numbers, and the
+    words those numbers stand for: one part of what :func:`vocabulary` reads."""
+    numbering = _Numbering()
+    runs = _Runs.of(papers, numbering)
+    return list(numbering), runs
+
+
+def _merged(parts: Iterable[tuple[list[str], _Runs]]) -> tuple[list[str], _Runs]:
+    """:func:`word_runs` of consecutive slices of papers as one, numbered anew."""
+    import numpy as np
+
+    numbering = _Numbering()
+    words, rows, titles, title_rows = [], [], [], []
+    named: list[str] = []
+    named_rows: list[int] = []
+    count = 0
+    for part_words, runs in parts:
+        # A part's numbers in the whole's, and -1 (a run's end) to itself: -1 picks
+        # the last place.
+        remap = np.fromiter(
+            chain(map(numbering.__getitem__, part_words), (-1,)),
+            dtype=np.int64,
+            count=len(part_words) + 1,
+        )
+        words.append(remap[runs.words])
+        rows.append(runs.rows + count)
+        titles.append(remap[runs.titles])
+        title_rows.append(runs.title_rows + count)
+        named += runs.named
+        named_rows += [row + count for row in runs.named_rows]
+        count += runs.count
+    empty = np.zeros(0, dtype=np.int64)
+    merged = _Runs(
+        np.concatenate([empty, *words]),
+        np.concatenate([empty, *rows]),
+        np.concatenate([empty, *titles]),
+        np.concatenate([empty, *title_rows]),
+        named,
+        named_rows,
+        count,
+    )
+    return list(numbering), merged
+
+
 def vocabulary(papers: Iterable[tuple[str, str, Iterable[str]]]) -> tuple[list[str], Any, Any]:
     """(names, rows, ids): every feature of ``papers`` (as :func:`features` takes them),
     sorted, and each paper's features as :meth:`FeatureIds.ids` gives them.
@@ -555,11 +603,15 @@ def vocabulary(papers: Iterable[tuple[str, str, Iterable[str]]]) -> tuple[list[s
     Only the distinct words, word pairs and concepts get names: about 110 µs a
     paper, where making every paper's feature names and numbering them took 300.
     """
+    return vocabulary_of([word_runs(papers)])
+
+
+def vocabulary_of(parts: Iterable[tuple[list[str], _Runs]]) -> tuple[list[str], Any, Any]:
+    """:func:`vocabulary` of the papers of ``parts``, :func:`word_runs` of consecutive
+    slices of them (made in other processes, say)."""
     import numpy as np
 
-    numbering = _Numbering()
-    runs = _Runs.of(papers, numbering)
-    words = list(numbering)
+    words, runs = _merged(parts)
     width = len(words)
     codes, pair_rows = runs.pairs(width)
     distinct = np.sort(codes)

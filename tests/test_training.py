@@ -162,8 +162,12 @@ def test_the_shipped_models_are_what_the_labels_refit_to() -> None:
     assert refit.meta["rules"] == shipped.meta["rules"]
 
 
-def test_the_train_matrix_is_the_matrix_of_each_papers_feature_names() -> None:
-    papers = training.load_labelled(paths.labels_file())[:600]
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_the_train_matrix_is_the_matrix_of_each_papers_feature_names(
+    workers: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(parallel.WORKERS_ENV, workers)  # 2: slices read in workers
+    papers = training.load_labelled(paths.labels_file())[: training.SPREAD_AT + 7]
     # One paper with no text at all: no features, not one empty one.
     papers[3] = dataclasses.replace(papers[3], title="", abstract="")
     made = training.train_matrix(papers)
@@ -179,6 +183,11 @@ def test_the_vocabulary_of_any_text_is_its_feature_names(
     papers: list[tuple[str, str, list[str]]],
 ) -> None:
     names, rows, ids = learn.vocabulary(papers)
+    for cut in range(len(papers) + 1):  # read in two parts, put together: the same
+        parts = [learn.word_runs(papers[:cut]), learn.word_runs(papers[cut:])]
+        apart = learn.vocabulary_of(parts)
+        assert apart[0] == names and apart[1].tolist() == rows.tolist()
+        assert apart[2].tolist() == ids.tolist()
     made = [learn.features(*paper) for paper in papers]
     assert names == sorted(set().union(*made))
     for n, feats in enumerate(made):
