@@ -500,7 +500,8 @@ class FeatureIds:
             kind, colon, rest = name.partition(":")
             if colon:
                 if kind == "t":
-                    title_ids[number(rest)] = i
+                    if not rest.isdigit():  # features() has no pure number alone
+                        title_ids[number(rest)] = i
                 else:
                     named[name] = i
             elif " " in name:
@@ -508,7 +509,7 @@ class FeatureIds:
                 firsts.append(number(first))
                 seconds.append(number(second))
                 pair_ids.append(i)
-            else:
+            elif not name.isdigit():
                 word_ids[number(name)] = i
         self.size = len(names)
         self._words = _Known(words)
@@ -820,6 +821,8 @@ class ModelSet:
         self._bias_row = np.asarray([units(m.bias) for m in fitted], dtype=np.int64)
         self._threshold_row = np.asarray([units(m.threshold) for m in fitted], dtype=np.int64)
         self._finder: _Finder | None = None
+        self._table: FeatureIds | None = None
+        self._row_of_id: Any = None
 
     def __len__(self) -> int:
         return len(self._slugs)
@@ -839,6 +842,35 @@ class ModelSet:
         if self._finder is None:
             self._finder = _Finder(self._rows)
         return self._fired(self._summed(self._finder.rows(title, abstract, hints)))
+
+    def decide_many(self, papers: Sequence[tuple[str, str, Iterable[str]]]) -> list[set[str]]:
+        """:meth:`decide_text` of each of ``papers`` (title, abstract, hints), at once.
+
+        The weighed features of all of them are found by a :class:`FeatureIds` of the
+        weighed names, and the models' totals are running sums over the rows of
+        those features: a few numpy passes for all the papers, with no scipy (ingest
+        does not import it).
+        """
+        import numpy as np
+
+        if self._table is None:
+            names = sorted(self._rows)
+            self._table = FeatureIds(names)
+            self._row_of_id = np.fromiter(
+                map(self._rows.__getitem__, names), dtype=np.int64, count=len(names)
+            )
+        rows, ids = self._table.ids(papers)
+        count = len(papers)
+        bounds = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=count), out=bounds[1:])
+        # Running sums of the held rows' weights (integers: exact), then each paper's
+        # total as the difference at its bounds.
+        running = np.zeros((len(ids) + 1, len(self._slugs)), dtype=np.int64)
+        np.cumsum(self._matrix[self._row_of_id[ids]], axis=0, out=running[1:])
+        totals = running[bounds[1:]] - running[bounds[:-1]] + self._bias_row
+        slugs = self._slugs
+        fires = totals >= self._threshold_row
+        return [{slugs[i] for i in np.flatnonzero(row).tolist()} for row in fires]
 
     def _fired(self, totals: Any) -> set[str]:
         """The slugs of the topics whose total (a numpy row, in units) reaches its threshold."""

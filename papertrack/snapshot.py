@@ -184,7 +184,8 @@ class _Preparer:
 
         out = _Prepared()
         dates = DateRule.at(None)
-        keep, tag = self.keep, self.catalog.tag_fields
+        keep = self.keep
+        parsed: list[tuple[int, Any]] = []
         for lineno, line in zip(numbers, lines, strict=True):
             out.last_line = lineno
             out.last_unterminated = not line.endswith(b"\n")
@@ -201,10 +202,14 @@ class _Preparer:
             if keep is not None and not keep(paper.categories):
                 out.filtered += 1
                 continue
+            parsed.append((lineno, paper))
+        # Tagged together: the models score the whole chunk in one pass.
+        tags = self.catalog.tag_many(
+            [(p.title, p.abstract, p.authors, p.categories, p.arxiv_id) for _, p in parsed]
+        )
+        for (lineno, paper), tagged in zip(parsed, tags, strict=True):
             record = paper.to_record()
-            record["tags"] = list(
-                tag(paper.title, paper.abstract, paper.authors, paper.categories, paper.arxiv_id)
-            )
+            record["tags"] = list(tagged)
             try:
                 # What the store cannot write is a broken line here, not a lost batch there.
                 orjson.dumps(record)
@@ -212,6 +217,7 @@ class _Preparer:
                 out.broken.append(lineno)
                 continue
             out.records.append(record)
+        out.broken.sort()
         out.dates_dropped = dates.dropped
         return out
 

@@ -739,18 +739,56 @@ class Catalog:
         from papertrack.tex import render_tex
 
         title, abstract = render_tex(title), render_tex(abstract)
-        hinted = self._hinted
-        if self._prefilter is None:
-            queried_topics = [t.membership for t in self._queried_topics if t.slug not in hinted]
-            self._prefilter = prefilter(queried_topics) if queried_topics else _never
-        queried: tuple[str, ...] = ()
-        if self._prefilter(title, abstract, authors):
-            queried = self._tagger(PaperText(title, abstract, authors, categories))
+        queried = self._queried(title, abstract, authors, categories)
         models = self.model_set
         if models is None:
             return queried
         hits = default_hits(title, abstract, authors, categories)
-        fired = models.decide_text(title, abstract, hits)
+        return self._decided(models.decide_text(title, abstract, hits), queried, hits)
+
+    def tag_many(
+        self, papers: Sequence[tuple[str, str, Sequence[str], Sequence[str], str | None]]
+    ) -> list[tuple[str, ...]]:
+        """:meth:`tag_fields` of each of ``papers`` (its arguments, a tuple a paper),
+        the models' scores made for all of them at once (:meth:`ModelSet.decide_many`):
+        for a chunk of a bulk import."""
+        from papertrack.tex import render_tex
+
+        models = self.model_set
+        if models is None or not papers:
+            return [self.tag_fields(*paper) for paper in papers]
+        read = []
+        for title, abstract, authors, categories, _ in papers:
+            title, abstract = render_tex(title), render_tex(abstract)
+            queried = self._queried(title, abstract, authors, categories)
+            read.append(
+                (title, abstract, default_hits(title, abstract, authors, categories), queried)
+            )
+        fired = models.decide_many([(title, abstract, hits) for title, abstract, hits, _ in read])
+        return [
+            self.settled(self._decided(made, queried, hits), paper[4])
+            for (_, _, hits, queried), made, paper in zip(read, fired, papers, strict=True)
+        ]
+
+    def _queried(
+        self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
+    ) -> tuple[str, ...]:
+        """The topics whose query decides with them and matches (TeX already rendered),
+        but for those read from the bundled queries' matches (:attr:`hinted`)."""
+        if self._prefilter is None:
+            hinted = self._hinted
+            queried_topics = [t.membership for t in self._queried_topics if t.slug not in hinted]
+            self._prefilter = prefilter(queried_topics) if queried_topics else _never
+        if self._prefilter(title, abstract, authors):
+            return self._tagger(PaperText(title, abstract, authors, categories))
+        return ()
+
+    def _decided(
+        self, fired: AbstractSet[str], queried: tuple[str, ...], hits: Sequence[str]
+    ) -> tuple[str, ...]:
+        """The topics that decide a paper is theirs, by their rules: ``fired`` are the
+        models that fire, ``queried`` and the :attr:`hinted` of ``hits`` the queries."""
+        hinted = self._hinted
         if hinted:
             queried = (*queried, *(slug for slug in hits if slug in hinted))
         if not fired and not queried:

@@ -374,9 +374,12 @@ def test_decide_text_decides_as_features_and_decide(
     title: str, abstract: str, hints: list[str]
 ) -> None:
     models = _finder_models()
-    assert models.decide_text(title, abstract, hints) == models.decide(
-        features(title, abstract, hints)
-    )
+    expected = models.decide(features(title, abstract, hints))
+    assert models.decide_text(title, abstract, hints) == expected
+    # In a batch, beside papers with other text and none at all: the same.
+    batch = [("llm agents", "fine tune 2. cafe!", []), (title, abstract, hints), ("", "", [])]
+    assert models.decide_many(batch)[1] == expected
+    assert models.decide_many(batch) == [models.decide(features(*paper)) for paper in batch]
 
 
 def test_the_finder_finds_the_weighed_features_of_real_papers() -> None:
@@ -392,6 +395,7 @@ def test_the_finder_finds_the_weighed_features_of_real_papers() -> None:
     papers = load_labelled(ROOT / "data" / "labels" / "corpus.jsonl.gz")[::5][:3000]
     assert len(papers) == 3000
     non_ascii = fired = 0
+    batch: list[tuple[tuple[str, str, tuple[str, ...]], set[str]]] = []
     for paper in papers:
         title, abstract = render_tex(paper.title), render_tex(paper.abstract)
         non_ascii += not abstract.isascii()
@@ -403,5 +407,12 @@ def test_the_finder_finds_the_weighed_features_of_real_papers() -> None:
         decided = models.decide_text(title, abstract, hints)
         assert decided == models.decide(feats)
         fired += bool(decided)
+        batch.append(((title, abstract, hints), decided))
+    many = [
+        d
+        for i in range(0, len(batch), 500)
+        for d in models.decide_many([paper for paper, _ in batch[i : i + 500]])
+    ]
+    assert many == [decided for _, decided in batch]
     # Both ways of splitting an abstract were used, and the models did fire.
     assert non_ascii > 30 and fired > 1000

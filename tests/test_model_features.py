@@ -68,6 +68,9 @@ def test_the_default_catalog_tags_as_each_topic_decides_alone(shift: int) -> Non
         assert tags == reference_tags(catalog, paper), paper.arxiv_id
         tagged += bool(tags)
     assert tagged > len(LABELLED) // 2  # the sample is not all negatives
+    # A bulk import tags a chunk at once: the same tags.
+    chunk = [(p.title, p.abstract, (), p.categories, p.arxiv_id) for p in LABELLED]
+    assert catalog.tag_many(chunk) == [catalog.tag_fields(*paper) for paper in chunk]
 
 
 def test_a_rewritten_query_decides_its_topic_but_not_the_other_models(tmp_path: Path) -> None:

@@ -362,3 +362,33 @@ def test_at_a_terminal_teach_says_what_it_is_doing_while_it_works(stored: Path) 
     assert code == 0 and b"Retagging stored papers" in seen and b"Fitting" not in seen
     piped = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS)  # no terminal: no spinner
     assert piped.exit_code == 0 and "Retagging" not in piped.stderr
+
+
+def test_a_bulk_import_into_another_store_holds_taught_papers_as_taught(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # A snapshot's papers are tagged a chunk at a time (Catalog.tag_many): the
+    # papers a topic was taught with hold as taught there too, and what they imply.
+    from tests.helpers import kaggle_line
+
+    trained = kaggle_line(
+        "2511.00001",
+        title="Training LLM Agents with Reinforcement Learning for Tool Use",
+        abstract="We fine-tune LLM agents with reinforcement learning on multi-turn tool use.",
+    )
+    plain = kaggle_line("2511.00002", title="Soil moisture maps", abstract="We map soil.")
+    snap = tmp_path / "snap.jsonl"
+    snap.write_text(trained + "\n" + plain + "\n", encoding="utf-8")
+    assert run("ingest", str(snap)).exit_code == 0
+    before = json.loads(run("show", "2511.00001", "--json").stdout)["tags"]
+    assert "llm-agent-training" in before  # so teaching it out changes something
+    taught = run("topics", "teach", "llm-agent-training", "2511.00002", "--not", "2511.00001")
+    assert taught.exit_code == 0, taught.output
+    other = tmp_path / "other-store"
+    assert run("--db", str(other), "ingest", str(snap)).exit_code == 0
+    tags = {
+        pid: json.loads(run("--db", str(other), "show", pid, "--json").stdout)["tags"]
+        for pid in ("2511.00001", "2511.00002")
+    }
+    assert "llm-agent-training" not in tags["2511.00001"]
+    assert "llm-agent-training" in tags["2511.00002"]
