@@ -334,15 +334,18 @@ class StoreWriter:
         if not incoming:
             return
         old_weeks = {pid: shards.get(pid) for pid in incoming}
+        found: dict[str, tuple[Paper | None, Paper]] = {}
         for pid, paper in incoming.items():
             old_week = old_weeks[pid]
             stored = parts.get(old_week, pid) if old_week is not None else None
-            merged = merge_papers(stored, paper)
-            merged = merged.with_tags(
-                self.catalog.tag_fields(
-                    merged.title, merged.abstract, merged.authors, merged.categories, pid
-                )
-            )
+            found[pid] = (stored, merge_papers(stored, paper))
+        # Tagged together: the models score the whole batch in one pass.
+        tags = self.catalog.tag_many(
+            [(m.title, m.abstract, m.authors, m.categories, pid) for pid, (_, m) in found.items()]
+        )
+        for (pid, (stored, merged)), tagged in zip(found.items(), tags, strict=True):
+            old_week = old_weeks[pid]
+            merged = merged.with_tags(tagged)
             if stored is None:
                 result.new += 1
             elif stored.to_record() == merged.to_record():
