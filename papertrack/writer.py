@@ -119,9 +119,23 @@ class _RetagJob:
         return self.subset.tag_fields(*record_fields(doc), pid)
 
     def tag_week(self, path: Path, docs: list[dict[str, Any]]) -> dict[Any, Any]:
-        """Paper id -> :meth:`tags` for the records of one week file."""
+        """Paper id -> :meth:`tags` for the records of one week file, the papers that
+        may change tagged together (:meth:`Catalog.tag_many`)."""
         week = path.stem
-        return {doc.get("arxiv_id"): self.tags(week, doc) for doc in docs}
+        found: dict[Any, Any] = {}
+        asked: list[tuple[str, str, Any, Any, Any]] = []
+        for doc in docs:
+            pid = doc.get("arxiv_id")
+            if self.within is not None and pid not in self.within.get(week, ()):
+                if not self.changed.intersection(doc.get("tags") or ()):
+                    found[pid] = None  # cannot change
+                    continue
+            found[pid] = ()
+            if len(self.subset):
+                asked.append((*record_fields(doc), pid))
+        for paper, tags in zip(asked, self.subset.tag_many(asked), strict=True):
+            found[paper[4]] = tags
+        return found
 
 
 class _VectorRetagJob(_RetagJob):
