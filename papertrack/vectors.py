@@ -373,8 +373,9 @@ class VectorTagger:
         self.read_text = read_text
         # The models' weights as a dense matrix, a row a feature of the vocabulary
         # and a column a topic, in the integer units decisions count in: a week's
-        # scores are then one sparse product (about 4 ms for 2,000 papers and six
-        # topics, where a gather and a sum a topic took 18), with no look-up by name.
+        # scores are then one sparse product (about 27 ms for 2,100 papers and six
+        # topics in a microbenchmark, where a gather and a sum a topic took 42),
+        # with no look-up by name.
         # scipy.sparse is imported here, before any worker is forked.
         from scipy import sparse  # noqa: F401
 
