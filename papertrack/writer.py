@@ -100,10 +100,13 @@ class _RetagJob:
         within: dict[str, set[str]] | None,
         changed: set[str],
         order: dict[str, int],
+        holding: set[str] | None = None,
     ) -> None:
         self.subset = subset
         self.within = within
         self.changed = changed
+        #: Outside ``within``, only a paper holding one of these tags can change.
+        self.holding = changed if holding is None else holding
         #: slug -> place in the catalog: stored tags keep catalog order.
         self.order = order
 
@@ -112,7 +115,7 @@ class _RetagJob:
         of the full-text pre-filter, and holding no changed tag)."""
         pid = doc.get("arxiv_id")
         if self.within is not None and pid not in self.within.get(week, ()):
-            if not self.changed.intersection(doc.get("tags") or ()):
+            if not self.holding.intersection(doc.get("tags") or ()):
                 return None
         if not len(self.subset):
             return ()
@@ -127,7 +130,7 @@ class _RetagJob:
         for doc in docs:
             pid = doc.get("arxiv_id")
             if self.within is not None and pid not in self.within.get(week, ()):
-                if not self.changed.intersection(doc.get("tags") or ()):
+                if not self.holding.intersection(doc.get("tags") or ()):
                     found[pid] = None  # cannot change
                     continue
             found[pid] = ()
@@ -439,11 +442,15 @@ class StoreWriter:
         """
         order = {t.slug: n for n, t in enumerate(self.catalog.topics)}
         # A topic's tag implies others' (Catalog.settle): the topics linked to a
-        # changed one by implications are decided with it.
+        # changed one by implications are decided with it. Their own decisions do
+        # not change, so only a paper that a changed topic's query may match, or
+        # that holds a changed topic's tag, can get other tags.
+        asked = set(changed)
         changed = self.catalog.family(changed)
         subset = self.catalog.subset(changed)
-        held = {w for slug in changed for w, n in self.index.counts.get(slug, {}).items() if n}
-        within = self._retag_candidates(subset) if len(subset) else {}
+        own = self.catalog.subset(asked)
+        held = {w for slug in asked for w, n in self.index.counts.get(slug, {}).items() if n}
+        within = self._retag_candidates(own) if len(own) else {}
         if within is None:
             weeks = self.store.weeks()
         else:
@@ -451,7 +458,9 @@ class StoreWriter:
             # changed topic's query, can change: only their weeks are read.
             weeks = [w for w in self.store.weeks() if w in held or w in within]
         touched = 0
-        job = self._vector_job(subset, changed, order) or _RetagJob(subset, within, changed, order)
+        job = self._vector_job(subset, changed, order) or _RetagJob(
+            subset, within, changed, order, asked
+        )
         # Tagging is the slow part (~150 µs a paper from text, ~25 µs from kept
         # vectors): forked workers read, tag and serialise the weeks ahead, while
         # this process, the only one that writes, applies them in order.

@@ -210,6 +210,39 @@ def test_a_retag_narrowed_by_the_index_tags_exactly_as_a_full_retag(
         )
 
 
+def test_a_query_topic_that_model_topics_imply_is_retagged_as_tagging_from_scratch(
+    sample_home: Path,
+) -> None:
+    # Agentic RL and the other RL topics (by their models) imply llm-agent-training.
+    # Made a query topic, it is retagged with them, over the papers its query may
+    # match and those holding its tag: the tags must be those of tagging anew.
+    from papertrack import paths
+    from papertrack.topics import Catalog
+
+    store = Store(sample_home / "store")
+    stored = [p for _, p in store.search(lambda *_: True)]
+    implied = [p for p in stored if "agentic-rl" in p.tags]
+    assert implied and all("llm-agent-training" in p.tags for p in implied)
+    linked = set(Catalog.default().implied_by("llm-agent-training"))
+    # Papers it tags by its model alone: they must lose it.
+    assert [p for p in stored if "llm-agent-training" in p.tags and not linked & set(p.tags)]
+    (sample_home / "topics.toml").write_text(
+        '[[topic]]\nname = "LLM Agent Training"\nquery = \'title:"nothing at all"\'\n',
+        encoding="utf-8",
+    )
+    assert run("latest", "llm-agent-training", "-n", "1").exit_code == 0  # retags
+    catalog = Catalog.load(paths.default_topics_file(), sample_home / "topics.toml")
+    assert catalog.find("llm-agent-training").decide == "query"
+    papers = [p for _, p in Store(store.path).search(lambda *_: True)]
+    for paper in papers:
+        fields = (paper.title, paper.abstract, paper.authors, paper.categories)
+        assert paper.tags == catalog.tag_fields(*fields, paper.arxiv_id), paper.arxiv_id
+    # Its query matches nothing now: it holds exactly the papers the others imply.
+    held = {p.arxiv_id for p in papers if "llm-agent-training" in p.tags}
+    assert held == {p.arxiv_id for p in papers if linked & set(p.tags)}
+    assert {p.arxiv_id for p in implied} <= held
+
+
 def test_the_first_command_on_a_store_without_the_index_builds_it_with_a_spinner(
     store: Store, isolated_home: Path
 ) -> None:
