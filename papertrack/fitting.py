@@ -120,12 +120,10 @@ class Matrix:
 
     def deltas(self) -> tuple[list[int], bytes]:
         """Each row's length, and the rows as :meth:`from_deltas` reads them back."""
+        from papertrack.vectors import differences
+
         indptr = self.rows.indptr.astype(np.int64)
-        ids = self.rows.indices.astype(np.int64)
-        deltas = ids.copy()
-        deltas[1:] -= ids[:-1]
-        starts = indptr[:-1][np.diff(indptr) > 0]
-        deltas[starts] = ids[starts]  # a row's first id counts from 0
+        deltas = differences(self.rows.indices.astype(np.int64), indptr)
         return np.diff(indptr).tolist(), deltas.astype("<u4").tobytes()
 
     @classmethod

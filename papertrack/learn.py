@@ -43,6 +43,7 @@ __all__ = [
     "features",
     "prf",
     "prf_counts",
+    "row_bounds",
     "units",
     "vocabulary",
     "vocabulary_of",
@@ -453,18 +454,33 @@ class _Runs:
         return first[both] * width + second[both], self.rows[:-1][both]
 
 
-def _unique_pairs(rows: Any, ids: Any, size: int) -> tuple[Any, Any]:
-    """``rows`` and ``ids`` sorted by row, then id, each (row, id) once."""
+def _distinct(values: Any) -> Any:
+    """The distinct ``values`` (integers), ascending: ``np.unique``, by a sort (its
+    hashing took 4 times as long on these arrays)."""
     import numpy as np
 
-    width = max(size, 1)
-    keys = np.sort(rows * width + ids)
+    keys = np.sort(values)
     if len(keys):
         first = np.empty(len(keys), dtype=bool)
         first[0] = True
         np.not_equal(keys[1:], keys[:-1], out=first[1:])
         keys = keys[first]
+    return keys
+
+
+def _unique_pairs(rows: Any, ids: Any, size: int) -> tuple[Any, Any]:
+    """``rows`` and ``ids`` sorted by row, then id, each (row, id) once."""
+    width = max(size, 1)
+    keys = _distinct(rows * width + ids)
     return keys // width, keys % width
+
+
+def row_bounds(rows: Any, count: int) -> Any:
+    """Where each of ``count`` rows starts in ``rows`` (ascending row numbers), and
+    the end: row n is ``bounds[n]:bounds[n + 1]``."""
+    import numpy as np
+
+    return np.searchsorted(rows, np.arange(count + 1))
 
 
 class FeatureIds:
@@ -617,9 +633,7 @@ def vocabulary_of(parts: Iterable[tuple[list[str], _Runs]]) -> tuple[list[str], 
     words, runs = _merged(parts)
     width = len(words)
     codes, pair_rows = runs.pairs(width)
-    distinct = np.sort(codes)
-    if len(distinct):  # np.unique, by a sort: its hashing takes 4 times as long here
-        distinct = distinct[np.concatenate([[True], distinct[1:] != distinct[:-1]])]
+    distinct = _distinct(codes)
     # Every candidate name, then its place in sorted order: words (pure numbers are
     # no feature alone), title words, word pairs, concepts and hints.
     is_number = np.fromiter(map(_isdigit, words), dtype=bool, count=width)
@@ -862,9 +876,7 @@ class ModelSet:
                 map(self._rows.__getitem__, names), dtype=np.int64, count=len(names)
             )
         rows, ids = self._table.ids(papers)
-        count = len(papers)
-        bounds = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=count), out=bounds[1:])
+        bounds = row_bounds(rows, len(papers))
         # Running sums of the held rows' weights (integers: exact), then each paper's
         # total as the difference at its bounds.
         running = np.zeros((len(ids) + 1, len(self._slugs)), dtype=np.int64)

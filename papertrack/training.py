@@ -445,7 +445,7 @@ def train_set(labelled: Sequence[Labelled], folder: Path | None = None) -> Train
     """The train split of ``labelled`` with its features, kept in ``folder`` between runs.
 
     Making the features of the 12,850 labelled train papers from their text, and
-    the vocabulary of all of them (:func:`train_matrix`), takes about 6 s;
+    the vocabulary of all of them (:func:`train_matrix`), takes about 5 s;
     ``folder`` (a store's ``vectors``, see :mod:`papertrack.vectors`) keeps them,
     with the vocabulary a retag from kept vectors needs, and reading them back
     takes about 0.5 s.
@@ -635,12 +635,12 @@ def train_matrix(papers: Sequence[Labelled]) -> Matrix:
     import numpy as np
 
     from papertrack import fitting
-    from papertrack.learn import vocabulary_of
+    from papertrack.learn import row_bounds, vocabulary_of
 
     step = -(-len(papers) // 8) if len(papers) >= SPREAD_AT else max(len(papers), 1)
     parts = [papers[i : i + step] for i in range(0, len(papers), step)]
     names, rows, ids = vocabulary_of(forked_map(_word_runs, None, parts))
-    indptr = np.searchsorted(rows, np.arange(len(papers) + 1))
+    indptr = row_bounds(rows, len(papers))
     return fitting.Matrix.from_arrays(indptr, ids.astype(np.int32), names)
 
 

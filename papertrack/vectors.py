@@ -51,6 +51,7 @@ __all__ = [
     "VectorTagger",
     "Vocabulary",
     "WeekVectors",
+    "differences",
     "digest",
     "labelled_file",
     "outside_query",
@@ -138,6 +139,16 @@ class Vocabulary:
 
 
 # --------------------------------------------------------------------------- file format
+
+
+def differences(ids: Any, bounds: Any) -> Any:
+    """Rows of sorted ``ids`` (row n is ``ids[bounds[n]:bounds[n + 1]]``, numpy) as
+    they are kept: each id less the one before it in its row, a row's first from 0."""
+    deltas = ids.copy()
+    deltas[1:] -= ids[:-1]
+    starts = bounds[:-1][bounds[:-1] < bounds[1:]]
+    deltas[starts] = ids[starts]
+    return deltas
 
 
 def _unpack(block: bytes) -> array[int]:
@@ -446,10 +457,10 @@ class VectorTagger:
         import numpy as np
         from scipy import sparse
 
+        from papertrack.learn import row_bounds
         from papertrack.topics import decided
 
-        indptr = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(np.bincount(row_of, minlength=count), out=indptr[1:])
+        indptr = row_bounds(row_of, count)
         held = sparse.csr_matrix(
             (np.ones(len(ids), dtype=np.int64), ids, indptr), shape=(count, len(self._weights))
         )
@@ -479,17 +490,14 @@ class VectorTagger:
         kept in ``kept``."""
         import numpy as np
 
+        from papertrack.learn import row_bounds
         from papertrack.topics import model_text
 
         row_of, ids = self.vocabulary.table.ids(model_text(*fields) for _, _, fields in batch)
         count = len(batch)
-        deltas = ids.copy()
-        deltas[1:] -= ids[:-1]
-        starts = np.searchsorted(row_of, np.arange(count + 1))
-        firsts = starts[:-1][starts[:-1] < starts[1:]]  # each paper's first id: from 0
-        deltas[firsts] = ids[firsts]
+        starts = row_bounds(row_of, count)
         code = np.uint32 if _CODE == "I" else np.uint64
-        raw = deltas.astype(code).tobytes()
+        raw = differences(ids, starts).astype(code).tobytes()
         width = np.dtype(code).itemsize
         bounds = starts.tolist()
         for n, (pid, text, _) in enumerate(batch):

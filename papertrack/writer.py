@@ -110,20 +110,11 @@ class _RetagJob:
         #: slug -> place in the catalog: stored tags keep catalog order.
         self.order = order
 
-    def tags(self, week: str, doc: dict[str, Any]) -> tuple[str, ...] | None:
-        """``doc``'s tags of the changed topics; None: it cannot change (not a candidate
-        of the full-text pre-filter, and holding no changed tag)."""
-        pid = doc.get("arxiv_id")
-        if self.within is not None and pid not in self.within.get(week, ()):
-            if not self.holding.intersection(doc.get("tags") or ()):
-                return None
-        if not len(self.subset):
-            return ()
-        return self.subset.tag_fields(*record_fields(doc), pid)
-
     def tag_week(self, path: Path, docs: list[dict[str, Any]]) -> dict[Any, Any]:
-        """Paper id -> :meth:`tags` for the records of one week file, the papers that
-        may change tagged together (:meth:`Catalog.tag_many`)."""
+        """Paper id -> its tags of the changed topics, for the records of one week file;
+        None: it cannot change (not a candidate of the full-text pre-filter, and
+        holding no changed tag). The papers that may change are tagged together
+        (:meth:`Catalog.tag_many`)."""
         week = path.stem
         found: dict[Any, Any] = {}
         asked: list[tuple[str, str, Any, Any, Any]] = []
@@ -148,12 +139,6 @@ class _VectorRetagJob(_RetagJob):
     def __init__(self, tagger: VectorTagger, changed: set[str], order: dict[str, int]) -> None:
         super().__init__(tagger.subset, None, changed, order)
         self.tagger = tagger
-
-    def tags(self, week: str, doc: dict[str, Any]) -> tuple[str, ...] | None:
-        pid = doc.get("arxiv_id")
-        if not isinstance(pid, str):
-            return None
-        return self.tagger.from_text(pid, record_fields(doc))[1]
 
     def tag_week(self, path: Path, docs: list[dict[str, Any]]) -> dict[Any, Any]:
         try:
