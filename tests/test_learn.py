@@ -376,10 +376,31 @@ def test_decide_text_decides_as_features_and_decide(
     models = _finder_models()
     expected = models.decide(features(title, abstract, hints))
     assert models.decide_text(title, abstract, hints) == expected
-    # In a batch, beside papers with other text and none at all: the same.
-    batch = [("llm agents", "fine tune 2. cafe!", []), (title, abstract, hints), ("", "", [])]
-    assert models.decide_many(batch)[1] == expected
+    # In a batch, beside papers with other text and none at all (first, between
+    # and last, where a paper has no feature to sum): the same.
+    batch = [
+        ("", "", []),
+        ("llm agents", "fine tune 2. cafe!", []),
+        ("", "", []),
+        (title, abstract, hints),
+        ("", "", []),
+    ]
+    assert models.decide_many(batch)[3] == expected
     assert models.decide_many(batch) == [models.decide(features(*paper)) for paper in batch]
+
+
+def test_decide_many_sums_weights_beyond_32_bits_exactly() -> None:
+    """A weight too large for the int32 copy of the weights (a hand-made model file):
+    decide_many keeps int64 and decides as decide does."""
+    models = ModelSet(
+        {
+            "big": TopicModel({"agents": 300_000.0, "cafe": -299_999.9}, -0.5, 0.0),
+            "small": TopicModel({"agents": 1.0}, -0.5, 0.0),
+        }
+    )
+    batch = [("agents", "cafe", []), ("agents", "", []), ("", "cafe", []), ("", "", [])]
+    assert models.decide_many(batch) == [models.decide(features(*paper)) for paper in batch]
+    assert models.decide_many(batch) == [{"small"}, {"big", "small"}, set(), set()]
 
 
 def test_the_finder_finds_the_weighed_features_of_real_papers() -> None:
