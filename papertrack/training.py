@@ -470,7 +470,8 @@ def train_set(labelled: Sequence[Labelled], folder: Path | None = None) -> Train
         with contextlib.suppress(OSError):
             _TRAIN_SETS[key, tuple(ids)] = (train, path.read_bytes())
         return train
-    matrix = train_matrix(papers)
+    matrix, table = train_matrix(papers)
+    vectors.keep_table(key, table)
     data = vectors.labelled_file(vectors.Vocabulary(key, list(matrix.names)), ids, *matrix.deltas())
     train = TrainSet(papers, matrix)
     _TRAIN_SETS[key, tuple(ids)] = (train, data)
@@ -621,9 +622,10 @@ def paper_features(papers: Sequence[Labelled]) -> list[frozenset[Any]]:
     return [model_features(p.title, p.abstract, (), p.categories) for p in papers]
 
 
-def train_matrix(papers: Sequence[Labelled]) -> Matrix:
+def train_matrix(papers: Sequence[Labelled]) -> tuple[Matrix, learn.FeatureIds]:
     """The matrix of ``papers``' :func:`paper_features`, columns every feature any of
-    them has, in name order (:meth:`papertrack.fitting.Matrix.from_sets` of them).
+    them has, in name order (:meth:`papertrack.fitting.Matrix.from_sets` of them),
+    and the :class:`papertrack.learn.FeatureIds` of those names.
 
     Made by :func:`papertrack.learn.vocabulary_of` without each paper's feature
     names. From :data:`SPREAD_AT` papers up, forked workers read slices of the
@@ -639,9 +641,9 @@ def train_matrix(papers: Sequence[Labelled]) -> Matrix:
 
     step = -(-len(papers) // 8) if len(papers) >= SPREAD_AT else max(len(papers), 1)
     parts = [papers[i : i + step] for i in range(0, len(papers), step)]
-    names, rows, ids = vocabulary_of(forked_map(_word_runs, None, parts))
+    names, rows, ids, table = vocabulary_of(forked_map(_word_runs, None, parts))
     indptr = row_bounds(rows, len(papers))
-    return fitting.Matrix.from_arrays(indptr, ids.astype(np.int32), names)
+    return fitting.Matrix.from_arrays(indptr, ids.astype(np.int32), names), table
 
 
 def _word_runs(_: None, papers: Sequence[Labelled]) -> Any:

@@ -71,6 +71,17 @@ _CODE = "I" if array("I").itemsize == 4 else "L"
 _SWAP = sys.byteorder != "little"
 
 
+#: FeatureIds tables of vocabularies this process made, by vocabulary key.
+_TABLES: dict[str, Any] = {}
+
+
+def keep_table(key: str, table: Any) -> None:
+    """Keep the :class:`papertrack.learn.FeatureIds` of the vocabulary of ``key``, made
+    with it (:func:`papertrack.learn.vocabulary_of`), for :attr:`Vocabulary.table`:
+    the first retag after the first refit on a store need not build it again."""
+    _TABLES[key] = table
+
+
 def vocabulary_key(labels_file: Path, topics_file: Path) -> str:
     """What the vocabulary and every id depend on: this layout, the feature code's
     version, the labelled papers and the bundled queries (whose matches are
@@ -115,11 +126,15 @@ class Vocabulary:
     @property
     def table(self) -> Any:
         """A :class:`papertrack.learn.FeatureIds` over the names, built on first use
-        (about 0.7 s for ~830,000 names): ids for a batch of papers from their text."""
+        (about 0.7 s for ~830,000 names) unless this process made the vocabulary
+        (:func:`keep_table`): ids for a batch of papers from their text."""
         if self._table is None:
             from papertrack.learn import FeatureIds
 
-            self._table = FeatureIds(self.names)
+            made = _TABLES.get(self.key)
+            if made is None or made.size != len(self):
+                made = FeatureIds(self.names)
+            self._table = made
         return self._table
 
     def find(self, name: str) -> int | None:

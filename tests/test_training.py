@@ -14,6 +14,7 @@ from hypothesis import given, settings
 
 from papertrack import learn, parallel, paths, training
 from papertrack.fitting import Matrix
+from papertrack.topics import model_text
 from tests.helpers import paper_texts
 from tests.synthetic import corpus
 
@@ -170,11 +171,18 @@ def test_the_train_matrix_is_the_matrix_of_each_papers_feature_names(
     papers = training.load_labelled(paths.labels_file())[: training.SPREAD_AT + 7]
     # One paper with no text at all: no features, not one empty one.
     papers[3] = dataclasses.replace(papers[3], title="", abstract="")
-    made = training.train_matrix(papers)
+    made, table = training.train_matrix(papers)
     named = Matrix.from_sets(training.paper_features(papers))
     assert list(made.names) == list(named.names)
     assert (made.rows != named.rows).nnz == 0 and made.rows.shape == named.rows.shape
     assert made.rows[3].nnz == 0 and made.rows[4].nnz > 100
+    # The table made with the vocabulary gives the ids the one read from its names
+    # gives, on papers it was not made from as well (words it lacks).
+    other = training.load_labelled(paths.labels_file())[-300:]
+    texts = [model_text(p.title, p.abstract, (), p.categories) for p in [*papers[:300], *other]]
+    from_names = learn.FeatureIds(list(made.names)).ids(texts)
+    assert all((a == b).all() for a, b in zip(table.ids(texts), from_names, strict=True))
+    assert table.size == len(made.names) and len(from_names[1]) > 300 * 250
 
 
 @settings(max_examples=150, deadline=None)
@@ -188,6 +196,12 @@ def test_the_vocabulary_of_any_text_is_its_feature_names(
         apart = learn.vocabulary_of(parts)
         assert apart[0] == names and apart[1].tolist() == rows.tolist()
         assert apart[2].tolist() == ids.tolist()
+        # Its table finds those ids again, as the table read from the names does.
+        found = apart[3].ids(papers)
+        assert found[0].tolist() == rows.tolist() and found[1].tolist() == ids.tolist()
+        swapped = [(abstract, title, hints) for title, abstract, hints in papers]
+        mine, theirs = apart[3].ids(swapped), learn.FeatureIds(names).ids(swapped)
+        assert mine[0].tolist() == theirs[0].tolist() and mine[1].tolist() == theirs[1].tolist()
     made = [learn.features(*paper) for paper in papers]
     assert names == sorted(set().union(*made))
     for n, feats in enumerate(made):
