@@ -454,18 +454,36 @@ class _Runs:
         return first[both] * width + second[both], self.rows[:-1][both]
 
 
+def _firsts(keys: Any) -> Any:
+    """Which of ``keys`` (sorted) differ from the one before: the first of each value."""
+    import numpy as np
+
+    first = np.empty(len(keys), dtype=bool)
+    first[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    return first
+
+
 def _distinct(values: Any) -> Any:
     """The distinct ``values`` (integers), ascending: ``np.unique``, by a sort (its
     hashing took 4 times as long on these arrays)."""
     import numpy as np
 
     keys = np.sort(values)
-    if len(keys):
-        first = np.empty(len(keys), dtype=bool)
-        first[0] = True
-        np.not_equal(keys[1:], keys[:-1], out=first[1:])
-        keys = keys[first]
-    return keys
+    return keys[_firsts(keys)]
+
+
+def _distinct_places(values: Any) -> tuple[Any, Any]:
+    """:func:`_distinct` of ``values``, and each value's place among them, from one
+    sort (searching for each value among the distinct ones took twice as long)."""
+    import numpy as np
+
+    order = np.argsort(values)
+    keys = values[order]
+    first = _firsts(keys)
+    places = np.empty(len(values), dtype=np.int64)
+    places[order] = np.cumsum(first) - 1
+    return keys[first], places
 
 
 def _unique_pairs(rows: Any, ids: Any, size: int) -> tuple[Any, Any]:
@@ -670,16 +688,7 @@ def vocabulary_of(
     words = list(numbering)
     width = len(words)
     codes, pair_rows = runs.pairs(width)
-    # The distinct pair codes, and each code's place among them, from one sort
-    # (a search of every code among the distinct ones took twice as long).
-    order = np.argsort(codes)
-    ordered = codes[order]
-    first = np.empty(len(ordered), dtype=bool)
-    first[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    distinct = ordered[first]
-    pair_place = np.empty(len(codes), dtype=np.int64)
-    pair_place[order] = np.cumsum(first) - 1
+    distinct, pair_place = _distinct_places(codes)
     # Every candidate name, then its place in sorted order: words (pure numbers are
     # no feature alone), title words, word pairs, concepts and hints.
     is_number = np.fromiter(map(_isdigit, words), dtype=bool, count=width)
