@@ -1,6 +1,6 @@
 """Benchmark: `topics teach` on a store of real papers: refit, retag, and the two apart.
 
-`topics teach` refits the topic's model (cross-validated over the ~12,850 labelled
+`topics teach` refits the topic's model (cross-validated over the ~13,145 labelled
 train papers shipped in data/labels, plus the examples; numpy and scipy) and
 retags every stored paper with it. The first refit and the first retag by a model
 on a store keep every paper's features as ids (the store's vectors/ folder, see

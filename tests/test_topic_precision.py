@@ -23,45 +23,45 @@ from tests.precision import LABELLED, Score, evaluate, load_labelled, markdown_t
 
 TARGET = 0.85
 
-#: topic -> F1 on the corpus test split, measured on 2026-12-02 (models fitted by
-#: `python -m papertrack.training --fit` on the six train rounds, to the optimum of
+#: topic -> F1 on the corpus test split, measured on 2026-12-03 (models fitted by
+#: `python -m papertrack.training --fit` on the seven train rounds, to the optimum of
 #: each objective; 2,400 test papers; a topic's papers in the topics it implies).
 #: Every one below TARGET keeps the issue's target unmet; docs/topics.md says so.
 TEST_SPLIT_F1: dict[str, float] = {
-    "llm-agent-training": 0.71,
+    "llm-agent-training": 0.69,
     "rl-for-llm-agents": 0.68,
-    "agentic-rl": 0.69,
-    "rl-for-tool-use": 0.69,
-    "llm-tool-use": 0.73,
+    "agentic-rl": 0.71,
+    "rl-for-tool-use": 0.70,
+    "llm-tool-use": 0.71,
     "gui-agents": 0.93,
-    "computer-use-agents": 0.92,
-    "terminal-agents": 0.46,
+    "computer-use-agents": 0.87,
+    "terminal-agents": 0.62,
     "deep-research-agents": 0.87,
     "web-search-agents": 0.78,
-    "multi-agent-llm-systems": 0.80,
-    "llm-world-models": 0.60,
+    "multi-agent-llm-systems": 0.81,
+    "llm-world-models": 0.49,
     "ai-agent-benchmarks": 0.74,
-    "knowledge-distillation": 0.78,
-    "synthetic-data-generation": 0.64,
-    "long-horizon-agent-tasks": 0.69,
-    "agentic-rag": 0.65,
+    "knowledge-distillation": 0.76,
+    "synthetic-data-generation": 0.62,
+    "long-horizon-agent-tasks": 0.70,
+    "agentic-rag": 0.66,
     "large-language-models": 0.95,
     "reinforcement-learning": 0.89,
     "computer-vision": 0.92,
 }
 
 #: topic -> (precision floor, recall floor) on the 505-paper set, for the topics
-#: below TARGET there, measured on 2026-12-02 with the learned catalog.
+#: below TARGET there, measured on 2026-12-03 with the learned catalog.
 BELOW_TARGET: dict[str, tuple[float, float]] = {
     "rl-for-tool-use": (0.76, 0.90),
     "llm-tool-use": (0.71, 0.96),
     "deep-research-agents": (1.00, 0.50),
     "llm-world-models": (1.00, 0.33),
     "ai-agent-benchmarks": (0.73, 0.82),
-    "knowledge-distillation": (0.90, 0.75),
-    "synthetic-data-generation": (0.51, 0.90),
+    "knowledge-distillation": (1.00, 0.75),
+    "synthetic-data-generation": (0.53, 0.85),
     "long-horizon-agent-tasks": (0.72, 0.86),
-    "agentic-rag": (0.80, 0.66),
+    "agentic-rag": (1.00, 0.83),
 }
 
 

@@ -6,6 +6,7 @@
     python data/labels/draw.py --round4 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --round5 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --round6 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
+    python data/labels/draw.py --round7 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
     python data/labels/draw.py --test2 CORPUS.jsonl.gz data/labels/corpus.jsonl.gz OUT_DIR
 
 CORPUS is the 40-week daily-listings corpus (Kaggle snapshot format, one paper
@@ -120,7 +121,7 @@ def main(corpus: str, out: str) -> None:
         for pool, want in quota.items():
             candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
             sizes[split][pool] = len(candidates)
-            for p in rng.sample(candidates, want):
+            for p in rng.sample(candidates, min(want, len(candidates))):
                 taken.add(p["arxiv_id"])
                 drawn.append({**p, "split": split, "pool": pool})
     rng.shuffle(drawn)
@@ -200,6 +201,49 @@ ROUND5_QUOTAS = {"uncertain": 1600, "agent-train": 400, "train-near": 400}
 ROUND6_SEED = 20261207
 
 
+# Round 7 (a later session): the three narrow topics with the fewest positives and
+# the lowest test F1 after round 6 (terminal agents, 19 train positives; LLM world
+# models, precision 0.48; agentic RAG), from cue words alone: every unlabelled train
+# paper with a cue of one of them and a word for an agent or a language model, up
+# to a quota; then world-model papers with no such word, the near misses the world
+# models topic took wrongly. No model takes part in choosing them.
+ROUND7_SEED = 20261208
+ROUND7_QUOTAS = {"terminal": 150, "world-model": 200, "agentic-rag": 100, "world-model-other": 100}
+ROUND7_BATCHES = 4
+AGENT_OR_LLM = re.compile(
+    r"\bagent|\bllms?\b|language models?|\bmllms?\b|\bvlms?\b|\bgpt|foundation models?", re.I
+)
+ROUND7_CUES = {
+    "terminal": re.compile(
+        r"\bterminal|\bshell\b|command[- ]line|\bbash\b|\bclis?\b|\blinux\b", re.I
+    ),
+    "world-model": re.compile(r"world models?\b|world simulat|environment (model|simulat)", re.I),
+    "agentic-rag": re.compile(
+        r"agentic (rag|retriev|search)|\brag agents?|(iterative|adaptive|multi[- ]hop|"
+        r"multi[- ]round|multi[- ]step) (retriev|search)|search[- ]augmented|search-r1",
+        re.I,
+    ),
+}
+
+
+def round7(corpus: str, labelled: str, out: str) -> None:
+    """Draw ROUND7_QUOTAS from the train split's unlabelled papers, by ROUND7_CUES."""
+    rng = random.Random(ROUND7_SEED)
+    every = _unlabelled(corpus, labelled, test=False)
+    part = [p for p in every if AGENT_OR_LLM.search(text(p))]
+    pools = {pool: [p for p in part if cue.search(text(p))] for pool, cue in ROUND7_CUES.items()}
+    pools["world-model-other"] = [
+        p
+        for p in every
+        if ROUND7_CUES["world-model"].search(text(p)) and not AGENT_OR_LLM.search(text(p))
+    ]
+    drawn, sizes = _take(pools, ROUND7_QUOTAS, rng, {"split": "train", "round": 7})
+    sizes = {"papers": len(every), "with an agent or LLM word": len(part), **sizes}
+    taken = {pool: sum(p["pool"] == pool for p in drawn) for pool in ROUND7_QUOTAS}
+    summary = {"seed": ROUND7_SEED, "quotas": ROUND7_QUOTAS, "drawn": taken, "pool_sizes": sizes}
+    _write(out, "7", summary, drawn, "r7", ROUND7_BATCHES)
+
+
 def _unlabelled(corpus: str, labelled: str, test: bool) -> list[dict[str, str]]:
     """The papers of one split of ``corpus`` that ``labelled`` does not hold yet."""
     with gzip.open(labelled, "rt", encoding="utf-8") as fh:
@@ -228,7 +272,8 @@ def _take(
     rng: random.Random,
     fields: dict[str, object],
 ) -> tuple[list[dict[str, object]], dict[str, int]]:
-    """Draw each pool's quota at random, in quota order, never a paper twice; shuffled.
+    """Draw each pool's quota at random, in quota order, never a paper twice; shuffled
+    (a pool smaller than its quota is taken whole).
 
     Returns the drawn papers (with ``pool`` and ``fields`` added) and the size of each
     pool once the papers taken before it were removed.
@@ -239,7 +284,7 @@ def _take(
     for pool, want in quotas.items():
         candidates = [p for p in pools[pool] if p["arxiv_id"] not in taken]
         sizes[pool] = len(candidates)
-        for p in rng.sample(candidates, want):
+        for p in rng.sample(candidates, min(want, len(candidates))):
             taken.add(p["arxiv_id"])
             drawn.append({**p, "pool": pool, **fields})
     rng.shuffle(drawn)
@@ -319,6 +364,8 @@ if __name__ == "__main__":
     elif sys.argv[1] == "--round6":
         args = (6, ROUND6_SEED, ROUND5_QUOTAS, ROUND4_BATCHES)
         round2(sys.argv[2], sys.argv[3], sys.argv[4], *args)
+    elif sys.argv[1] == "--round7":
+        round7(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1] == "--test2":
         more_test(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
