@@ -928,9 +928,9 @@ class ModelSet:
         """:meth:`decide_text` of each of ``papers`` (title, abstract, hints), at once.
 
         The weighed features of all of them are found by a :class:`FeatureIds` of the
-        weighed names, and the models' totals are running sums over the rows of
-        those features: a few numpy passes for all the papers, with no scipy (ingest
-        does not import it).
+        weighed names, and each paper's totals are one ``np.add.reduceat`` over the
+        weight rows of its features: a few numpy passes for all the papers, with no
+        scipy (ingest does not import it).
         """
         import numpy as np
 
