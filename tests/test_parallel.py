@@ -28,6 +28,27 @@ def test_forked_map_keeps_order_and_runs_in_other_processes(
     assert os.getpid() not in {pid for _, pid in results}
 
 
+def _blas_threads(_: None, item: int) -> tuple[int, list[int]]:
+    from threadpoolctl import threadpool_info
+
+    return os.getpid(), [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+@pytest.mark.skipif(not parallel._can_fork(), reason="needs fork")
+def test_forked_workers_use_one_blas_thread_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Workers take every core already: BLAS threads of their own oversubscribe them.
+    import numpy  # noqa: F401 - loads numpy's BLAS before the fork
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    with threadpool_limits(limits=2):  # what the workers would inherit
+        _, here = _blas_threads(None, 0)
+        found = list(parallel.forked_map(_blas_threads, None, list(range(6))))
+        assert here and set(here) == {2}
+    assert os.getpid() not in {pid for pid, _ in found}
+    assert all(threads and set(threads) == {1} for _, threads in found)
+
+
 def test_one_worker_or_no_spread_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(parallel.WORKERS_ENV, "1")
     assert {pid for _, pid in parallel.forked_map(_square_and_pid, 0, [1, 2, 3])} == {os.getpid()}
