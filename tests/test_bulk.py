@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -52,6 +53,21 @@ def records(store: Store) -> dict[str, dict[str, object]]:
     return found
 
 
+def index_terms(store: Store) -> set[tuple[str, str, str]]:
+    """Every (paper id, word, column) of the store's full-text index."""
+    assert store.search_path.is_file()
+    db = sqlite3.connect(store.search_path)
+    try:
+        db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, text, instance)")
+        found = db.execute(
+            "SELECT docs.arxiv_id, terms.term, terms.col FROM temp.terms JOIN docs"
+            " ON docs.rowid = terms.doc"
+        )
+        return set(found)
+    finally:
+        db.close()
+
+
 def ingest_file(
     path: Path, store: Store, catalog: Catalog, **options: object
 ) -> tuple[SourceReport, StoreWriter]:
@@ -83,6 +99,13 @@ def test_worker_processes_store_exactly_what_one_process_stores(
     assert one.index().counts == two.index().counts
     assert one.index().days == two.index().days
     assert one.index().listed == two.index().listed
+    # The workers made the full-text rows: the index is the one made from the stored text.
+    made = index_terms(two)
+    assert len(made) > 100_000 and made == index_terms(one)
+    two.search_path.unlink()
+    with two.writer(catalog) as writer, writer.holding():
+        pass  # no index: the writer builds it from the week files
+    assert index_terms(two) == made
 
     # Stopped half way with workers, then resumed with workers: the same store again.
     three = Store(tmp_path / "three")
