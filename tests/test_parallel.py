@@ -43,8 +43,9 @@ def test_forked_workers_use_one_blas_thread_each(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv(parallel.WORKERS_ENV, "2")
     with threadpool_limits(limits=2):  # what the workers would inherit
         _, here = _blas_threads(None, 0)
+        if set(here) != {2}:
+            pytest.skip(f"this BLAS would not take 2 threads here ({here})")
         found = list(parallel.forked_map(_blas_threads, None, list(range(6))))
-        assert here and set(here) == {2}
     assert os.getpid() not in {pid for pid, _ in found}
     assert all(threads and set(threads) == {1} for _, threads in found)
 
