@@ -401,9 +401,9 @@ class VectorTagger:
         # and a column a topic, in the integer units decisions count in: a week's
         # scores are then one sum of the rows of its papers' weighed ids
         # (learn.weight_sums), with no look-up by name. Only ids some topic weighs
-        # are summed: about 10,000 of the vocabulary's 841,000, a tenth of a
-        # paper's ids. For 2,162 papers and five topics, 8 ms against 19 ms for a
-        # sparse product of all their ids.
+        # are summed: for the five topics a teach of llm-agent-training decides,
+        # 10,206 of the vocabulary's 841,076, about 53 of a paper's 280 ids. For a
+        # week's 2,162 papers, 8 ms against 19 ms for a sparse product of all ids.
         topics = subset.topics
         self._weights = np.zeros((len(vocabulary), len(topics)), dtype=np.int64)
         self._rule_of = []
