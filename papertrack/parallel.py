@@ -64,10 +64,14 @@ def _start() -> None:
     # The workers already take every core, and OpenBLAS (numpy's and scipy's) starts
     # a thread per core in each of them: on 2 cores the six fits of a cross-validation
     # took 2.7 s in 2 workers, against 2.1 s one after the other in one process.
-    # With one BLAS thread a worker they take 1.4 s.
-    from threadpoolctl import threadpool_limits
+    # With one BLAS thread a worker they take 1.4 s. It is only a matter of speed:
+    # a BLAS that cannot be limited (or a limit that fails) leaves the worker as it is.
+    try:
+        from threadpoolctl import threadpool_limits
 
-    threadpool_limits(limits=1)
+        threadpool_limits(limits=1)
+    except Exception:  # noqa: BLE001 - any failure here only costs speed
+        pass
 
 
 def _run(item: Any) -> Any:

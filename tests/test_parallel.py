@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,29 @@ def test_forked_workers_use_one_blas_thread_each(monkeypatch: pytest.MonkeyPatch
         found = list(parallel.forked_map(_blas_threads, None, list(range(6))))
     assert os.getpid() not in {pid for pid, _ in found}
     assert all(threads and set(threads) == {1} for _, threads in found)
+
+
+@pytest.mark.skipif(not parallel._can_fork(), reason="needs fork")
+def test_workers_run_when_the_blas_limit_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threadpoolctl
+
+    def broken(**_: object) -> None:
+        raise RuntimeError("no BLAS to limit")
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", broken)
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    results: list[tuple[int, int]] = []
+    # A worker whose start fails is started again and again: without the guard
+    # this would never end, so it runs in a thread that is given a minute.
+    work = threading.Thread(
+        target=lambda: results.extend(parallel.forked_map(_square_and_pid, 1, list(range(8)))),
+        daemon=True,
+    )
+    work.start()
+    work.join(timeout=60)
+    assert not work.is_alive(), "the workers never started"
+    assert [value for value, _ in results] == [i * i + 1 for i in range(8)]
+    assert os.getpid() not in {pid for _, pid in results}
 
 
 def test_one_worker_or_no_spread_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
