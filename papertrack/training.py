@@ -101,25 +101,30 @@ def load_labelled(path: Path) -> list[Labelled]:
     Raises:
         PapertrackError: the file is missing or damaged (reinstall papertrack).
     """
+    import orjson
+
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            rows = [json.loads(line) for line in handle if line.strip()]
-    except (OSError, ValueError, EOFError) as exc:
+        # Whole, then a line at a time with orjson: 0.3 s for the 15,545 papers,
+        # against 0.55-0.85 s for gzip's text stream and json (every teach reads them).
+        lines = gzip.decompress(path.read_bytes()).splitlines()
+        return [_labelled(orjson.loads(line)) for line in lines if line.strip()]
+    except (OSError, ValueError, EOFError, zlib.error, KeyError, TypeError, AttributeError) as exc:
         raise PapertrackError(
-            f"could not read the labelled papers {path} ({exc}). Reinstall papertrack"
+            f"could not read the labelled papers {path} ({type(exc).__name__}: {exc}). "
+            "Reinstall papertrack"
         ) from None
-    return [
-        Labelled(
-            arxiv_id=row["arxiv_id"],
-            title=row["title"],
-            abstract=row["abstract"],
-            categories=tuple(row.get("categories", "").split()),
-            labels=frozenset(row.get("labels", ())),
-            split=row.get("split", TRAIN),
-            date=row.get("date", ""),
-        )
-        for row in rows
-    ]
+
+
+def _labelled(row: dict[str, Any]) -> Labelled:
+    return Labelled(
+        arxiv_id=row["arxiv_id"],
+        title=row["title"],
+        abstract=row["abstract"],
+        categories=tuple(row.get("categories", "").split()),
+        labels=frozenset(row.get("labels", ())),
+        split=row.get("split", TRAIN),
+        date=row.get("date", ""),
+    )
 
 
 @dataclass
@@ -611,8 +616,15 @@ def cv_summary(model: Any, rule: str) -> dict[str, Any] | None:
 
 
 def query_hits(topic: Any, papers: Sequence[Labelled]) -> list[bool]:
-    """Which papers ``topic``'s query (with its category filter) matches."""
-    return [topic.matches_fields(p.title, p.abstract, (), p.categories) for p in papers]
+    """Which papers ``topic``'s query (with its category filter) matches, their TeX
+    read as it renders, as tagging reads it (a taught paper titled
+    ``$\\textbf{A}$gent`` has the word "agent")."""
+    from papertrack.tex import render_tex
+
+    return [
+        topic.matches_fields(render_tex(p.title), render_tex(p.abstract), (), p.categories)
+        for p in papers
+    ]
 
 
 def paper_features(papers: Sequence[Labelled]) -> list[frozenset[Any]]:

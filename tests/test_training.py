@@ -8,6 +8,7 @@ import dataclasses
 import json
 import os
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -221,3 +222,53 @@ def test_the_f1_interval_holds_the_figure_and_narrows_with_more_papers() -> None
     assert training.f1_interval(10, 0, 0, 100) == (1.0, 1.0)
     assert training.f1_interval(0, 0, 0, 0) == (0.0, 0.0)
     assert training.f1_interval(0, 5, 5, 100) == (0.0, 0.0)
+
+
+def test_the_labelled_papers_read_as_the_text_stream_reads_them() -> None:
+    import gzip
+
+    path = paths.labels_file()
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    papers = training.load_labelled(path)
+    assert len(papers) == len(rows) > 15_000
+    for paper, row in zip(papers, rows, strict=True):
+        assert (paper.arxiv_id, paper.title, paper.abstract) == (
+            row["arxiv_id"],
+            row["title"],
+            row["abstract"],
+        )
+        assert paper.labels == frozenset(row["labels"]) and paper.split == row["split"]
+        assert paper.categories == tuple(row["categories"].split())
+
+
+@pytest.mark.parametrize("damage", ["cut", "flipped", "not-gzip", "not-json", "no-id"])
+def test_a_damaged_labels_file_is_one_error_saying_reinstall(tmp_path: Path, damage: str) -> None:
+    import gzip
+
+    from papertrack.errors import PapertrackError
+
+    data = paths.labels_file().read_bytes()
+    head = gzip.compress(b'{"arxiv_id": "1", "title": "t", "abstract": "a"}\n')
+    damaged = {
+        "cut": data[: len(data) // 2],
+        "flipped": data[:5_000] + bytes(b ^ 0xFF for b in data[5_000:5_100]) + data[5_100:],
+        "not-gzip": b"arxiv_id,title\n1,t\n",
+        "not-json": gzip.compress(b'{"arxiv_id": "1", "title": \n'),
+        "no-id": head + gzip.compress(b'{"title": "t", "abstract": "a"}\n'),
+    }[damage]
+    path = tmp_path / "corpus.jsonl.gz"
+    path.write_bytes(damaged)
+    with pytest.raises(PapertrackError, match=r"could not read the labelled papers .*Reinstall"):
+        training.load_labelled(path)
+
+
+def test_the_query_hits_a_refit_weighs_read_tex_as_tagging_does() -> None:
+    from papertrack.topics import Catalog, Topic
+
+    topic = Topic(name="Agents", slug="agents", query="title:agent*")
+    texed = training.Labelled("x1", r"$\textbf{A}$gent training", "We train.", (), frozenset())
+    plain = training.Labelled("x2", "Tool use at scale", "We train an agent.", (), frozenset())
+    assert training.query_hits(topic, [texed, plain]) == [True, False]
+    catalog = Catalog([topic])
+    assert catalog.tag_fields(texed.title, texed.abstract, (), (), "x1") == ("agents",)
