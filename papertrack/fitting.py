@@ -31,7 +31,7 @@ from scipy.special import expit, log_expit
 
 from papertrack.learn import DECIMALS, FEATURE_SET, TopicModel, units
 
-__all__ = ["Matrix", "centroid", "counts", "fit", "points"]
+__all__ = ["Matrix", "centroid", "column_of", "counts", "fit", "points"]
 
 #: The bias is learned as the weight of a constant feature of this value,
 #: regularised like any weight (as liblinear does it): a large value makes the
@@ -194,6 +194,11 @@ class _Names(Sequence[str]):
         if i < 0:
             i += len(self)
         return self.known[i] if i < len(self.known) else self.extra[i - len(self.known)]
+
+
+def column_of(matrix: Matrix, name: str) -> int | None:
+    """The column of feature ``name`` in ``matrix``; None: no row has it."""
+    return _Lookup(matrix.names).find(name)
 
 
 class _Lookup:

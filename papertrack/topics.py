@@ -65,6 +65,7 @@ __all__ = [
     "TextField",
     "Topic",
     "author_words",
+    "bundled_membership",
     "compile_catalog",
     "compile_query",
     "decided",
@@ -399,6 +400,12 @@ def _hints() -> _Hints:
     if _HINTS is None:
         _HINTS = _Hints()
     return _HINTS
+
+
+def bundled_membership(slug: str) -> Any:
+    """The membership (query and category filter) of the bundled topic ``slug`` as
+    bundled, whose matches are the model feature ``"q:" + slug``; None: no such query."""
+    return _hints().memberships.get(slug)
 
 
 def default_hits(

@@ -550,12 +550,12 @@ def teach(
     ``folder`` keeps the labelled papers' features between refits (:func:`train_set`).
     """
     papers, labels = examples_for(topic.slug, labelled, taught, texts)
-    has_query = bool(topic.query.strip())
-    hits = query_hits(topic, papers) if has_query else None
+    matrix = examples_matrix(train_set(labelled, folder), papers)
+    hits = feature_hits(topic, papers, matrix) if topic.query.strip() else None
     keys = [p.arxiv_id for p in papers]
     known = any(topic.slug in p.labels for p in labelled if p.split == TRAIN)
     choice = choose(
-        examples_matrix(train_set(labelled, folder), papers),
+        matrix,
         labels,
         hits,
         keys=keys,
@@ -626,6 +626,29 @@ def query_hits(topic: Any, papers: Sequence[Labelled]) -> list[bool]:
         topic.matches_fields(render_tex(p.title), render_tex(p.abstract), (), p.categories)
         for p in papers
     ]
+
+
+def feature_hits(topic: Any, papers: Sequence[Labelled], matrix: Matrix) -> list[bool]:
+    """:func:`query_hits`, read from ``matrix`` (the features of ``papers``, a row each)
+    where it holds them: the matches of a bundled topic's query as bundled are every
+    paper's feature ``"q:" + slug``, so they need not be matched again (0.3 s for
+    the labelled papers). A topic whose query or categories differ from the bundled
+    ones (your own, or a default you replaced) is matched on the text."""
+    import numpy as np
+
+    from papertrack.fitting import column_of
+    from papertrack.topics import bundled_membership
+
+    bundled = bundled_membership(topic.slug)
+    if bundled is None or bundled != topic.membership:
+        return query_hits(topic, papers)
+    rows = matrix.rows
+    hit = np.zeros(len(papers), dtype=bool)
+    column = column_of(matrix, "q:" + topic.slug)
+    if column is not None:  # else no paper matches
+        at = np.flatnonzero(rows.indices == column)
+        hit[np.searchsorted(rows.indptr, at, side="right") - 1] = True
+    return hit.tolist()
 
 
 def paper_features(papers: Sequence[Labelled]) -> list[frozenset[Any]]:

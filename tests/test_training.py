@@ -272,3 +272,39 @@ def test_the_query_hits_a_refit_weighs_read_tex_as_tagging_does() -> None:
     assert training.query_hits(topic, [texed, plain]) == [True, False]
     catalog = Catalog([topic])
     assert catalog.tag_fields(texed.title, texed.abstract, (), (), "x1") == ("agents",)
+
+
+def test_a_bundled_querys_hits_are_read_from_the_features_as_matching_finds_them() -> None:
+    import dataclasses as dc
+
+    from papertrack.topics import Catalog
+
+    labelled = training.load_labelled(paths.labels_file())[:2500]
+    train = training.train_set(labelled)
+    # Taught papers beyond the labelled ones: a TeX title, one no query matches, and
+    # one whose every feature name sorts after "q:", so that its match is the first
+    # feature of its row.
+    texts = {
+        "t1": training.Labelled("t1", r"$\textbf{A}$gentic RL", "We train.", (), frozenset()),
+        "t2": training.Labelled("t2", "Protein folding", "A kernel.", ("q-bio.BM",), frozenset()),
+        "t3": training.Labelled("t3", "RL with reward", "RL via reward.", (), frozenset()),
+    }
+    taught = {"t1": True, "t2": False, "t3": True}
+    catalog = Catalog.default()
+    for topic in catalog.topics:
+        papers, _ = training.examples_for(topic.slug, labelled, taught, texts)
+        matrix = training.examples_matrix(train, papers)
+        hits = training.feature_hits(topic, papers, matrix)
+        assert hits == training.query_hits(topic, papers)
+        if topic.slug == "reinforcement-learning":
+            assert hits[-3:] == [True, False, True]
+            assert min(matrix.doc(len(papers) - 1)) == "q:reinforcement-learning"
+    # A default replaced by a query of your own is matched on the text.
+    topic = catalog.find("llm-agent-training")
+    own = dc.replace(topic, query='title:"protein folding"')
+    papers, _ = training.examples_for(own.slug, labelled, taught, texts)
+    matrix = training.examples_matrix(train, papers)
+    mine = training.feature_hits(own, papers, matrix)
+    assert mine == training.query_hits(own, papers) and mine[-3:] == [False, True, False]
+    assert sum(mine) < 10
+    assert mine != training.feature_hits(topic, papers, matrix)
