@@ -56,7 +56,9 @@ def main() -> None:
         chosen, model = [], []
         for topic in topics:
             papers, labels = training.examples_for(topic.slug, labelled)
-            hits = training.query_hits(topic, papers) if topic.query.strip() else None
+            hits = (
+                training.feature_hits(topic, papers, train.matrix) if topic.query.strip() else None
+            )
             keys = [p.arxiv_id for p in papers]
             picks = [
                 training.choose(train.matrix, labels, hits, keys=keys, seed=s, fit_args=args)

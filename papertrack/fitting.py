@@ -31,7 +31,7 @@ from scipy.special import expit, log_expit
 
 from papertrack.learn import DECIMALS, FEATURE_SET, TopicModel, units
 
-__all__ = ["Matrix", "centroid", "column_of", "counts", "fit", "points"]
+__all__ = ["Matrix", "centroid", "counts", "fit", "points"]
 
 #: The bias is learned as the weight of a constant feature of this value,
 #: regularised like any weight (as liblinear does it): a large value makes the
@@ -47,6 +47,7 @@ CENTROID_FEATURES = 300
 
 _Int = np.ndarray[Any, np.dtype[np.int64]]
 _Float = np.ndarray[Any, np.dtype[np.float64]]
+_Bool = np.ndarray[Any, np.dtype[np.bool_]]
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,14 @@ class Matrix:
         start, end = self.rows.indptr[row], self.rows.indptr[row + 1]
         return frozenset(map(self.names.__getitem__, self.rows.indices[start:end].tolist()))
 
+    def holding(self, name: str) -> _Bool:
+        """Which rows have the feature ``name``, a bool a row."""
+        column = _Lookup(self.names).find(name)
+        if column is None:
+            return np.zeros(len(self), dtype=bool)
+        held: _Bool = np.asarray(self.rows[:, [column]].toarray()).ravel() != 0
+        return held
+
     def with_rows(self, docs: Sequence[AbstractSet[str]]) -> Matrix:
         """This matrix with ``docs`` added as rows; their new features become new columns."""
         if not docs:
@@ -194,11 +203,6 @@ class _Names(Sequence[str]):
         if i < 0:
             i += len(self)
         return self.known[i] if i < len(self.known) else self.extra[i - len(self.known)]
-
-
-def column_of(matrix: Matrix, name: str) -> int | None:
-    """The column of feature ``name`` in ``matrix``; None: no row has it."""
-    return _Lookup(matrix.names).find(name)
 
 
 class _Lookup:

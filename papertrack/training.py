@@ -634,21 +634,13 @@ def feature_hits(topic: Any, papers: Sequence[Labelled], matrix: Matrix) -> list
     paper's feature ``"q:" + slug``, so they need not be matched again (0.3 s for
     the labelled papers). A topic whose query or categories differ from the bundled
     ones (your own, or a default you replaced) is matched on the text."""
-    import numpy as np
-
-    from papertrack.fitting import column_of
     from papertrack.topics import bundled_membership
 
     bundled = bundled_membership(topic.slug)
     if bundled is None or bundled != topic.membership:
         return query_hits(topic, papers)
-    rows = matrix.rows
-    hit = np.zeros(len(papers), dtype=bool)
-    column = column_of(matrix, "q:" + topic.slug)
-    if column is not None:  # else no paper matches
-        at = np.flatnonzero(rows.indices == column)
-        hit[np.searchsorted(rows.indptr, at, side="right") - 1] = True
-    return hit.tolist()
+    held: list[bool] = matrix.holding("q:" + topic.slug).tolist()
+    return held
 
 
 def paper_features(papers: Sequence[Labelled]) -> list[frozenset[Any]]:
@@ -692,11 +684,11 @@ def _word_runs(_: None, papers: Sequence[Labelled]) -> Any:
 def fit_default(topic: Any, labelled: Sequence[Labelled], train: TrainSet | None = None) -> Choice:
     """The model of a default topic, from the train split alone, with its rule chosen."""
     papers, labels = examples_for(topic.slug, labelled)
-    has_query = bool(topic.query.strip())
+    matrix = (train or train_set(labelled)).matrix
     choice = choose(
-        (train or train_set(labelled)).matrix,
+        matrix,
         labels,
-        query_hits(topic, papers) if has_query else None,
+        feature_hits(topic, papers, matrix) if topic.query.strip() else None,
         keys=[p.arxiv_id for p in papers],
     )
     choice.model.meta.update(
