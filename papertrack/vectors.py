@@ -22,7 +22,7 @@ In the store directory, folder ``vectors/``:
   text they were made from, so a paper whose text changed is read again.
 
 Each file starts with :data:`MAGIC`, a 4-byte little-endian length, a JSON header
-(with the vocabulary's :func:`vocabulary_key`), then zlib blocks of 32-bit ids,
+(with the vocabulary's :func:`vocabulary_key`), then blocks of ids (:func:`_pack`),
 each paper's sorted ascending and stored as differences. All of it is derived
 data: a file of another vocabulary, version or shape is ignored and rewritten,
 and the folder can be deleted at any time (the next retag by a model makes it
@@ -35,7 +35,6 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
-import sys
 import zlib
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
@@ -64,11 +63,10 @@ __all__ = [
 FOLDER = "vectors"
 LABELLED = "labelled.bin"
 #: Bump when what is kept, or how, changes: files of another version are rewritten.
-VERSION = 1
+VERSION = 2
 MAGIC = b"papertrack vectors\n"
 
 _CODE = "I" if array("I").itemsize == 4 else "L"
-_SWAP = sys.byteorder != "little"
 
 
 #: FeatureIds tables of vocabularies this process made, by vocabulary key.
@@ -166,11 +164,57 @@ def differences(ids: Any, bounds: Any) -> Any:
     return deltas
 
 
-def _unpack(block: bytes) -> array[int]:
+def _pack(words: Any) -> bytes:
+    """Ids as differences (a numpy array of unsigned integers below 2**32) as a file
+    keeps them: their count, the count of the wide ones and a CRC-32 of the rest
+    (64-bit each), each id's low 16 bits, then the places of those wider than 16
+    bits (64-bit) and their high 16 bits; all little-endian.
+
+    Differences of a paper's sorted ids are small: of the 23.6 million kept for the
+    40-week corpus, 0.004% are wider (mostly a paper's first id). So this takes 47
+    MB where zlib (level 1) of the 32-bit words took 55 MB, and about 0.1 s to
+    write or read all of them where zlib took 1.6 s and 0.5 s. The CRC catches a
+    damaged file as zlib's own check did.
+    """
+    import numpy as np
+
+    wide = np.flatnonzero(words > 0xFFFF)
+    body = b"".join(
+        [
+            words.astype("<u2").tobytes(),
+            wide.astype("<u8").tobytes(),
+            (words[wide] >> 16).astype("<u2").tobytes(),
+        ]
+    )
+    head = np.array([len(words), len(wide), zlib.crc32(body)], dtype="<u8").tobytes()
+    return head + body
+
+
+def _unpack(block: bytes) -> Any:
+    """The ids :func:`_pack` keeps in ``block``, as a numpy array of uint32 (native
+    order). Raises ValueError if ``block`` is not such a block, or is damaged."""
+    import numpy as np
+
+    if len(block) < 24:
+        raise ValueError("a block shorter than its counts")
+    count, wide, crc = (int(n) for n in np.frombuffer(block, dtype="<u8", count=3))
+    if len(block) != 24 + 2 * count + 10 * wide:
+        raise ValueError("a block whose size is not that of its counts")
+    if zlib.crc32(memoryview(block)[24:]) != crc:
+        raise ValueError("a damaged block")
+    words = np.frombuffer(block, dtype="<u2", count=count, offset=24).astype(np.uint32)
+    places = np.frombuffer(block, dtype="<u8", count=wide, offset=24 + 2 * count)
+    if wide and int(places.max()) >= count:
+        raise ValueError("a wide id's place past the end of the block")
+    high = np.frombuffer(block, dtype="<u2", count=wide, offset=24 + 2 * count + 8 * wide)
+    words[places] |= high.astype(np.uint32) << 16
+    return words
+
+
+def _unpack_array(block: bytes) -> array[int]:
+    """:func:`_unpack` as an ``array`` of this machine's 32-bit words."""
     deltas = array(_CODE)
-    deltas.frombytes(zlib.decompress(block))
-    if _SWAP:
-        deltas.byteswap()
+    deltas.frombytes(_unpack(block).astype(f"={_CODE}").tobytes())
     return deltas
 
 
@@ -231,9 +275,11 @@ def labelled_file(
     """The file that keeps the vocabulary and the labelled train papers' ids (``lengths``
     ids a paper; ``deltas`` as :func:`read_labelled` gives them back): write it with
     :func:`write_file`."""
+    import numpy as np
+
     names = zlib.compress("\n".join(vocabulary.names).encode("utf-8"), 1)
     header = {"key": vocabulary.key, "papers": list(papers), "lengths": list(lengths)}
-    return _file(header, [names, zlib.compress(deltas, 1)])
+    return _file(header, [names, _pack(np.frombuffer(deltas, dtype="<u4"))])
 
 
 def read_labelled(path: Path, key: str) -> tuple[Vocabulary, list[str], list[int], bytes] | None:
@@ -247,7 +293,7 @@ def read_labelled(path: Path, key: str) -> tuple[Vocabulary, list[str], list[int
     try:
         names_block, rows_block = blocks
         names = zlib.decompress(names_block).decode("utf-8").split("\n")
-        deltas = zlib.decompress(rows_block)
+        deltas = _unpack(rows_block).astype("<u4").tobytes()
     except (ValueError, zlib.error, UnicodeDecodeError):
         return None
     papers, lengths = header.get("papers"), header.get("lengths")
@@ -255,11 +301,6 @@ def read_labelled(path: Path, key: str) -> tuple[Vocabulary, list[str], list[int
         return None
     if len(papers) != len(lengths) or sum(lengths) * 4 != len(deltas):
         return None
-    if _SWAP:
-        swapped = array(_CODE)
-        swapped.frombytes(deltas)
-        swapped.byteswap()
-        deltas = swapped.tobytes()
     return Vocabulary(key, names), papers, lengths, deltas
 
 
@@ -283,8 +324,8 @@ class WeekVectors:
             return
         header, blocks = found
         try:
-            deltas = _unpack(blocks[0])
-        except (IndexError, ValueError, zlib.error):
+            deltas = _unpack_array(blocks[0])
+        except (IndexError, ValueError):
             return
         start = 0
         kept: dict[str, tuple[str, int, int]] = {}
@@ -330,10 +371,10 @@ class WeekVectors:
                 text, start, length = self.kept[pid]
                 deltas.extend(self.deltas[start : start + length])
                 entries.append([pid, text, length])
-        if _SWAP:
-            deltas.byteswap()
-        block = zlib.compress(deltas.tobytes(), 1)
-        _write(self.path, {"key": self.key, "papers": entries}, [block])
+        import numpy as np
+
+        words = np.frombuffer(deltas, dtype=f"={_CODE}") if deltas else np.zeros(0, np.uint32)
+        _write(self.path, {"key": self.key, "papers": entries}, [_pack(words)])
 
 
 def outside_query(names: Iterable[str]) -> str | None:

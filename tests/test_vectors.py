@@ -207,7 +207,9 @@ def test_a_changed_text_another_vocabulary_or_a_damaged_file_is_read_again(
     tagger(sample, subset).tag_week(path, changed)
     assert read == []  # its new vectors were kept
     kept = sample.vectors_dir / f"{path.stem}.bin"
-    for garbage in (b"not vectors", kept.read_bytes()[:-100], b""):
+    flipped = bytearray(kept.read_bytes())
+    flipped[-5] ^= 0x10  # an id's bits: the file has its size, but not its checksum
+    for garbage in (b"not vectors", kept.read_bytes()[:-100], b"", bytes(flipped)):
         kept.write_bytes(garbage)
         read.clear()
         assert tagger(sample, subset).tag_week(path, changed) == from_text(subset, changed)
@@ -284,3 +286,27 @@ def test_ids_from_text_match_feature_names_for_any_text_and_vocabulary(
     rows, ids = found.table.ids(papers)
     for n, paper in enumerate(papers):
         assert ids[rows == n].tolist() == found.encode(features(*paper))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=2**32 - 1), max_size=300))
+def test_kept_ids_read_back_as_written(ids: list[int]) -> None:
+    import numpy as np
+
+    words = np.array(ids, dtype=np.uint32)
+    assert vectors._unpack(vectors._pack(words)).tolist() == ids
+
+
+def test_a_damaged_block_of_ids_is_refused() -> None:
+    import numpy as np
+
+    block = vectors._pack(np.array([3, 70_000, 1, 2**31 + 5, 0], dtype=np.uint32))
+    for n in range(len(block)):
+        for bit in (0x01, 0x80):
+            damaged = bytearray(block)
+            damaged[n] ^= bit
+            with pytest.raises(ValueError):
+                vectors._unpack(bytes(damaged))
+    for cut in (block[:-1], block[:23], block + b"\0"):
+        with pytest.raises(ValueError):
+            vectors._unpack(cut)
