@@ -118,6 +118,10 @@ def try_topic(
 ) -> Trial:
     """Match ``topic`` against every stored paper, without saving or tagging anything.
 
+    A ``saved`` topic (one of the catalog's, its tags brought up to date) holds the
+    papers tagged with it, exactly as every other command counts them; a definition
+    not saved is matched by its query.
+
     Week files are read one at a time, newest first; only papers that match are
     kept, and of those only ``sample`` (reservoir sampling with ``seed``, so the
     same store and seed give the same sample). The weekly series is the ``weeks``
@@ -127,17 +131,15 @@ def try_topic(
     chosen: list[Paper] = []
     matches = 0
     per_day: dict[date, int] = {}
-    match = topic.matches_fields
-    if topic.decide != "query":
-        # The topic as it decides, model included (a topic alone in a catalog).
-        alone = Catalog([topic])
-
-        def match(title: str, abstract: str, authors: Any, categories: Any) -> bool:
-            return bool(alone.tag_fields(title, abstract, authors, categories))
-
-    # The full-text index narrows a query (a model can tag any paper: no narrowing).
-    within = store.candidates(topic.membership) if topic.narrowable else None
-    for _week, paper in store.search(match, within, progress=progress):
+    if saved:
+        # A saved topic's papers are those its tags are on (the caller brings them
+        # up to date): its rule, model, implications and taught papers, as stored.
+        found = store.search(None, progress=progress, topic=topic.slug)
+    else:
+        # The full-text index narrows a query.
+        within = store.candidates(topic.membership) if topic.narrowable else None
+        found = store.search(topic.matches_fields, within, progress=progress)
+    for _week, paper in found:
         matches += 1
         if paper.paper_date is not None:
             day = paper.paper_date.date()
@@ -267,6 +269,9 @@ class TopicExplanation:
     model: ModelView | None = None
     #: Names of the topics the paper is in that imply this one (so it is in it too).
     implied_by: tuple[str, ...] = ()
+    #: The user's decision for this paper (``topics teach``): True in, False out,
+    #: None if not taught. It holds whatever the rule, model and query say.
+    taught: bool | None = None
 
     @property
     def has_query(self) -> bool:
@@ -317,6 +322,7 @@ class TopicExplanation:
             "conditions": [c.to_dict() for c in self.conditions],
             "reasons": self.reasons(),
             "implied_by": list(self.implied_by),
+            "taught": self.taught,
         }
 
 
@@ -426,5 +432,8 @@ def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[
         above = [catalog.find(s).name for s in catalog.implied_by(each.slug) if s in tags]
         if above and each.slug in tags:
             item = replace(item, matched=True, implied_by=tuple(above))
+        taught = (catalog.pins.get(paper.arxiv_id) or {}).get(each.slug)
+        if taught is not None:
+            item = replace(item, matched=taught, taught=taught)
         found.append(item)
     return found

@@ -849,6 +849,7 @@ class TopicModel:
         meta = data.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError(f"topic model 'meta' must be an object, not {_kind(meta)}")
+        _check_meta(meta)
         raw = data.get("weights")
         if not isinstance(raw, dict):
             raise ValueError(f"topic model 'weights' must be an object, not {_kind(raw)}")
@@ -864,6 +865,39 @@ class TopicModel:
                 raise ValueError(f"topic model weight {name!r} is not finite: {value!r}")
             weights[name] = float(value)
         return cls(weights=weights, bias=bias, threshold=threshold, meta=copy.deepcopy(meta))
+
+
+def _check_meta(meta: dict[Any, Any]) -> None:
+    """ValueError if what papertrack reads from a model's ``meta`` is of the wrong kind
+    (a hand-edited or damaged file): it would fail later, far from the file."""
+
+    def figures(key: str, value: object) -> None:
+        if not isinstance(value, dict):
+            raise ValueError(f"topic model meta {key!r} must be an object, not {_kind(value)}")
+        for name, number in value.items():
+            if isinstance(number, bool) or not isinstance(number, int | float | type(None)):
+                raise ValueError(
+                    f"topic model meta {key!r}: {name!r} must be a number, not {_kind(number)}"
+                )
+
+    pinned = meta.get("pinned")
+    if pinned is not None:
+        if not isinstance(pinned, dict) or not all(
+            isinstance(k, str) and isinstance(v, bool) for k, v in pinned.items()
+        ):
+            raise ValueError("topic model meta 'pinned' must map paper ids to true or false")
+    for key in ("cv", "examples", "taught"):
+        if meta.get(key) is not None:
+            figures(key, meta[key])
+    rules = meta.get("rules")
+    if rules is not None:
+        if not isinstance(rules, dict):
+            raise ValueError(f"topic model meta 'rules' must be an object, not {_kind(rules)}")
+        for rule, value in rules.items():
+            figures(f"rules.{rule}", value)
+    for key in ("decide", "note", "kind", "topic"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise ValueError(f"topic model meta {key!r} must be a string, not {_kind(meta[key])}")
 
 
 def _kind(value: object) -> str:

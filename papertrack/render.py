@@ -474,6 +474,7 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         for item in explanations:
             if not item.hits:  # in by its model alone, or by a topic that implies it
                 how = f"implied by {', '.join(item.implied_by)}" if item.implied_by else "its model"
+                how = "taught by you" if item.taught else how
                 table.add_row(Text(safe(item.name)), Text(safe(how), style="dim"), Text(""))
             for n, hit in enumerate(item.hits):
                 table.add_row(
@@ -494,6 +495,15 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         "both": "its model and its query together",
     }
     parts.append(Text(f"The topic decides by {rules[item.decide]}."))
+    if item.taught is not None:
+        where = "in" if item.taught else "out of"
+        parts.append(
+            Text(
+                f"You taught it this paper is {where} the topic ('papertrack topics teach'): "
+                "that holds, whatever its rule says below.",
+                style="bold",
+            )
+        )
     if item.implied_by:
         which = " and ".join(item.implied_by)
         verb = "implies" if len(item.implied_by) == 1 else "imply"

@@ -368,24 +368,30 @@ class Store:
 
     def search(
         self,
-        match: FieldMatcher,
+        match: FieldMatcher | None,
         within: Candidates | None = None,
         progress: Progress | None = None,
+        topic: str | None = None,
     ) -> Iterator[tuple[str, Paper]]:
         """(week, paper) for every stored paper ``match`` accepts, newest week first.
 
         One week file is in memory at a time, and a :class:`Paper` is built only
         for the papers that match. ``match`` gets the raw title, abstract,
-        authors and categories (see :meth:`Catalog.tag_fields`). ``within``
-        (from :meth:`candidates`) limits the weeks read and the papers tried.
+        authors and categories (see :meth:`Catalog.tag_fields`); None accepts
+        every paper. ``within`` (from :meth:`candidates`) limits the weeks read and
+        the papers tried; ``topic``, to the papers tagged with it (only the weeks
+        the index says hold some are read).
         ``progress`` is told (weeks read, weeks to read) before each week file.
         """
         weeks = [w for w in self.weeks() if within is None or w in within]
+        if topic is not None:
+            held = self.index().counts.get(topic, {})
+            weeks = [w for w in weeks if held.get(w)]
         for done, week in enumerate(weeks):
             if progress is not None:
                 progress(done, len(weeks))
             ids = within.get(week) if within is not None else None
-            for paper in self._search_partition(week, None, match, ids):
+            for paper in self._search_partition(week, topic, match, ids):
                 yield week, paper
 
     def search_week(

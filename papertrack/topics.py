@@ -189,9 +189,18 @@ class Topic:
                 data = json.loads(Path(self.model_file).read_bytes())
                 loaded = TopicModel.from_json(data)
             except (OSError, ValueError) as exc:
+                from papertrack.paths import data_dir
+
+                shipped = Path(self.model_file).resolve().is_relative_to(data_dir().resolve())
+                fix = (
+                    "Reinstall papertrack"
+                    if shipped
+                    else f"Delete that file to drop what was taught (or 'papertrack topics "
+                    f"teach {self.slug} --forget' for a default topic), then teach it again"
+                )
                 raise PapertrackError(
                     f"the model of topic {self.name!r} ({self.model_file}) cannot be read "
-                    f"({exc}). Reinstall papertrack, or refit it with 'papertrack topics teach'"
+                    f"({exc}). {fix}"
                 ) from None
             object.__setattr__(self, "_model", loaded)
         return self._model

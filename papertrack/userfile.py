@@ -217,8 +217,12 @@ def add_topic(
     slug: str | None = None,
     replace: bool = False,
     model: str = "",
+    write: bool = True,
 ) -> TopicEdit:
     """Add a topic to the user's file at ``path``, or redefine one with ``replace``.
+
+    ``write=False`` checks the edit without writing it (what it would do, or the
+    error it would raise): ``topics add --like`` fits the model only then.
 
     A topic whose slug is a default topic's overrides that default. A slug that
     is already in use is refused unless ``replace`` is true; then the topic's
@@ -284,7 +288,10 @@ def add_topic(
     else:
         text = file.appending(entry)
         action = Action.overrode if default is not None else Action.added
-    catalog = _commit(path, default_path, text)
+    if write:
+        catalog = _commit(path, default_path, text)
+    else:
+        catalog = Catalog.load(default_path, path, user_text=text)
     return TopicEdit(action, slug, name, path, catalog, topic=catalog.by_slug(slug))
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from papertrack.store import Store
 from tests.helpers import DATA, LISTING, error_line, run, run_in_pty
 
 API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
@@ -392,3 +393,123 @@ def test_a_bulk_import_into_another_store_holds_taught_papers_as_taught(
     }
     assert "llm-agent-training" not in tags["2511.00001"]
     assert "llm-agent-training" in tags["2511.00002"]
+
+
+def test_a_refused_topics_add_like_leaves_nothing_behind(stored: Path) -> None:
+    """The edit is checked before the model is fitted: a refused add writes no model
+    and no examples, so nothing takes over the topic that has the slug."""
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    result = run("topics", "add", "GUI Agents", "--like", CHAIN_OF_AGENTS, DATARUS)
+    assert result.exit_code == 2
+    error_line(result, 2, "already has the slug")
+    result = run("topics", "add", "Memory", "--slug", "Bad Slug", "--like", CHAIN_OF_AGENTS)
+    error_line(result, 2, "is not a slug")
+    assert not (stored / "models").exists() or not list((stored / "models").iterdir())
+    assert not (stored / "examples.json").exists()
+    assert json.loads(run("topics", "show", "gui-agents", "--json").stdout) == shown
+
+
+def test_a_removed_topics_model_and_examples_go_with_it(stored: Path) -> None:
+    """What a topic was taught belongs to it: removed, it does not take over the next
+    topic with its slug, which decides by its own definition."""
+    result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    assert (stored / "models" / "agent-memory.json").is_file()
+    result = run("topics", "remove", "agent-memory")
+    assert result.exit_code == 0, result.stderr
+    assert "Its model and its 2 taught examples were deleted." in result.stderr
+    assert not (stored / "models" / "agent-memory.json").exists()
+    assert "agent-memory" not in json.loads((stored / "examples.json").read_text())["topics"]
+    result = run("topics", "add", "Agent Memory", "--query", "memory")
+    assert result.exit_code == 0, result.stderr
+    shown = json.loads(run("topics", "show", "agent-memory", "--json").stdout)
+    assert shown["decide"] == "query"
+    trial = json.loads(run("topics", "test", "memory", "--json").stdout)
+    assert len(tagged("agent-memory")) == trial["matches"]
+
+
+def test_a_topic_redefined_by_its_query_drops_the_model_of_the_old_definition(
+    stored: Path,
+) -> None:
+    result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    result = run("topics", "add", "Agent Memory", "--query", "memory", "--replace")
+    assert result.exit_code == 0, result.stderr
+    assert "The model taught to its earlier definition is deleted; its 2 examples" in (
+        result.stderr
+    )
+    assert not (stored / "models" / "agent-memory.json").exists()
+    assert json.loads(run("topics", "show", "agent-memory", "--json").stdout)["decide"] == "query"
+    # The examples stay, for a teach of the new definition.
+    examples = json.loads((stored / "examples.json").read_text())["topics"]["agent-memory"]
+    assert examples == {CHAIN_OF_AGENTS: True, COMPUTER_RL: True}
+
+
+def test_removing_a_topic_retags_with_the_taught_models(stored: Path) -> None:
+    """The retag after a remove keeps the other topics' taught models: a paper taught
+    out of a default topic stays out."""
+    assert CHAIN_OF_AGENTS in tagged("llm-agent-training")
+    taught = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    before = tagged("llm-agent-training")
+    assert run("topics", "add", "Zorblax", "--query", "zorblax").exit_code == 0
+    result = run("topics", "remove", "zorblax")
+    assert result.exit_code == 0, result.stderr
+    # As the remove left the store, before any other command brings tags up to date.
+    assert Store(stored / "store").count("llm-agent-training") == len(before)
+    assert tagged("llm-agent-training") == before
+
+
+def test_explain_and_topics_test_hold_taught_papers_and_implications(stored: Path) -> None:
+    result = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    explained = json.loads(
+        run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training", "--json").stdout
+    )
+    item = explained["topics"][0] if "topics" in explained else explained
+    assert item["matched"] is False and item["taught"] is False
+    shown = run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training")
+    assert "is not in LLM Agent Training" in shown.stdout
+    assert "You taught it this paper is out of the topic" in shown.stdout
+    for slug in ("llm-agent-training", "agentic-rl", "llm-tool-use"):
+        trial = json.loads(run("topics", "test", slug, "--json").stdout)
+        assert trial["matches"] == len(tagged(slug)), slug
+
+
+def test_teaching_names_a_paper_once_whatever_its_id_form(stored: Path) -> None:
+    result = run(
+        "topics",
+        "teach",
+        "llm-agent-training",
+        CHAIN_OF_AGENTS,
+        "--not",
+        f"arXiv:{CHAIN_OF_AGENTS}",
+    )
+    error_line(result, 2, f"{CHAIN_OF_AGENTS} is named both in and --not")
+    assert not (stored / "examples.json").exists()
+
+
+def test_an_example_the_store_lacks_does_not_stop_teaching(stored: Path) -> None:
+    """examples.json belongs to the data home; the store can change (--db): an example
+    it lacks stays pinned, and teaching goes on."""
+    (stored / "examples.json").write_text(
+        json.dumps({"topics": {"llm-agent-training": {"2601.00001": True}}})
+    )
+    result = run("topics", "teach", "llm-agent-training", "--not", DATARUS)
+    assert result.exit_code == 0, result.stderr
+    examples = json.loads((stored / "examples.json").read_text())["topics"]
+    assert examples["llm-agent-training"] == {"2601.00001": True, DATARUS: False}
+
+
+def test_a_damaged_taught_model_says_how_to_recover_and_forget_does(stored: Path) -> None:
+    assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    path = stored / "models" / "llm-agent-training.json"
+    model = json.loads(path.read_text())
+    for damage in ({"pinned": [CHAIN_OF_AGENTS]}, {"examples": [1]}, {"rules": {"model": 3}}):
+        path.write_text(json.dumps({**model, "meta": {**model["meta"], **damage}}))
+        for command in (["latest", "llm-agent-training"], ["topics", "show", "llm-agent-training"]):
+            error_line(run(*command), 1, "cannot be read", "Delete that file")
+    result = run("topics", "teach", "llm-agent-training", "--forget")
+    assert result.exit_code == 0, result.stderr
+    assert not path.exists()
+    assert CHAIN_OF_AGENTS in tagged("llm-agent-training")

@@ -326,21 +326,32 @@ def topics_add(
                 "a topic needs --query, or example papers with --like. "
                 "See 'papertrack topics add --help'"
             )
-        model, choice = (
-            _learn_from_examples(name, slug, query, category, like) if like else ("", None)
-        )
-        edit = add_topic(
-            paths.user_topics_file(),
-            paths.default_topics_file(),
-            name=name,
-            query=query or "",
-            categories=category or [],
-            description=description,
-            slug=slug,
-            replace=replace,
-            model=model,
-        )
+
+        def edit_file(model: str, write: bool) -> Any:
+            return add_topic(
+                paths.user_topics_file(),
+                paths.default_topics_file(),
+                name=name,
+                query=query or "",
+                categories=category or [],
+                description=description,
+                slug=slug,
+                replace=replace,
+                model=model,
+                write=write,
+            )
+
+        choice = None
+        if like:
+            # Checked first: a refused edit must not leave a model or examples behind.
+            planned = edit_file(_model_entry(_slug_of(name, slug)), write=False)
+            choice = _learn_from_examples(name, planned.slug, query, category, like)
+            edit = edit_file(_model_entry(planned.slug), write=True)
+        else:
+            edit = edit_file("", write=True)
+        dropped = "" if like else _drop_model(edit.slug)
         message, store = _added_message(edit)
+        message += dropped
         say(message + ".")
         if choice is not None:
             _say_figures(choice)
@@ -362,19 +373,65 @@ def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -
     _say_changes(chosen.slug, changes, store, catalog)
 
 
+def _slug_of(name: str, slug: str | None) -> str:
+    """The slug `topics add` gives a topic named ``name`` (``slug`` if given)."""
+    from papertrack.topics import slugify
+
+    return slug.strip() if slug else slugify(" ".join(name.split()))
+
+
+def _model_entry(slug: str) -> str:
+    """A taught model's file as the user's topics.toml names it."""
+    return f"models/{slug}.json"
+
+
+def _drop_model(slug: str) -> str:
+    """Delete the model taught to an earlier definition of ``slug``, if any (a topic
+    added or redefined by its query decides by that query); what to tell the user."""
+    from papertrack import training
+
+    path = paths.user_models_dir() / f"{slug}.json"
+    if not path.is_file():
+        return ""
+    path.unlink()
+    count = len(training.load_examples(paths.user_examples_file()).get(slug, {}))
+    if not count:
+        return ". The model taught to its earlier definition is deleted"
+    return (
+        ". The model taught to its earlier definition is deleted; its "
+        f"{count:,} example{'s' if count != 1 else ''} stay, and 'papertrack topics teach "
+        f"{slug} ID' fits a model to this definition with them"
+    )
+
+
+def _forget_examples(slug: str) -> str:
+    """Delete a removed topic's taught model and examples; what to tell the user."""
+    from papertrack import training
+
+    examples = training.load_examples(paths.user_examples_file())
+    count = len(examples.pop(slug, {}))
+    if count:
+        training.save_examples(paths.user_examples_file(), examples)
+    path = paths.user_models_dir() / f"{slug}.json"
+    had_model = path.is_file()
+    path.unlink(missing_ok=True)
+    parts = ["model"] if had_model else []
+    if count:
+        parts.append(f"{count:,} taught example{'s' if count != 1 else ''}")
+    return f" Its {' and its '.join(parts)} were deleted." if parts else ""
+
+
 def _learn_from_examples(
-    name: str, slug: str | None, query: str | None, category: list[str] | None, like: list[str]
-) -> tuple[str, Any]:
+    name: str, slug: str, query: str | None, category: list[str] | None, like: list[str]
+) -> Any:
     """Fit a topic's model from the papers ``like`` names and keep them as its examples.
 
-    Returns the model file as topics.toml names it, and the fit (for its figures).
+    Returns the fit (for its figures); the model file is :func:`_model_entry`.
     """
     from papertrack import training
-    from papertrack.topics import Topic, slugify
+    from papertrack.topics import Topic
 
-    chosen_slug = slug or slugify(" ".join(name.split()))
-    if not chosen_slug:
-        raise UsageError('the topic needs a name, e.g. topics add "Agent Memory"')
+    chosen_slug = slug
     draft = Topic(
         name=name,
         slug=chosen_slug,
@@ -390,7 +447,7 @@ def _learn_from_examples(
     examples = training.load_examples(paths.user_examples_file())
     examples[chosen_slug] = taught
     training.save_examples(paths.user_examples_file(), examples)
-    return f"models/{chosen_slug}.json", choice
+    return choice
 
 
 def _added_message(edit: Any) -> tuple[str, Store | None]:
@@ -440,6 +497,14 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
             )
         found[given] = paper
     return found
+
+
+def _stored_papers(store: Store, ids: list[str]) -> list[Any]:
+    """The stored papers of ``ids``, skipping those not in the store."""
+    from papertrack.export import find_paper
+
+    found = (find_paper(store, pid) for pid in ids)
+    return [paper for paper in found if paper is not None]
 
 
 def _refit(
@@ -569,27 +634,32 @@ def topics_teach(
                 "name papers to teach with: IDs in the topic, --not ID for papers outside it"
             )
         store = open_store()
-        fresh_tags(store, catalog)
         given = [*(ids or []), *(out_ids or [])]
-        both = set(ids or []) & set(out_ids or [])
-        if both:
-            raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
-        named = _taught_papers(store, given)
         examples = training.load_examples(paths.user_examples_file())
-        taught = {} if forget else dict(examples.get(chosen.slug, {}))
         if forget and not given and chosen.source != "default":
             raise UsageError(
                 f"{chosen.name} is your own topic: it learns from your examples alone. "
                 "Name papers to teach it again, or remove it with 'papertrack topics remove'"
             )
         if forget and not given:
+            # Before the tags are brought up to date: a damaged taught model, which
+            # would stop that, is what --forget deletes.
             _forget(chosen, examples, store)
             return
+        fresh_tags(store, catalog)
+        named = _taught_papers(store, given)
+        both = {named[pid].arxiv_id for pid in ids or []}
+        both &= {named[pid].arxiv_id for pid in out_ids or []}
+        if both:
+            raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
+        taught = {} if forget else dict(examples.get(chosen.slug, {}))
         for pid in ids or []:
             taught[named[pid].arxiv_id] = True
         for pid in out_ids or []:
             taught[named[pid].arxiv_id] = False
-        known = {p.arxiv_id: p for p in _taught_papers(store, list(taught)).values()}
+        # Papers taught before that this store lacks (the store may have changed with
+        # --db) are still pinned; they are fitted on where the labels have them.
+        known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
         choice = _refit(store, chosen, taught, known)
         examples[chosen.slug] = taught
         training.save_examples(paths.user_examples_file(), examples)
@@ -640,12 +710,15 @@ def topics_remove(
             )
         else:
             message = f"Removed your topic {edit.name!r} ({edit.slug}) from {edit.path}.{tagged}"
+            # What it was taught belongs to it: left behind, it would take over the next
+            # topic with this slug (the default it brings back, say).
+            message += _forget_examples(edit.slug)
             if edit.restored is not None:
                 message += (
                     f" The default topic {edit.restored.name!r} with this slug is back; run "
                     f"'papertrack topics remove {edit.slug}' again to hide it too."
                 )
-        _tags_follow(edit.catalog)
+        _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
         say(message)
 
 
