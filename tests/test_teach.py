@@ -146,12 +146,9 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     assert why["topics"][0]["conditions"] == []  # no query, so no query conditions
     said = run("topics", "explain", CHAIN_OF_AGENTS, "agent-foundations").stdout
     assert "Query: none; the topic decides by its model alone." in said and "needs" not in said
-    # With a category filter but still no query: the filter is shown, no query is.
+    # A category filter filters a query: without one it is refused, not ignored.
     filtered = ("Filtered Chains", "-c", "cs.AI", "--like", CHAIN_OF_AGENTS)
-    assert run("topics", "add", *filtered).exit_code == 0
-    said = run("topics", "explain", CHAIN_OF_AGENTS, "filtered-chains").stdout
-    assert "Query: none; the topic decides by its model alone." in said
-    assert "in one of" in said and "needs" not in said
+    error_line(run("topics", "add", *filtered), 2, "--category filters a topic's query")
     error_line(run("topics", "add", "Nothing"), 2, "--query, or example papers with --like")
 
 
@@ -513,3 +510,74 @@ def test_a_damaged_taught_model_says_how_to_recover_and_forget_does(stored: Path
     assert result.exit_code == 0, result.stderr
     assert not path.exists()
     assert CHAIN_OF_AGENTS in tagged("llm-agent-training")
+
+
+def test_two_teaches_at_once_keep_both_examples(stored: Path) -> None:
+    """Each teach reads, refits and writes the examples under a lock of its own: run
+    together, neither writes back examples the other has already replaced."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PAPERTRACK_WORKERS": "1"}
+    commands = [
+        ["topics", "teach", "gui-agents", COMPUTER_RL],
+        ["topics", "teach", "agentic-rl", "--not", CHAIN_OF_AGENTS],
+    ]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "papertrack", *command],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for command in commands
+    ]
+    for proc in procs:
+        _, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+    examples = json.loads((stored / "examples.json").read_text())["topics"]
+    assert examples == {"gui-agents": {COMPUTER_RL: True}, "agentic-rl": {CHAIN_OF_AGENTS: False}}
+    for slug, pid, held in (
+        ("gui-agents", COMPUTER_RL, True),
+        ("agentic-rl", CHAIN_OF_AGENTS, False),
+    ):
+        model = json.loads((stored / "models" / f"{slug}.json").read_text())
+        assert model["meta"]["pinned"] == {pid: held}
+    assert COMPUTER_RL in tagged("gui-agents")
+    assert CHAIN_OF_AGENTS not in tagged("agentic-rl")
+
+
+def test_a_topic_made_from_examples_keeps_one_in_and_a_query_topic_can_forget(
+    stored: Path,
+) -> None:
+    result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    before = tagged("agent-memory")
+    for args in (["--forget"], ["--forget", "--not", DATARUS], ["--not", CHAIN_OF_AGENTS]):
+        result = run("topics", "teach", "agent-memory", *args)
+        error_line(result, 2, "Agent Memory", "made from your examples")
+    assert tagged("agent-memory") == before
+    # A topic of the user's that decides by its query forgets what it was taught.
+    assert run("topics", "add", "Zorb", "--query", "agent*").exit_code == 0
+    queried = tagged("zorb")
+    assert CHAIN_OF_AGENTS in queried
+    assert run("topics", "teach", "zorb", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    assert CHAIN_OF_AGENTS not in tagged("zorb")
+    result = run("topics", "teach", "zorb", "--forget")
+    assert result.exit_code == 0, result.stderr
+    assert "Forgot every example taught to Zorb" in result.stderr
+    assert tagged("zorb") == queried
+    assert not (stored / "models" / "zorb.json").exists()
+
+
+def test_a_category_needs_a_query_to_filter(stored: Path) -> None:
+    result = run("topics", "add", "Memory", "--like", CHAIN_OF_AGENTS, "-c", "cs.CV")
+    error_line(result, 2, "--category filters a topic's query", "--query")
+    assert not (stored / "models").exists() or not list((stored / "models").iterdir())
+    # With a query, the categories filter it (the examples' model widens it: either).
+    result = run(
+        "topics", "add", "Memory", "--like", CHAIN_OF_AGENTS, "--query", "zorblax", "-c", "cs.CV"
+    )
+    assert result.exit_code == 0, result.stderr

@@ -62,9 +62,9 @@ def assert_usage_error(result: Result, *needles: str) -> None:
     """Click's own usage errors: exit 2, one ``Error:`` line, and where to read the help."""
     assert "Traceback" not in result.stdout + result.stderr
     assert result.exit_code == 2, result.stderr
-    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1, result.stderr
-    assert re.search(r"Try '.+ -h' for help\.", result.stderr), result.stderr
+    errors = result.stderr.splitlines()
+    assert len(errors) == 1 and errors[0].startswith("Error: "), result.stderr
+    assert re.search(r"\. Run 'papertrack( [a-z]+)* --help' to see how to use it\.$", errors[0])
     for needle in needles:
         assert needle in errors[0], (needle, errors[0])
 
@@ -789,3 +789,27 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
         assert row["title"] == csv_cell(paper["title"])
         assert row["version"] == str(paper["version"])
         assert row["announced"] == paper["announced"]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["latest", "-n", "0"], "0 is not in the range x>=1. Run 'papertrack latest --help'"),
+        (["topics", "teach"], "Missing argument 'topic'. Run 'papertrack topics teach --help'"),
+        (["latest", "--bogus"], "No such option: --bogus. Run 'papertrack latest --help'"),
+        (["nosuchcommand"], "No such command 'nosuchcommand'. Run 'papertrack --help'"),
+    ],
+)
+def test_a_usage_error_click_finds_is_one_line_too(
+    untouched: Path, args: list[str], needle: str
+) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [result.stderr.strip()], result.stderr
+    assert result.stderr.startswith("Error: ") and needle in result.stderr
+    # The real program too, not only the test runner.
+    done = subprocess.run(
+        [sys.executable, "-m", "papertrack", *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [result.stderr.strip()]

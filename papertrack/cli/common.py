@@ -46,6 +46,34 @@ app = typer.Typer(
 )
 
 
+def _usage_error_line(error: Any, file: Any = None) -> None:
+    """A usage error Click finds (a missing argument, a value out of range) as one
+    line, like every other error: what happened and how to fix it. Click's own
+    print is the command's usage, a hint, a blank line and then the error."""
+    import sys
+
+    ctx = getattr(error, "ctx", None)
+    where = ctx.command_path if ctx is not None else "papertrack"
+    message = error.format_message().rstrip(".")
+    print(
+        f"Error: {message}. Run '{where} --help' to see how to use it.",
+        file=sys.stderr if file is None else file,
+    )
+
+
+def _one_line_usage_errors() -> None:
+    # typer >= 0.26 carries its own copy of Click; earlier ones use Click itself.
+    from typer import core
+
+    click = getattr(core, "_click", None) or getattr(core, "click", None)
+    usage_error = getattr(getattr(click, "exceptions", None), "UsageError", None)
+    if usage_error is not None:
+        usage_error.show = _usage_error_line
+
+
+_one_line_usage_errors()
+
+
 def spread_values(args: Sequence[str], options: Sequence[str]) -> list[str]:
     """``args`` with every bare word after one of ``options`` made a value of it too.
 

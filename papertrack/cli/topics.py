@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,6 +24,7 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
+    lock_timeout,
     many_values,
     open_store,
     out,
@@ -327,6 +330,13 @@ def topics_add(
                 "See 'papertrack topics add --help'"
             )
 
+        if like and category and not (query or "").strip():
+            raise UsageError(
+                "--category filters a topic's query, and a topic made from examples alone "
+                "has none (its model does not read categories). Give --query as well, or "
+                "leave --category out"
+            )
+
         def edit_file(model: str, write: bool) -> Any:
             return add_topic(
                 paths.user_topics_file(),
@@ -342,14 +352,15 @@ def topics_add(
             )
 
         choice = None
-        if like:
-            # Checked first: a refused edit must not leave a model or examples behind.
-            planned = edit_file(_model_entry(_slug_of(name, slug)), write=False)
-            choice = _learn_from_examples(name, planned.slug, query, category, like)
-            edit = edit_file(_model_entry(planned.slug), write=True)
-        else:
-            edit = edit_file("", write=True)
-        dropped = "" if like else _drop_model(edit.slug)
+        with _teaching():
+            if like:
+                # Checked first: a refused edit must not leave a model or examples behind.
+                planned = edit_file(_model_entry(_slug_of(name, slug)), write=False)
+                choice = _learn_from_examples(name, planned.slug, query, category, like)
+                edit = edit_file(_model_entry(planned.slug), write=True)
+            else:
+                edit = edit_file("", write=True)
+            dropped = "" if like else _drop_model(edit.slug)
         message, store = _added_message(edit)
         message += dropped
         say(message + ".")
@@ -360,8 +371,25 @@ def topics_add(
             _say_newest(store, edit.slug, examples)
 
 
+def _made_from_examples(topic: Topic) -> bool:
+    """Whether a user's topic was made from examples (``topics add --like``), not by
+    its query alone: such a topic cannot forget them all."""
+    return not topic.query.strip() or _taught_like(topic)
+
+
+def _taught_like(topic: Topic) -> bool:
+    """Whether the topic's taught model says it was made from examples (False for a
+    topic without a model of its own)."""
+    meta = topic.model.meta if topic.model_file else {}
+    # A taught model written before papertrack kept "like" decided "either"
+    # whenever it had a query and few examples: it goes on doing so.
+    old = "taught" in meta and "like" not in meta and meta.get("decide") == "either"
+    return bool(meta.get("like") or old)
+
+
 def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -> None:
-    """Drop a default topic's examples: back to its shipped model, and retag."""
+    """Drop a topic's examples and taught model: a default topic goes back to its
+    shipped model, one of the user's to its query; and retag."""
     from papertrack import training
 
     examples.pop(chosen.slug, None)
@@ -371,6 +399,21 @@ def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -
     changes = _retag(store, catalog)
     say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
     _say_changes(chosen.slug, changes, store, catalog)
+
+
+@contextlib.contextmanager
+def _teaching() -> Iterator[None]:
+    """Held while a command reads, refits and writes what topics were taught
+    (examples.json and models/ in the data home): two teaches at once would each
+    write back the examples they read, and one's would be lost."""
+    from papertrack.files import Lock
+
+    lock = Lock(paths.home() / ".teach.lock", lock_timeout(), "the lock on taught topics")
+    lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _slug_of(name: str, slug: str | None) -> str:
@@ -523,11 +566,7 @@ def _refit(
     from papertrack import training
 
     if like is None:
-        meta = topic.model.meta if topic.model_file else {}
-        # A taught model written before papertrack kept "like" decided "either"
-        # whenever it had a query and few examples: it goes on doing so.
-        old = "taught" in meta and "like" not in meta and meta.get("decide") == "either"
-        like = bool(meta.get("like") or old)
+        like = _taught_like(topic)
     with busy(f"Fitting the model of {topic.name} to the labelled papers and your examples"):
         labelled = training.load_labelled(paths.labels_file())
         texts = {pid: training.from_paper(p) for pid, p in papers.items()}
@@ -633,45 +672,53 @@ def topics_teach(
             raise UsageError(
                 "name papers to teach with: IDs in the topic, --not ID for papers outside it"
             )
-        store = open_store()
-        given = [*(ids or []), *(out_ids or [])]
-        examples = training.load_examples(paths.user_examples_file())
-        if forget and not given and chosen.source != "default":
-            raise UsageError(
-                f"{chosen.name} is your own topic: it learns from your examples alone. "
-                "Name papers to teach it again, or remove it with 'papertrack topics remove'"
+        with _teaching():
+            store = open_store()
+            given = [*(ids or []), *(out_ids or [])]
+            examples = training.load_examples(paths.user_examples_file())
+            from_examples = chosen.source != "default" and _made_from_examples(chosen)
+            if forget and not given and from_examples:
+                raise UsageError(
+                    f"{chosen.name} is your own topic, made from your examples: without them "
+                    "it has nothing to learn from. Name papers to teach it again, or remove "
+                    "it with 'papertrack topics remove'"
+                )
+            if forget and not given:
+                # Before the tags are brought up to date: a damaged taught model, which
+                # would stop that, is what --forget deletes.
+                _forget(chosen, examples, store)
+                return
+            fresh_tags(store, catalog)
+            named = _taught_papers(store, given)
+            both = {named[pid].arxiv_id for pid in ids or []}
+            both &= {named[pid].arxiv_id for pid in out_ids or []}
+            if both:
+                raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
+            taught = {} if forget else dict(examples.get(chosen.slug, {}))
+            for pid in ids or []:
+                taught[named[pid].arxiv_id] = True
+            for pid in out_ids or []:
+                taught[named[pid].arxiv_id] = False
+            if from_examples and not any(taught.values()):
+                raise UsageError(
+                    f"{chosen.name} is made from your examples, and this would leave it none "
+                    "in the topic. Name at least one paper that is in it"
+                )
+            # Papers taught before that this store lacks (the store may have changed with
+            # --db) are still pinned; they are fitted on where the labels have them.
+            known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+            choice = _refit(store, chosen, taught, known)
+            examples[chosen.slug] = taught
+            training.save_examples(paths.user_examples_file(), examples)
+            refreshed = load_catalog()
+            changes = _retag(store, refreshed)
+            n_in = sum(taught.values())
+            say(
+                f"Taught {chosen.name} ({chosen.slug}) {n_in:,} paper{'s' if n_in != 1 else ''} in "
+                f"and {len(taught) - n_in:,} out; refit its model."
             )
-        if forget and not given:
-            # Before the tags are brought up to date: a damaged taught model, which
-            # would stop that, is what --forget deletes.
-            _forget(chosen, examples, store)
-            return
-        fresh_tags(store, catalog)
-        named = _taught_papers(store, given)
-        both = {named[pid].arxiv_id for pid in ids or []}
-        both &= {named[pid].arxiv_id for pid in out_ids or []}
-        if both:
-            raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
-        taught = {} if forget else dict(examples.get(chosen.slug, {}))
-        for pid in ids or []:
-            taught[named[pid].arxiv_id] = True
-        for pid in out_ids or []:
-            taught[named[pid].arxiv_id] = False
-        # Papers taught before that this store lacks (the store may have changed with
-        # --db) are still pinned; they are fitted on where the labels have them.
-        known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
-        choice = _refit(store, chosen, taught, known)
-        examples[chosen.slug] = taught
-        training.save_examples(paths.user_examples_file(), examples)
-        refreshed = load_catalog()
-        changes = _retag(store, refreshed)
-        n_in = sum(taught.values())
-        say(
-            f"Taught {chosen.name} ({chosen.slug}) {n_in:,} paper{'s' if n_in != 1 else ''} in "
-            f"and {len(taught) - n_in:,} out; refit its model."
-        )
-        _say_figures(choice)
-        _say_changes(chosen.slug, changes, store, refreshed)
+            _say_figures(choice)
+            _say_changes(chosen.slug, changes, store, refreshed)
 
 
 @topics_app.command("remove", epilog=EXIT_CODES)
@@ -712,7 +759,8 @@ def topics_remove(
             message = f"Removed your topic {edit.name!r} ({edit.slug}) from {edit.path}.{tagged}"
             # What it was taught belongs to it: left behind, it would take over the next
             # topic with this slug (the default it brings back, say).
-            message += _forget_examples(edit.slug)
+            with _teaching():
+                message += _forget_examples(edit.slug)
             if edit.restored is not None:
                 message += (
                     f" The default topic {edit.restored.name!r} with this slug is back; run "
