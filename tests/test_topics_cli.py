@@ -487,3 +487,20 @@ def test_every_topics_command_has_help_with_an_example_and_is_documented(command
     assert "Examples:" in result.stdout
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     assert f"papertrack topics {command}" in readme
+
+
+def test_topics_count_the_last_weeks_of_a_store_that_is_behind(sample_home: Path) -> None:
+    """As momentum does: a store whose newest paper is weeks old (the bundled sample)
+    is counted as of that paper's day, and says so, unless --as-of is given."""
+    listed = run("topics", "--json")
+    assert listed.exit_code == 0, listed.stderr
+    assert "Note: the newest paper in the store is from Jun 26, 2026" in listed.stderr
+    rows = {row["topic"]: row for row in json.loads(listed.stdout)}
+    assert 0 < rows["llm-agent-training"]["last_4_weeks"] < rows["llm-agent-training"]["papers"]
+    shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
+    assert shown["last_4_weeks"] == rows["llm-agent-training"]["last_4_weeks"]
+    assert shown["as_of"] == "2026-06-26"
+    momentum = json.loads(run("momentum", "llm-agent-training", "--json").stdout)
+    assert momentum["current"] == rows["llm-agent-training"]["last_4_weeks"]
+    today = json.loads(run("topics", "--json", "--as-of", "2026-12-01").stdout)
+    assert {row["topic"]: row["last_4_weeks"] for row in today}["llm-agent-training"] == 0

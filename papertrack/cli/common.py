@@ -23,6 +23,8 @@ from papertrack.errors import PapertrackError, StoreError, UsageError
 from papertrack.text import visible
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from rich.console import Console
 
     from papertrack.models import Paper
@@ -336,6 +338,29 @@ def _refuse_file_above(where: Path) -> None:
                     "or move the file away"
                 )
             return
+
+
+def behind_store_day(store: Store, day: date, window: int = 4, quiet: bool = False) -> date:
+    """``day`` (today, no --as-of given), or the store's newest paper's day if that is
+    more than ``window`` weeks before it: a store that is behind (the bundled sample,
+    or one whose fetch stopped) is never shown as current and never as empty. Says
+    so on stderr unless ``quiet``."""
+    from datetime import timedelta
+
+    if not store.exists():
+        return day
+    newest = store.newest_day()
+    if newest is None or newest > day - timedelta(days=7 * window):
+        return day
+    if not quiet:
+        from papertrack.render import format_day
+
+        say(
+            f"Note: the newest paper in the store is from {format_day(newest)}, more than "
+            f"{window} week{'s' if window != 1 else ''} ago: showing the store as of that day. "
+            "Fetch new papers, or choose the day with --as-of."
+        )
+    return newest
 
 
 def load_catalog() -> Catalog:

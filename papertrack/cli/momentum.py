@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, timedelta
+from datetime import UTC, date
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -16,6 +16,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    behind_store_day,
     complete_topic,
     errors,
     fresh_tags,
@@ -72,20 +73,7 @@ def as_of_day(
     never as empty: the views measure at its newest paper and say so on stderr.
     """
     day = _as_of(as_of, window, weeks)
-    if as_of is not None or not store.exists():
-        return day
-    newest = store.newest_day()
-    if newest is None or newest > day - timedelta(days=7 * window):
-        return day
-    if not quiet:
-        from papertrack.render import format_day
-
-        say(
-            f"Note: the newest paper in the store is from {format_day(newest)}, more than "
-            f"{window} week{'s' if window != 1 else ''} ago: showing the store as of that day. "
-            "Fetch new papers, or choose the day with --as-of."
-        )
-    return newest
+    return day if as_of is not None else behind_store_day(store, day, window, quiet)
 
 
 def _topic_momentum(

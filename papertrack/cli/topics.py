@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    behind_store_day,
     busy,
     complete_topic,
     errors,
@@ -167,8 +168,9 @@ def topics_list(
 ) -> None:
     """List every topic with its stored papers: all, and in the last 4 weeks.
 
-    The last 4 weeks are the 28 days ending with --as-of (default today, UTC), as
-    in 'papertrack momentum'. Source is 'default' (the bundled catalog) or 'user'
+    The last 4 weeks are the 28 days ending with --as-of (default today, UTC; or the
+    newest stored paper's day, if that is more than 4 weeks ago), as in
+    'papertrack momentum'. Source is 'default' (the bundled catalog) or 'user'
     (your topics file; see 'papertrack path').
 
     Examples:
@@ -183,6 +185,8 @@ def topics_list(
         day = as_of_date(as_of)
         catalog = load_catalog()
         store = counted_store(catalog)
+        if as_of is None:
+            day = behind_store_day(store, day)
         rows = [_topic_row(t, store, day) for t in catalog.topics]
 
         def table() -> Any:
@@ -225,6 +229,8 @@ def topics_show(
         catalog = load_catalog()
         chosen = catalog.find(topic)
         store = counted_store(catalog)
+        if as_of is None:
+            day = behind_store_day(store, day)
         info = _topic_row(chosen, store, day)
         default = Catalog.load(paths.default_topics_file()).by_slug(chosen.slug)
         user = chosen.source == "user"
