@@ -463,9 +463,16 @@ class Catalog:
     loading (a user file hiding a topic that does not exist).
     """
 
-    def __init__(self, topics: Iterable[Topic] = (), warnings: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        topics: Iterable[Topic] = (),
+        warnings: Iterable[str] = (),
+        hidden: Mapping[str, str] | None = None,
+    ) -> None:
         self.topics: tuple[Topic, ...] = tuple(topics)
         self.warnings: tuple[str, ...] = tuple(warnings)
+        #: slug -> name of the default topics the user's file hides.
+        self.hidden: dict[str, str] = dict(hidden or {})
         self._by_slug: dict[str, Topic] = {}
         by_name: dict[str, Topic] = {}
         for topic in self.topics:
@@ -535,7 +542,7 @@ class Catalog:
                 f"the default topic catalog {default_path} is missing. Reinstall papertrack."
             )
         merged: dict[str, Topic] = {}
-        hidden: set[str] = set()
+        hidden: dict[str, str] = {}
         warnings: list[str] = []
         sources = [(default_path, "default")]
         if user_path is not None and (user_text is not None or user_path.exists()):
@@ -568,8 +575,7 @@ class Catalog:
                 if target is None:
                     warnings.append(f"{path} hides the topic {slug!r}, but there is no such topic.")
                 else:
-                    hidden.add(target)
-                    del merged[target]
+                    hidden[target] = merged.pop(target).name
         for topic in merged.values():
             for target in topic.implies:
                 if target not in merged and target not in hidden:
@@ -577,7 +583,7 @@ class Catalog:
                         f"topic {topic.slug!r} implies {target!r}, but there is no such topic; "
                         "that implication is ignored."
                     )
-        return cls(merged.values(), warnings)
+        return cls(merged.values(), warnings, hidden)
 
     @classmethod
     def default(cls) -> Catalog:
@@ -622,6 +628,13 @@ class Catalog:
             if score >= 0.6:
                 scored.append((-score, index, topic))
         scored.sort(key=lambda item: (item[0], item[1]))
+        for hid, name in self.hidden.items():
+            if slug == hid or key.casefold() == name.casefold() or slugify(name) == slug:
+                return (
+                    f"the default topic {name!r} ({hid}) is hidden: your topics file says "
+                    "'hidden = true' for it. Delete that entry to bring it back "
+                    "('papertrack path' shows where the file is)"
+                )
         message = f"no topic named {key!r}."
         if scored:
             close = ", ".join(f"{t.name} ({t.slug})" for _, _, t in scored[:3])
@@ -834,7 +847,7 @@ class Catalog:
             if taught.is_file():
                 topic = dataclasses.replace(topic, model_file=str(taught), decide_rule="")
             topics.append(topic)
-        return Catalog(topics, self.warnings)
+        return Catalog(topics, self.warnings, self.hidden)
 
     def fingerprints(self) -> dict[str, str]:
         """Slug -> fingerprint of every topic, to tell which tags are out of date: a topic

@@ -504,3 +504,16 @@ def test_topics_count_the_last_weeks_of_a_store_that_is_behind(sample_home: Path
     assert momentum["current"] == rows["llm-agent-training"]["last_4_weeks"]
     today = json.loads(run("topics", "--json", "--as-of", "2026-12-01").stdout)
     assert {row["topic"]: row["last_4_weeks"] for row in today}["llm-agent-training"] == 0
+
+
+def test_a_hidden_default_topic_is_named_as_hidden_not_unknown(isolated_home: Path) -> None:
+    ok("topics", "remove", "terminal-agents")
+    for name in ("terminal-agents", "Terminal Agents"):
+        result = run("latest", name)
+        assert result.exit_code == 2
+        assert result.stderr.splitlines() == [
+            "Error: the default topic 'Terminal Agents' (terminal-agents) is hidden: your "
+            "topics file says 'hidden = true' for it. Delete that entry to bring it back "
+            "('papertrack path' shows where the file is)."
+        ]
+    assert "no topic named 'terminal-agent'" in run("latest", "terminal-agent").stderr
