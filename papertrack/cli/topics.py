@@ -717,7 +717,14 @@ def topics_teach(
             examples[chosen.slug] = taught
             training.save_examples(paths.user_examples_file(), examples)
             refreshed = load_catalog()
-            changes = _retag(store, refreshed)
+            try:
+                changes = _retag(store, refreshed)
+            except KeyboardInterrupt:
+                say(
+                    "The model is refit and your examples are kept; the stored papers' "
+                    "tags catch up with it on the next command."
+                )
+                raise
             n_in = sum(taught.values())
             say(
                 f"Taught {chosen.name} ({chosen.slug}) {n_in:,} paper{'s' if n_in != 1 else ''} in "
