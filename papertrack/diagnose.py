@@ -281,6 +281,8 @@ class TopicExplanation:
 
     def reasons(self) -> list[str]:
         """Why the paper does not match, one sentence a failed condition."""
+        if self.taught is not None:
+            return [] if self.taught else ["you taught that it is not in the topic"]
         reasons = []
         if self.model is not None and not self.model.fired and self.decide != "query":
             reasons.append(

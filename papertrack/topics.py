@@ -192,12 +192,21 @@ class Topic:
                 from papertrack.paths import data_dir
 
                 shipped = Path(self.model_file).resolve().is_relative_to(data_dir().resolve())
-                fix = (
-                    "Reinstall papertrack"
-                    if shipped
-                    else f"Delete that file to drop what was taught (or 'papertrack topics "
-                    f"teach {self.slug} --forget' for a default topic), then teach it again"
-                )
+                if shipped:
+                    fix = "Reinstall papertrack"
+                elif self.source == "default":
+                    fix = (
+                        f"Run 'papertrack topics teach {self.slug} --forget' to go back to "
+                        "its shipped model, then teach it again"
+                    )
+                elif self.query.strip():
+                    fix = "Delete that file to go back to its query, then teach it again"
+                else:
+                    fix = (
+                        f'Make the topic again with \'papertrack topics add "{self.name}" '
+                        f"--like ID... --replace', or remove it with 'papertrack topics remove "
+                        f"{self.slug}'"
+                    )
                 raise PapertrackError(
                     f"the model of topic {self.name!r} ({self.model_file}) cannot be read "
                     f"({exc}). {fix}"

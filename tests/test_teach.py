@@ -465,6 +465,7 @@ def test_explain_and_topics_test_hold_taught_papers_and_implications(stored: Pat
     )
     item = explained["topics"][0] if "topics" in explained else explained
     assert item["matched"] is False and item["taught"] is False
+    assert item["reasons"] == ["you taught that it is not in the topic"]
     shown = run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training")
     assert "is not in LLM Agent Training" in shown.stdout
     assert "You taught it this paper is out of the topic" in shown.stdout
@@ -505,7 +506,7 @@ def test_a_damaged_taught_model_says_how_to_recover_and_forget_does(stored: Path
     for damage in ({"pinned": [CHAIN_OF_AGENTS]}, {"examples": [1]}, {"rules": {"model": 3}}):
         path.write_text(json.dumps({**model, "meta": {**model["meta"], **damage}}))
         for command in (["latest", "llm-agent-training"], ["topics", "show", "llm-agent-training"]):
-            error_line(run(*command), 1, "cannot be read", "Delete that file")
+            error_line(run(*command), 1, "cannot be read", "teach llm-agent-training --forget")
     result = run("topics", "teach", "llm-agent-training", "--forget")
     assert result.exit_code == 0, result.stderr
     assert not path.exists()
@@ -519,7 +520,8 @@ def test_two_teaches_at_once_keep_both_examples(stored: Path) -> None:
     import subprocess
     import sys
 
-    env = {**os.environ, "PAPERTRACK_WORKERS": "1"}
+    # Each teach waits for the other's whole run: no lock timeout on a slow machine.
+    env = {**os.environ, "PAPERTRACK_WORKERS": "1", "PAPERTRACK_LOCK_TIMEOUT": "900"}
     commands = [
         ["topics", "teach", "gui-agents", COMPUTER_RL],
         ["topics", "teach", "agentic-rl", "--not", CHAIN_OF_AGENTS],
@@ -581,3 +583,39 @@ def test_a_category_needs_a_query_to_filter(stored: Path) -> None:
         "topics", "add", "Memory", "--like", CHAIN_OF_AGENTS, "--query", "zorblax", "-c", "cs.CV"
     )
     assert result.exit_code == 0, result.stderr
+
+
+def test_remove_waits_for_the_taught_files_lock_before_it_changes_anything(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from papertrack.files import Lock
+
+    result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    topics_file = (stored / "topics.toml").read_bytes()
+    held = Lock(stored / ".teach.lock", 1.0)
+    held.acquire()
+    try:
+        monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "0.2")
+        error_line(run("topics", "remove", "agent-memory"), 1, "the lock on taught topics")
+    finally:
+        held.release()
+    assert (stored / "topics.toml").read_bytes() == topics_file
+    assert (stored / "models" / "agent-memory.json").is_file()
+    monkeypatch.delenv("PAPERTRACK_LOCK_TIMEOUT")
+    assert run("topics", "remove", "agent-memory").exit_code == 0
+
+
+def test_a_damaged_model_of_a_topic_of_examples_says_to_make_it_again(stored: Path) -> None:
+    assert run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS).exit_code == 0
+    (stored / "models" / "agent-memory.json").write_text("{}")
+    error_line(
+        run("latest", "agent-memory"),
+        1,
+        "cannot be read",
+        'topics add "Agent Memory" --like ID... --replace',
+        "topics remove agent-memory",
+    )
+    result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, "--replace")
+    assert result.exit_code == 0, result.stderr
+    assert CHAIN_OF_AGENTS in tagged("agent-memory")

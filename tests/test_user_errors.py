@@ -64,7 +64,10 @@ def assert_usage_error(result: Result, *needles: str) -> None:
     assert result.exit_code == 2, result.stderr
     errors = result.stderr.splitlines()
     assert len(errors) == 1 and errors[0].startswith("Error: "), result.stderr
-    assert re.search(r"\. Run 'papertrack( [a-z]+)* --help' to see how to use it\.$", errors[0])
+    assert re.search(
+        r"\. Run ('papertrack( [a-z]+)* --help'|the command with --help) to see how to use it\.$",
+        errors[0],
+    )
     for needle in needles:
         assert needle in errors[0], (needle, errors[0])
 
@@ -798,6 +801,7 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
         (["topics", "teach"], "Missing argument 'topic'. Run 'papertrack topics teach --help'"),
         (["latest", "--bogus"], "No such option: --bogus. Run 'papertrack latest --help'"),
         (["nosuchcommand"], "No such command 'nosuchcommand'. Run 'papertrack --help'"),
+        (["search", "agent", "--limit"], "requires an argument. Run the command with --help"),
     ],
 )
 def test_a_usage_error_click_finds_is_one_line_too(

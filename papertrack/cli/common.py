@@ -55,10 +55,12 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
     import sys
 
     ctx = getattr(error, "ctx", None)
-    where = ctx.command_path if ctx is not None else "papertrack"
+    # Some errors of Click's parser come without the command (an option missing its
+    # value): the help to read is then the command's, whichever it is.
+    where = f"'{ctx.command_path} --help'" if ctx is not None else "the command with --help"
     message = error.format_message().rstrip(".")
     print(
-        f"Error: {message}. Run '{where} --help' to see how to use it.",
+        f"Error: {message}. Run {where} to see how to use it.",
         file=sys.stderr if file is None else file,
     )
 

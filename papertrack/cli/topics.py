@@ -446,10 +446,10 @@ def _drop_model(slug: str) -> str:
     count = len(training.load_examples(paths.user_examples_file()).get(slug, {}))
     if not count:
         return ". The model taught to its earlier definition is deleted"
+    kept = f"its {count:,} examples stay" if count != 1 else "its 1 example stays"
     return (
-        ". The model taught to its earlier definition is deleted; its "
-        f"{count:,} example{'s' if count != 1 else ''} stay, and 'papertrack topics teach "
-        f"{slug} ID' fits a model to this definition with them"
+        f". The model taught to its earlier definition is deleted; {kept}, and "
+        f"'papertrack topics teach {slug} ID' fits a model to this definition with them"
     )
 
 
@@ -467,7 +467,10 @@ def _forget_examples(slug: str) -> str:
     parts = ["model"] if had_model else []
     if count:
         parts.append(f"{count:,} taught example{'s' if count != 1 else ''}")
-    return f" Its {' and its '.join(parts)} were deleted." if parts else ""
+    if not parts:
+        return ""
+    verb = "was" if parts == ["model"] or parts == ["1 taught example"] else "were"
+    return f" Its {' and its '.join(parts)} {verb} deleted."
 
 
 def _learn_from_examples(
@@ -672,13 +675,14 @@ def topics_teach(
     from papertrack import training
 
     with errors():
-        catalog = load_catalog()
-        chosen = catalog.find(topic)
         if not ids and not out_ids and not forget:
             raise UsageError(
                 "name papers to teach with: IDs in the topic, --not ID for papers outside it"
             )
         with _teaching():
+            # Read under the lock: another teach, add or remove may have changed it.
+            catalog = load_catalog()
+            chosen = catalog.find(topic)
             store = open_store()
             given = [*(ids or []), *(out_ids or [])]
             examples = training.load_examples(paths.user_examples_file())
@@ -756,7 +760,7 @@ def topics_remove(
     """
     from papertrack.userfile import Action, remove_topic
 
-    with errors():
+    with errors(), _teaching():
         store = open_store()
         tagged = ""
         if store.exists():
@@ -772,8 +776,7 @@ def topics_remove(
             message = f"Removed your topic {edit.name!r} ({edit.slug}) from {edit.path}.{tagged}"
             # What it was taught belongs to it: left behind, it would take over the next
             # topic with this slug (the default it brings back, say).
-            with _teaching():
-                message += _forget_examples(edit.slug)
+            message += _forget_examples(edit.slug)
             if edit.restored is not None:
                 message += (
                     f" The default topic {edit.restored.name!r} with this slug is back; run "
