@@ -619,3 +619,19 @@ def test_a_damaged_model_of_a_topic_of_examples_says_to_make_it_again(stored: Pa
     result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, "--replace")
     assert result.exit_code == 0, result.stderr
     assert CHAIN_OF_AGENTS in tagged("agent-memory")
+
+
+def test_a_topic_made_from_examples_and_a_query_cannot_forget_its_model_file(
+    stored: Path,
+) -> None:
+    """Its entry names the model file: forgetting would delete a file the entry still
+    needs, however its model (an older papertrack's, say) describes itself."""
+    added = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, "--query", "memory")
+    assert added.exit_code == 0, added.stderr
+    path = stored / "models" / "agent-memory.json"
+    model = json.loads(path.read_text())
+    model["meta"] = {k: v for k, v in model["meta"].items() if k not in ("like", "decide")}
+    path.write_text(json.dumps(model))
+    error_line(run("topics", "teach", "agent-memory", "--forget"), 2, "made from your examples")
+    assert path.is_file()
+    assert run("latest", "agent-memory").exit_code == 0

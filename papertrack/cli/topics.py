@@ -380,7 +380,18 @@ def topics_add(
 def _made_from_examples(topic: Topic) -> bool:
     """Whether a user's topic was made from examples (``topics add --like``), not by
     its query alone: such a topic cannot forget them all."""
-    return not topic.query.strip() or _taught_like(topic)
+    from papertrack.topics import Catalog
+
+    if not topic.query.strip():
+        return True
+    # Made with --like, its entry in the user's file names its model (a query topic
+    # taught later has its model put in place by with_models, not named there).
+    user = paths.user_topics_file()
+    written = Catalog.load(
+        paths.default_topics_file(), user if user.is_file() else None, lenient=True
+    )
+    entry = written.by_slug(topic.slug)
+    return entry is not None and bool(entry.model_file)
 
 
 def _taught_like(topic: Topic) -> bool:
