@@ -164,13 +164,21 @@ class Digest:
 
 
 def first_cutoff(now: datetime) -> datetime:
-    """The oldest paper date the first digest ever shows."""
-    return now - timedelta(days=FIRST_DIGEST_DAYS)
+    """The oldest paper date the first digest ever shows: the start (UTC) of the day
+    :data:`FIRST_DIGEST_DAYS` days before it, as its header says ("papers dated
+    2026-11-26 or later"). Papers are dated to the day; a cut at the clock time
+    would leave out that day's papers, and for good once the window is kept."""
+    return _day_start(now - timedelta(days=FIRST_DIGEST_DAYS))
+
+
+def _day_start(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def window_start(state: DigestState, now: datetime) -> datetime:
-    """The oldest paper date a digest without --since shows."""
-    return state.floor or first_cutoff(now)
+    """The oldest paper date a digest without --since shows. A window kept by an
+    older papertrack, cut at the clock time, starts at the start of its day too."""
+    return _day_start(state.floor) if state.floor is not None else first_cutoff(now)
 
 
 def build_digest(

@@ -301,7 +301,9 @@ def test_build_digest_is_pure_and_dedupes() -> None:
     assert [[p.arxiv_id for p in s.papers] for s in first.sections] == [["1"], ["2"]]
     state = DigestState().after(first)
     assert state.digested == {"1", "2"} and state.last == NOW
-    assert state.floor == NOW - timedelta(days=7)
+    # The window starts at the start of the day 7 days back, as its header says.
+    week_ago = NOW - timedelta(days=7)
+    assert state.floor == datetime(week_ago.year, week_ago.month, week_ago.day, tzinfo=UTC)
     # Later: undigested papers dated after the first window's start, however late they came.
     late = _paper("4", 6, ("y",))
     later = build_digest(topics, {**papers, "y": [b, a, late]}, state, NOW + timedelta(days=9))
@@ -523,3 +525,20 @@ def test_markdown_escape_leaves_ordinary_text_alone(text: str) -> None:
     assert markdown_escape(text) == text
     assert markdown_escape(text, line_start=True) == text
     assert markdown_escape("2026-11-24") == "2026-11-24" and markdown_escape("cs.AI") == "cs.AI"
+
+
+def test_the_first_digest_holds_every_paper_of_its_first_day() -> None:
+    """Papers are dated to the day: the first window starts at that day's start, not
+    at the clock time a week before (which left them out, and for good)."""
+    now = datetime(2026, 12, 3, 16, 13, 7, tzinfo=UTC)
+    first_day = Paper(
+        arxiv_id="5", title="5", published=datetime(2026, 11, 26, tzinfo=UTC), tags=("x",)
+    )
+    before = Paper(
+        arxiv_id="6", title="6", published=datetime(2026, 11, 25, 23, tzinfo=UTC), tags=("x",)
+    )
+    digest = build_digest([("x", "X")], {"x": [first_day, before]}, DigestState(), now)
+    assert digest.arxiv_ids() == ["5"]
+    # A window an older papertrack kept at the clock time holds that day's papers too.
+    kept = DigestState(last=now, digested=set(), floor=datetime(2026, 11, 26, 16, 13, tzinfo=UTC))
+    assert build_digest([("x", "X")], {"x": [first_day]}, kept, now).arxiv_ids() == ["5"]
