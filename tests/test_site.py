@@ -540,3 +540,15 @@ def test_a_killed_site_process_leaves_a_site(store_dir: Path, tmp_path: Path) ->
             assert (out / unquote(href)).is_file(), href
     assert subprocess.run(command, env=env, timeout=120).returncode == 0
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_empty_topics_option_is_refused_and_the_site_kept(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    site(store_dir, out, "--topics", "gui-agents", "--as-of", "2026-06-26")
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    for empty in ("", " , "):
+        result = run("--db", str(store_dir), "site", "-o", str(out), "--topics", empty)
+        error_line(result, 2, "--topics names no topic")
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before

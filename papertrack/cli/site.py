@@ -40,6 +40,13 @@ def _chosen(catalog: Catalog, names: list[str], following: bool) -> list[Topic]:
         return topics
     if names:
         picked = [catalog.find(n) for text in names for n in text.split(",") if n.strip()]
+        if not picked:
+            # An empty --topics "$T" in cron would otherwise make a site of no topic,
+            # removing every page of the one published.
+            raise UsageError(
+                f"--topics names no topic ({', '.join(map(repr, names))}). Name topics, "
+                "e.g. --topics llm-agent-training,gui-agents, or leave --topics out for all"
+            )
         return list({t.slug: t for t in picked}.values())
     return list(catalog.topics)
 
