@@ -76,3 +76,33 @@ def test_a_terminal_that_cannot_show_unicode_gets_replacements_not_a_traceback(
         assert done.returncode == 0, done.stderr
         assert b"Traceback" not in done.stderr
         assert b"LLM Agent Training" in done.stdout
+
+
+def test_data_into_a_pipe_is_utf8_whatever_the_locale(sample: Path) -> None:
+    """JSON and CSV into a pipe or file are data: written in UTF-8 even where Python's
+    own encoding is ASCII, so no name reaches jq or a file as "Jim?nez"."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers import run
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "PAPERTRACK_HOME": str(sample)}
+    expected = run("latest", "-n", "300", "--json").stdout
+    names = {a for p in json.loads(expected) for a in p["authors"] if not a.isascii()}
+    assert names  # the sample has names like that
+
+    def piped(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "papertrack", *args],
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.decode("utf-8")
+
+    assert json.loads(piped("latest", "-n", "300", "--json")) == json.loads(expected)
+    csv_out = piped("latest", "-n", "300", "-f", "csv")
+    assert all(name in csv_out for name in names)

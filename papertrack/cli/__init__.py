@@ -73,14 +73,38 @@ def command_of(args: Sequence[str]) -> str | None:
     return None
 
 
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def _utf8(stream: object) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "utf-8"
+    except LookupError:
+        return False
+
+
 def main() -> None:
     """Console-script entry point."""
     for stream in (sys.stdout, sys.stderr):
-        # A terminal or pipe that cannot show some character (PYTHONIOENCODING=ascii,
-        # a C locale) gets a replacement for it, never a UnicodeEncodeError.
+        # A terminal that cannot show some character (PYTHONIOENCODING=ascii, a
+        # Latin-1 locale) gets a replacement for it, never a UnicodeEncodeError.
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
+    if not _is_terminal(sys.stdout) and not _utf8(sys.stdout):
+        # Standard output into a pipe or a file carries data (JSON, CSV, an export, a
+        # digest): written in UTF-8, as those formats are, whatever the locale says,
+        # so a name such as "Jiménez" reaches jq or a file whole, not as "Jim?nez".
+        reconfigure = getattr(sys.stdout, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(encoding="utf-8")
     modules: Sequence[str] = MODULES
     completing = any(key.endswith("_COMPLETE") for key in os.environ)
     command = command_of(sys.argv[1:])
