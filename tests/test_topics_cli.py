@@ -517,3 +517,18 @@ def test_a_hidden_default_topic_is_named_as_hidden_not_unknown(isolated_home: Pa
             "('papertrack path' shows where the file is)."
         ]
     assert "no topic named 'terminal-agent'" in run("latest", "terminal-agent").stderr
+
+
+def test_the_topic_pages_ask_line_runs_in_a_shell_whatever_the_name(
+    isolated_home: Path,
+) -> None:
+    import shlex
+
+    ok("topics", "add", "Bob's Agents", "--query", "agent*")
+    page = json.loads(ok("topic", "bob-s-agents", "--json").stdout)
+    assert shlex.split(page["ask"]) == [
+        "papertrack",
+        "ask",
+        "bob-s-agents",
+        "what is new in Bob's Agents?",
+    ]

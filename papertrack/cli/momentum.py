@@ -262,7 +262,10 @@ def topic_page(
             keep=lambda p: p.paper_date is None or p.paper_date.astimezone(UTC).date() <= day,
         )
         related = _related(store, catalog, chosen.slug, result)
-        ask = f"papertrack ask {chosen.slug} 'what is new in {chosen.name}?'"
+        import shlex
+
+        # Quoted for a shell, so it runs when pasted whatever the name holds ("Bob's").
+        ask = f"papertrack ask {chosen.slug} {shlex.quote(f'what is new in {chosen.name}?')}"
         if as_json or fmt is ViewFormat.json:
             emit_json(
                 {
