@@ -209,6 +209,17 @@ def test_bad_questions_and_topics(store: Store) -> None:
     assert nothing.exit_code == 0
     assert "No paper in the store matches" in nothing.stderr
     no_traceback(nothing)
+    # With --since and JSON: the reason names the window, and a script gets a document.
+    late = run("ask", QUESTION, "--since", "2100-01-01", "--json")
+    assert late.exit_code == 0, late.stderr
+    assert "No paper in the store dated 2100-01-01 or later matches" in late.stderr
+    assert "an earlier --since" in late.stderr
+    assert json.loads(late.stdout) == {
+        "question": " ".join(QUESTION.split()),
+        "topic": None,
+        "answer": [],
+        "papers": [],
+    }
 
 
 def test_hostile_text_stays_text(isolated_home: Path, tmp_path: Path) -> None:

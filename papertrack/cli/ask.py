@@ -122,14 +122,19 @@ def ask(
         answer = answer_question(
             store, question, topic=topic.slug if topic else None, since=start, papers=limit
         )
-        scope = f"the papers of {topic.name}" if topic else "the store"
+        scope = f"of {topic.name}" if topic else "in the store"
         if not answer.considered:
+            if start is not None:
+                scope += f" dated {start.date().isoformat()} or later"
             say(
                 NO_PAPERS_YET
                 if store_is_empty(store)
-                else f"No paper in {scope} matches the question's words. Try other words, "
-                "or 'papertrack search' to see what is stored."
+                else f"No paper {scope} matches the question's words. Try other words"
+                + (", an earlier --since" if start is not None else "")
+                + ", or 'papertrack search' to see what is stored."
             )
+            if not (context or llm) and pick_format(fmt, as_json) is AskFormat.json:
+                _emit(answer, AskFormat.json, {})  # a script still gets its document
             return
         if context or llm:
             pack = context_pack(question, answer.considered, _names)
