@@ -56,7 +56,8 @@ def _source_line(item: SourceReport) -> str:
     skipped = f", {item.skipped:,} skipped" if item.skipped else ""
     filtered = f", {item.filtered:,} left out by --category" if item.filtered else ""
     resumed = f" (resumed at line {item.resumed_at:,})" if item.resumed_at else ""
-    return f"{item.source}{kind}{resumed}: {item.papers:,} papers: {counts}{skipped}{filtered}"
+    papers = f"{item.papers:,} paper{'s' if item.papers != 1 else ''}"
+    return f"{item.source}{kind}{resumed}: {papers}: {counts}{skipped}{filtered}"
 
 
 @contextlib.contextmanager
