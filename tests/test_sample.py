@@ -106,3 +106,26 @@ def test_data_into_a_pipe_is_utf8_whatever_the_locale(sample: Path) -> None:
     assert json.loads(piped("latest", "-n", "300", "--json")) == json.loads(expected)
     csv_out = piped("latest", "-n", "300", "-f", "csv")
     assert all(name in csv_out for name in names)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "json"])
+def test_a_reader_that_stops_early_is_no_error(sample: Path, fmt: str) -> None:
+    """`papertrack latest -f csv | head -1` under `set -o pipefail`: the reader chose to
+    stop, so papertrack ends quietly with 0, in every format."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PAPERTRACK_HOME": str(sample)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "papertrack", "latest", "-n", "5000", "-f", fmt],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()
+    proc.stdout.close()  # as head does after its line
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, stderr
+    assert b"Traceback" not in stderr and b"Error" not in stderr

@@ -110,4 +110,12 @@ def main() -> None:
     command = command_of(sys.argv[1:])
     if not completing and command in COMMANDS:
         modules = (COMMANDS[command],)
-    _load(modules)(prog_name="papertrack")
+    try:
+        _load(modules)(prog_name="papertrack")
+    except SystemExit as done:
+        # Typer ends a command whose reader closed the pipe (`papertrack latest -f csv |
+        # head -1`) with exit 1, after putting a wrapper on stdout that hushes the
+        # last flush. The reader chose to stop: that is no error, in any format.
+        if done.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            raise SystemExit(0) from None
+        raise
