@@ -129,3 +129,18 @@ def test_a_reader_that_stops_early_is_no_error(sample: Path, fmt: str) -> None:
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0, stderr
     assert b"Traceback" not in stderr and b"Error" not in stderr
+
+
+def test_show_of_a_version_not_stored_says_which_one_it_shows(sample: Path) -> None:
+    from tests.helpers import run
+
+    paper = next(p for p in json.loads(run("latest", "-n", "50", "--json").stdout) if p["version"])
+    pid, version = paper["arxiv_id"], paper["version"]
+    same = run("show", f"{pid}v{version}", "--json")
+    assert same.exit_code == 0 and "Note" not in same.stderr
+    other = run("show", f"{pid}v{version + 1}", "--json")
+    assert other.exit_code == 0
+    assert json.loads(other.stdout)["version"] == version
+    assert f"Note: {pid}v{version + 1} is not stored; showing the stored version (v{version})" in (
+        other.stderr
+    )
