@@ -61,21 +61,16 @@ def test_a_terminal_that_cannot_show_unicode_gets_replacements_not_a_traceback(
     sample: Path,
 ) -> None:
     import os
-    import subprocess
-    import sys
+
+    from tests.helpers import run_in_pty
 
     env = {**os.environ, "PYTHONIOENCODING": "ascii", "PAPERTRACK_HOME": str(sample)}
     for args in (["latest", "llm-agent-training", "-n", "5"], ["momentum", "llm-agent-training"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "papertrack", *args],
-            env=env,
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        assert b"Traceback" not in done.stderr
-        assert b"LLM Agent Training" in done.stdout
+        code, seen = run_in_pty(*args, env=env, columns=120)
+        assert code == 0, seen
+        assert b"Traceback" not in seen
+        assert b"LLM Agent Training" in seen
+        assert seen.isascii()  # what the terminal cannot show is replaced
 
 
 def test_data_into_a_pipe_is_utf8_whatever_the_locale(sample: Path) -> None:
