@@ -817,3 +817,20 @@ def test_a_usage_error_click_finds_is_one_line_too(
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [result.stderr.strip()]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["latest", "--json", "-f", "csv"],
+        ["search", "agent", "--json", "-f", "jsonl"],
+        ["trending", "--json", "-f", "csv"],
+        ["topics", "--json", "-f", "csv"],
+        ["ask", "how are agents trained?", "--json", "-f", "markdown"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_json_and_another_format_is_a_usage_error(untouched: Path, args: list[str]) -> None:
+    result = run(*args)
+    assert_error(result, 2, "--json and --format", "ask for two formats")
+    assert result.stdout == ""

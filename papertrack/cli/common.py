@@ -425,8 +425,18 @@ _Formats = TypeVar("_Formats", bound=StrEnum)
 
 
 def pick_format(fmt: _Formats, as_json: bool) -> _Formats:
-    """``fmt``, or its enum's "json" member when ``--json`` was given."""
-    return type(fmt)("json") if as_json else fmt
+    """``fmt``, or its enum's "json" member when ``--json`` was given.
+
+    Raises:
+        UsageError: ``--json`` with a format other than json and the default (its
+            enum's first member): two formats asked for.
+    """
+    if not as_json:
+        return fmt
+    kind = type(fmt)
+    if fmt not in (next(iter(kind)), kind("json")):
+        raise UsageError(f"--json and --format {fmt.value} ask for two formats. Give one of them")
+    return kind("json")
 
 
 def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) -> None:

@@ -126,8 +126,8 @@ def search(
     from papertrack.export import search_papers
     from papertrack.topics import Topic
 
-    fmt = pick_format(fmt, as_json)
     with errors():
+        fmt = pick_format(fmt, as_json)
         unsaved = Topic(name="Query", slug="query", query=query)  # syntax errors stop here
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None

@@ -186,8 +186,8 @@ def trending(
     """
     from papertrack import momentum as core
 
-    fmt = pick_format(fmt, as_json)
     with errors():
+        fmt = pick_format(fmt, as_json)
         _as_of(as_of, window, weeks)
         if min_count < 0:
             raise UsageError(f"--min {min_count} is not a number of papers. Use 0 or more")

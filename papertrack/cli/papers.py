@@ -299,8 +299,8 @@ def latest(
     from papertrack.dates import parse_date
     from papertrack.topics import Topic
 
-    fmt = pick_format(fmt, as_json)
     with errors():
+        fmt = pick_format(fmt, as_json)
         # Parsed first: a syntax error stops the command before anything is read.
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
         catalog = load_catalog()

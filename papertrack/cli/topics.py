@@ -180,8 +180,8 @@ def topics_list(
         papertrack topics --json
         papertrack topics --format csv --as-of 2026-09-30
     """
-    fmt = pick_format(fmt, as_json)
     with errors():
+        fmt = pick_format(fmt, as_json)
         day = as_of_date(as_of)
         catalog = load_catalog()
         store = counted_store(catalog)
