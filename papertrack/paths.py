@@ -46,6 +46,11 @@ def user_models_dir(env: Mapping[str, str] | None = None) -> Path:
     return home(env) / "models"
 
 
+def user_model_file(slug: str, env: Mapping[str, str] | None = None) -> Path:
+    """The model the user taught the topic ``slug`` (in :func:`user_models_dir`)."""
+    return user_models_dir(env) / f"{slug}.json"
+
+
 def user_examples_file(env: Mapping[str, str] | None = None) -> Path:
     """The papers the user taught each topic with: slug -> {id: in the topic?}."""
     return home(env) / "examples.json"

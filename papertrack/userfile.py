@@ -206,6 +206,11 @@ def _commit(path: Path, default_path: Path, text: str) -> Catalog:
 # --------------------------------------------------------------------------- edits
 
 
+def new_slug(name: str, slug: str | None = None) -> str:
+    """The slug :func:`add_topic` gives a topic named ``name``: ``slug`` if given."""
+    return slug.strip() if slug else slugify(" ".join(name.split()))
+
+
 def add_topic(
     path: Path,
     default_path: Path,
@@ -237,7 +242,7 @@ def add_topic(
         raise UsageError(
             'the topic needs a name. Give one, e.g. papertrack topics add "GUI Agents"'
         )
-    slug = slug.strip() if slug else slugify(name)
+    slug = new_slug(name, slug)
     if not slug or slugify(slug) != slug:
         suggestion = slugify(slug or name) or "my-topic"
         raise UsageError(

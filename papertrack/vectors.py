@@ -68,6 +68,8 @@ VERSION = 2
 MAGIC = b"papertrack vectors\n"
 
 _CODE = "I" if array("I").itemsize == 4 else "L"
+#: numpy's name for the items of ``array(_CODE)``, in this machine's order.
+_WORD = f"={_CODE}"
 
 
 #: FeatureIds tables of vocabularies this process made, by vocabulary key.
@@ -211,7 +213,7 @@ def _unpack(block: bytes) -> Any:
 def _unpack_array(block: bytes) -> array[int]:
     """:func:`_unpack` as an ``array`` of this machine's 32-bit words."""
     deltas = array(_CODE)
-    deltas.frombytes(_unpack(block).astype(f"={_CODE}").tobytes())
+    deltas.frombytes(_unpack(block).astype(_WORD).tobytes())
     return deltas
 
 
@@ -357,7 +359,7 @@ class WeekVectors:
             # A paper's largest id is the sum of its differences.
             lengths = np.fromiter((e[2] for e in kept.values()), dtype=np.int64, count=len(kept))
             starts = (np.cumsum(lengths) - lengths)[lengths > 0]
-            words = np.frombuffer(deltas, dtype=f"={_CODE}").astype(np.int64)
+            words = np.frombuffer(deltas, dtype=_WORD).astype(np.int64)
             if int(np.add.reduceat(words, starts).max()) >= size:
                 return
         self.kept, self.deltas = kept, deltas
@@ -397,7 +399,7 @@ class WeekVectors:
                 entries.append([pid, text, length])
         import numpy as np
 
-        words = np.frombuffer(deltas, dtype=f"={_CODE}") if deltas else np.zeros(0, np.uint32)
+        words = np.frombuffer(deltas, dtype=_WORD) if deltas else np.zeros(0, np.uint32)
         _write(self.path, {"key": self.key, "papers": entries}, [_pack(words)])
 
 
@@ -520,7 +522,7 @@ class VectorTagger:
         """
         import numpy as np
 
-        deltas = np.frombuffer(kept.deltas, dtype=np.uint32 if _CODE == "I" else np.uint64)
+        deltas = np.frombuffer(kept.deltas, dtype=_WORD)
         lengths = np.fromiter((e[2] for e in kept.kept.values()), dtype=np.int64)
         first = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=first[1:])
@@ -573,9 +575,8 @@ class VectorTagger:
         row_of, ids = self.vocabulary.table.ids(model_text(*fields) for _, _, fields in batch)
         count = len(batch)
         starts = row_bounds(row_of, count)
-        code = np.uint32 if _CODE == "I" else np.uint64
-        raw = differences(ids, starts).astype(code).tobytes()
-        width = np.dtype(code).itemsize
+        raw = differences(ids, starts).astype(_WORD).tobytes()
+        width = np.dtype(_WORD).itemsize
         bounds = starts.tolist()
         for n, (pid, text, _) in enumerate(batch):
             held = array(_CODE)

@@ -327,7 +327,7 @@ def topics_add(
         papertrack topics add "Diffusion LMs" --query '"diffusion language model*"' \\
             --description "Language models that generate by denoising." --slug dlm
     """
-    from papertrack.userfile import add_topic
+    from papertrack.userfile import add_topic, new_slug
 
     with errors():
         if query is None and not like:
@@ -361,7 +361,7 @@ def topics_add(
         with _teaching():
             if like:
                 # Checked first: a refused edit must not leave a model or examples behind.
-                planned = edit_file(_model_entry(_slug_of(name, slug)), write=False)
+                planned = edit_file(_model_entry(new_slug(name, slug)), write=False)
                 choice = _learn_from_examples(name, planned.slug, query, category, like)
                 edit = edit_file(_model_entry(planned.slug), write=True)
             else:
@@ -404,14 +404,10 @@ def _taught_like(topic: Topic) -> bool:
     return bool(meta.get("like") or old)
 
 
-def _forget(chosen: Topic, examples: dict[str, dict[str, bool]], store: Store) -> None:
+def _forget(chosen: Topic, store: Store) -> None:
     """Drop a topic's examples and taught model: a default topic goes back to its
     shipped model, one of the user's to its query; and retag."""
-    from papertrack import training
-
-    examples.pop(chosen.slug, None)
-    training.save_examples(paths.user_examples_file(), examples)
-    (paths.user_models_dir() / f"{chosen.slug}.json").unlink(missing_ok=True)
+    _forget_examples(chosen.slug)
     catalog = load_catalog()
     changes = _retag(store, catalog)
     say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
@@ -433,13 +429,6 @@ def _teaching() -> Iterator[None]:
         lock.release()
 
 
-def _slug_of(name: str, slug: str | None) -> str:
-    """The slug `topics add` gives a topic named ``name`` (``slug`` if given)."""
-    from papertrack.topics import slugify
-
-    return slug.strip() if slug else slugify(" ".join(name.split()))
-
-
 def _model_entry(slug: str) -> str:
     """A taught model's file as the user's topics.toml names it."""
     return f"models/{slug}.json"
@@ -450,7 +439,7 @@ def _drop_model(slug: str) -> str:
     added or redefined by its query decides by that query); what to tell the user."""
     from papertrack import training
 
-    path = paths.user_models_dir() / f"{slug}.json"
+    path = paths.user_model_file(slug)
     if not path.is_file():
         return ""
     path.unlink()
@@ -465,14 +454,15 @@ def _drop_model(slug: str) -> str:
 
 
 def _forget_examples(slug: str) -> str:
-    """Delete a removed topic's taught model and examples; what to tell the user."""
+    """Delete a topic's taught model and examples (it is removed, or forgets them);
+    what to tell the user."""
     from papertrack import training
 
     examples = training.load_examples(paths.user_examples_file())
     count = len(examples.pop(slug, {}))
     if count:
         training.save_examples(paths.user_examples_file(), examples)
-    path = paths.user_models_dir() / f"{slug}.json"
+    path = paths.user_model_file(slug)
     had_model = path.is_file()
     path.unlink(missing_ok=True)
     parts = ["model"] if had_model else []
@@ -499,7 +489,7 @@ def _learn_from_examples(
         name=name,
         slug=chosen_slug,
         query=query or "",
-        model_file=str(paths.user_models_dir() / f"{chosen_slug}.json"),
+        model_file=str(paths.user_model_file(chosen_slug)),
         categories=tuple(category or ()),
     )
     store = open_store()
@@ -591,7 +581,7 @@ def _refit(
         labelled = training.load_labelled(paths.labels_file())
         texts = {pid: training.from_paper(p) for pid, p in papers.items()}
         choice = training.teach(topic, taught, texts, labelled, like=like, folder=store.vectors_dir)
-    training.save_model(choice.model, paths.user_models_dir() / f"{topic.slug}.json")
+    training.save_model(choice.model, paths.user_model_file(topic.slug))
     return choice
 
 
@@ -707,7 +697,7 @@ def topics_teach(
             if forget and not given:
                 # Before the tags are brought up to date: a damaged taught model, which
                 # would stop that, is what --forget deletes.
-                _forget(chosen, examples, store)
+                _forget(chosen, store)
                 return
             fresh_tags(store, catalog)
             named = _taught_papers(store, given)
