@@ -629,6 +629,13 @@ class Catalog:
         raise UnknownTopicError(self._unknown(key, slug))
 
     def _unknown(self, key: str, slug: str) -> str:
+        for hid, name in self.hidden.items():
+            if slug == hid or key.casefold() == name.casefold() or slugify(name) == slug:
+                return (
+                    f"the default topic {name!r} ({hid}) is hidden: your topics file says "
+                    "'hidden = true' for it. Delete that entry to bring it back "
+                    "('papertrack path' shows where the file is)"
+                )
         scored: list[tuple[float, int, Topic]] = []
         for index, topic in enumerate(self.topics):
             score = max(
@@ -637,13 +644,6 @@ class Catalog:
             if score >= 0.6:
                 scored.append((-score, index, topic))
         scored.sort(key=lambda item: (item[0], item[1]))
-        for hid, name in self.hidden.items():
-            if slug == hid or key.casefold() == name.casefold() or slugify(name) == slug:
-                return (
-                    f"the default topic {name!r} ({hid}) is hidden: your topics file says "
-                    "'hidden = true' for it. Delete that entry to bring it back "
-                    "('papertrack path' shows where the file is)"
-                )
         message = f"no topic named {key!r}."
         if scored:
             close = ", ".join(f"{t.name} ({t.slug})" for _, _, t in scored[:3])
