@@ -335,3 +335,25 @@ def test_export_without_a_format_is_one_line() -> None:
 
     line = error_line(run("export"), 2, "no --format given", "-f bibtex", "-f jsonl")
     assert "Choose from" not in line
+
+
+def test_interrupted_export_says_the_file_was_left_alone(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import papertrack.export
+
+    ingest(LISTING)
+    target = tmp_path / "papers.bib"
+    target.write_text("% the export of last week\n", encoding="utf-8")
+
+    def interrupted(*args: object, **kwargs: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(papertrack.export, "write_export", interrupted)
+    result = run("export", "-f", "bibtex", "-o", str(target))
+    assert result.exit_code == 130
+    assert result.stderr.strip() == f"Interrupted. {target} was left as it was."
+    assert target.read_text(encoding="utf-8") == "% the export of last week\n"
+    to_stdout = run("export", "-f", "bibtex")
+    assert to_stdout.exit_code == 130
+    assert to_stdout.stderr.strip() == "Interrupted. The export is incomplete."

@@ -105,7 +105,7 @@ def test_a_papers_topics_hold_the_topics_they_imply_and_teaching_one_moves_them(
 
 def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
     error_line(run("topics", "teach", "llm-agent-training"), 2, "name papers to teach with")
-    error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 2, "no paper 2501.99999")
+    error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 1, "no paper 2501.99999")
     error_line(run("topics", "teach", "no-such-topic", CHAIN_OF_AGENTS), 2, "no topic named")
     both = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS, "--not", CHAIN_OF_AGENTS)
     error_line(both, 2, "named both in and --not")

@@ -242,8 +242,11 @@ def complete_topic(incomplete: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def errors() -> Iterator[None]:
-    """Turn papertrack's own errors into ``Error: …`` on stderr and their exit code."""
+def errors(
+    interrupted: str = "Everything written before the interruption is kept.",
+) -> Iterator[None]:
+    """Turn papertrack's own errors into ``Error: …`` on stderr and their exit code;
+    Ctrl-C into "Interrupted." and ``interrupted``, what became of the command's work."""
     try:
         yield
     except PapertrackError as exc:
@@ -253,7 +256,7 @@ def errors() -> Iterator[None]:
         say(f"Error: {message}")
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        say("Interrupted. Everything written before the interruption is kept.")
+        say(f"Interrupted. {interrupted}")
         raise typer.Exit(130) from None
 
 

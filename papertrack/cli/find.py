@@ -230,7 +230,9 @@ def export(
     from papertrack.files import write_output
     from papertrack.topics import Topic
 
-    with errors():
+    # The file is replaced in one step at the end: an interrupted export leaves it as it was.
+    left = f"{output} was left as it was." if output is not None else "The export is incomplete."
+    with errors(interrupted=left):
         if fmt is None:
             # Click's own message for a missing choice spans seven lines.
             raise UsageError(

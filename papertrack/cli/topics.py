@@ -544,7 +544,9 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     for given in ids:
         paper = find_paper(store, given)
         if paper is None:
-            raise UsageError(
+            # Not a usage error: the id is well formed, the store lacks it (exit 1,
+            # as for show and explain).
+            raise PapertrackError(
                 f"no paper {given} in the store. Ingest it first "
                 "('papertrack ingest FILE' or 'papertrack fetch'), then teach with it"
             )
