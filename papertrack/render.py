@@ -74,6 +74,8 @@ def format_tags(tags: Sequence[str], names: Mapping[str, str], shown: int | None
 TAG_WORD_MAX = 16
 #: Below this console width the tags column's ratio share is too narrow for a tag word.
 NARROW_TABLE = 120
+#: Below this console width the latest-papers table has three columns, not five.
+COMPACT_TABLE = 100
 
 
 def papers_table(
@@ -81,8 +83,11 @@ def papers_table(
 ) -> Table:
     """The 'latest papers' table: one row a paper, newest first.
 
-    ``width``, the console's, lets a narrow table keep whole tag words (see below).
+    ``width``, the console's, lets a narrow table keep whole tag words (see below);
+    below :data:`COMPACT_TABLE` columns the table is :func:`_compact_table`.
     """
+    if width is not None and width < COMPACT_TABLE:
+        return _compact_table(papers, title, tag_names)
     # The title is what a reader scans: it gets half the width the date and category
     # leave (ratio 4 of 8, with authors and tags at 2 each), and never so little that
     # a long word of it is cut ("Psychology-Grounded"). Rich applies ratios only to
@@ -99,20 +104,8 @@ def papers_table(
     with_affiliations = any(paper.author_affiliations for paper in papers)
     if with_affiliations:
         table.add_column("Affiliations", ratio=2, overflow="fold", style="dim")
-    # Wide enough for the longest word of a tag shown ("Reinforcement"): a topic name
-    # broken mid-word is one a reader cannot recognise. Rich gives a column with a
-    # ratio its share and ignores min_width, so where the share would be narrower
-    # than that word the column gets a fixed width instead (padding included).
-    words = [w for p in papers for t in p.tags[:4] for w in tag_names.get(t, t).split()]
-    tag_width = min(max(map(len, words), default=4), TAG_WORD_MAX) + 2
     fixed = width is not None and width < NARROW_TABLE
-    table.add_column(
-        "Tags",
-        ratio=None if fixed else 2,
-        width=tag_width if fixed else None,
-        overflow="fold",
-        style="green",
-    )
+    _tags_column(table, papers, tag_names, fixed)
     for paper in papers:
         cells = [
             Text(format_date(paper.paper_date)),
@@ -124,6 +117,46 @@ def papers_table(
             cells.append(Text(safe(format_affiliations(paper.affiliations))))
         cells.append(Text(safe(format_tags(paper.tags, tag_names, shown=4))))
         table.add_row(*cells)
+    return table
+
+
+def _tags_column(
+    table: Table, papers: Sequence[Paper], tag_names: Mapping[str, str], fixed: bool
+) -> None:
+    """The tags column, wide enough for the longest word of a tag shown ("Reinforcement"):
+    a topic name broken mid-word is one a reader cannot recognise. Rich gives a column
+    with a ratio its share and ignores min_width, so where the share would be narrower
+    than that word (``fixed``) the column gets a fixed width instead (padding included)."""
+    words = [w for p in papers for t in p.tags[:4] for w in tag_names.get(t, t).split()]
+    tag_width = min(max(map(len, words), default=4), TAG_WORD_MAX) + 2
+    table.add_column(
+        "Tags",
+        ratio=None if fixed else 2,
+        width=tag_width if fixed else None,
+        overflow="fold",
+        style="green",
+    )
+
+
+def _compact_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str]) -> Table:
+    """The latest-papers table for a narrow terminal (and a pipe's 80 columns): three
+    columns, the category under the date and the authors (then affiliations) under
+    the title. Five columns at 80 left the authors 10 characters, and at 60 three,
+    so that names were broken mid-word ("Tia/nyi")."""
+    table = Table(title=Text(safe(title), style="bold"), title_justify="left", expand=True)
+    table.add_column("Date", no_wrap=True)
+    table.add_column("Paper", ratio=1, overflow="fold")
+    _tags_column(table, papers, tag_names, fixed=True)
+    for paper in papers:
+        when = Text(format_date(paper.paper_date))
+        if paper.primary_category:
+            when.append("\n" + safe(paper.primary_category), style="cyan")
+        about = Text(safe(clip(paper.title, TITLE_CHARS)), style="bold")
+        if paper.authors:
+            about.append("\n" + safe(format_names(paper.authors)))
+        if paper.author_affiliations:
+            about.append("\n" + safe(format_affiliations(paper.affiliations)), style="dim")
+        table.add_row(when, about, Text(safe(format_tags(paper.tags, tag_names, shown=4))))
     return table
 
 

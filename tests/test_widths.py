@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -15,17 +16,19 @@ def listing() -> None:
 
 
 def title_cells(table: str) -> list[list[str]]:
-    """The lines of the Title column (the third), row by row, of a latest-papers table."""
+    """The lines of the Title column (the third of five), or of the Paper column (the
+    second of three, title then authors), row by row, of a latest-papers table."""
     rows: list[list[str]] = []
     body = table.split("┩", 1)[1]
     for line in body.splitlines():
         cells = line.split("│")
         if len(cells) < 5:
             continue
-        if cells[1].strip():  # a date: a new row starts
+        column = 3 if len(cells) >= 7 else 2
+        if re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4}", cells[1].strip()):  # a new row
             rows.append([])
-        if rows and cells[3].strip():
-            rows[-1].append(cells[3].strip())
+        if rows and cells[column].strip():
+            rows[-1].append(cells[column].strip())
     return rows
 
 
@@ -58,7 +61,13 @@ def test_titles_get_the_width_and_whole_words(
     result = run(*command, "-n", "20")
     assert result.exit_code == 0, result.stderr
     topic = command[1:] if command[0] == "topic" else ()
-    titles = [p["title"] for p in json.loads(run("latest", *topic, "-n", "20", "--json").stdout)]
+    papers = json.loads(run("latest", *topic, "-n", "20", "--json").stdout)
+    titles = [p["title"] for p in papers]
+    if width == "80":
+        # Below 100 columns the authors are under the title, in the same column.
+        from papertrack.render import format_names
+
+        titles = [f"{p['title']} {format_names(p['authors'])}" for p in papers]
     rows = title_cells(result.stdout)
     assert len(rows) == len(titles) == 20
     for lines, title in zip(rows, titles, strict=True):
@@ -71,6 +80,26 @@ def test_titles_get_the_width_and_whole_words(
             assert len(lines) <= max(2, -(-len(title) // 60)), lines
     if width == "80":
         assert max(len(line) for line in result.stdout.splitlines()) <= 80
+        assert "┃ Date         ┃ Paper" in result.stdout
+
+
+@pytest.mark.parametrize("width", ["60", "99"])
+def test_a_narrow_table_breaks_no_word_of_a_title_or_name(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from papertrack.render import format_names
+
+    monkeypatch.setenv("COLUMNS", width)
+    result = run("latest", "-n", "20")
+    assert result.exit_code == 0, result.stderr
+    assert max(len(line) for line in result.stdout.splitlines()) <= int(width)
+    papers = json.loads(run("latest", "-n", "20", "--json").stdout)
+    rows = title_cells(result.stdout)
+    assert len(rows) == len(papers) == 20
+    for lines, paper in zip(rows, papers, strict=True):
+        # Five columns at 60 left the authors three characters: "Tia", "nyi".
+        title = " ".join(paper["title"].split())
+        assert " ".join(lines) == f"{title} {format_names(paper['authors'])}"
 
 
 @pytest.mark.parametrize("width", ["80", "100", "160"])
