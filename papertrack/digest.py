@@ -1,9 +1,10 @@
 """Followed topics and digests: what is new in them since the last digest.
 
 ``<home>/following.json`` lists the followed topics' slugs in the order they were
-followed. ``<home>/digest-state.json`` holds the time of the last digest and every
-arxiv_id a digest has shown (versionless, so a new version or a re-fetch of a paper
-is never shown again). Both are replaced atomically.
+followed, and when each was followed. ``<home>/digest-state.json`` holds the time
+of the last digest and every arxiv_id a digest has shown (versionless, so a new
+version or a re-fetch of a paper is never shown again). Both are replaced
+atomically.
 
 :func:`build_digest` is pure: it takes the candidate papers of each topic, the
 state and the time, and decides. The CLI (:mod:`papertrack.cli.digest`) reads the
@@ -36,6 +37,7 @@ __all__ = [
     "digest_dict",
     "first_cutoff",
     "window_start",
+    "load_follow_times",
     "load_following",
     "load_state",
     "markdown_escape",
@@ -82,8 +84,29 @@ def load_following(path: Path) -> list[str]:
     return list(dict.fromkeys(slugs))
 
 
-def save_following(path: Path, slugs: Sequence[str]) -> None:
-    write_json(path, {"topics": list(dict.fromkeys(slugs))})
+def load_follow_times(path: Path) -> dict[str, datetime]:
+    """When each followed topic was followed. A topic followed by an older papertrack,
+    which did not keep the time, has none (so does one whose time is unreadable:
+    it only narrows a digest, and a digest is no reason to fail)."""
+    data = _read(path)
+    kept = data.get("followed") if isinstance(data, dict) else None
+    times: dict[str, datetime] = {}
+    for slug, when in (kept if isinstance(kept, dict) else {}).items():
+        try:
+            times[slug] = datetime.fromisoformat(when).astimezone(UTC)
+        except (TypeError, ValueError):
+            continue
+    return times
+
+
+def save_following(
+    path: Path, slugs: Sequence[str], times: Mapping[str, datetime] | None = None
+) -> None:
+    """The followed ``slugs``, in order, with the time each was followed (``times``)."""
+    kept = list(dict.fromkeys(slugs))
+    known = times or {}
+    followed = {s: known[s].astimezone(UTC).isoformat() for s in kept if s in known}
+    write_json(path, {"topics": kept, "followed": followed})
 
 
 @dataclass(slots=True)
@@ -189,6 +212,7 @@ def build_digest(
     *,
     since: datetime | None = None,
     momentum: Mapping[str, str] | None = None,
+    followed: Mapping[str, datetime] | None = None,
 ) -> Digest:
     """The digest of the followed ``topics`` ((slug, name), in following order).
 
@@ -201,6 +225,10 @@ def build_digest(
             digest's window start, :data:`FIRST_DIGEST_DAYS` days before it
             (``state.floor``; ``now`` minus those days on the first digest ever).
         momentum: the momentum sentence of each slug.
+        followed: when each slug was followed. Without --since, a topic followed
+            after the first digest starts as the first digest did: at the papers
+            dated in the :data:`FIRST_DIGEST_DAYS` days before it was followed,
+            not at the first digest's window (months of its papers at once).
 
     A paper of several followed topics goes under the first of them only.
     """
@@ -208,13 +236,16 @@ def build_digest(
     placed: set[str] = set()
     sections = []
     for slug, name in topics:
+        start = cutoff
+        if since is None and followed is not None and slug in followed:
+            start = max(cutoff, first_cutoff(followed[slug]))
         chosen = []
         for paper in papers.get(slug, ()):
             if paper.arxiv_id in placed:
                 continue
             if since is None and paper.arxiv_id in state.digested:
                 continue
-            if cutoff is not None and (paper.paper_date is None or paper.paper_date < cutoff):
+            if paper.paper_date is None or paper.paper_date < start:
                 continue
             placed.add(paper.arxiv_id)
             chosen.append(paper)

@@ -542,3 +542,56 @@ def test_the_first_digest_holds_every_paper_of_its_first_day() -> None:
     # A window an older papertrack kept at the clock time holds that day's papers too.
     kept = DigestState(last=now, digested=set(), floor=datetime(2026, 11, 26, 16, 13, tzinfo=UTC))
     assert build_digest([("x", "X")], {"x": [first_day]}, kept, now).arxiv_ids() == ["5"]
+
+
+def test_a_topic_followed_later_starts_a_week_before_it_was_followed() -> None:
+    """Following a topic a month into daily digests shows its last week, not its month."""
+    floor = NOW - timedelta(days=40)  # the first digest was 33 days ago
+    state = DigestState(last=NOW - timedelta(days=1), digested=set(), floor=floor)
+    papers = {
+        "x": [_paper("1", 30, ("x",)), _paper("2", 2, ("x",))],
+        "y": [_paper("3", 30, ("y",)), _paper("4", 6, ("y",)), _paper("5", 9, ("y",))],
+    }
+    topics = [("x", "X"), ("y", "Y")]
+    followed = {"x": floor, "y": NOW - timedelta(days=1)}  # y followed yesterday
+    digest = build_digest(topics, papers, state, NOW, followed=followed)
+    assert [[p.arxiv_id for p in s.papers] for s in digest.sections] == [["2", "1"], ["4"]]
+    # Without a time (followed by an older papertrack) it starts at the first window.
+    unknown = build_digest(topics, papers, state, NOW, followed={"x": floor})
+    assert unknown.arxiv_ids() == ["2", "1", "4", "5", "3"]
+    # --since shows what it names, whenever the topic was followed.
+    since = build_digest(topics, papers, state, NOW, since=floor, followed=followed)
+    assert since.arxiv_ids() == ["2", "1", "4", "5", "3"]
+
+
+def test_following_after_a_month_of_digests_does_not_flood_the_next(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    follow("zebra-studies")
+    listing = json.loads((isolated_home / "following.json").read_text())
+    assert set(listing["followed"]) == {"zebra-studies"}
+    # As if zebra was followed, and the first digest made, 40 days ago.
+    long_ago = (NOW - timedelta(days=40)).isoformat()
+    listing["followed"]["zebra-studies"] = long_ago
+    (isolated_home / "following.json").write_text(json.dumps(listing))
+    (isolated_home / "digest-state.json").write_text(
+        json.dumps({"last_digest": NOW.isoformat(), "floor": long_ago, "digested": []})
+    )
+    ingest(
+        api_feed(
+            tmp_path / "month.xml",
+            [
+                ("2611.00001", 1, "Zebra of the month", 20, ["A"]),
+                ("2611.00002", 1, "Stripes of the month", 20, ["B"]),
+                ("2611.00003", 1, "Stripes of the week", 3, ["C"]),
+            ],
+        )
+    )
+    result = run("follow", "stripe-science")
+    assert result.exit_code == 0, result.stderr
+    assert "last 7 days" in result.stderr
+    data = digest_json()
+    assert ids(data) == ["2611.00001", "2611.00003"]
+    assert run("unfollow", "zebra-studies").exit_code == 0
+    kept = json.loads((isolated_home / "following.json").read_text())
+    assert kept["topics"] == ["stripe-science"] and list(kept["followed"]) == ["stripe-science"]

@@ -87,22 +87,42 @@ def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
         papertrack follow llm-agent-training
         papertrack follow "GUI Agents" llm-world-models
     """
-    from papertrack.digest import load_following, save_following
+    from papertrack import digest as core
 
     with errors():
         catalog = load_catalog()
         chosen = [catalog.find(t) for t in topics]  # every name checked before writing
-        slugs = load_following(following_file())
+        slugs = core.load_following(following_file())
+        times = core.load_follow_times(following_file())
+        now = datetime.now(UTC)
         lines = []
         for topic in chosen:
             if topic.slug in slugs:
                 lines.append(f"Already following {topic.name} ({topic.slug}).")
             else:
                 slugs.append(topic.slug)
+                times[topic.slug] = now
                 lines.append(f"Following {topic.name} ({topic.slug}).")
-        save_following(following_file(), slugs)  # saved before it is said
+        core.save_following(following_file(), slugs, times)  # saved before it is said
+        if _digested_before() and any(line.startswith("Following") for line in lines):
+            lines.append(
+                f"The next digest shows the papers of the last {core.FIRST_DIGEST_DAYS} days "
+                "in what you just followed, not every one since your first digest."
+            )
         for line in lines if not quiet else ():
             say(line)
+
+
+def _digested_before() -> bool:
+    """Whether a digest was made before (False when its state cannot be read: the
+    digest itself says so)."""
+    from papertrack import digest as core
+    from papertrack.errors import PapertrackError
+
+    try:
+        return core.load_state(state_file()).last is not None
+    except PapertrackError:
+        return False
 
 
 @app.command(epilog=EXIT_CODES)
@@ -115,10 +135,11 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
         papertrack unfollow llm-agent-training
         papertrack unfollow "GUI Agents"
     """
-    from papertrack.digest import load_following, save_following
+    from papertrack.digest import load_follow_times, load_following, save_following
 
     with errors():
         slugs = load_following(following_file())
+        times = load_follow_times(following_file())
         catalog = load_catalog()
         drop: list[str] = []
         for name in topics:
@@ -128,7 +149,7 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
         for slug in dict.fromkeys(drop):
             if not quiet:
                 say(f"Unfollowed {slug}." if slug in slugs else f"Not following {slug}.")
-        save_following(following_file(), [s for s in slugs if s not in drop])
+        save_following(following_file(), [s for s in slugs if s not in drop], times)
 
 
 @app.command(epilog=EXIT_CODES)
@@ -300,7 +321,13 @@ def _collect(
     }
     sentences = {slug: momentum.describe(m) for slug, m in measured.items()}
     result = core.build_digest(
-        [(t.slug, t.name) for t in topics], candidates, state, now, since=start, momentum=sentences
+        [(t.slug, t.name) for t in topics],
+        candidates,
+        state,
+        now,
+        since=start,
+        momentum=sentences,
+        followed=core.load_follow_times(following_file()),
     )
     return result, measured
 
