@@ -214,6 +214,14 @@ def test_bad_questions_and_topics(store: Store) -> None:
     assert late.exit_code == 0, late.stderr
     assert "No paper in the store dated 2100-01-01 or later matches" in late.stderr
     assert "an earlier --since" in late.stderr
+    newest = store.newest_day()
+    assert newest is not None
+    assert f"The newest stored paper is from {newest:%b} {newest.day}, {newest.year}." in (
+        " ".join(late.stderr.split())
+    )
+    for mode in ("--context", "--llm"):
+        error_line(run("ask", QUESTION, mode, "--json"), 2, mode, "Drop one of them")
+        error_line(run("ask", QUESTION, mode, "-f", "markdown"), 2, mode, "not --format/--json")
     assert json.loads(late.stdout) == {
         "question": " ".join(QUESTION.split()),
         "topic": None,

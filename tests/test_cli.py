@@ -95,10 +95,22 @@ def test_latest_header_says_what_its_count_covers_under_filters() -> None:
     assert 0 < len(only) < len(whole)
     result = run("latest", "llm-agent-training", "-c", "cs.CL", "-n", "500")
     assert result.exit_code == 0
-    header = f"LLM Agent Training — latest papers in cs.CL ({len(whole)} in all)"
+    header = f"LLM Agent Training — latest papers in cs.CL (of {len(whole)} in the topic)"
     assert header in " ".join(result.stdout.split())
     since = run("latest", "llm-agent-training", "--since", "2025-08-20", "-c", "cs.CL")
     assert "latest papers since 2025-08-20 in cs.CL" in " ".join(since.stdout.split())
+    # A --since that leaves nothing names the newest stored paper (a stopped fetch).
+    late = run("latest", "llm-agent-training", "--since", "2100-01-01")
+    assert late.exit_code == 0 and late.stdout == ""
+    assert "Widen or drop those filters. The newest stored paper is from Aug " in late.stderr
+    empty = run("export", "-f", "json", "--since", "2100-01-01")
+    assert empty.stdout == "[]\n"
+    assert "No paper is dated 2100-01-01 or later. The newest stored paper is from Aug " in (
+        empty.stderr
+    )
+    stored = json.loads(run("stats", "--json").stdout)["papers"]
+    every = " ".join(run("latest", "-c", "cs.CL", "-n", "1").stdout.split())
+    assert f"All papers — latest papers in cs.CL (of {stored} stored)" in every
 
 
 def test_latest_abstract_cards_show_the_abstract() -> None:

@@ -145,9 +145,11 @@ def test_search_formats_and_empty(small: Path) -> None:
     assert csv_out[0].startswith("arxiv_id,") and len(csv_out) == 5
     table = run("search", "zebra")
     assert table.exit_code == 0 and "Zebra crossings for robots" in table.stdout
+    # The query as typed: two words are not shown as the phrase "zebra crossing*".
+    assert run("search", "zebra  crossing*").stdout.startswith("search: zebra crossing*")
     empty = run("search", "okapi", "--json")
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
-    assert "No papers in the store match" in empty.stderr
+    assert "No papers in the store match. Words side by side must all match" in empty.stderr
 
 
 @pytest.mark.parametrize("command", [["search", "zebra"], ["ask", "how do zebras cross?"]])

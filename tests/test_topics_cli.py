@@ -355,7 +355,7 @@ def test_topics_test_a_saved_topic_and_the_table(stored: None) -> None:
     assert trial["topic"] == "llm-agent-training"
     assert trial["matches"] == len(papers("llm-agent-training"))
     table = ok("topics", "test", "agent* AND benchmark*", "--seed", "7", "--as-of", AS_OF)
-    assert 'Query "agent* AND benchmark*"' in table.stdout
+    assert "Query: agent* AND benchmark*" in table.stdout
     matches = len(papers("--query", "agent* AND benchmark*"))
     assert f"{matches} of 186 stored papers match ({100 * matches / 186:.2f}%)" in table.stdout
     assert "Aug 18, 2025" in table.stdout and "Sample: 5 of" in table.stdout
@@ -461,9 +461,9 @@ def test_latest_query_is_newest_first_and_stops_at_the_limit(stored: None) -> No
     both = papers("llm-agent-training", "--query", "title:distill*")
     assert [p["arxiv_id"] for p in both] == [CHAIN_OF_AGENTS]
     table = ok("latest", "--query", "agent*  AND\nbenchmark*", "-n", "2").stdout
-    assert table.splitlines()[0].strip() == 'Query "agent* AND benchmark*" — latest papers'
+    assert table.splitlines()[0].strip() == "Query: agent* AND benchmark* — latest papers"
     header = ok("latest", "llm-agent-training", "--query", "rl").stdout.splitlines()[0]
-    assert header.strip() == 'LLM Agent Training, query "rl" — latest papers'
+    assert header.strip() == "LLM Agent Training, query: rl — latest papers"
 
 
 def test_latest_query_errors_and_empty_results(stored: None) -> None:

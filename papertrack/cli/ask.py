@@ -15,6 +15,7 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
+    newest_paper_note,
     open_store,
     pick_format,
     say,
@@ -109,6 +110,13 @@ def ask(
                 "papertrack ask gui-agents 'how are they evaluated?'"
             )
         topic = catalog.find(words[0]) if len(words) == 2 else None
+        if (context or llm) and (as_json or fmt is not AskFormat.text):
+            # The context pack and a model's reply are text; a script asking for
+            # JSON must not get them quietly instead.
+            raise UsageError(
+                f"{'--context' if context else '--llm'} prints text, not --format/--json. "
+                "Drop one of them"
+            )
         question = " ".join(words[-1].split())
         if not question:
             raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
@@ -132,6 +140,7 @@ def ask(
                 else f"No paper {scope} matches the question's words. Try other words"
                 + (", an earlier --since" if start is not None else "")
                 + ", or 'papertrack search' to see what is stored."
+                + (newest_paper_note(store) if start is not None else "")
             )
             if not (context or llm) and pick_format(fmt, as_json) is AskFormat.json:
                 _emit(answer, AskFormat.json, {})  # a script still gets its document

@@ -179,6 +179,9 @@ def err() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+#: What to try when a query matches no paper.
+FEWER_WORDS = "Words side by side must all match: try fewer words, or OR between them."
+
 #: What a command that lists papers says when the store has none at all.
 NO_PAPERS_YET = (
     "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
@@ -343,6 +346,16 @@ def _refuse_file_above(where: Path) -> None:
                     "or move the file away"
                 )
             return
+
+
+def newest_paper_note(store: Store) -> str:
+    """A sentence naming the newest stored paper's day (" The newest stored paper is
+    from Jun 26, 2026."), for a message about a --since that left no paper: a
+    '2 weeks ago' on a store whose fetch stopped."""
+    from papertrack.render import format_day
+
+    newest = store.newest_day() if store.exists() else None
+    return f" The newest stored paper is from {format_day(newest)}." if newest else ""
 
 
 def behind_store_day(store: Store, day: date, window: int = 4, quiet: bool = False) -> date:

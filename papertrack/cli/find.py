@@ -24,6 +24,7 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
+    newest_paper_note,
     open_store,
     pick_format,
     say,
@@ -118,7 +119,7 @@ def search(
     Examples:
 
     \b
-        papertrack search 'world model*'
+        papertrack search '"world model*"'
         papertrack search '"tool use" AND benchmark*' -n 50
         papertrack search 'title:rl OR "reinforcement learning"' --topic llm-agent-training
         papertrack search 'author:"Yann LeCun"' --format jsonl
@@ -142,7 +143,7 @@ def search(
                 progress=progress,
             )
         scope = f"{chosen.name}: " if chosen else ""
-        header = f'{scope}search "{" ".join(query.split())}"'
+        header = f"{scope}search: {' '.join(query.split())}"
 
         def table() -> Any:
             from papertrack import render
@@ -156,7 +157,7 @@ def search(
             say(
                 common.NO_PAPERS_YET
                 if common.store_is_empty(store)
-                else f"No papers in {where} match. Try the query with 'papertrack topics test'."
+                else f"No papers in {where} match. {common.FEWER_WORDS}"
             )
 
 
@@ -223,7 +224,7 @@ def export(
     \b
         papertrack export --topic llm-agent-training --format bibtex -o agents.bib
         papertrack export --topic gui-agents --since '4 weeks ago' --format atom -o gui.xml
-        papertrack export --query 'world model*' --format csv > world-models.csv
+        papertrack export --query '"world model*"' --format csv > world-models.csv
     """
     from papertrack.dates import parse_date
     from papertrack.export import iter_papers, write_export
@@ -245,7 +246,7 @@ def export(
         store = open_store()
         fresh_tags(store, catalog)
         title = "papertrack: " + (chosen.name if chosen else "all papers")
-        title += f' matching "{" ".join(query.split())}"' if query is not None else ""
+        title += f", query: {' '.join(query.split())}" if query is not None else ""
         stdout = sys.stdout
         # No spinner while the export itself scrolls past on the same terminal.
         with busy("Exporting", show=output is not None or not stdout.isatty()) as progress:
@@ -258,7 +259,10 @@ def export(
                 progress=progress,
             )
             if output is None:
-                write_export(papers, fmt.value, stdout, title=title, self_url=feed_url)
+                count = write_export(papers, fmt.value, stdout, title=title, self_url=feed_url)
+                if count == 0 and start is not None:
+                    day = start.date().isoformat()
+                    say(f"No paper is dated {day} or later.{newest_paper_note(store)}")
                 return
             # Collected first, then written in one atomic replace: a reader of the
             # file (a feed reader polling it) never sees half an export.
@@ -266,4 +270,5 @@ def export(
             self_url = feed_url or output.resolve().as_uri()
             count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
             write_output(output, buffer.getvalue().encode("utf-8"))
-        say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}")
+        note = newest_paper_note(store) if count == 0 and start is not None else ""
+        say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}.{note}")

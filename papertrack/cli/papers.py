@@ -13,6 +13,7 @@ import typer
 from papertrack import paths
 from papertrack.cli.common import (
     EXIT_CODES,
+    FEWER_WORDS,
     NO_PAPERS_YET,
     Format,
     FormatOpt,
@@ -29,6 +30,7 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
+    newest_paper_note,
     open_store,
     out,
     pick_format,
@@ -441,7 +443,7 @@ def _latest_header(
     --category it would take reading every week file, so the header says what the
     count covers and which filters the rows passed.
     """
-    name = chosen.name if chosen else "All topics"
+    name = chosen.name if chosen else "All papers"
     if query is None:
         count = store.count(chosen.slug if chosen else None)
         filters = [f"since {since}"] if since else []
@@ -449,11 +451,17 @@ def _latest_header(
             filters.append("in " + ", ".join(categories))
         if not filters:
             return f"{name} — latest papers ({count:,})", name
-        return f"{name} — latest papers {' '.join(filters)} ({count:,} in all)", name
-    # Counting every match would read the whole store: the header gives none.
+        # The count is not of the rows: "(148 in all)" above 74 rows of cs.CL read
+        # as a count of them.
+        whole = "in the topic" if chosen else "stored"
+        return f"{name} — latest papers {' '.join(filters)} (of {count:,} {whole})", name
+    # Counting every match would read the whole store: the header gives none. The
+    # query is shown as typed, not in quotes of the header's own, which made
+    # 'world model*' (two words) read as the phrase "world model*".
     flat = " ".join(query.split())
-    scope = f"{chosen.name}, query" if chosen else "Query"
-    return f'{scope} "{flat}" — latest papers', f'{scope} "{flat}"'
+    scope = f"{chosen.name}, query:" if chosen else "Query:"
+    where = f" in {chosen.name}" if chosen else ""
+    return f"{scope} {flat} — latest papers", f"the query {flat}{where}"
 
 
 def _nothing_latest(store: Store, name: str, filtered: bool, queried: bool) -> str:
@@ -461,7 +469,9 @@ def _nothing_latest(store: Store, name: str, filtered: bool, queried: bool) -> s
     if store_is_empty(store):
         return NO_PAPERS_YET
     if filtered:
-        return f"No papers of {name} match --since/--category. Widen or drop those filters."
+        of = "No stored papers" if name == "All papers" else f"No papers of {name}"
+        newest = newest_paper_note(store)
+        return f"{of} match --since/--category. Widen or drop those filters.{newest}"
     if queried:
-        return f"No papers match {name}. Try it with 'papertrack topics test'."
+        return f"No papers match {name}. {FEWER_WORDS}"
     return f"No papers of {name} in the store yet. Ingest feeds of its categories."

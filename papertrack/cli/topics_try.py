@@ -110,7 +110,11 @@ def topics_test(
         else:
             from papertrack import render
 
-            title = f"{topic.name} ({topic.slug})" if saved else f'Query "{topic.query.strip()}"'
+            title = (
+                f"{topic.name} ({topic.slug})"
+                if saved
+                else f"Query: {' '.join(topic.query.split())}"
+            )
             if topic.categories and not saved:
                 title += f" in {', '.join(topic.categories)}"
             out().print(render.trial_view(trial, title))
