@@ -26,11 +26,15 @@ __all__ = [
 
 # Compiled once: this runs for every entry of every feed.
 # The wrappers, all case-insensitive:
-#   arXiv:<id>                      canonical citation form
+#   arXiv:<id>, arXiv: <id>         canonical citation form
 #   oai:arXiv.org:<id>              listing guids and OAI-PMH identifiers
-#   http(s)://[www.|export.]arxiv.org/(abs|pdf)/<id>[.pdf]   links and API entry ids
+#   [http(s)://][www.|export.]arxiv.org/(abs|pdf|html)/<id>[.pdf]   links, API entry
+#                                   ids, and a link copied from a browser's address bar
+#   [https://doi.org/]10.48550/arXiv.<id>   the DOI arXiv gives every paper
 _PREFIX_RE = re.compile(
-    r"(?:arxiv:|oai:arxiv\.org:|(?P<url>https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/))",
+    r"(?:arxiv:\s?|oai:arxiv\.org:"
+    r"|(?P<url>(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/)"
+    r"|(?:(?:https?://)?(?:dx\.)?doi\.org/)?10\.48550/arxiv\.)",
     re.IGNORECASE,
 )
 # The id itself is case-sensitive: an old-style archive is lower case and its
@@ -72,8 +76,9 @@ def parse_arxiv_id(text: str) -> tuple[str, int | None] | None:
     """Split an arXiv identifier, in any of its usual wrappers, into (id, version).
 
     Accepts bare ids (``2508.13167``, ``hep-th/9901001``), versioned ids,
-    ``arXiv:`` citations, ``oai:arXiv.org:`` identifiers and abs/pdf URLs on
-    arxiv.org or export.arxiv.org. Old-style ids lose their subject class
+    ``arXiv:`` citations, ``oai:arXiv.org:`` identifiers, abs/pdf/html URLs on
+    arxiv.org or export.arxiv.org (with or without the scheme) and arXiv's DOIs
+    (``10.48550/arXiv.2508.13167``). Old-style ids lose their subject class
     (``math.GT/0309136`` becomes ``math/0309136``).
 
     Returns:

@@ -23,6 +23,13 @@ from papertrack.ids import abs_url, format_arxiv_id, is_arxiv_id, parse_arxiv_id
         ("https://arxiv.org/abs/2508.13167?context=cs", ("2508.13167", None)),
         ("https://www.arxiv.org/abs/2508.13167/", ("2508.13167", None)),
         ("http://export.arxiv.org/abs/hep-ex/0406020v1", ("hep-ex/0406020", 1)),
+        # as people copy them: no scheme, the HTML view, arXiv's DOI, a space
+        ("arxiv.org/abs/2606.27369", ("2606.27369", None)),
+        ("https://arxiv.org/html/2606.27369v1", ("2606.27369", 1)),
+        ("https://arxiv.org/html/2606.27369v1#S2", ("2606.27369", 1)),
+        ("https://doi.org/10.48550/arXiv.2606.27369", ("2606.27369", None)),
+        ("10.48550/ARXIV.2606.27369", ("2606.27369", None)),
+        ("arXiv: 2606.27369", ("2606.27369", None)),
         # listing guid and OAI identifier
         ("oai:arXiv.org:2508.13426v1", ("2508.13426", 1)),
         ("oai:arXiv.org:0704.0471", ("0704.0471", None)),
@@ -71,6 +78,9 @@ def test_parse_arxiv_id_accepts(text: str, expected: tuple[str, int | None]) -> 
         "2508.13167v",
         "2508.13167.pdf",  # .pdf only on links
         "https://example.org/abs/2508.13167",
+        "https://doi.org/10.1234/arXiv.2606.27369",  # another registrant's DOI
+        "arXiv:  2606.27369",
+        "example.arxiv.org.evil/abs/2606.27369",
         "https://arxiv.org/list/cs.AI/recent",
         "https://arxiv.org/api/errors#incorrect_id_format_for_abc",
         "cond\u2014mat/0709123",  # an em dash for the hyphen
