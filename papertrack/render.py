@@ -187,24 +187,38 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
     return Group(*cards)
 
 
-def topics_table(rows: Sequence[Mapping[str, object]], title: str = "Topics") -> Table:
-    """`topics`: one row a topic with its slug, source and counts."""
+#: Below this console width `topics` and `trending` leave out a column (Source,
+#: Weeks): at 60 the others were cut to "1,7…" and "+100…".
+NARROW_LIST = 80
+
+
+def _count_column(table: Table, header: str) -> None:
+    """A right-aligned column of numbers: never wrapped, never narrower than its header."""
+    table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
+
+
+def topics_table(
+    rows: Sequence[Mapping[str, object]], title: str = "Topics", width: int | None = None
+) -> Table:
+    """`topics`: one row a topic with its slug, source and counts (no source below
+    :data:`NARROW_LIST` columns of ``width``)."""
+    narrow = width is not None and width < NARROW_LIST
     table = Table(title=Text(safe(title), style="bold"), title_justify="left")
-    table.add_column("Name", style="bold", ratio=1)
+    # A word longer than a narrow Name column is folded, not cut to "Compute…".
+    table.add_column("Name", style="bold", ratio=1, overflow="fold" if narrow else "ellipsis")
     # The slug is what a user types: never wrapped or cut; the name wraps instead.
     slug_width = max((len(str(row["topic"])) for row in rows), default=4)
     table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
-    table.add_column("Source")
-    table.add_column("Papers", justify="right")
-    table.add_column("Last 4 weeks", justify="right")
+    if not narrow:
+        table.add_column("Source")
+    _count_column(table, "Papers")
+    table.add_column("Last 4 weeks", justify="right", min_width=6)  # the header may wrap
     for row in rows:
-        table.add_row(
-            Text(safe(row["name"])),
-            Text(safe(row["topic"])),
-            Text(safe(row["source"])),
-            Text(f"{row['papers']:,}"),
-            Text(f"{row['last_4_weeks']:,}"),
-        )
+        cells = [Text(safe(row["name"])), Text(safe(row["topic"]))]
+        if not narrow:
+            cells.append(Text(safe(row["source"])))
+        cells += [Text(f"{row['papers']:,}"), Text(f"{row['last_4_weeks']:,}")]
+        table.add_row(*cells)
     return table
 
 
@@ -308,16 +322,19 @@ def momentum_block(m: Momentum, title: str | None = None, width: int = 40) -> Gr
     return Group(*parts)
 
 
-def trending_table(results: Sequence[Momentum], title: str) -> Table:
-    """Topics ranked by momentum: counts in both windows, change, share and a sparkline."""
+def trending_table(results: Sequence[Momentum], title: str, width: int | None = None) -> Table:
+    """Topics ranked by momentum: counts in both windows, change, share and a sparkline
+    (none below :data:`NARROW_LIST` columns of ``width``)."""
+    narrow = width is not None and width < NARROW_LIST
     table = Table(title=Text(safe(title), style="bold"), title_justify="left")
-    table.add_column("#", justify="right", style="dim")
+    table.add_column("#", justify="right", style="dim", no_wrap=True)
     table.add_column("Topic", style="bold")
-    table.add_column("Now", justify="right")
-    table.add_column("Before", justify="right")
-    table.add_column("Change", justify="right")
-    table.add_column("Share", justify="right")
-    table.add_column("Weeks", no_wrap=True, style="cyan")
+    for header in ("Now", "Before"):
+        _count_column(table, header)
+    table.add_column("Change", justify="right", no_wrap=True, min_width=7)
+    _count_column(table, "Share")
+    if not narrow:
+        table.add_column("Weeks", no_wrap=True, style="cyan")
     few = False
     for n, m in enumerate(results, start=1):
         change = change_label(m)
@@ -325,15 +342,17 @@ def trending_table(results: Sequence[Momentum], title: str) -> Table:
             change += "*"
             few = True
         share = "–" if m.share is None else f"{100 * m.share:.1f}%"
-        table.add_row(
+        cells: list[str | Text] = [
             str(n),
             Text(safe(m.name)),
             f"{m.current.count:,}" if m.current.covered_days else "no data",
             f"{m.previous.count:,}" if m.previous.covered_days else "no data",
             change,
             share,
-            sparkline([w.count for w in m.weeks]),
-        )
+        ]
+        if not narrow:
+            cells.append(sparkline([w.count for w in m.weeks]))
+        table.add_row(*cells)
     if few:
         table.caption = "* fewer than 10 papers in a window: too few to call a trend"
         table.caption_justify = "left"

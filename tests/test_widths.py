@@ -119,3 +119,26 @@ def test_no_tag_word_is_broken_across_lines(width: str, monkeypatch: pytest.Monk
     # Every piece of a tag cell is a whole word of a topic name (or a "+N" count).
     assert all(p in words or p.startswith("+") for p in pieces), pieces - words
     assert "Reinforcement" in pieces or "Learning" not in pieces
+
+
+@pytest.mark.parametrize("width", ["60", "79"])
+def test_narrow_lists_cut_no_number_and_leave_a_column_out(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 60 columns `topics` showed "1,7…" for 1,774 papers and `trending` "+100…"."""
+    monkeypatch.setenv("COLUMNS", width)
+    topics = run("topics")
+    assert topics.exit_code == 0, topics.stderr
+    assert max(len(line) for line in topics.stdout.splitlines()) <= int(width)
+    assert "…" not in topics.stdout and "Source" not in topics.stdout
+    for row in json.loads(run("topics", "--json").stdout):
+        assert f" {row['topic']} " in topics.stdout
+        assert re.search(rf"│ +{row['papers']:,} │ +{row['last_4_weeks']:,} │", topics.stdout)
+    trending = run("trending", "--as-of", "2025-08-31")
+    assert trending.exit_code == 0, trending.stderr
+    assert "…" not in trending.stdout and "Weeks" not in trending.stdout
+    for row in json.loads(run("trending", "--as-of", "2025-08-31", "--json").stdout):
+        before = "no data" if row["previous"] == 0 else f"{row['previous']:,}"
+        assert re.search(rf"│ +{row['current']:,} │ +({before}|0) │", trending.stdout)
+    wide = run("trending", "--as-of", "2025-08-31", env={"COLUMNS": "80"})
+    assert "Weeks" in wide.stdout and "Source" in run("topics", env={"COLUMNS": "80"}).stdout

@@ -210,7 +210,7 @@ def trending(
                 f"{render.format_day(day)} against the {core.window_phrase(window, last=False)} "
                 "before"
             )
-            return render.trending_table(results, title)
+            return render.trending_table(results, title, out().width)
 
         emit(fmt.value, rows, table, columns=TRENDING_CSV)
         if store.count() == 0:

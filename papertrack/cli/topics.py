@@ -192,7 +192,7 @@ def topics_list(
         def table() -> Any:
             from papertrack import render
 
-            return render.topics_table(rows, f"Topics ({len(rows):,})")
+            return render.topics_table(rows, f"Topics ({len(rows):,})", out().width)
 
         emit(fmt.value, rows, table, columns=list(rows[0]) if rows else ["name"])
         if not rows:
