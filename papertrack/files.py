@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -120,7 +121,8 @@ def write_output(path: Path, data: bytes) -> None:
     """Write a file the user named (``-o``): atomically, into a folder that must exist.
 
     A symlink is written through (its target is replaced, the link stays), and a
-    missing folder is an error rather than made: it is more often a typo.
+    missing folder is an error rather than made: it is more often a typo. Anything
+    that is not a regular file (a pipe, a device) is written into, not replaced.
 
     Raises:
         UsageError: the folder does not exist or the path is a folder.
@@ -128,9 +130,25 @@ def write_output(path: Path, data: bytes) -> None:
     """
     from papertrack.errors import UsageError
 
-    target = Path(os.path.realpath(path))
-    if target.is_dir():
+    try:
+        mode: int | None = os.stat(path).st_mode  # through symlinks
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    if mode is not None and stat.S_ISDIR(mode):
         raise UsageError(f"{path} is a folder. Name a file to write")
+    if mode is not None and not stat.S_ISREG(mode):
+        # A pipe, a terminal or another device (/dev/stdout, a FIFO, >(cmd)) is
+        # written into, never replaced: a rename over it would put a regular file
+        # in place of something that is not papertrack's (as root, /dev/null).
+        try:
+            with open(path, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise write_error(path, exc) from None
+        return
+    target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
         raise UsageError(f"no folder {target.parent} to write {path} in. Create it or fix the path")
     write_atomic(target, data)

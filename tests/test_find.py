@@ -359,3 +359,30 @@ def test_interrupted_export_says_the_file_was_left_alone(
     to_stdout = run("export", "-f", "bibtex")
     assert to_stdout.exit_code == 130
     assert to_stdout.stderr.strip() == "Interrupted. The export is incomplete."
+
+
+def test_output_into_a_pipe_writes_into_it_and_keeps_it(small: Path, tmp_path: Path) -> None:
+    """A FIFO (or /dev/stdout, a device) named by -o is written into, never replaced by
+    a regular file: as root, -o /dev/stderr 2>/dev/null replaced the real /dev/null."""
+    import os
+    import stat
+    import threading
+
+    ingest(LISTING)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    fifo = folder / "papers.fifo"
+    os.mkfifo(fifo)
+    link = folder / "link"
+    link.symlink_to(fifo)
+    for named in (fifo, link):
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+        reader.start()
+        result = run("export", "-f", "jsonl", "-o", str(named))
+        reader.join(timeout=60)
+        assert result.exit_code == 0, result.stderr
+        assert stat.S_ISFIFO(fifo.stat().st_mode) and link.is_symlink()
+        lines = got[0].decode("utf-8").splitlines()
+        assert len(lines) == len(run("export", "-f", "jsonl").stdout.splitlines()) > 0
+    assert sorted(p.name for p in folder.iterdir()) == ["link", "papers.fifo"]
