@@ -377,7 +377,7 @@ def test_output_into_a_pipe_writes_into_it_and_keeps_it(small: Path, tmp_path: P
     link.symlink_to(fifo)
     for named in (fifo, link):
         got: list[bytes] = []
-        reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+        reader = threading.Thread(target=lambda into=got: into.append(fifo.read_bytes()))
         reader.start()
         result = run("export", "-f", "jsonl", "-o", str(named))
         reader.join(timeout=60)
