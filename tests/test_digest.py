@@ -595,3 +595,27 @@ def test_following_after_a_month_of_digests_does_not_flood_the_next(
     assert run("unfollow", "zebra-studies").exit_code == 0
     kept = json.loads((isolated_home / "following.json").read_text())
     assert kept["topics"] == ["stripe-science"] and list(kept["followed"]) == ["stripe-science"]
+
+
+def test_two_follows_at_once_both_stay_followed(isolated_home: Path) -> None:
+    # Each follow is slowed between reading following.json and writing it: without
+    # the lock both read the same list and the second write drops the first topic.
+    slow = (
+        "import time; from papertrack import digest as d; save = d.save_following; "
+        "d.save_following = lambda *a: (time.sleep(0.5), save(*a))[1]; "
+        "from papertrack.cli import main; main()"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", slow, "follow", "-q", slug],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for slug in ("zebra-studies", "stripe-science")
+    ]
+    outputs = [r.communicate(timeout=120) for r in runs]
+    assert [r.returncode for r in runs] == [0, 0], [e.decode() for _, e in outputs]
+    followed = [t["topic"] for t in json.loads(run("following", "--json").stdout)]
+    assert sorted(followed) == ["stripe-science", "zebra-studies"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -89,7 +91,7 @@ def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
     """
     from papertrack import digest as core
 
-    with errors():
+    with errors(), _digest_lock():
         catalog = load_catalog()
         chosen = [catalog.find(t) for t in topics]  # every name checked before writing
         slugs = core.load_following(following_file())
@@ -111,6 +113,20 @@ def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
             )
         for line in lines if not quiet else ():
             say(line)
+
+
+@contextlib.contextmanager
+def _digest_lock() -> Iterator[None]:
+    """The digest lock, held by follow and unfollow from reading following.json to
+    writing it: of two follows at once, each adds its topic (one was lost before)."""
+    from papertrack.files import Lock
+
+    lock = Lock(lock_file(), lock_timeout(), "the digest lock")
+    lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _digested_before() -> bool:
@@ -137,7 +153,7 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
     """
     from papertrack.digest import load_follow_times, load_following, save_following
 
-    with errors():
+    with errors(), _digest_lock():
         slugs = load_following(following_file())
         times = load_follow_times(following_file())
         catalog = load_catalog()
