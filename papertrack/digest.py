@@ -66,11 +66,14 @@ def _read(path: Path) -> Any:
             f"could not read {path}: {exc.strerror or exc}. Check its permissions"
         ) from None
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise PapertrackError(
             f"{path} is damaged ({exc}). Fix it, or remove it to start afresh"
         ) from None
+    if data is None:  # not missing: a following.json of null is no "you follow nothing"
+        raise PapertrackError(f"{path} is damaged (null). Fix it, or remove it to start afresh")
+    return data
 
 
 def load_following(path: Path) -> list[str]:

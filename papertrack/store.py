@@ -45,7 +45,7 @@ from papertrack.errors import StoreError
 from papertrack.files import TEMP_NAME, Lock, temp_files, write_atomic
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_start
 from papertrack.models import Paper, Progress, paper_date_key
-from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage, read_json
+from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage
 from papertrack.text import visible
 
 if TYPE_CHECKING:
@@ -71,7 +71,6 @@ __all__ = [
     "StoreWriter",
     "build_text_index",
     "id_shard",
-    "read_json",
     "week_of",
     "week_start",
 ]

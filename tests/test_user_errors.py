@@ -834,3 +834,27 @@ def test_json_and_another_format_is_a_usage_error(untouched: Path, args: list[st
     result = run(*args)
     assert_error(result, 2, "--json and --format", "ask for two formats")
     assert result.stdout == ""
+
+
+def test_a_file_of_null_is_damaged_not_missing(isolated_home: Path) -> None:
+    """JSON null read as "no file" made a store look empty and a follow list empty."""
+    from tests.helpers import LISTING
+
+    assert run("ingest", str(LISTING)).exit_code == 0
+    assert run("follow", "gui-agents").exit_code == 0
+    store = isolated_home / "store"
+    index = store / "index.json"
+    kept = index.read_bytes()
+    index.write_text("null")
+    assert_error(run("stats"), 1, "index.json is damaged", "doctor --repair")
+    index.write_bytes(kept)
+    week = sorted((store / "papers").glob("*.json"))[-1]
+    week.write_text("null")
+    assert_error(run("latest", "-n", "500"), 1, f"{week.name} is damaged", "doctor --repair")
+    following = isolated_home / "following.json"
+    listed = following.read_bytes()
+    following.write_text("null")
+    assert_error(run("following"), 1, "following.json is damaged")
+    following.write_bytes(listed)
+    (isolated_home / "digest-state.json").write_text("null")
+    assert_error(run("digest"), 1, "digest-state.json is damaged")
