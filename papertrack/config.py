@@ -40,6 +40,8 @@ def load(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text. Save it as UTF-8") from None
     except OSError as exc:
         raise UsageError(
             f"could not read {path}: {exc.strerror or exc}. Check its permissions"

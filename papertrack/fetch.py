@@ -71,6 +71,10 @@ class FetchError(PapertrackError):
     """arXiv could not be fetched after every try; what was stored before is kept."""
 
 
+#: The longest interval and timeout a fetch takes, in seconds.
+MAX_SECONDS = 3600
+
+
 @dataclass
 class FetchSettings:
     """How to talk to arXiv. ``home`` holds the politeness lock and the checkpoint."""
@@ -94,21 +98,26 @@ class FetchSettings:
     def __post_init__(self) -> None:
         if not 1 <= self.page_size <= MAX_PAGE_SIZE:
             raise UsageError(
-                f"--page-size {self.page_size} is out of range. Use 1 to {MAX_PAGE_SIZE}"
+                f"page size {self.page_size} is out of range. Set --page-size or page_size "
+                f"in config.toml to 1 to {MAX_PAGE_SIZE}"
             )
         if self.retries < 0:
-            raise UsageError("--retries must be 0 or more")
+            raise UsageError(
+                f"retries {self.retries} is below 0. Set --retries or retries in config.toml "
+                "to 0 or more"
+            )
         # NaN compares false with everything: "nan < 0" would let it through and turn
         # politeness off; infinity would wait for ever.
-        if not (math.isfinite(self.interval) and self.interval >= 0):
+        # Past an hour both are typos (1e308 overflowed the clock when waited for).
+        if not (math.isfinite(self.interval) and 0 <= self.interval <= MAX_SECONDS):
             raise UsageError(
-                f"interval {self.interval:g} is not a number of seconds. Set --interval, "
-                "PAPERTRACK_FETCH_INTERVAL or interval in config.toml to e.g. 3"
+                f"interval {self.interval:g} is not a number of seconds up to {MAX_SECONDS:,}. "
+                "Set --interval, PAPERTRACK_FETCH_INTERVAL or interval in config.toml to e.g. 3"
             )
-        if not (math.isfinite(self.timeout) and self.timeout > 0):
+        if not (math.isfinite(self.timeout) and 0 < self.timeout <= MAX_SECONDS):
             raise UsageError(
-                f"timeout {self.timeout:g} is not a number of seconds. Set --timeout, "
-                "PAPERTRACK_FETCH_TIMEOUT or timeout in config.toml to e.g. 60"
+                f"timeout {self.timeout:g} is not a number of seconds up to {MAX_SECONDS:,}. "
+                "Set --timeout or timeout in config.toml to e.g. 60"
             )
 
 
@@ -436,18 +445,26 @@ class _Checkpoint:
 
 
 def _valid_state(state: dict[str, Any] | None) -> bool:
+    """Whether a saved checkpoint can be resumed from; a damaged one is ignored (the
+    fetch starts over, and stores nothing twice)."""
     if state is None:
         return False
     windows = state.get("windows")
     span = state.get("range")
-    return (
+    if not (
         isinstance(windows, list)
         and all(isinstance(w, list) and len(w) == 2 for w in windows)
         and isinstance(span, list)
         and len(span) == 2
-        and isinstance(state.get("start"), int)
-        and isinstance(state.get("pages"), int)
-    )
+        and all(isinstance(state.get(k), int) and state[k] >= 0 for k in ("start", "pages"))
+    ):
+        return False
+    try:  # every day an ISO date: "2026-13-45" or a number stopped the fetch
+        for day in (*span, *(d for w in windows for d in w)):
+            date.fromisoformat(day)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 Span = tuple[date, date]

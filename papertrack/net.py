@@ -138,6 +138,18 @@ class Response(io.RawIOBase):
         super().close()
 
 
+def _split(url: str, what: str = "") -> urllib.parse.SplitResult:
+    """``url`` split, or a NetError when it cannot be (a port past 65535, a broken
+    IPv6 address), whether a user typed it or a server sent it as a redirect."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as exc:
+        said_url = f"{what} {said(url)}, which is" if what else "it is"
+        raise NetError(f"{said_url} not a valid URL ({exc})", retryable=False) from None
+    return parts
+
+
 def _connection(parts: urllib.parse.SplitResult, timeout: float) -> http.client.HTTPConnection:
     host = parts.hostname or ""
     if parts.scheme == "https":
@@ -166,9 +178,9 @@ def get(
         NetError: no answer (``retryable`` says whether another try may succeed).
     """
     end = None if deadline is None else time.monotonic() + deadline
-    first = urllib.parse.urlsplit(url)
+    first = _split(url)
     for _ in range(MAX_REDIRECTS + 1):
-        parts = urllib.parse.urlsplit(url)
+        parts = _split(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise NetError(f"{said(url)} is not an http(s) URL", retryable=False)
         host = said(parts.hostname)
@@ -196,9 +208,12 @@ def get(
         response = Response(conn, raw, url, timeout=timeout, deadline=end, min_rate=min_rate)
         if raw.status not in (301, 302, 303, 307, 308) or not raw.headers.get("Location"):
             return response
-        location = urllib.parse.urljoin(url, raw.headers["Location"])
         response.close()
-        moved = urllib.parse.urlsplit(location)
+        try:
+            location = urllib.parse.urljoin(url, raw.headers["Location"])
+        except ValueError:
+            location = raw.headers["Location"]  # _split says what is wrong with it
+        moved = _split(location, "it redirects to")
         if (moved.hostname or "").lower() != (first.hostname or "").lower():
             raise NetError(
                 f"{said(url)} redirects to another host ({said(moved.hostname)}), which "

@@ -578,9 +578,10 @@ class _Checkpoint:
             self.line, self.offset = int(data["line"]), int(data["offset"])
             self.counts = {name: int(data["counts"][name]) for name in _COUNTS}
             self.broken = tuple(int(n) for n in data["broken"])
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             return False
-        return self.line > 0 and self.offset > 0
+        # An offset past the file's end (1e30 could not even be seeked to) is damage.
+        return self.line > 0 and 0 < self.offset <= int(self.identity["size"])
 
     def save(self, line: int, offset: int, report: SourceReport, broken: list[int]) -> None:
         data = {

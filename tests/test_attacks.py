@@ -299,6 +299,23 @@ def test_a_redirect_to_another_host_is_not_followed(
     assert "Retrying" not in result.stderr
 
 
+def test_an_invalid_url_typed_or_sent_as_a_redirect_is_one_error_line(
+    raw_server: Callable[[Callable[[socket.socket], None]], str],
+) -> None:
+    def redirect(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: http://[::1/\x1b[31mx\r\n\r\n")
+
+    url = raw_server(redirect)
+    line = error_line(run("ingest", url + "/feed.xml"), 1, "redirects to", "not a valid URL")
+    assert "\x1b" not in line
+    error_line(run("ingest", "http://127.0.0.1:99999/x"), 1, "not a valid URL", "Port out of range")
+    error_line(run("ingest", "http://[::1/x"), 1, "not a valid URL")
+    result = run(
+        "fetch", "-c", "cs.AI", "--listing-url", "http://127.0.0.1:99999", "--retries", "0"
+    )
+    error_line(result, 1, "not a valid URL")
+
+
 def test_a_refused_connection_fails_at_once_and_says_so() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

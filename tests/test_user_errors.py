@@ -858,3 +858,80 @@ def test_a_file_of_null_is_damaged_not_missing(isolated_home: Path) -> None:
     following.write_bytes(listed)
     (isolated_home / "digest-state.json").write_text("null")
     assert_error(run("digest"), 1, "digest-state.json is damaged")
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("nested.json", "[" * 3000 + "]" * 3000),
+        ("nested-item.json", "[" + "[" * 3000 + "]" * 3000 + "]"),
+        ("nested.jsonl", "[" * 3000 + "]" * 3000 + "\n"),
+    ],
+)
+def test_deeply_nested_json_is_an_error_line(tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = run("ingest", str(path))
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+
+
+def test_fetch_settings_out_of_bounds_are_usage_errors(isolated_home: Path) -> None:
+    for args, needle in (
+        (["--interval", "1e308"], "interval 1e+308 is not a number of seconds up to 3,600"),
+        (["--timeout", "1e9"], "timeout 1e+09 is not a number of seconds up to 3,600"),
+    ):
+        assert_error(run("fetch", "-c", "cs.AI", *args, *NOWHERE), 2, needle)
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "config.toml").write_text("[fetch]\npage_size = 0\nretries = -1\n")
+    assert_error(run("fetch", "-c", "cs.AI", *NOWHERE), 2, "page_size in config.toml")
+    (isolated_home / "config.toml").write_bytes(b"[fetch]\ncategories = ['\xff']\n")
+    assert_error(run("fetch", *NOWHERE), 2, "config.toml is not UTF-8 text")
+
+
+def test_a_damaged_checkpoint_is_not_resumed_from(tmp_path: Path) -> None:
+    from papertrack.fetch import _valid_state
+    from papertrack.snapshot import _Checkpoint
+
+    good = {"windows": [["2026-01-01", "2026-01-31"]], "range": ["2026-01-01", "2026-01-31"]}
+    assert _valid_state({**good, "start": 0, "pages": 3})
+    for bad in (
+        {**good, "windows": [[1, 2]], "start": 0, "pages": 3},
+        {**good, "windows": [["2026-13-45", "2026-01-31"]], "start": 0, "pages": 3},
+        {**good, "start": -5, "pages": 3},
+    ):
+        assert not _valid_state(bad)
+    identity = {"file": str(tmp_path / "x.jsonl"), "size": 1000, "mtime_ns": 1}
+    checkpoint = _Checkpoint(tmp_path / "resume.json", identity)
+    counts = {"papers": 1, "new": 1, "updated": 0, "unchanged": 0, "filtered": 0}
+    for offset in (1e30, 5000, 500):
+        data = {"identity": identity, "line": 3, "offset": offset, "counts": counts}
+        (tmp_path / "resume.json").write_text(json.dumps({**data, "broken": []}))
+        assert checkpoint.load() is (offset == 500), offset
+
+
+def test_an_unexpected_failure_is_one_error_line_and_a_logged_traceback(
+    isolated_home: Path,
+) -> None:
+    crash = (
+        "import papertrack.cli.common as c\n"
+        "def boom(*a, **k):\n    raise RuntimeError('an\\nunexpected failure')\n"
+        "c.open_store = boom\n"
+        "from papertrack.cli import main\nmain()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [sys.executable, "-c", crash, "latest"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        "Error: papertrack failed unexpectedly (RuntimeError: an unexpected failure). This is "
+        "a bug: please report it with the command you ran and the end of papertrack.log in "
+        "the data home ('papertrack path' shows where)."
+    ]
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert "Traceback" in logged and "RuntimeError" in logged

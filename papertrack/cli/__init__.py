@@ -14,7 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = ["app", "main"]
 
@@ -119,3 +119,24 @@ def main() -> None:
         if done.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
             raise SystemExit(0) from None
         raise
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None  # outside a command (while loading): no traceback
+    except Exception as exc:  # noqa: BLE001 - the last resort: every command has its own
+        _unexpected(exc)
+
+
+def _unexpected(exc: Exception) -> NoReturn:
+    """A failure no command turned into its own message: one ``Error:`` line instead of
+    a traceback (which goes to the log, for a report), exit 1."""
+    import traceback
+
+    from papertrack.cli.common import log, say
+
+    log("".join(traceback.format_exception(exc)))
+    what = " ".join(str(exc).split())[:200] or "no message"
+    say(
+        f"Error: papertrack failed unexpectedly ({type(exc).__name__}: {what}). "
+        "This is a bug: please report it with the command you ran and the end of "
+        "papertrack.log in the data home ('papertrack path' shows where)."
+    )
+    raise SystemExit(1)

@@ -320,6 +320,10 @@ class ArrayLines:
             while True:
                 try:
                     value, end = decoder.raw_decode(buf, pos)
+                except RecursionError:
+                    raise JsonArrayError(
+                        f"item {self.items + 1:,} is nested too deeply to be a paper"
+                    ) from None
                 except json.JSONDecodeError as exc:
                     if len(buf) - pos <= self.limit and fill():
                         continue
