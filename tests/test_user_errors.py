@@ -935,3 +935,21 @@ def test_an_unexpected_failure_is_one_error_line_and_a_logged_traceback(
     ]
     logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
     assert "Traceback" in logged and "RuntimeError" in logged
+
+
+def test_a_file_name_with_a_line_break_stays_on_the_error_line(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "feed\nError: forged\x1b[31m.xml"
+    path.write_bytes(b"")
+    result = run("ingest", str(path))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if "Error" in line]
+    assert len(errors) == 1 and errors[0].startswith("Error: ") and "\x1b" not in errors[0]
+    assert "feed Error: forged" in errors[0]
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8").splitlines()
+    assert logged and all(re.match(r"\d{4}-\d\d-\d\dT", line) for line in logged)
+    assert sum("forged" in line for line in logged) == 1
+    missing = run("show", "2501.00001", "--db", str(tmp_path / "no\nstore"))
+    assert len(missing.stderr.splitlines()) == 1

@@ -253,7 +253,9 @@ def errors(
     try:
         yield
     except PapertrackError as exc:
-        message = str(exc).rstrip()
+        # One line whatever it quotes: a file name with a line break in it made two,
+        # the second a log entry of its own.
+        message = visible(str(exc)).rstrip()
         if not message.endswith((".", "?", "!")):
             message += "."
         say(f"Error: {message}")

@@ -40,6 +40,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -218,7 +219,7 @@ def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
 
     def progress(item: SourceReport) -> None:
         if item.error:
-            say(f"Error: {item.error.rstrip('.')}.")
+            say(f"Error: {visible(item.error).rstrip('.')}.")  # one line, whatever it quotes
         elif verbose:
             say(_source_line(item))
         for warning in item.warnings if verbose else ():
