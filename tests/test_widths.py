@@ -142,3 +142,15 @@ def test_narrow_lists_cut_no_number_and_leave_a_column_out(
         assert re.search(rf"│ +{row['current']:,} │ +({before}|0) │", trending.stdout)
     wide = run("trending", "--as-of", "2025-08-31", env={"COLUMNS": "80"})
     assert "Weeks" in wide.stdout and "Source" in run("topics", env={"COLUMNS": "80"}).stdout
+
+
+@pytest.mark.parametrize("width", ["0", "7"])
+def test_a_width_too_small_to_draw_at_draws_at_80(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """COLUMNS=0 printed nothing at all, with exit 0."""
+    monkeypatch.setenv("COLUMNS", width)
+    result = run("latest", "-n", "3")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) > 5 and max(len(line) for line in lines) == 80

@@ -165,18 +165,29 @@ class State:
 state = State()
 
 
+#: The narrowest width tables are drawn at: COLUMNS=0 drew nothing at all.
+MIN_WIDTH = 20
+
+
+def _width() -> int | None:
+    """The width to draw at when COLUMNS would give Rich too few columns to
+    draw anything (COLUMNS=0), else None: Rich's own choice."""
+    columns = os.environ.get("COLUMNS", "")
+    return 80 if columns.isdigit() and int(columns) < MIN_WIDTH else None
+
+
 @cache
 def out() -> Console:
     from rich.console import Console
 
-    return Console(soft_wrap=False)
+    return Console(soft_wrap=False, width=_width())
 
 
 @cache
 def err() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, width=_width())
 
 
 #: What to try when a query matches no paper.
