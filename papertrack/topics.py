@@ -189,11 +189,16 @@ class Topic:
                 data = json.loads(Path(self.model_file).read_bytes())
                 loaded = TopicModel.from_json(data)
             except (OSError, ValueError) as exc:
-                from papertrack.paths import data_dir
+                from papertrack.paths import data_dir, user_model_file
 
-                shipped = Path(self.model_file).resolve().is_relative_to(data_dir().resolve())
+                where = Path(self.model_file).resolve()
+                shipped = where.is_relative_to(data_dir().resolve())
+                taught = where == user_model_file(self.slug).resolve()
                 if shipped:
                     fix = "Reinstall papertrack"
+                elif not taught:
+                    # A path written into topics.toml by hand: not papertrack's to delete.
+                    fix = "Fix the topic's 'model = ...' in your topics file, or remove that line"
                 elif self.source == "default":
                     fix = (
                         f"Run 'papertrack topics teach {self.slug} --forget' to go back to "

@@ -621,6 +621,18 @@ def test_a_damaged_model_of_a_topic_of_examples_says_to_make_it_again(stored: Pa
     assert CHAIN_OF_AGENTS in tagged("agent-memory")
 
 
+def test_a_model_path_written_by_hand_is_not_called_papertrack_s_to_delete(
+    stored: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "not-papertracks.json"
+    elsewhere.write_text("a file of the user's own")
+    with open(stored / "topics.toml", "a", encoding="utf-8") as handle:
+        handle.write(f'\n[[topic]]\nname = "Mine"\nquery = "agent"\nmodel = "{elsewhere}"\n')
+    line = error_line(run("latest", "mine"), 1, "cannot be read", "Fix the topic's 'model = ...'")
+    assert "Delete" not in line
+    assert elsewhere.read_text() == "a file of the user's own"
+
+
 def test_a_topic_made_from_examples_and_a_query_cannot_forget_its_model_file(
     stored: Path,
 ) -> None:
