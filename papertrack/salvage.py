@@ -21,6 +21,7 @@ import contextlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -86,10 +87,12 @@ class RepairReport:
     retagged: bool = False
     #: Papers named by the old id map that no week file holds after the repair.
     lost: list[str] = field(default_factory=list)
+    #: Those of ``lost`` only an interrupted repair's record named.
+    interrupted: list[str] = field(default_factory=list)
 
     @property
     def repaired(self) -> bool:
-        return not self.before.healthy
+        return not self.before.healthy or bool(self.interrupted)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -203,8 +206,12 @@ def repair_store(
     lock.acquire()
     try:
         before = checkup_of(store, progress)
+        pending, earlier = _pending_losses(store)
         if before.healthy:
-            return RepairReport(before, before)
+            lost = sorted(earlier - set(before.placed))
+            report = RepairReport(before, before, lost=lost, interrupted=lost)
+            _reported(pending)
+            return report
         report = RepairReport(before, before)
         stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
         had_fingerprints = _fingerprints_readable(store)
@@ -223,10 +230,37 @@ def repair_store(
             build_text_index(store, progress)  # even one marked in step: its rows disagreed
         report.retagged = not had_fingerprints
         report.after = checkup_of(store, progress)
+        _account_losses(report, earlier)
+        _reported(pending)
     finally:
         lock.release()
-    _account_losses(report)
     return report
+
+
+#: What a repair is about to lose, written before it rewrites any week file: a repair
+#: killed after that still has its losses named by the next one (which found the
+#: store only missing its derived files, and said "nothing lost").
+_PENDING_GLOB = "repair-*.lost.json"
+
+
+def _pending_losses(store: Store) -> tuple[list[Path], set[str]]:
+    """The records of losses no finished repair reported yet, and the ids they name."""
+    files = sorted(store.damaged_dir.glob(_PENDING_GLOB)) if store.damaged_dir.is_dir() else []
+    ids: set[str] = set()
+    for path in files:
+        try:
+            data = json.loads(path.read_bytes())
+            ids.update(str(pid) for pid in data["lost"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # unreadable: the week files' bytes are kept beside it all the same
+    return files, ids
+
+
+def _reported(files: list[Path]) -> None:
+    """Mark loss records as reported (renamed, kept beside the damaged files)."""
+    for path in files:
+        with contextlib.suppress(OSError):
+            path.rename(path.with_name(path.name.removesuffix(".json") + ".reported.json"))
 
 
 def _fingerprints_readable(store: Store) -> bool:
@@ -258,6 +292,17 @@ def _salvage_partitions(store: Store, before: Checkup, stamp: str) -> list[Salva
                 salvage.moved += 1
             _keep_newest(incoming[week], doc)
         salvages.append(salvage)
+    damaged = {Path(f).stem for f in files}
+    salvaged = {pid for docs in incoming.values() for pid in docs}
+    elsewhere = {pid for pid, weeks in before.placed.items() if set(weeks) - damaged}
+    lost = [
+        pid
+        for pid, week in sorted(before.id_map.items())
+        if week in damaged and pid not in salvaged and pid not in elsewhere
+    ]
+    if lost:
+        record = json.dumps({"lost": lost}).encode("utf-8")
+        write_atomic(store.damaged_dir / f"repair-{stamp}.lost.json", record)
     rewritten = {store.path / f for f in files}
     for week, docs in sorted(incoming.items()):
         path = store.partition_path(week)
@@ -303,10 +348,13 @@ def _keep_aside(store: Store, path: Path, raw: bytes, stamp: str) -> Path:
     return target
 
 
-def _account_losses(report: RepairReport) -> None:
+def _account_losses(report: RepairReport, earlier: AbstractSet[str] = frozenset()) -> None:
+    """The papers lost: named by the old id map (or by an interrupted repair's record,
+    ``earlier``) and held by no week file now."""
     before, after = report.before, report.after
-    known = set(before.id_map) | set(before.placed)
+    known = set(before.id_map) | set(before.placed) | earlier
     report.lost = sorted(pid for pid in known if pid not in after.placed)
+    report.interrupted = sorted(set(report.lost) & earlier - set(before.id_map))
     by_week: dict[str, list[str]] = defaultdict(list)
     for pid in report.lost:
         week = before.id_map.get(pid)

@@ -305,6 +305,39 @@ def test_repair_report_for_people_names_the_lost_papers(store: Store) -> None:
     assert f"lost {len(done.lost)} papers" in result.stderr
 
 
+def test_a_repair_cut_short_still_has_its_losses_named_by_the_next(
+    store: Store, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed after it rewrote the week file and rebuilt the id map, a repair left a
+    store the next repair found only missing its derived files: "nothing lost"."""
+    import papertrack.salvage as salvage
+
+    done = truncated(store)
+    real = salvage.checkup_of
+    calls = []
+
+    def killed_after_the_rewrite(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:  # the check after the rewrite and the rebuild
+            raise KeyboardInterrupt  # as a kill there: nothing after it ran
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(salvage, "checkup_of", killed_after_the_rewrite)
+    assert run("doctor", "--repair").exit_code == 130
+    monkeypatch.setattr(salvage, "checkup_of", real)
+    again = run("doctor", "--repair")
+    assert again.exit_code == 0, again.stderr
+    assert f"Lost {len(done.lost)} papers an interrupted repair could not salvage" in again.stdout
+    assert f"lost {len(done.lost)} papers" in again.stderr
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert f"Lost in the repair: {', '.join(sorted(done.lost))}." in logged
+    # Reported once: the record is kept, marked, beside the damaged file.
+    third = run("doctor", "--repair")
+    assert "No problems found" in third.stderr
+    kept = sorted(p.name for p in store.damaged_dir.iterdir())
+    assert any(name.endswith(".lost.reported.json") for name in kept), kept
+
+
 def test_repair_retags_with_the_current_topics_when_the_index_is_lost(
     store: Store, isolated_home: Path
 ) -> None:

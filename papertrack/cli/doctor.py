@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from papertrack.cli.common import EXIT_CODES, app, busy, errors, load_catalog, open_store, say
+from papertrack.cli.common import (
+    EXIT_CODES,
+    app,
+    busy,
+    errors,
+    load_catalog,
+    log,
+    open_store,
+    say,
+)
 from papertrack.cli.output import emit_json
 
 if TYPE_CHECKING:
@@ -49,6 +58,12 @@ def _repair_lines(report: RepairReport) -> list[str]:
         if not item.lost and not item.lost_unnamed:
             line += "; nothing lost"
         lines.append(line + ".")
+    if report.interrupted:
+        named.update(report.interrupted)
+        lines.append(
+            f"Lost {_plural(len(report.interrupted), 'paper')} an interrupted repair could "
+            f"not salvage: {name_some(report.interrupted)}."
+        )
     elsewhere = [pid for pid in report.lost if pid not in named]
     if elsewhere:
         lines.append(
@@ -117,6 +132,10 @@ def _repair(store: Store, as_json: bool) -> None:
     elif report.repaired:
         lost = f"lost {_plural(len(report.lost), 'paper')}" if report.lost else "nothing lost"
         say(f"Repaired: the store holds {_plural(after.papers, 'paper')}; {lost}.")
+        if report.lost:
+            # Every id, not the first ten of the report: a repair run from cron is read
+            # in the log, and there is no other place the ids are left.
+            log(f"Lost in the repair: {', '.join(report.lost)}.")
     else:
         say("No problems found: nothing to repair.")
 
