@@ -21,6 +21,7 @@ import contextlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -212,12 +213,22 @@ def repair_store(
             report = RepairReport(before, before, lost=lost, interrupted=lost)
             _reported(pending)
             return report
+        unreadable = [p for p in before.problems if p.kind == "unreadable"]
+        if unreadable:
+            # Nothing a repair can do for a file it cannot read, and a rebuild without
+            # it would drop its papers from the id map: stop before writing anything.
+            raise StoreError(f"{unreadable[0].what()}. {unreadable[0].fix}, then repair again")
         report = RepairReport(before, before)
         stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
         had_fingerprints = _fingerprints_readable(store)
-        # A kill during the repair leaves this marker: the next writer rebuilds.
-        write_atomic(store.dirty_path, b"1")
-        report.salvages = _salvage_partitions(store, before, stamp)
+
+        def mark() -> None:
+            # A kill during the repair leaves this marker: the next writer rebuilds.
+            # Written once every damaged file was read: one that cannot be (no
+            # permission) stops the repair with the store as it was.
+            write_atomic(store.dirty_path, b"1")
+
+        report.salvages = _salvage_partitions(store, before, stamp, mark)
         report.rebuilt = sorted(
             {p.file for p in before.problems if p.kind.endswith(("-map", "-index"))}
         )
@@ -270,7 +281,11 @@ def _fingerprints_readable(store: Store) -> bool:
         return False
 
 
-def _salvage_partitions(store: Store, before: Checkup, stamp: str) -> list[Salvage]:
+def _salvage_partitions(
+    store: Store, before: Checkup, stamp: str, mark: Callable[[], None]
+) -> list[Salvage]:
+    """Salvage the damaged week files: read them all (their bytes kept aside), then,
+    after ``mark()``, write back what was read."""
     files = sorted({p.file for p in before.problems if p.kind in _PARTITION_KINDS})
     salvages: list[Salvage] = []
     incoming: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
@@ -303,6 +318,7 @@ def _salvage_partitions(store: Store, before: Checkup, stamp: str) -> list[Salva
     if lost:
         record = json.dumps({"lost": lost}).encode("utf-8")
         write_atomic(store.damaged_dir / f"repair-{stamp}.lost.json", record)
+    mark()
     rewritten = {store.path / f for f in files}
     for week, docs in sorted(incoming.items()):
         path = store.partition_path(week)

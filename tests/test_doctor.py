@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import killed_writers_temp, no_traceback, run
+from helpers import error_line, killed_writers_temp, no_traceback, run
 
 from papertrack.doctor import check_store, salvage_records
 from papertrack.feeds import parse_feed, parse_jsonl
@@ -336,6 +336,30 @@ def test_a_repair_cut_short_still_has_its_losses_named_by_the_next(
     assert "No problems found" in third.stderr
     kept = sorted(p.name for p in store.damaged_dir.iterdir())
     assert any(name.endswith(".lost.reported.json") for name in kept), kept
+
+
+def test_a_week_file_the_repair_cannot_read_stops_it_with_the_store_as_it_was(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It left the .dirty marker behind, which the next check reported as an
+    interrupted write."""
+    truncated(store)
+    week = store.partition_path(WEEK)
+    damaged = week.read_bytes()
+    real = Path.read_bytes
+
+    def no_permission(path: Path) -> bytes:
+        if path == week:
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", no_permission)
+    result = run("doctor", "--repair")
+    error_line(result, 1, f"{PART} could not be read (Permission denied)", "Check its permissions")
+    monkeypatch.setattr(Path, "read_bytes", real)
+    assert not store.dirty_path.exists()
+    assert week.read_bytes() == damaged
+    assert run("doctor", "--repair").exit_code == 0
 
 
 def test_repair_retags_with_the_current_topics_when_the_index_is_lost(
