@@ -208,7 +208,12 @@ class _Throttle:
     def wait(self) -> None:
         settings = self.settings
         # The wait can be long when other processes queue: never time out on it.
-        lock = Lock(self.path, timeout=max(600.0, settings.interval * 100))
+        lock = Lock(
+            self.path,
+            timeout=max(600.0, settings.interval * 100),
+            what="the fetch lock",
+            place="PAPERTRACK_FETCH_LOCK_DIR",
+        )
         lock.acquire()
         try:
             handle = lock.handle

@@ -250,10 +250,18 @@ class StateFile:
 class Lock:
     """An exclusive lock on ``.lock`` shared by every papertrack process on the machine."""
 
-    def __init__(self, path: Path, timeout: float, what: str = "the store lock") -> None:
+    def __init__(
+        self,
+        path: Path,
+        timeout: float,
+        what: str = "the store lock",
+        place: str = "--db, PAPERTRACK_DB or PAPERTRACK_HOME",
+    ) -> None:
         self.path = path
         self.timeout = timeout
         self.what = what
+        #: What chooses the lock's folder, for the message when it cannot be made.
+        self.place = place
         self._handle: Any = None
 
     def acquire(self) -> None:
@@ -270,8 +278,7 @@ class Lock:
                     f"Check that {folder} is writable, or choose another place"
                 ) from exc
             raise StoreError(
-                f"could not create {folder}: {why}. "
-                "Choose a writable place with --db, PAPERTRACK_DB or PAPERTRACK_HOME"
+                f"could not create {folder}: {why}. Choose a writable place with {self.place}"
             ) from exc
         deadline = time.monotonic() + self.timeout
         while True:

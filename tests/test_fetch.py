@@ -512,6 +512,17 @@ def test_politeness_file_is_per_machine_and_not_trusted_from_others(
         assert paths.fetch_pace_dir() == isolated_home
 
 
+def test_a_fetch_lock_folder_that_cannot_be_made_names_its_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, httpserver: HTTPServer
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(blocker / "locks"))
+    result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"))
+    line = error_line(result, 1, "Choose a writable place with PAPERTRACK_FETCH_LOCK_DIR")
+    assert "PAPERTRACK_DB" not in line
+
+
 @pytest.mark.parametrize(
     ("config", "wanted"),
     [
