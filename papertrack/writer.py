@@ -332,7 +332,14 @@ class StoreWriter:
     ) -> None:
         incoming: dict[str, Paper] = {}
         for paper in papers:
-            incoming[paper.arxiv_id] = merge_papers(incoming.get(paper.arxiv_id), paper)
+            earlier = incoming.get(paper.arxiv_id)
+            if earlier is not None:
+                # The paper is counted once below, by what the batch did to it; each
+                # further copy in the batch as unchanged, so that the counts add up to
+                # the papers read (9,000 lines of 3,000 papers said "3,000 new, 3,000
+                # unchanged").
+                result.unchanged += 1
+            incoming[paper.arxiv_id] = merge_papers(earlier, paper)
         if not incoming:
             return
         old_weeks = {pid: shards.get(pid) for pid in incoming}

@@ -167,9 +167,13 @@ def test_a_paper_twice_in_one_batch_and_a_newer_version_later(
     assert len(stored) == 5
     assert stored[first["id"]]["title"] == "A revised title"
     assert stored[first["id"]]["version"] == 9
+    # Every line is counted: the paper once, by what the run did to it, its other
+    # copies as unchanged.
+    assert (report.new, report.updated, report.unchanged) == (5, 0, 2)
     # Again, in another run: everything is unchanged.
     again, _ = ingest_file(feed, store, catalog)
     assert (again.new, again.updated) == (0, 0)
+    assert again.unchanged == 7
     assert store.count() == 5
 
 
