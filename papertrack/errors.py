@@ -24,6 +24,10 @@ class FeedError(PapertrackError):
     """A feed could not be read or parsed."""
 
 
+class FeedTooLargeError(FeedError):
+    """A feed larger than papertrack reads whole: asking again gives the same."""
+
+
 class StoreError(PapertrackError):
     """The store could not be read, written or locked."""
 

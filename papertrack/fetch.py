@@ -27,7 +27,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from papertrack.errors import FeedError, PapertrackError, UsageError
+from papertrack.errors import FeedError, FeedTooLargeError, PapertrackError, UsageError
 from papertrack.files import Lock, StateFile
 from papertrack.models import Paper, UpsertResult
 
@@ -369,7 +369,7 @@ def fetch_listing(
         try:
             parsed = feeds.parse_feed(body, url)
         except FeedError as exc:
-            if status >= 400:
+            if status >= 400 or isinstance(exc, FeedTooLargeError):
                 raise
             raise _Retry("a malformed body") from exc
         if parsed.error:
@@ -576,7 +576,9 @@ def fetch_range(
             try:
                 parsed = feeds.parse_feed(body, url)
             except FeedError as exc:
-                if status >= 400 or str(exc).startswith("arXiv API error"):
+                if status >= 400 or isinstance(exc, FeedTooLargeError):
+                    raise
+                if str(exc).startswith("arXiv API error"):
                     raise
                 raise _Retry("a malformed body") from exc
             if parsed.error:

@@ -360,6 +360,24 @@ def test_listing_is_the_default_and_a_cut_off_one_is_retried(httpserver: HTTPSer
     assert len(stored()) == 86
 
 
+def test_a_page_larger_than_papertrack_reads_is_not_asked_for_again(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was retried as "a malformed body", as many times as --retries allows."""
+    from papertrack import feeds
+
+    page = LISTING.read_bytes()
+    monkeypatch.setattr(feeds, "MAX_FEED_BYTES", len(page) - 1)
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(page)
+    result = run(
+        "fetch", "-c", "cs.AI", "--interval", "0", "--retries", "3",
+        "--listing-url", httpserver.url_for("/atom"),
+    )  # fmt: skip
+    error_line(result, 1, "is larger than")
+    assert "Retrying" not in result.stderr
+    assert len(httpserver.log) == 1
+
+
 def test_an_empty_weekend_listing_is_no_error(httpserver: HTTPServer) -> None:
     raw = LISTING.read_text(encoding="utf-8")
     empty = raw[: raw.index("<entry>")] + "</feed>\n"

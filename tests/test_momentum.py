@@ -524,6 +524,8 @@ def test_momentum_as_of_before_any_data_and_empty_store(store_dir: Path, tmp_pat
             "Error: --window 0 is not a number of weeks",
         ),
         (["trending", "--weeks", "-1"], "Error: --weeks -1 is not a number of weeks"),
+        (["momentum", "gui-agents", "--weeks", "100000"], "Error: --weeks 100,000 is more weeks"),
+        (["topic", "gui-agents", "--window", "2001"], "Error: --window 2,001 is more weeks"),
         (["topic", "Large Language Models", "--window", "0"], "Error: --window 0"),
         (
             ["momentum", "Large Language Models", "--as-of", "0001-01-10"],

@@ -50,6 +50,10 @@ EMPTY_STORE = (
 )
 
 
+#: The most weeks a chart or a window spans: arXiv's whole history (since 1991).
+MAX_WEEKS = 2000
+
+
 def _as_of(text: str | None, window: int, weeks: int) -> date:
     from papertrack import momentum
     from papertrack.dates import parse_date
@@ -58,6 +62,14 @@ def _as_of(text: str | None, window: int, weeks: int) -> date:
         raise UsageError(f"--window {window} is not a number of weeks. Use 1 or more, e.g. 4")
     if weeks < 1:
         raise UsageError(f"--weeks {weeks} is not a number of weeks. Use 1 or more, e.g. 12")
+    for option, value in (("--window", window), ("--weeks", weeks)):
+        # arXiv opened in 1991: past its history a chart is only empty weeks (100,000
+        # took 30 s and went back to the year 109).
+        if value > MAX_WEEKS:
+            raise UsageError(
+                f"{option} {value:,} is more weeks than arXiv has existed. "
+                f"Use {MAX_WEEKS:,} or fewer"
+            )
     if text is None:
         return momentum.today()
     return parse_date(text, option="--as-of").astimezone(UTC).date()

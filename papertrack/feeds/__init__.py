@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..errors import FeedError
+from ..errors import FeedError, FeedTooLargeError
 from .common import MAX_FEED_BYTES, UTF8_BOM, ParsedFeed, bounded
 from .exports import (
     EXPORT_HEAD_RE,
@@ -121,7 +121,7 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     _refuse_lossy_export(head, source)
     # Read here, not imported by value, so that a test can lower the limit on the package.
     if len(data) > MAX_FEED_BYTES:
-        raise FeedError(
+        raise FeedTooLargeError(
             f"{source} is larger than {MAX_FEED_BYTES // (1024 * 1024)} MB, more than papertrack "
             "reads from one XML feed (arXiv's own pages stay under 10 MB). Split it into "
             "smaller files, or use the JSON-lines snapshot, which is read as a stream"
