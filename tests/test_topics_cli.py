@@ -348,6 +348,9 @@ def test_topics_test_counts_share_weeks_and_a_reproducible_sample(stored: None) 
     assert len(others | {tuple(sample)}) > 1
     everything = data("topics", "test", query, "--json", "--sample", "1000")
     assert {p["arxiv_id"] for p in everything["sample"]} == ids
+    # Without --as-of, a store that is behind is counted as of its newest paper's day,
+    # as 'topics' counts it (it said "0 in the last 4 weeks (to <today>)").
+    assert everything["as_of"] == max(p["paper_date"][:10] for p in papers())
 
 
 def test_topics_test_a_saved_topic_and_the_table(stored: None) -> None:

@@ -13,6 +13,7 @@ from papertrack.cli.common import (
     JsonOpt,
     ViewFormat,
     ViewFormatOpt,
+    behind_store_day,
     busy,
     errors,
     load_catalog,
@@ -93,6 +94,8 @@ def topics_test(
         catalog = load_catalog()
         topic, saved = _definition(catalog, definition, category or [])
         store = counted_store(catalog) if saved else open_store()
+        if as_of is None:  # as 'topics' and 'momentum' count a store that is behind
+            day = behind_store_day(store, day)
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
         with busy(f"Trying {topic.name} on every stored paper") as progress:
             trial = try_topic(
