@@ -60,3 +60,23 @@ def test_json_never_carries_a_control_or_bidi_character_raw(home: Path, args: li
     assert done.exit_code == 0, done.stderr
     json.loads(done.stdout)
     assert "\u0007" not in done.stdout and "\u202e" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["latest", "-n", "5"],
+        ["momentum", "evil", "--as-of", "2025-08-22"],
+        ["trending", "--as-of", "2025-08-22"],
+        ["topics"],
+        ["stats"],
+        ["show", "2508.13167"],
+    ],
+)
+def test_tables_off_a_terminal_have_no_trailing_spaces(home: Path, args: list[str]) -> None:
+    """Rich pads every line to the width: noise in a diff, a grep or a mail."""
+    result = run(*args)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) > 3
+    assert [line for line in lines if line != line.rstrip(" ")] == []

@@ -176,11 +176,40 @@ def _width() -> int | None:
     return 80 if columns.isdigit() and int(columns) < MIN_WIDTH else None
 
 
+class _Unpadded:
+    """Standard output off a terminal, for tables: each line without the spaces Rich
+    pads it with to the console's width, which were noise in a diff, a grep or a
+    mail. Spaces at the end of a write are held until the next one says whether
+    its line goes on."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.held = ""
+
+    def write(self, text: str) -> int:
+        lines = (self.held + text).split("\n")
+        last = lines.pop()
+        kept = last.rstrip(" ")
+        self.held = last[len(kept) :]
+        self.stream.write("".join(line.rstrip(" ") + "\n" for line in lines) + kept)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 @cache
 def out() -> Console:
     from rich.console import Console
 
-    return Console(soft_wrap=False, width=_width())
+    console = Console(soft_wrap=False, width=_width())
+    if console.is_terminal:
+        return console
+    unpadded: Any = _Unpadded(sys.stdout)  # a file as Rich writes to one: write and flush
+    return Console(soft_wrap=False, width=console.width, file=unpadded)
 
 
 @cache
