@@ -17,7 +17,7 @@ from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
 from papertrack.errors import UsageError
-from papertrack.ids import abs_url, parse_arxiv_id
+from papertrack.ids import abs_url, parse_arxiv_id, parse_paper_id
 from papertrack.models import Paper, Progress, paper_date_key
 from papertrack.text import UNSHOWN_RE, json_text
 
@@ -50,12 +50,12 @@ EXPORT_FORMATS = ("bibtex", "json", "jsonl", "csv", "atom")
 
 
 def resolve_id(text: str) -> str:
-    """The versionless id named by ``text`` in any form :func:`parse_arxiv_id` accepts.
+    """The versionless id named by ``text`` in any form :func:`parse_paper_id` accepts.
 
     Raises:
         UsageError: when ``text`` is not an arXiv identifier.
     """
-    parsed = parse_arxiv_id(text)
+    parsed = parse_paper_id(text)
     if parsed is None:
         raise UsageError(
             f"{text!r} is not an arXiv id. Give one as 2508.13167, 2508.13167v2, "

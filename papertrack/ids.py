@@ -21,18 +21,25 @@ __all__ = [
     "format_arxiv_id",
     "is_arxiv_id",
     "parse_arxiv_id",
+    "parse_paper_id",
     "pdf_url",
 ]
 
 # Compiled once: this runs for every entry of every feed.
-# The wrappers, all case-insensitive:
-#   arXiv:<id>, arXiv: <id>         canonical citation form
+# The wrappers of feeds and stored keys, all case-insensitive:
+#   arXiv:<id>                      canonical citation form
 #   oai:arXiv.org:<id>              listing guids and OAI-PMH identifiers
-#   [http(s)://][www.|export.]arxiv.org/(abs|pdf|html)/<id>[.pdf]   links, API entry
-#                                   ids, and a link copied from a browser's address bar
-#   [https://doi.org/]10.48550/arXiv.<id>   the DOI arXiv gives every paper
+#   http(s)://[www.|export.]arxiv.org/(abs|pdf)/<id>[.pdf]   links and API entry ids
 _PREFIX_RE = re.compile(
-    r"(?:arxiv:\s?|oai:arxiv\.org:"
+    r"(?:arxiv:|oai:arxiv\.org:|(?P<url>https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/))",
+    re.IGNORECASE,
+)
+# And the ones people copy, only where a person types an id (parse_paper_id):
+#   arXiv: <id>                     with a space
+#   [http(s)://][www.|export.]arxiv.org/(abs|pdf|html)/<id>   the address bar, the HTML view
+#   [https://doi.org/]10.48550/arXiv.<id>   the DOI arXiv gives every paper
+_TYPED_PREFIX_RE = re.compile(
+    r"(?:arxiv: |oai:arxiv\.org:"
     r"|(?P<url>(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/)"
     r"|(?:(?:https?://)?(?:dx\.)?doi\.org/)?10\.48550/arxiv\.)",
     re.IGNORECASE,
@@ -76,19 +83,30 @@ def parse_arxiv_id(text: str) -> tuple[str, int | None] | None:
     """Split an arXiv identifier, in any of its usual wrappers, into (id, version).
 
     Accepts bare ids (``2508.13167``, ``hep-th/9901001``), versioned ids,
-    ``arXiv:`` citations, ``oai:arXiv.org:`` identifiers, abs/pdf/html URLs on
-    arxiv.org or export.arxiv.org (with or without the scheme) and arXiv's DOIs
-    (``10.48550/arXiv.2508.13167``). Old-style ids lose their subject class
-    (``math.GT/0309136`` becomes ``math/0309136``).
+    ``arXiv:`` citations, ``oai:arXiv.org:`` identifiers and abs/pdf URLs on
+    arxiv.org or export.arxiv.org: the forms of feeds and of stored keys. Old-style
+    ids lose their subject class (``math.GT/0309136`` becomes ``math/0309136``).
 
     Returns:
         The versionless id and the version number (``None`` when the text names
         no version), or ``None`` when the text is not a valid arXiv id. Never raises.
     """
+    return _parse(text, _PREFIX_RE)
+
+
+def parse_paper_id(text: str) -> tuple[str, int | None] | None:
+    """:func:`parse_arxiv_id`, plus the forms people copy: an arxiv.org link without
+    its scheme or to the HTML view, arXiv's DOI (``10.48550/arXiv.2508.13167``, also
+    as a doi.org link) and ``arXiv: 2508.13167``. For ids a user types, never for
+    feeds: a feed entry keyed by a doi.org link is not read as that arXiv paper."""
+    return parse_arxiv_id(text) or _parse(text, _TYPED_PREFIX_RE)
+
+
+def _parse(text: str, wrappers: re.Pattern[str]) -> tuple[str, int | None] | None:
     if not isinstance(text, str) or len(text) > 300:
         return None
     rest = text.strip()
-    prefix = _PREFIX_RE.match(rest)
+    prefix = wrappers.match(rest)
     if prefix is not None:
         rest = rest[prefix.end() :]
         if prefix.group("url"):

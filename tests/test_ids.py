@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from papertrack.ids import abs_url, format_arxiv_id, is_arxiv_id, parse_arxiv_id, pdf_url
+from papertrack.ids import (
+    abs_url,
+    format_arxiv_id,
+    is_arxiv_id,
+    parse_arxiv_id,
+    parse_paper_id,
+    pdf_url,
+)
 
 
 @pytest.mark.parametrize(
@@ -23,13 +30,6 @@ from papertrack.ids import abs_url, format_arxiv_id, is_arxiv_id, parse_arxiv_id
         ("https://arxiv.org/abs/2508.13167?context=cs", ("2508.13167", None)),
         ("https://www.arxiv.org/abs/2508.13167/", ("2508.13167", None)),
         ("http://export.arxiv.org/abs/hep-ex/0406020v1", ("hep-ex/0406020", 1)),
-        # as people copy them: no scheme, the HTML view, arXiv's DOI, a space
-        ("arxiv.org/abs/2606.27369", ("2606.27369", None)),
-        ("https://arxiv.org/html/2606.27369v1", ("2606.27369", 1)),
-        ("https://arxiv.org/html/2606.27369v1#S2", ("2606.27369", 1)),
-        ("https://doi.org/10.48550/arXiv.2606.27369", ("2606.27369", None)),
-        ("10.48550/ARXIV.2606.27369", ("2606.27369", None)),
-        ("arXiv: 2606.27369", ("2606.27369", None)),
         # listing guid and OAI identifier
         ("oai:arXiv.org:2508.13426v1", ("2508.13426", 1)),
         ("oai:arXiv.org:0704.0471", ("0704.0471", None)),
@@ -78,9 +78,6 @@ def test_parse_arxiv_id_accepts(text: str, expected: tuple[str, int | None]) -> 
         "2508.13167v",
         "2508.13167.pdf",  # .pdf only on links
         "https://example.org/abs/2508.13167",
-        "https://doi.org/10.1234/arXiv.2606.27369",  # another registrant's DOI
-        "arXiv:  2606.27369",
-        "example.arxiv.org.evil/abs/2606.27369",
         "https://arxiv.org/list/cs.AI/recent",
         "https://arxiv.org/api/errors#incorrect_id_format_for_abc",
         "cond\u2014mat/0709123",  # an em dash for the hyphen
@@ -92,6 +89,40 @@ def test_parse_arxiv_id_accepts(text: str, expected: tuple[str, int | None]) -> 
 def test_parse_arxiv_id_rejects(text: str) -> None:
     assert parse_arxiv_id(text) is None
     assert not is_arxiv_id(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("arxiv.org/abs/2606.27369", ("2606.27369", None)),
+        ("www.arxiv.org/pdf/2606.27369v2", ("2606.27369", 2)),
+        ("https://arxiv.org/html/2606.27369v1", ("2606.27369", 1)),
+        ("https://arxiv.org/html/2606.27369v1#S2", ("2606.27369", 1)),
+        ("https://doi.org/10.48550/arXiv.2606.27369", ("2606.27369", None)),
+        ("10.48550/ARXIV.2606.27369", ("2606.27369", None)),
+        ("arXiv: 2606.27369", ("2606.27369", None)),
+    ],
+)
+def test_ids_as_people_copy_them_are_read_where_a_person_types_one(
+    text: str, expected: tuple[str, int | None]
+) -> None:
+    assert parse_paper_id(text) == expected
+    # Not from a feed, or a stored key: an entry keyed by a doi.org link stays its own.
+    assert parse_arxiv_id(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://doi.org/10.1234/arXiv.2606.27369",  # another registrant's DOI
+        "arXiv:  2606.27369",
+        "arXiv:\n2606.27369",
+        "example.arxiv.org.evil/abs/2606.27369",
+        "arxiv.org/list/cs.AI/2606.27369",
+    ],
+)
+def test_typed_ids_still_refuse_lookalikes(text: str) -> None:
+    assert parse_paper_id(text) is None
 
 
 def test_url_helpers() -> None:

@@ -168,12 +168,12 @@ def topics_explain(
         papertrack topics explain arXiv:2508.13167 llm-agent-training --json
     """
     from papertrack.diagnose import explain
-    from papertrack.ids import parse_arxiv_id
+    from papertrack.ids import parse_paper_id
 
     with errors():
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
-        parsed = parse_arxiv_id(arxiv_id)
+        parsed = parse_paper_id(arxiv_id)
         key = parsed[0] if parsed else arxiv_id.strip()
         store = open_store()
         paper = store.get(key) if store.exists() else None
