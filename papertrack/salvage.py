@@ -242,7 +242,8 @@ def repair_store(
         report.retagged = not had_fingerprints
         report.after = checkup_of(store, progress)
         _account_losses(report, earlier)
-        _reported(pending)
+        # Every record, this repair's own included: its losses are in this report.
+        _reported(_pending_losses(store)[0])
     finally:
         lock.release()
     return report

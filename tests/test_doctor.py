@@ -298,6 +298,10 @@ def test_repair_report_for_people_names_the_lost_papers(store: Store) -> None:
     assert f"the damaged file is kept as damaged/{WEEK}.json." in out
     named = ", ".join(done.lost[:10])
     assert f"lost {len(done.lost)}: {named} and {len(done.lost) - 10} more." in out
+    # Said once: the next repair finds nothing, and names no loss again.
+    again = run("doctor", "--repair")
+    assert again.exit_code == 0 and "No problems found" in again.stderr
+    assert "Lost" not in again.stdout + again.stderr
     assert (
         "Rebuilt index.json, search.sqlite from the week files (derived data: nothing lost)." in out
     )
