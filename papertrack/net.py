@@ -138,6 +138,11 @@ class Response(io.RawIOBase):
         super().close()
 
 
+#: What a URL's path and query keep as they are when the rest is percent-encoded.
+_PATH_SAFE = "/%:@!$&'()*+,;=~"
+_QUERY_SAFE = _PATH_SAFE + "?[]"  # the API query keeps its brackets literal
+
+
 def _split(url: str, what: str = "") -> urllib.parse.SplitResult:
     """``url`` split, or a NetError when it cannot be (a port past 65535, a broken
     IPv6 address), whether a user typed it or a server sent it as a redirect."""
@@ -145,7 +150,7 @@ def _split(url: str, what: str = "") -> urllib.parse.SplitResult:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises for a port out of range
     except ValueError as exc:
-        said_url = f"{what} {said(url)}, which is" if what else "it is"
+        said_url = f"{what} {said(url)}, which is" if what else f"{said(url)} is"
         raise NetError(f"{said_url} not a valid URL ({exc})", retryable=False) from None
     return parts
 
@@ -185,10 +190,21 @@ def get(
             raise NetError(f"{said(url)} is not an http(s) URL", retryable=False)
         host = said(parts.hostname)
         conn = _connection(parts, timeout if end is None else min(timeout, deadline or timeout))
-        target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        # Percent-encoded as a browser would: a redirect to /café.xml or to a path
+        # with a space in it is a valid request, not a crash or a retried "drop".
+        path = urllib.parse.quote(parts.path or "/", safe=_PATH_SAFE)
+        target = urllib.parse.urlunsplit(
+            ("", "", path, urllib.parse.quote(parts.query, safe=_QUERY_SAFE), "")
+        )
         try:
             conn.request("GET", target, headers={"User-Agent": USER_AGENT, **(headers or {})})
             raw = conn.getresponse()
+        except (UnicodeError, http.client.InvalidURL) as exc:
+            # A host no name lookup can take (an empty or 64-character label).
+            conn.close()
+            raise NetError(
+                f"{said(url)} is not a valid URL ({exc.__class__.__name__})", retryable=False
+            ) from None
         except socket.gaierror:
             conn.close()
             raise NetError(

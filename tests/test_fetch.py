@@ -620,3 +620,26 @@ def test_the_retry_line_reads_whole_at_80_columns(
     assert all(len(line) <= 80 for line in lines)
     assert "…" not in text
     assert "5 new, 0 updated, 0 unchanged, 1 page retried" in text
+
+
+def test_urls_a_browser_would_encode_are_fetched_and_broken_ones_are_one_error(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """A redirect to /café.xml crashed the whole ingest as "a bug"; so did a host with an
+    empty label, before the next source was read."""
+    httpserver.expect_request("/moved.xml").respond_with_data(
+        "", status=302, headers={"Location": "/café feed.xml"}
+    )
+    httpserver.expect_request("/café feed.xml").respond_with_data(LISTING.read_bytes())
+    result = run("ingest", httpserver.url_for("/moved.xml"))
+    assert result.exit_code == 0, result.stderr
+    assert "86 new" in result.stderr
+    local = tmp_path / "local.xml"
+    local.write_bytes(API_PAGE.read_bytes())
+    both = run("ingest", "http://a..b/x", str(local))
+    assert both.exit_code == 1
+    assert [line for line in both.stderr.splitlines() if line.startswith("Error:")] == [
+        "Error: could not fetch http://a..b/x: http://a..b/x is not a valid URL (UnicodeError). "
+        "Check the URL."
+    ]
+    assert "1 source ok, 1 error" in both.stderr  # the file after it was read all the same
