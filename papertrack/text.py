@@ -300,4 +300,8 @@ def visible(value: object, keep_lines: bool = False) -> str:
         s = _ANSI_RE.sub("", s)
     if not keep_lines:
         s = s.replace("\n", " ").replace("\t", " ")
+    # The Unicode line and paragraph separators break a line for str.splitlines (the
+    # log's) and for some terminals: a space, kept lines or not, so that only a
+    # "\n" papertrack wrote starts a line.
+    s = s.replace("\u2028", " ").replace("\u2029", " ")
     return UNSHOWN_RE.sub("", s)

@@ -943,6 +943,8 @@ def test_a_file_name_with_a_line_break_stays_on_the_error_line(
     isolated_home.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "feed\nError: forged\x1b[31m.xml"
     path.write_bytes(b"")
+    separated = tmp_path / "feed\u2028Error: forged too.xml"  # splitlines breaks there
+    separated.write_bytes(b"")
     result = run("ingest", str(path))
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if "Error" in line]
@@ -951,5 +953,9 @@ def test_a_file_name_with_a_line_break_stays_on_the_error_line(
     logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8").splitlines()
     assert logged and all(re.match(r"\d{4}-\d\d-\d\dT", line) for line in logged)
     assert sum("forged" in line for line in logged) == 1
+    assert run("ingest", str(separated)).exit_code == 1
+    entries = (isolated_home / "papertrack.log").read_text(encoding="utf-8").split("\n")
+    assert [e for e in entries if re.match(r"\S+ \[[^\]]*\] Error: forged", e)] == []
+    assert "\u2028" not in "\n".join(entries)
     missing = run("show", "2501.00001", "--db", str(tmp_path / "no\nstore"))
     assert len(missing.stderr.splitlines()) == 1

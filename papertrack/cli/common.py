@@ -264,7 +264,8 @@ def log(message: str) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     command = visible(" ".join(sys.argv[1:3])) or "papertrack"
     message = visible(message, keep_lines=True)
-    lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.splitlines() or [""])
+    # Split at "\n" alone: splitlines also breaks at characters visible() keeps.
+    lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.rstrip("\n").split("\n"))
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as handle:
