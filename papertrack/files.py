@@ -138,13 +138,18 @@ def write_output(path: Path, data: bytes) -> None:
         raise write_error(path, exc) from None
     if mode is not None and stat.S_ISDIR(mode):
         raise UsageError(f"{path} is a folder. Name a file to write")
-    if mode is not None and not stat.S_ISREG(mode):
+    if mode is not None and (not stat.S_ISREG(mode) or _stream_name(path)):
         # A pipe, a terminal or another device (/dev/stdout, a FIFO, >(cmd)) is
         # written into, never replaced: a rename over it would put a regular file
-        # in place of something that is not papertrack's (as root, /dev/null).
+        # in place of something that is not papertrack's (as root, /dev/null). So is
+        # a regular file reached through /dev/stdout or /proc (`-o /dev/stdout >>
+        # app.log`), in append mode: the shell opened it, and replacing it lost
+        # what it held.
         try:
-            with open(path, "wb") as handle:
+            with open(path, "ab") as handle:
                 handle.write(data)
+        except BrokenPipeError:
+            return  # the reader stopped early (`| head`): its choice, not an error
         except OSError as exc:
             raise write_error(path, exc) from None
         return
@@ -152,6 +157,12 @@ def write_output(path: Path, data: bytes) -> None:
     if not target.parent.is_dir():
         raise UsageError(f"no folder {target.parent} to write {path} in. Create it or fix the path")
     write_atomic(target, data)
+
+
+def _stream_name(path: Path) -> bool:
+    """Whether ``path`` names an open stream (/dev/stdout, /dev/fd/N, /proc/self/fd/N)."""
+    text = os.path.abspath(path)
+    return text in ("/dev/stdout", "/dev/stderr") or text.startswith(("/dev/fd/", "/proc/"))
 
 
 def write_error(path: Path, exc: OSError) -> StoreError:

@@ -377,7 +377,9 @@ def test_output_into_a_pipe_writes_into_it_and_keeps_it(small: Path, tmp_path: P
     link.symlink_to(fifo)
     for named in (fifo, link):
         got: list[bytes] = []
-        reader = threading.Thread(target=lambda into=got: into.append(fifo.read_bytes()))
+        reader = threading.Thread(
+            target=lambda into=got: into.append(fifo.read_bytes()), daemon=True
+        )  # daemon: were the FIFO replaced, the reader would wait on it for ever
         reader.start()
         result = run("export", "-f", "jsonl", "-o", str(named))
         reader.join(timeout=60)
@@ -386,3 +388,31 @@ def test_output_into_a_pipe_writes_into_it_and_keeps_it(small: Path, tmp_path: P
         lines = got[0].decode("utf-8").splitlines()
         assert len(lines) == len(run("export", "-f", "jsonl").stdout.splitlines()) > 0
     assert sorted(p.name for p in folder.iterdir()) == ["link", "papers.fifo"]
+
+
+def test_output_to_dev_stdout_appends_to_what_the_shell_opened(small: Path, tmp_path: Path) -> None:
+    """`-o /dev/stdout >> app.log` replaced app.log, losing what it held; a reader that
+    stops early (`| head`) is no error."""
+    import os
+    import subprocess
+    import sys
+
+    ingest(LISTING)
+    log = tmp_path / "app.log"
+    log.write_text("an earlier line\n", encoding="utf-8")
+    command = [sys.executable, "-m", "papertrack", "export", "-f", "jsonl", "-o", "/dev/stdout"]
+    with open(log, "ab") as handle:
+        done = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "an earlier line" and len(lines) > 10
+    # More than a pipe holds (64 KiB), so the write meets the reader gone.
+    assert len(log.read_bytes()) > 65536
+    into, out = os.pipe()
+    reader = subprocess.Popen(["head", "-c", "10"], stdin=into, stdout=subprocess.PIPE)
+    os.close(into)
+    cut = subprocess.run(command, stdout=out, stderr=subprocess.PIPE, env=os.environ)
+    os.close(out)
+    assert len(reader.communicate()[0]) == 10
+    assert cut.returncode == 0, cut.stderr
+    assert b"Error" not in cut.stderr

@@ -199,7 +199,8 @@ def export(
         typer.Option(
             "--output",
             "-o",
-            help="Write to this file (replaced atomically) instead of standard output.",
+            help="Write to this file instead of standard output: a file is replaced "
+            "atomically, a pipe or a device (/dev/stdout) is written into.",
             dir_okay=False,
         ),
     ] = None,
