@@ -928,13 +928,21 @@ def test_an_unexpected_failure_is_one_error_line_and_a_logged_traceback(
     )
     assert done.returncode == 1
     assert "Traceback" not in done.stdout + done.stderr
+    log = isolated_home / "papertrack.log"
     assert done.stderr.splitlines() == [
         "Error: papertrack failed unexpectedly (RuntimeError: an unexpected failure). This is "
-        "a bug: please report it with the command you ran and the end of papertrack.log in "
-        "the data home ('papertrack path' shows where)."
+        f"a bug: please report it with the command you ran and the end of {log}."
     ]
-    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    logged = log.read_text(encoding="utf-8")
     assert "Traceback" in logged and "RuntimeError" in logged
+    # No data home yet, so no log: the message names no file that is not there.
+    nowhere = {**env, "PAPERTRACK_HOME": str(isolated_home / "none")}
+    done = subprocess.run(
+        [sys.executable, "-c", crash, "latest"], capture_output=True, text=True, env=nowhere
+    )
+    assert done.returncode == 1
+    assert done.stderr.rstrip().endswith("with the command you ran and this message.")
+    assert not (isolated_home / "none").exists()
 
 
 def test_a_file_name_with_a_line_break_stays_on_the_error_line(

@@ -132,11 +132,11 @@ def _unexpected(exc: Exception) -> NoReturn:
 
     from papertrack.cli.common import log, say
 
-    log("".join(traceback.format_exception(exc)))
+    written = log("".join(traceback.format_exception(exc)))
     what = " ".join(str(exc).split())[:200] or "no message"
+    where = f"the end of {written}" if written is not None else "this message"
     say(
         f"Error: papertrack failed unexpectedly ({type(exc).__name__}: {what}). "
-        "This is a bug: please report it with the command you ran and the end of "
-        "papertrack.log in the data home ('papertrack path' shows where)."
+        f"This is a bug: please report it with the command you ran and {where}."
     )
     raise SystemExit(1)

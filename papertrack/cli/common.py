@@ -245,12 +245,13 @@ def say(message: str) -> None:
     log(message)
 
 
-def log(message: str) -> None:
+def log(message: str) -> Path | None:
     """Append ``message`` to the log: ``--log-file``/PAPERTRACK_LOG_FILE, else papertrack.log.
 
     The default log lives in the data home and is only written once that home
     exists, so a read-only command on a fresh machine creates nothing. A log that
-    cannot be written never fails the command.
+    cannot be written never fails the command. Returns the log's path, or None
+    when nothing was written.
     """
     from datetime import UTC, datetime
 
@@ -259,17 +260,20 @@ def log(message: str) -> None:
     else:
         home = paths.home()
         if not home.is_dir():
-            return
+            return None
         path = home / "papertrack.log"
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     command = visible(" ".join(sys.argv[1:3])) or "papertrack"
     message = visible(message, keep_lines=True)
     # Split at "\n" alone: splitlines also breaks at characters visible() keeps.
     lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.rstrip("\n").split("\n"))
-    with contextlib.suppress(OSError):
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(lines)
+    except OSError:
+        return None
+    return path
 
 
 def complete_topic(incomplete: str) -> list[str]:
