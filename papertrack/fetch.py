@@ -369,7 +369,9 @@ def fetch_listing(
         try:
             parsed = feeds.parse_feed(body, url)
         except FeedError as exc:
-            if status >= 400 or isinstance(exc, FeedTooLargeError):
+            if isinstance(exc, FeedTooLargeError):
+                raise _too_large(url) from None
+            if status >= 400:
                 raise
             raise _Retry("a malformed body") from exc
         if parsed.error:
@@ -406,6 +408,18 @@ def api_query(categories: Sequence[str], first: date, last: date) -> str:
     if len(categories) > 1:
         cats = f"({cats})"
     return f"{cats} AND submittedDate:[{first:%Y%m%d}0000 TO {last:%Y%m%d}2359]"
+
+
+def _too_large(url: str, paged: bool = False) -> FeedError:
+    """The error for an answer larger than papertrack reads whole: not retried."""
+    from papertrack import net
+    from papertrack.feeds import MAX_FEED_BYTES
+
+    fix = "Ask for fewer papers a page with --page-size" if paged else "Check --listing-url"
+    return FeedError(
+        f"the answer of {net.said(url)} is larger than {MAX_FEED_BYTES // (1024 * 1024)} MB, more "
+        f"than papertrack reads from one page. {fix}"
+    )
 
 
 def _api_url(base: str, query: str, start: int, size: int) -> str:
@@ -576,7 +590,9 @@ def fetch_range(
             try:
                 parsed = feeds.parse_feed(body, url)
             except FeedError as exc:
-                if status >= 400 or isinstance(exc, FeedTooLargeError):
+                if isinstance(exc, FeedTooLargeError):
+                    raise _too_large(url, paged=True) from None
+                if status >= 400:
                     raise
                 if str(exc).startswith("arXiv API error"):
                     raise

@@ -74,8 +74,10 @@ def format_tags(tags: Sequence[str], names: Mapping[str, str], shown: int | None
 TAG_WORD_MAX = 16
 #: Below this console width the tags column's ratio share is too narrow for a tag word.
 NARROW_TABLE = 120
-#: Below this console width the latest-papers table has three columns, not five.
+#: Below this console width the latest-papers table has three columns, not five,
+#: and below the next one two.
 COMPACT_TABLE = 100
+TWO_COLUMNS = 60
 
 
 def papers_table(
@@ -87,7 +89,7 @@ def papers_table(
     below :data:`COMPACT_TABLE` columns the table is :func:`_compact_table`.
     """
     if width is not None and width < COMPACT_TABLE:
-        return _compact_table(papers, title, tag_names)
+        return _compact_table(papers, title, tag_names, width)
     # The title is what a reader scans: it gets half the width the date and category
     # leave (ratio 4 of 8, with authors and tags at 2 each), and never so little that
     # a long word of it is cut ("Psychology-Grounded"). Rich applies ratios only to
@@ -138,15 +140,20 @@ def _tags_column(
     )
 
 
-def _compact_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str]) -> Table:
+def _compact_table(
+    papers: Sequence[Paper], title: str, tag_names: Mapping[str, str], width: int
+) -> Table:
     """The latest-papers table for a narrow terminal (and a pipe's 80 columns): three
     columns, the category under the date and the authors (then affiliations) under
     the title. Five columns at 80 left the authors 10 characters, and at 60 three,
-    so that names were broken mid-word ("Tia/nyi")."""
+    so that names were broken mid-word ("Tia/nyi"). Below :data:`TWO_COLUMNS` the
+    tags go under the authors too: beside them, the paper had no room left."""
+    beside = width >= TWO_COLUMNS
     table = Table(title=Text(safe(title), style="bold"), title_justify="left", expand=True)
     table.add_column("Date", no_wrap=True)
     table.add_column("Paper", ratio=1, overflow="fold")
-    _tags_column(table, papers, tag_names, fixed=True)
+    if beside:
+        _tags_column(table, papers, tag_names, fixed=True)
     for paper in papers:
         when = Text(format_date(paper.paper_date))
         if paper.primary_category:
@@ -156,7 +163,13 @@ def _compact_table(papers: Sequence[Paper], title: str, tag_names: Mapping[str, 
             about.append("\n" + safe(format_names(paper.authors)))
         if paper.author_affiliations:
             about.append("\n" + safe(format_affiliations(paper.affiliations)), style="dim")
-        table.add_row(when, about, Text(safe(format_tags(paper.tags, tag_names, shown=4))))
+        tags = Text(safe(format_tags(paper.tags, tag_names, shown=4)), style="green")
+        if beside:
+            table.add_row(when, about, tags)
+        else:
+            if tags:
+                about.append("\n").append_text(tags)
+            table.add_row(when, about)
     return table
 
 

@@ -373,7 +373,7 @@ def test_a_page_larger_than_papertrack_reads_is_not_asked_for_again(
         "fetch", "-c", "cs.AI", "--interval", "0", "--retries", "3",
         "--listing-url", httpserver.url_for("/atom"),
     )  # fmt: skip
-    error_line(result, 1, "is larger than")
+    error_line(result, 1, "is larger than", "Check --listing-url")
     assert "Retrying" not in result.stderr
     assert len(httpserver.log) == 1
 

@@ -17,12 +17,13 @@ def listing() -> None:
 
 def title_cells(table: str) -> list[list[str]]:
     """The lines of the Title column (the third of five), or of the Paper column (the
-    second of three, title then authors), row by row, of a latest-papers table."""
+    second of three or two: title, authors, then tags), row by row, of a latest-papers
+    table."""
     rows: list[list[str]] = []
     body = table.split("┩", 1)[1]
     for line in body.splitlines():
         cells = line.split("│")
-        if len(cells) < 5:
+        if len(cells) < 4:
             continue
         column = 3 if len(cells) >= 7 else 2
         if re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4}", cells[1].strip()):  # a new row
@@ -83,11 +84,14 @@ def test_titles_get_the_width_and_whole_words(
         assert "┃ Date         ┃ Paper" in result.stdout
 
 
-@pytest.mark.parametrize("width", ["60", "99"])
+@pytest.mark.parametrize("width", ["45", "60", "99"])
 def test_a_narrow_table_breaks_no_word_of_a_title_or_name(
     width: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from papertrack.render import format_names
+    from papertrack.render import format_names, format_tags
+    from papertrack.topics import Catalog
+
+    names = {t.slug: t.name for t in Catalog.default().topics}
 
     monkeypatch.setenv("COLUMNS", width)
     result = run("latest", "-n", "20")
@@ -99,7 +103,10 @@ def test_a_narrow_table_breaks_no_word_of_a_title_or_name(
     for lines, paper in zip(rows, papers, strict=True):
         # Five columns at 60 left the authors three characters: "Tia", "nyi".
         title = " ".join(paper["title"].split())
-        assert " ".join(lines) == f"{title} {format_names(paper['authors'])}"
+        expected = f"{title} {format_names(paper['authors'])}"
+        if width == "45":  # two columns: the tags under the authors
+            expected = f"{expected} {format_tags(paper['tags'], names, shown=4)}".rstrip()
+        assert " ".join(lines) == expected
 
 
 @pytest.mark.parametrize("width", ["80", "100", "160"])

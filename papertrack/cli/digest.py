@@ -270,6 +270,9 @@ def digest(
         topics = followed_topics(catalog)
         if not topics:
             raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
+        # Read with the topics, not later: an unfollow in between left a topic without
+        # its time, and its papers since the first digest all came.
+        followed = core.load_follow_times(following_file())
         # One digest at a time: read state, build, show, save state. Two at once would
         # both see the same papers as new.
         # A dry run changes nothing, so it needs no lock (and works on a read-only home).
@@ -283,7 +286,7 @@ def digest(
             fresh_tags(store, catalog)
             _warn_if_stale(store, now)
             window = start if start is not None else core.window_start(state, now)
-            result, measured = _collect(store, topics, state, now, window, start)
+            result, measured = _collect(store, topics, followed, state, now, window, start)
             names = {t.slug: t.name for t in catalog.topics}
             quiet_empty = result.empty and not empty_ok and output is None
             chosen = pick_format(fmt, as_json)
@@ -320,12 +323,14 @@ def _warn_if_stale(store: Store, now: datetime) -> None:
 def _collect(
     store: Store,
     topics: list[Topic],
+    followed: dict[str, datetime],
     state: DigestState,
     now: datetime,
     window: datetime,
     start: datetime | None,
 ) -> tuple[Digest, dict[str, Momentum]]:
-    """The digest of ``topics`` since ``window``, and each topic's momentum today."""
+    """The digest of ``topics`` (followed at the times ``followed``) since ``window``,
+    and each topic's momentum today."""
     from papertrack import digest as core
     from papertrack import momentum
     from papertrack.cli.momentum import measure_topic
@@ -344,7 +349,7 @@ def _collect(
         now,
         since=start,
         momentum=sentences,
-        followed=core.load_follow_times(following_file()),
+        followed=followed,
     )
     return result, measured
 
