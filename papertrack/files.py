@@ -121,8 +121,10 @@ def write_output(path: Path, data: bytes) -> None:
     """Write a file the user named (``-o``): atomically, into a folder that must exist.
 
     A symlink is written through (its target is replaced, the link stays), and a
-    missing folder is an error rather than made: it is more often a typo. Anything
-    that is not a regular file (a pipe, a device) is written into, not replaced.
+    missing folder is an error rather than made: it is more often a typo. One of
+    papertrack's own open streams (/dev/stdout, /dev/fd/N, through any symlinks) is
+    written to at its own position, and anything else that is not a regular file (a
+    FIFO, a device) is written into: neither is ever replaced.
 
     Raises:
         UsageError: the folder does not exist or the path is a folder.
@@ -130,6 +132,23 @@ def write_output(path: Path, data: bytes) -> None:
     """
     from papertrack.errors import UsageError
 
+    fd = _stream_fd(path)
+    if fd is not None:
+        # Written through the descriptor the shell opened, at its position: a rename
+        # over /dev/stdout's file lost what `>> app.log` held, and opening it again
+        # wrote from its start, under what the shell wrote next.
+        try:
+            for stream in (sys.stdout, sys.stderr):  # what they hold goes first
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        except BrokenPipeError:
+            return  # the reader stopped early (`| head`): its choice, not an error
+        except OSError as exc:
+            raise write_error(path, exc) from None
+        return
     try:
         mode: int | None = os.stat(path).st_mode  # through symlinks
     except FileNotFoundError:
@@ -138,18 +157,15 @@ def write_output(path: Path, data: bytes) -> None:
         raise write_error(path, exc) from None
     if mode is not None and stat.S_ISDIR(mode):
         raise UsageError(f"{path} is a folder. Name a file to write")
-    if mode is not None and (not stat.S_ISREG(mode) or _stream_name(path)):
-        # A pipe, a terminal or another device (/dev/stdout, a FIFO, >(cmd)) is
-        # written into, never replaced: a rename over it would put a regular file
-        # in place of something that is not papertrack's (as root, /dev/null). So is
-        # a regular file reached through /dev/stdout or /proc (`-o /dev/stdout >>
-        # app.log`), in append mode: the shell opened it, and replacing it lost
-        # what it held.
+    if mode is not None and not stat.S_ISREG(mode):
+        # A FIFO, a terminal or another device is written into, never replaced: a
+        # rename over it put a regular file in place of something that is not
+        # papertrack's (as root, -o /dev/stderr 2>/dev/null replaced /dev/null).
         try:
-            with open(path, "ab") as handle:
+            with open(path, "wb") as handle:
                 handle.write(data)
         except BrokenPipeError:
-            return  # the reader stopped early (`| head`): its choice, not an error
+            return
         except OSError as exc:
             raise write_error(path, exc) from None
         return
@@ -159,10 +175,28 @@ def write_output(path: Path, data: bytes) -> None:
     write_atomic(target, data)
 
 
-def _stream_name(path: Path) -> bool:
-    """Whether ``path`` names an open stream (/dev/stdout, /dev/fd/N, /proc/self/fd/N)."""
-    text = os.path.abspath(path)
-    return text in ("/dev/stdout", "/dev/stderr") or text.startswith(("/dev/fd/", "/proc/"))
+_STREAM = re.compile(r"/dev/(stdin|stdout|stderr)|/dev/fd/(\d+)|/proc/(?:self|\d+)/fd/(\d+)")
+
+
+def _stream_fd(path: Path) -> int | None:
+    """The descriptor of this process that ``path`` names (/dev/stdout, /dev/fd/N,
+    /proc/self/fd/N, also through symlinks to them), or None: read from the path's
+    links, one at a time, without opening anything."""
+    name = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own bound on a chain of links
+        name = "/" + os.path.normpath(name).lstrip("/")  # "//dev/stdout" too
+        found = _STREAM.fullmatch(name)
+        if found is not None:
+            std, fd, proc = found.groups()
+            if proc is not None and not name.startswith(("/proc/self/", f"/proc/{os.getpid()}/")):
+                return None  # another process's descriptor
+            return ("stdin", "stdout", "stderr").index(std) if std else int(fd or proc)
+        try:
+            target = os.readlink(name)
+        except OSError:
+            return None  # not a link: a file or folder of its own
+        name = os.path.join(os.path.dirname(name), target)
+    return None
 
 
 def write_error(path: Path, exc: OSError) -> StoreError:

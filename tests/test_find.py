@@ -390,7 +390,9 @@ def test_output_into_a_pipe_writes_into_it_and_keeps_it(small: Path, tmp_path: P
     assert sorted(p.name for p in folder.iterdir()) == ["link", "papers.fifo"]
 
 
-def test_output_to_dev_stdout_appends_to_what_the_shell_opened(small: Path, tmp_path: Path) -> None:
+def test_output_to_dev_stdout_appends_to_what_the_shell_opened(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`-o /dev/stdout >> app.log` replaced app.log, losing what it held; a reader that
     stops early (`| head`) is no error."""
     import os
@@ -406,6 +408,23 @@ def test_output_to_dev_stdout_appends_to_what_the_shell_opened(small: Path, tmp_
     assert done.returncode == 0, done.stderr
     lines = log.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "an earlier line" and len(lines) > 10
+    # Through a symlink, and at the shell's own position: what it writes next follows.
+    link = tmp_path / "out.link"
+    link.symlink_to("/dev/stdout")
+    framed = tmp_path / "framed.jsonl"
+    with open(framed, "wb") as handle:
+        done = subprocess.run(
+            [*command[:-1], str(link)], stdout=handle, stderr=subprocess.PIPE, env=os.environ
+        )
+        handle.write(b"FOOTER\n")
+    assert done.returncode == 0, done.stderr
+    written = framed.read_text(encoding="utf-8").splitlines()
+    assert written[-1] == "FOOTER" and written[:-1] == lines[1:]
+    # A regular file reached through /proc is still a file: replaced, not appended to.
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        assert run("export", "-f", "jsonl", "-o", "/proc/self/cwd/x.jsonl").exit_code == 0
+    assert (tmp_path / "x.jsonl").read_text(encoding="utf-8").splitlines() == lines[1:]
     # More than a pipe holds (64 KiB), so the write meets the reader gone.
     assert len(log.read_bytes()) > 65536
     into, out = os.pipe()

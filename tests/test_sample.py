@@ -139,3 +139,6 @@ def test_show_of_a_version_not_stored_says_which_one_it_shows(sample: Path) -> N
     assert f"Note: {pid}v{version + 1} is not stored; showing the stored version (v{version})" in (
         other.stderr
     )
+    # As people copy it too: the HTML view's link names the version as well.
+    html = run("show", f"https://arxiv.org/html/{pid}v{version + 1}", "--json")
+    assert f"Note: {pid}v{version + 1} is not stored" in html.stderr

@@ -535,3 +535,21 @@ def test_the_topic_pages_ask_line_runs_in_a_shell_whatever_the_name(
         "bob-s-agents",
         "what is new in Bob's Agents?",
     ]
+
+
+def test_explain_finds_a_paper_of_another_feed_by_its_own_key(tmp_path: Path) -> None:
+    """A feed's key that looks like an id people copy (arXiv's DOI) is tried as typed
+    first, as show does: explain read it as 2501.99999 and found nothing."""
+    key = "https://doi.org/10.48550/arXiv.2501.99999"
+    feed = tmp_path / "other.xml"
+    feed.write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Other</title>'
+        f"<item><title>Agents that train agents</title><guid>{key}</guid>"
+        "<description>We train LLM agents with reinforcement learning.</description>"
+        "<pubDate>Mon, 06 Jan 2025 10:00:00 GMT</pubDate></item></channel></rss>",
+        encoding="utf-8",
+    )
+    ok("ingest", str(feed))
+    assert json.loads(ok("show", key, "--json").stdout)["arxiv_id"] == key
+    explained = ok("topics", "explain", key, "--json")
+    assert json.loads(explained.stdout)["arxiv_id"] == key

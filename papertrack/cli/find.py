@@ -77,9 +77,9 @@ def show(
                 f"no paper {resolve_id(paper_id)} in the store. Ingest a feed that lists it "
                 f"('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
             )
-        from papertrack.ids import parse_arxiv_id
+        from papertrack.ids import parse_paper_id
 
-        asked = parse_arxiv_id(paper_id)
+        asked = parse_paper_id(paper_id)
         if asked is not None and asked[1] is not None and asked[1] != paper.version:
             stored = f"v{paper.version}" if paper.version else "no version named"
             common.say(

@@ -176,7 +176,10 @@ def topics_explain(
         parsed = parse_paper_id(arxiv_id)
         key = parsed[0] if parsed else arxiv_id.strip()
         store = open_store()
-        paper = store.get(key) if store.exists() else None
+        paper = None
+        if store.exists():
+            # As typed first (a feed's own key, such as a doi.org link), as show does.
+            paper = store.get(arxiv_id.strip()) or store.get(key)
         if paper is None:
             if parsed is None:
                 raise UsageError(
