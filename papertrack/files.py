@@ -137,17 +137,7 @@ def write_output(path: Path, data: bytes) -> None:
         # Written through the descriptor the shell opened, at its position: a rename
         # over /dev/stdout's file lost what `>> app.log` held, and opening it again
         # wrote from its start, under what the shell wrote next.
-        try:
-            for stream in (sys.stdout, sys.stderr):  # what they hold goes first
-                with contextlib.suppress(OSError, ValueError):
-                    stream.flush()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        except BrokenPipeError:
-            return  # the reader stopped early (`| head`): its choice, not an error
-        except OSError as exc:
-            raise write_error(path, exc) from None
+        _write_into(path, data, fd)
         return
     try:
         mode: int | None = os.stat(path).st_mode  # through symlinks
@@ -161,18 +151,33 @@ def write_output(path: Path, data: bytes) -> None:
         # A FIFO, a terminal or another device is written into, never replaced: a
         # rename over it put a regular file in place of something that is not
         # papertrack's (as root, -o /dev/stderr 2>/dev/null replaced /dev/null).
-        try:
-            with open(path, "wb") as handle:
-                handle.write(data)
-        except BrokenPipeError:
-            return
-        except OSError as exc:
-            raise write_error(path, exc) from None
+        _write_into(path, data)
         return
     target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
         raise UsageError(f"no folder {target.parent} to write {path} in. Create it or fix the path")
     write_atomic(target, data)
+
+
+def _write_into(path: Path, data: bytes, fd: int | None = None) -> None:
+    """Write ``data`` into what ``path`` names without replacing it: through the open
+    descriptor ``fd`` (after what stdout and stderr hold), or else opened by name.
+    A reader that stopped early (`| head`) is its choice, not an error."""
+    try:
+        if fd is None:
+            with open(path, "wb") as handle:
+                handle.write(data)
+            return
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except BrokenPipeError:
+        return
+    except OSError as exc:
+        raise write_error(path, exc) from None
 
 
 _STREAM = re.compile(r"/dev/(stdin|stdout|stderr)|/dev/fd/(\d+)|/proc/(?:self|\d+)/fd/(\d+)")
