@@ -206,10 +206,10 @@ def out() -> Console:
     from rich.console import Console
 
     console = Console(soft_wrap=False, width=_width())
-    if console.is_terminal:
-        return console
-    unpadded: Any = _Unpadded(sys.stdout)  # a file as Rich writes to one: write and flush
-    return Console(soft_wrap=False, width=console.width, file=unpadded)
+    if not console.is_terminal:
+        unpadded: Any = _Unpadded(sys.stdout)  # a file as Rich writes to one
+        console.file = unpadded
+    return console
 
 
 @cache
