@@ -37,7 +37,6 @@ __all__ = [
     "digest_dict",
     "first_cutoff",
     "window_start",
-    "load_follow_times",
     "load_following",
     "load_state",
     "markdown_escape",
@@ -76,30 +75,28 @@ def _read(path: Path) -> Any:
     return data
 
 
-def load_following(path: Path) -> list[str]:
-    """The followed slugs, in the order they were followed ([] when the file is missing)."""
+def load_following(path: Path) -> tuple[list[str], dict[str, datetime]]:
+    """The followed slugs, in the order they were followed ([] when the file is
+    missing), and when each was followed, from one read of the file.
+
+    A topic followed by an older papertrack, which did not keep the time, has none
+    (so does one whose time is unreadable: it only narrows a digest, and a digest is
+    no reason to fail).
+    """
     data = _read(path)
     if data is None:
-        return []
+        return [], {}
     slugs = data.get("topics") if isinstance(data, dict) else None
     if not isinstance(slugs, list) or not all(isinstance(s, str) for s in slugs):
         raise StoreError(f"{path} is damaged (no list of topics). Remove it and follow again")
-    return list(dict.fromkeys(slugs))
-
-
-def load_follow_times(path: Path) -> dict[str, datetime]:
-    """When each followed topic was followed. A topic followed by an older papertrack,
-    which did not keep the time, has none (so does one whose time is unreadable:
-    it only narrows a digest, and a digest is no reason to fail)."""
-    data = _read(path)
-    kept = data.get("followed") if isinstance(data, dict) else None
+    kept = data.get("followed")
     times: dict[str, datetime] = {}
     for slug, when in (kept if isinstance(kept, dict) else {}).items():
         try:
             times[slug] = datetime.fromisoformat(when).astimezone(UTC)
         except (TypeError, ValueError):
             continue
-    return times
+    return list(dict.fromkeys(slugs)), times
 
 
 def save_following(

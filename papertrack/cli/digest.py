@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -59,13 +59,14 @@ def lock_file() -> Path:
     return paths.home() / "digest.lock"
 
 
-def followed_topics(catalog: Catalog) -> list[Topic]:
-    """The followed topics still in the catalog, in following order."""
+def followed_topics(catalog: Catalog, slugs: Sequence[str] | None = None) -> list[Topic]:
+    """The followed topics still in the catalog, in following order: of ``slugs``, or
+    of following.json when not given."""
     from papertrack.digest import load_following
     from papertrack.errors import UnknownTopicError
 
     topics = []
-    for slug in load_following(following_file()):
+    for slug in load_following(following_file())[0] if slugs is None else slugs:
         try:
             topics.append(catalog.find(slug))
         except UnknownTopicError:
@@ -94,8 +95,7 @@ def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
     with errors(), _digest_lock():
         catalog = load_catalog()
         chosen = [catalog.find(t) for t in topics]  # every name checked before writing
-        slugs = core.load_following(following_file())
-        times = core.load_follow_times(following_file())
+        slugs, times = core.load_following(following_file())
         now = datetime.now(UTC)
         lines = []
         for topic in chosen:
@@ -151,11 +151,10 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
         papertrack unfollow llm-agent-training
         papertrack unfollow "GUI Agents"
     """
-    from papertrack.digest import load_follow_times, load_following, save_following
+    from papertrack.digest import load_following, save_following
 
     with errors(), _digest_lock():
-        slugs = load_following(following_file())
-        times = load_follow_times(following_file())
+        slugs, times = load_following(following_file())
         catalog = load_catalog()
         drop: list[str] = []
         for name in topics:
@@ -267,12 +266,13 @@ def digest(
         now = datetime.now(UTC)
         start = parse_date(since, now=now) if since else None
         catalog = load_catalog()
-        topics = followed_topics(catalog)
+        # The topics and when each was followed, from one read: an unfollow between
+        # two reads left a topic without its time, and its papers since the first
+        # digest all came.
+        slugs, followed = core.load_following(following_file())
+        topics = followed_topics(catalog, slugs)
         if not topics:
             raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
-        # Read with the topics, not later: an unfollow in between left a topic without
-        # its time, and its papers since the first digest all came.
-        followed = core.load_follow_times(following_file())
         # One digest at a time: read state, build, show, save state. Two at once would
         # both see the same papers as new.
         # A dry run changes nothing, so it needs no lock (and works on a read-only home).
