@@ -592,9 +592,7 @@ def fetch_range(
             except FeedError as exc:
                 if isinstance(exc, FeedTooLargeError):
                     raise _too_large(url, paged=True) from None
-                if status >= 400:
-                    raise
-                if str(exc).startswith("arXiv API error"):
+                if status >= 400 or str(exc).startswith("arXiv API error"):
                     raise
                 raise _Retry("a malformed body") from exc
             if parsed.error:
