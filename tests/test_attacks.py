@@ -286,13 +286,19 @@ def test_a_server_sending_a_byte_at_a_time_runs_into_the_request_deadline(
     assert took < 15, took  # the deadline, not 120 trickled bytes (30 s)
 
 
+def redirect_to(location: bytes) -> Callable[[socket.socket], None]:
+    """A raw server's answer: a 302 to ``location``, sent as the bytes given."""
+
+    def redirect(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: " + location + b"\r\n\r\n")
+
+    return redirect
+
+
 def test_a_redirect_to_another_host_is_not_followed(
     raw_server: Callable[[Callable[[socket.socket], None]], str],
 ) -> None:
-    def redirect(conn: socket.socket) -> None:
-        conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: http://localhost:9/x\r\n\r\n")
-
-    url = raw_server(redirect)
+    url = raw_server(redirect_to(b"http://localhost:9/x"))
     error_line(run("ingest", url + "/feed.xml"), 1, "redirects to another host (localhost)")
     result = run("fetch", "-c", "cs.AI", "--listing-url", url, "--retries", "3", "--interval", "0")
     error_line(result, 1, "redirects to another host")
@@ -302,10 +308,7 @@ def test_a_redirect_to_another_host_is_not_followed(
 def test_an_invalid_url_typed_or_sent_as_a_redirect_is_one_error_line(
     raw_server: Callable[[Callable[[socket.socket], None]], str],
 ) -> None:
-    def redirect(conn: socket.socket) -> None:
-        conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: http://[::1/\x1b[31mx\r\n\r\n")
-
-    url = raw_server(redirect)
+    url = raw_server(redirect_to(b"http://[::1/\x1b[31mx"))
     line = error_line(run("ingest", url + "/feed.xml"), 1, "redirects to", "not a valid URL")
     assert "\x1b" not in line
     error_line(run("ingest", "http://127.0.0.1:99999/x"), 1, "not a valid URL", "Port out of range")

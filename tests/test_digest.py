@@ -420,6 +420,30 @@ def test_html_chart_marks_the_partial_week() -> None:
 # --------------------------------------------------------------------------- two at once
 
 
+def slowed_at_once(function: str, *commands: list[str]) -> list[bytes]:
+    """The standard output of ``commands``, run at once, each in its own process, with
+    papertrack.digest's ``function`` made to sleep 0.5 s first (so that, without a
+    lock, each would read what the others are about to change); each must succeed."""
+    slow = (
+        f"import time; from papertrack import digest as d; real = d.{function}; "
+        f"d.{function} = lambda *a: (time.sleep(0.5), real(*a))[1]; "
+        "from papertrack.cli import main; main()"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", slow, *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for command in commands
+    ]
+    outputs = [r.communicate(timeout=120) for r in runs]
+    assert [r.returncode for r in runs] == [0] * len(runs), [e.decode() for _, e in outputs]
+    return [out for out, _ in outputs]
+
+
 def test_two_digests_at_once_never_show_a_paper_twice(tmp_path: Path) -> None:
     follow("zebra-studies", "stripe-science")
     entries: list[Entry] = [
@@ -428,20 +452,9 @@ def test_two_digests_at_once_never_show_a_paper_twice(tmp_path: Path) -> None:
     ingest(api_feed(tmp_path / "f.xml", entries))
     # Each run dawdles between building its digest and saving the state, so that two runs
     # without the lock would both build from the same state and show the same papers.
-    slow = (
-        "import time; from papertrack import digest as d; save = d.save_state; "
-        "d.save_state = lambda *a: (time.sleep(0.5), save(*a))[1]; "
-        "from papertrack.cli import main; main()"
-    )
-    command = [sys.executable, "-c", slow, "digest", "--format", "json", "--empty-ok"]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
-    runs = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        for _ in range(2)
-    ]
-    outputs = [r.communicate(timeout=120) for r in runs]
-    assert [r.returncode for r in runs] == [0, 0], [e.decode() for _, e in outputs]
-    shown = [ids(json.loads(out)) for out, _ in outputs]
+    command = ["digest", "--format", "json", "--empty-ok"]
+    outputs = slowed_at_once("save_state", command, command)
+    shown = [ids(json.loads(out)) for out in outputs]
     assert sorted(shown[0] + shown[1]) == sorted(e[0] for e in entries)  # each exactly once
     assert not set(shown[0]) & set(shown[1])
 
@@ -600,22 +613,8 @@ def test_following_after_a_month_of_digests_does_not_flood_the_next(
 def test_two_follows_at_once_both_stay_followed(isolated_home: Path) -> None:
     # Each follow is slowed between reading following.json and writing it: without
     # the lock both read the same list and the second write drops the first topic.
-    slow = (
-        "import time; from papertrack import digest as d; save = d.save_following; "
-        "d.save_following = lambda *a: (time.sleep(0.5), save(*a))[1]; "
-        "from papertrack.cli import main; main()"
+    slowed_at_once(
+        "save_following", ["follow", "-q", "zebra-studies"], ["follow", "-q", "stripe-science"]
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-c", slow, "follow", "-q", slug],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-        )
-        for slug in ("zebra-studies", "stripe-science")
-    ]
-    outputs = [r.communicate(timeout=120) for r in runs]
-    assert [r.returncode for r in runs] == [0, 0], [e.decode() for _, e in outputs]
     followed = [t["topic"] for t in json.loads(run("following", "--json").stdout)]
     assert sorted(followed) == ["stripe-science", "zebra-studies"]
