@@ -117,8 +117,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def write_output(path: Path, data: bytes) -> None:
+def write_output(path: Path, data: bytes) -> bool:
     """Write a file the user named (``-o``): atomically, into a folder that must exist.
+    False when what reads it (a pipe's reader) stopped before the end.
 
     A symlink is written through (its target is replaced, the link stays), and a
     missing folder is an error rather than made: it is more often a typo. One of
@@ -137,8 +138,7 @@ def write_output(path: Path, data: bytes) -> None:
         # Written through the descriptor the shell opened, at its position: a rename
         # over /dev/stdout's file lost what `>> app.log` held, and opening it again
         # wrote from its start, under what the shell wrote next.
-        _write_into(path, data, fd)
-        return
+        return _write_into(path, data, fd)
     try:
         mode: int | None = os.stat(path).st_mode  # through symlinks
     except FileNotFoundError:
@@ -151,23 +151,23 @@ def write_output(path: Path, data: bytes) -> None:
         # A FIFO, a terminal or another device is written into, never replaced: a
         # rename over it put a regular file in place of something that is not
         # papertrack's (as root, -o /dev/stderr 2>/dev/null replaced /dev/null).
-        _write_into(path, data)
-        return
+        return _write_into(path, data)
     target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
         raise UsageError(f"no folder {target.parent} to write {path} in. Create it or fix the path")
     write_atomic(target, data)
+    return True
 
 
-def _write_into(path: Path, data: bytes, fd: int | None = None) -> None:
+def _write_into(path: Path, data: bytes, fd: int | None = None) -> bool:
     """Write ``data`` into what ``path`` names without replacing it: through the open
     descriptor ``fd`` (after what stdout and stderr hold), or else opened by name.
-    A reader that stopped early (`| head`) is its choice, not an error."""
+    A reader that stopped early (`| head`) is its choice, not an error: False."""
     try:
         if fd is None:
             with open(path, "wb") as handle:
                 handle.write(data)
-            return
+            return True
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
@@ -175,9 +175,10 @@ def _write_into(path: Path, data: bytes, fd: int | None = None) -> None:
         while view:
             view = view[os.write(fd, view) :]
     except BrokenPipeError:
-        return
+        return False
     except OSError as exc:
         raise write_error(path, exc) from None
+    return True
 
 
 _STREAM = re.compile(r"/dev/(stdin|stdout|stderr)|/dev/fd/(\d+)|/proc/(?:self|\d+)/fd/(\d+)")

@@ -284,6 +284,22 @@ def test_output_is_written_atomically(tmp_path: Path, monkeypatch: pytest.Monkey
     assert [p.name for p in target.parent.iterdir()] == ["digest.md"]  # no temp file left
 
 
+def test_digest_into_a_pipe_whose_reader_is_gone_is_not_reported_written(tmp_path: Path) -> None:
+    """`-o /dev/stdout` into a pipe nobody reads: exit 0, but no "Wrote a digest" line,
+    which the whole digest written says."""
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00061", 1, "Zebra", 1, ["A"])]))
+    command = [sys.executable, "-m", "papertrack", "digest", "--dry-run", "-o", "/dev/stdout"]
+    into, out = os.pipe()
+    os.close(into)  # the reader is gone before the first byte
+    gone = subprocess.run(command, stdout=out, stderr=subprocess.PIPE, env=os.environ)
+    os.close(out)
+    assert gone.returncode == 0, gone.stderr
+    assert b"Wrote" not in gone.stderr and b"Error" not in gone.stderr
+    whole = subprocess.run(command, capture_output=True, env=os.environ)
+    assert b"Zebra" in whole.stdout and b"Wrote a digest of 1 paper" in whole.stderr
+
+
 # --------------------------------------------------------------------------- pure core
 
 

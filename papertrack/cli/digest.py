@@ -297,10 +297,10 @@ def digest(
             if not dry_run:
                 core.save_state(state_file(), state.after(result))
             if output is not None:
-                write_output(output, text.encode("utf-8"))
+                whole = write_output(output, text.encode("utf-8"))
                 count = len(result.arxiv_ids())
                 plural = "s" if count != 1 else ""
-                if not quiet:
+                if whole and not quiet:
                     say(f"Wrote a digest of {count:,} paper{plural} to {output}")
             else:
                 sys.stdout.write(text)

@@ -270,6 +270,7 @@ def export(
             buffer = io.StringIO()
             self_url = feed_url or output.resolve().as_uri()
             count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
-            write_output(output, buffer.getvalue().encode("utf-8"))
+            if not write_output(output, buffer.getvalue().encode("utf-8")):
+                return  # its reader stopped early (`| head`): nothing to report
         note = newest_paper_note(store) if count == 0 and start is not None else ""
         say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}.{note}")
