@@ -429,6 +429,31 @@ def test_momentum_json_numbers_at_several_dates(
     assert {"weeks", "low_count", "coverage"} <= set(data)
 
 
+def test_an_as_of_after_today_is_measured_with_a_note(store_dir: Path) -> None:
+    """A future --as-of is accepted, but its empty last weeks are said to be the future,
+    not a topic gone quiet; a past one draws no note."""
+    ahead = (m.today() + timedelta(days=30)).isoformat()
+    result = run(
+        "--db", str(store_dir), "momentum", "large-language-models", "--as-of", ahead, "--json"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["as_of"] == ahead
+    assert "is after today" in result.stderr and "hold no papers yet" in result.stderr
+    past = run(
+        "--db",
+        str(store_dir),
+        "momentum",
+        "large-language-models",
+        "--as-of",
+        "2026-09-16",
+        "--json",
+    )
+    assert past.exit_code == 0 and past.stderr == ""
+    site = store_dir.parent / "site"
+    quiet = run("--db", str(store_dir), "site", "-o", str(site), "--as-of", ahead, "-q")
+    assert quiet.exit_code == 0 and "after today" not in quiet.stderr
+
+
 def test_momentum_mid_week_with_a_gap_compares_per_day(store_dir: Path) -> None:
     # Sep 16 (Wed): current Aug 20 - Sep 16; previous Jul 23 - Aug 19, of which Jul 23-26
     # fall in the gap week: 24 of its 28 days have data.

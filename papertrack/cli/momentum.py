@@ -82,10 +82,25 @@ def as_of_day(
 
     A store that is behind today (its newest paper is older than the window, as a
     bundled sample or a store whose fetch stopped is) is never shown as current and
-    never as empty: the views measure at its newest paper and say so on stderr.
+    never as empty: the views measure at its newest paper and say so on stderr. An
+    --as-of after today is measured as given, with a note that its last weeks are
+    still to come.
     """
     day = _as_of(as_of, window, weeks)
-    return day if as_of is not None else behind_store_day(store, day, window, quiet)
+    if as_of is None:
+        return behind_store_day(store, day, window, quiet)
+    from papertrack.momentum import today
+
+    if day > today() and not quiet:
+        # Accepted (a chart may be drawn ahead), but said: its last weeks are empty
+        # because they have not happened, not because the topic went quiet.
+        from papertrack.render import format_day
+
+        say(
+            f"Note: --as-of {format_day(day)} is after today ({format_day(today())}): "
+            "the weeks after today hold no papers yet."
+        )
+    return day
 
 
 def _topic_momentum(
