@@ -159,6 +159,19 @@ def write_output(path: Path, data: bytes) -> bool:
     return True
 
 
+def writes_into(path: Path) -> bool:
+    """Whether :func:`write_output` writes into what ``path`` names (one of this
+    process's streams, a FIFO, a device) at once, rather than replacing a file,
+    which :func:`all_or_nothing` can stage."""
+    if _stream_fd(path) is not None:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # missing (made), or an error write_output will name
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def _write_into(path: Path, data: bytes, fd: int | None = None) -> bool:
     """Write ``data`` into what ``path`` names without replacing it: through the open
     descriptor ``fd`` (after what stdout and stderr hold), or else opened by name.

@@ -284,6 +284,36 @@ def test_output_is_written_atomically(tmp_path: Path, monkeypatch: pytest.Monkey
     assert [p.name for p in target.parent.iterdir()] == ["digest.md"]  # no temp file left
 
 
+def test_a_digest_file_that_cannot_be_written_marks_nothing(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """A wrong folder or a failed write used up the whole digest: the mark was saved
+    before the file was written. Now the file and the mark are put in place together."""
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00062", 1, "Zebra", 1, ["A"])]))
+    missing = run("digest", "-o", str(tmp_path / "no-such-folder" / "d.txt"))
+    assert missing.exit_code == 2 and "Create it" in missing.stderr
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    failed = run("digest", "-o", str(blocked / "d.txt"))
+    assert failed.exit_code != 0 and failed.stderr.startswith("Error: ")
+    assert not (isolated_home / "digest-state.json").exists()
+    # The mark cannot be saved (its name is taken by a folder): the file is not
+    # replaced either, so what a job mails is never a digest that was not marked.
+    target = tmp_path / "digest.txt"
+    target.write_text("the last digest\n", encoding="utf-8")
+    (isolated_home / "digest-state.json").mkdir()
+    unsaved = run("digest", "-o", str(target))
+    assert unsaved.exit_code == 1 and "digest-state.json" in unsaved.stderr
+    assert target.read_text(encoding="utf-8") == "the last digest\n"
+    left = sorted(p.name for p in tmp_path.iterdir() if p != isolated_home)
+    assert left == ["a-file", "digest.txt", "f.xml"]  # no temp file either
+    (isolated_home / "digest-state.json").rmdir()
+    done = run("digest", "-o", str(target))
+    assert done.exit_code == 0 and "Zebra" in target.read_text(encoding="utf-8")
+    assert run("digest", "--dry-run").stdout == ""  # shown once, and now marked
+
+
 def test_digest_into_a_pipe_whose_reader_is_gone_is_not_reported_written(tmp_path: Path) -> None:
     """`-o /dev/stdout` into a pipe nobody reads: exit 0, but no "Wrote a digest" line,
     which the whole digest written says."""

@@ -260,7 +260,7 @@ def digest(
     """
     from papertrack import digest as core
     from papertrack.dates import parse_date
-    from papertrack.files import Lock, write_output
+    from papertrack.files import Lock, all_or_nothing, write_output, writes_into
 
     with errors():
         now = datetime.now(UTC)
@@ -291,13 +291,23 @@ def digest(
             quiet_empty = result.empty and not empty_ok and output is None
             chosen = pick_format(fmt, as_json)
             text = "" if quiet_empty else _render(result, chosen, names, measured)
-            # The mark is saved before the digest is delivered: a mark that cannot be
-            # saved (a full disk) stops the digest before anyone reads it, so the next
-            # run shows the same papers, never a repeat of a delivered one.
-            if not dry_run:
-                core.save_state(state_file(), state.after(result))
+            data = text.encode("utf-8")
+            # A file is written (to a temp file beside it) before the mark is saved, and
+            # both are put in place together: a digest that cannot be written (no such
+            # folder, a full disk) marks nothing, and one that is written is marked.
+            # Into a stream (stdout, a pipe, a device) the mark is saved first: one that
+            # cannot be saved stops the digest before anyone reads it, so the next run
+            # shows the same papers, never a repeat of a delivered one.
+            into = output is None or writes_into(output)
+            whole = True
+            with all_or_nothing():
+                if output is not None and not into:
+                    whole = write_output(output, data)
+                if not dry_run:
+                    core.save_state(state_file(), state.after(result))
             if output is not None:
-                whole = write_output(output, text.encode("utf-8"))
+                if into:
+                    whole = write_output(output, data)
                 count = len(result.arxiv_ids())
                 plural = "s" if count != 1 else ""
                 if whole and not quiet:
