@@ -80,6 +80,11 @@ __all__ = [
 ]
 
 
+#: The longest slug: it names files (``models/SLUG.json``), and a file name of 255
+#: bytes or more is refused by the file system, which stopped every command.
+MAX_SLUG = 100
+
+
 def slugify(name: str) -> str:
     """The slug of a topic name: ``"RL for LLM Agents"`` -> ``"rl-for-llm-agents"``."""
     return "-".join(tokenize(name))
@@ -318,6 +323,11 @@ def _topics_in(
                 raise UsageError(
                     f"{where} has slug {slug!r}. A slug is lower-case words and digits joined "
                     f"by '-', e.g. {suggestion!r}."
+                )
+            if len(slug) > MAX_SLUG:
+                raise UsageError(
+                    f"{where} has a slug of {len(slug)} characters; a slug names files and "
+                    f'is at most {MAX_SLUG}. Give the topic a shorter slug = "..."'
                 )
             if hidden:
                 result.append((slug, name.strip(), None))

@@ -295,6 +295,14 @@ def test_one_bad_entry_in_the_users_topics_is_skipped_and_the_rest_work(stored: 
     # An edit that would add a bad topic is still refused with its column.
     bad = run("topics", "add", "Worse", "--query", "x AND (")
     assert bad.exit_code == 2 and "column" in bad.stderr
+    # A slug too long to name a file, written by hand, once a models folder exists:
+    # every command failed with "File name too long".
+    (stored / "models").mkdir(exist_ok=True)
+    with (stored / "topics.toml").open("a", encoding="utf-8") as handle:
+        handle.write(f"\n[[topic]]\nname = \"{'y' * 251}\"\nquery = 'agent*'\n")
+    result = run("latest", "zebra-agents", "--json", "-n", "3")
+    assert result.exit_code == 0, result.stderr
+    assert "slug of 251 characters" in result.stderr and "that topic is skipped" in result.stderr
 
 
 def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> None:
