@@ -63,6 +63,9 @@ MAX_TOTAL_WAIT = 1800.0
 MAX_BACKOFF = 300.0
 LOCK_FILE = "fetch.lock"
 CHECKPOINT_FILE = "fetch-checkpoint.json"
+#: The day of the last listing fetched, per set of categories: how a fetch finds the
+#: listings a failed or skipped run missed.
+LISTINGS_FILE = "fetch-listings.json"
 
 Upsert = Callable[[list[Paper]], UpsertResult]
 
@@ -318,6 +321,10 @@ class _Client:
             "run the same command again to resume"
             if done
             else "run the same command again later"
+            if label != "the listing"
+            # A listing holds one day's papers: tomorrow's run will not bring these.
+            else "run the same command again before the next listing (midnight US "
+            "Eastern), or a later fetch names the day to fetch from the API"
         )
         raise FetchError(
             f"arXiv kept answering {reason} for {label} after {tries} "
@@ -394,9 +401,65 @@ def fetch_listing(
             f"no announcement since {since} (arXiv announces nothing on Friday and "
             "Saturday nights and on holidays)"
         )
+    day = _listing_day(parsed.papers, body)
+    if day is not None:
+        missed = _missed_listings(settings.home, categories, day)
+        if missed:
+            report.warnings.append(_missed_warning(categories, missed))
     if progress is not None:
         progress(FetchProgress(report.pages, 1, report.papers))
     return report
+
+
+def _listing_day(papers: Sequence[Paper], body: bytes) -> date | None:
+    """The day of a listing: its papers' announcement day (UTC), else the feed's date."""
+    days = [p.announced.date() for p in papers if p.announced is not None]
+    if days:
+        return max(days)
+    text = _feed_date(body)
+    with contextlib.suppress(TypeError, ValueError):
+        return date.fromisoformat(text or "")
+    return None
+
+
+def _missed_listings(home: Path, categories: Sequence[str], day: date) -> list[date]:
+    """The weekdays between the last listing of ``categories`` fetched before and
+    ``day``'s, which no run fetched; records ``day`` as the last.
+
+    A listing holds one day's announcements only, so a day whose run failed (or did
+    not run) is never in a later listing: its papers are only to be had from the
+    API. Weekends have no listing; a holiday's empty one counts as fetched when a
+    run fetched it, and is named here when none did (fetching it again costs only
+    papers already stored).
+    """
+    state = StateFile(home / LISTINGS_FILE)
+    known = state.read()
+    key = "+".join(sorted(categories))
+    last: date | None = None
+    with contextlib.suppress(TypeError, ValueError):
+        last = date.fromisoformat(known.get(key) or "")
+    if last is not None and last >= day:
+        return []  # the same listing again, or an older one served late
+    known[key] = day.isoformat()
+    state.write(known, indent=1, sort_keys=True)
+    if last is None:
+        return []
+    gap = (last + timedelta(days=n) for n in range(1, (day - last).days))
+    return [d for d in gap if d.weekday() < 5]
+
+
+def _missed_warning(categories: Sequence[str], missed: list[date]) -> str:
+    first, count = missed[0], len(missed)
+    days = first.isoformat() if count == 1 else f"{count} days from {first} to {missed[-1]}"
+    cats = " ".join(f"-c {c}" for c in categories)
+    # Papers are announced a day or more after they are submitted (weeks, when held):
+    # a week before the first missed listing takes them all; stored ones are unchanged.
+    since = (first - timedelta(days=7)).isoformat()
+    return (
+        f"no listing was fetched for {days} (a run failed or did not run), and a "
+        "listing holds only its own day's papers. Fetch them from the API: "
+        f"papertrack fetch {cats} --since {since}"
+    )
 
 
 # --------------------------------------------------------------------------- API ranges

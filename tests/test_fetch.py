@@ -390,6 +390,41 @@ def test_an_empty_weekend_listing_is_no_error(httpserver: HTTPServer) -> None:
     assert len(httpserver.log) == 1
 
 
+def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers(
+    httpserver: HTTPServer,
+) -> None:
+    """A listing holds one day's papers: the day a run failed was lost for good, while
+    the docs said the next run would bring it. Now the next listing names the missed
+    weekdays and the API fetch that brings their papers; weekends are no gap."""
+    raw = LISTING.read_text(encoding="utf-8")
+
+    def serve(day: str) -> Result:
+        httpserver.clear()
+        body = raw.replace("2025-08-20", day).encode()
+        httpserver.expect_request("/atom/cs.AI").respond_with_data(body)
+        url = httpserver.url_for("/atom")
+        return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url, "-q")
+
+    assert serve("2025-08-20").stderr == ""  # Wednesday: the first, nothing to compare
+    httpserver.clear()
+    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=503)
+    url = httpserver.url_for("/atom")
+    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    error_line(failed, 1, "before the next listing", "names the day to fetch from the API")
+    friday = serve("2025-08-22")  # Thursday's run failed
+    assert friday.exit_code == 0, friday.stderr
+    assert friday.stderr.splitlines() == [
+        "Warning: no listing was fetched for 2025-08-21 (a run failed or did not run), and "
+        "a listing holds only its own day's papers. Fetch them from the API: "
+        "papertrack fetch -c cs.AI --since 2025-08-14"
+    ]
+    assert serve("2025-08-22").stderr == ""  # the same listing again
+    assert serve("2025-08-25").stderr == ""  # Monday after a weekend
+    week = serve("2025-09-03")
+    assert "for 6 days from 2025-08-26 to 2025-09-02" in week.stderr
+    assert "--since 2025-08-19" in week.stderr
+
+
 def test_fetch_needs_a_category_and_one_date_option() -> None:
     result = run("fetch")
     assert result.exit_code == 2
