@@ -363,7 +363,10 @@ def _like_examples(
         tight = HELD_OUT_SHARE * statistics.median(ratios)
         model.threshold = round(model.threshold * max(1.0, tight), 4)
     n = len(examples)
-    if n == 1:
+    if n == 0:
+        # Only papers taught out: there is nothing for a model to be made from.
+        note = "no example in the topic yet, only papers taught out of it"
+    elif n == 1:
         note = "1 example in the topic: made from its words"
     else:
         note = f"{n} examples in the topic: made from what they share"
@@ -414,7 +417,8 @@ def examples_for(
     taught: Mapping[str, bool] | None = None,
     extra: Mapping[str, Labelled] | None = None,
 ) -> tuple[list[Labelled], list[bool]]:
-    """The train-split papers with their label for ``slug``, the user's examples winning.
+    """The train-split papers with their label for ``slug``, the user's examples winning
+    (``slug`` "": none has one, each is out unless taught in).
 
     ``taught`` maps ids to the user's label (True: in the topic); ``extra`` gives the
     text of taught papers that are not in the labelled set (read from the store).
@@ -426,7 +430,7 @@ def examples_for(
         if paper.split != TRAIN:
             continue
         papers.append(paper)
-        labels.append(taught.pop(paper.arxiv_id, slug in paper.labels))
+        labels.append(taught.pop(paper.arxiv_id, bool(slug) and slug in paper.labels))
     for arxiv_id, label in sorted(taught.items()):
         if extra is not None and arxiv_id in extra:
             papers.append(extra[arxiv_id])
@@ -549,11 +553,18 @@ def teach(
     topic goes on deciding by its query, its taught papers held as taught.
     ``folder`` keeps the labelled papers' features between refits (:func:`train_set`).
     """
-    papers, labels = examples_for(topic.slug, labelled, taught, texts)
+    from papertrack.topics import bundled_membership
+
+    # The labels were read against the bundled definition: a default you redefined
+    # with your own query or categories is your topic, taught from your examples
+    # alone (with the shipped model's labels it went back to the default's tags).
+    known = bundled_membership(topic.slug) == topic.membership and any(
+        topic.slug in p.labels for p in labelled if p.split == TRAIN
+    )
+    papers, labels = examples_for(topic.slug if known else "", labelled, taught, texts)
     matrix = examples_matrix(train_set(labelled, folder), papers)
     hits = feature_hits(topic, papers, matrix) if topic.query.strip() else None
     keys = [p.arxiv_id for p in papers]
-    known = any(topic.slug in p.labels for p in labelled if p.split == TRAIN)
     choice = choose(
         matrix,
         labels,

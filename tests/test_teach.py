@@ -450,6 +450,23 @@ def test_a_topic_redefined_by_its_query_drops_the_model_of_the_old_definition(
     assert examples == {CHAIN_OF_AGENTS: True, COMPUTER_RL: True}
 
 
+def test_teaching_a_default_redefined_by_its_own_query_keeps_that_query(stored: Path) -> None:
+    """The shipped labels were read against the default's definition: teaching a
+    default the user redefined with a query made it decide by the shipped model again,
+    untagging papers the user's query matched and nobody had taught out."""
+    replaced = run("topics", "add", "GUI Agents", "--query", "agent*", "--replace")
+    assert replaced.exit_code == 0, replaced.stderr
+    matched = set(tagged("gui-agents"))
+    assert CHAIN_OF_AGENTS in matched and COMPUTER_RL in matched and len(matched) > 3
+    result = run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    assert "decides by query" in result.stderr
+    assert "no example in the topic yet, only papers taught out of it" in result.stderr
+    assert set(tagged("gui-agents")) == matched - {CHAIN_OF_AGENTS}
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    assert shown["decide"] == "query"
+
+
 def test_removing_a_topic_retags_with_the_taught_models(stored: Path) -> None:
     """The retag after a remove keeps the other topics' taught models: a paper taught
     out of a default topic stays out."""
