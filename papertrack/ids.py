@@ -134,6 +134,20 @@ def _parse(text: str, wrappers: re.Pattern[str]) -> tuple[str, int | None] | Non
     return f"{match.group('archive')}/{old}", version
 
 
+_MONTH_RE = re.compile(r"(\d\d)(\d\d)\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/(\d\d)(\d\d)\d{3}")
+
+
+def id_month(arxiv_id: str) -> tuple[int, int] | None:
+    """(year, month) an arXiv id was given in (``2509.15800`` -> (2025, 9);
+    ``hep-th/9901001`` -> (1999, 1)): the month of the paper's first version."""
+    found = _MONTH_RE.fullmatch(arxiv_id)
+    if found is None:
+        return None
+    yy, mm = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+    year = int(yy) + (1900 if int(yy) >= 91 else 2000)
+    return (year, int(mm)) if 1 <= int(mm) <= 12 else None
+
+
 def is_arxiv_id(text: str) -> bool:
     """True when ``text`` is an arXiv identifier in any accepted form."""
     return parse_arxiv_id(text) is not None
