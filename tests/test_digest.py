@@ -263,6 +263,21 @@ def test_json_shape(tmp_path: Path) -> None:
     assert stripe["papers"] == []
 
 
+def test_the_digests_momentum_keeps_its_cautions(tmp_path: Path) -> None:
+    """ "down 53%" from a store a few weeks old came without the note that most of the
+    four weeks before had no data; the digest now carries the cautions `momentum` shows."""
+    follow("zebra-studies")
+    entries: list[Entry] = [("2611.00070", 1, "Zebra one", 1, ["A"])]
+    entries += [(f"2611.0008{n}", 1, f"Zebra old {n}", 33, ["A"]) for n in range(3)]
+    ingest(api_feed(tmp_path / "f.xml", entries))
+    shown = run("momentum", "zebra-studies", "--json")
+    assert shown.exit_code == 0, shown.stderr
+    measured = json.loads(shown.stdout)
+    assert any(note.startswith("No data for") for note in measured["notes"])
+    sentence = digest_json("--dry-run")["topics"][0]["momentum"]
+    assert sentence == " ".join([measured["summary"], *measured["notes"]])
+
+
 def test_output_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     follow("zebra-studies")
     ingest(api_feed(tmp_path / "f.xml", [("2611.00060", 1, "Zebra", 1, ["A"])]))

@@ -351,7 +351,11 @@ def _collect(
         t.slug: measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
         for t in topics
     }
-    sentences = {slug: momentum.describe(m) for slug, m in measured.items()}
+    # With its cautions ("No data for 26 of the 28 days …"): a digest's "down 53%"
+    # from a store a week old read as news without them.
+    sentences = {
+        slug: " ".join([momentum.describe(m), *momentum.notes(m)]) for slug, m in measured.items()
+    }
     result = core.build_digest(
         [(t.slug, t.name) for t in topics],
         candidates,
