@@ -227,7 +227,8 @@ CONCEPT_NAMES = {
 
 def describe(feature: str) -> str:
     """A feature as a reader would say it: ``"s:AGENT+TRAIN"`` is
-    ``"one sentence: agents + training"``, ``"t:agent"`` is ``"title: agent"``."""
+    ``"one sentence: agents + training"``, ``"t:agent"`` is ``"title: agent"`` and
+    ``"tc:AGENT"`` ``"title names agents"``."""
     kind, _, rest = feature.partition(":")
     if not rest or kind not in ("t", "tc", "s", "q"):
         return feature
@@ -236,7 +237,8 @@ def describe(feature: str) -> str:
     if kind == "q":
         return f"query of {rest} matches"
     named = " + ".join(CONCEPT_NAMES.get(part, part) for part in rest.split("+"))
-    return f"title: {named}" if kind == "tc" else f"one sentence: {named}"
+    # "title names agents" (any word for them), apart from the word "title: agents".
+    return f"title names {named}" if kind == "tc" else f"one sentence: {named}"
 
 
 def _concept_masks(pairs: bool) -> dict[str, int]:

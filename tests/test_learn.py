@@ -91,7 +91,8 @@ def test_describe_names_features_as_a_reader_would() -> None:
 
     assert describe("agent") == "agent" and describe("language model") == "language model"
     assert describe("t:agent") == "title: agent"
-    assert describe("tc:AGENT") == "title: agents"
+    assert describe("tc:AGENT") == "title names agents"  # apart from the word "title: agents"
+    assert describe("t:agents") == "title: agents"
     assert describe("s:AGENT+TRAIN") == "one sentence: agents + training"
     assert describe("q:gui-agents") == "query of gui-agents matches"
     assert describe("x:odd") == "x:odd"
