@@ -165,9 +165,10 @@ class FetchReport:
         if self.note and not self.papers:
             return f"{head}: {self.note}"
         retried = f", {self.pages_retried:,} page{'s' if self.pages_retried != 1 else ''} retried"
+        note = f" ({self.note})" if self.note else ""
         return (
             f"{head}: {self.new:,} new, {self.updated:,} updated, {self.unchanged:,} unchanged"
-            f"{retried if self.pages_retried else ''}"
+            f"{retried if self.pages_retried else ''}{note}"
         )
 
 
@@ -406,6 +407,11 @@ def fetch_listing(
         missed = _missed_listings(settings.home, categories, day)
         if missed:
             report.warnings.append(_missed_warning(categories, missed))
+        elif missed is None and parsed.papers:
+            report.note = (
+                f"the listing of {day}, fetched before: rss.arxiv.org rebuilds its "
+                "listings at midnight US Eastern"
+            )
     if progress is not None:
         progress(FetchProgress(report.pages, 1, report.papers))
     return report
@@ -422,9 +428,10 @@ def _listing_day(papers: Sequence[Paper], body: bytes) -> date | None:
     return None
 
 
-def _missed_listings(home: Path, categories: Sequence[str], day: date) -> list[date]:
+def _missed_listings(home: Path, categories: Sequence[str], day: date) -> list[date] | None:
     """The weekdays between the last listing of ``categories`` fetched before and
-    ``day``'s, which no run fetched; records ``day`` as the last.
+    ``day``'s, which no run fetched; records ``day`` as the last. None: ``day``'s
+    listing, or a later one, was fetched before.
 
     A listing holds one day's announcements only, so a day whose run failed (or did
     not run) is never in a later listing: its papers are only to be had from the
@@ -439,7 +446,7 @@ def _missed_listings(home: Path, categories: Sequence[str], day: date) -> list[d
     with contextlib.suppress(TypeError, ValueError):
         last = date.fromisoformat(known.get(key) or "")
     if last is not None and last >= day:
-        return []  # the same listing again, or an older one served late
+        return None  # the same listing again, or an older one served late
     known[key] = day.isoformat()
     state.write(known, indent=1, sort_keys=True)
     if last is None:

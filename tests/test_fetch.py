@@ -419,6 +419,16 @@ def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers
         "papertrack fetch -c cs.AI --since 2025-08-14"
     ]
     assert serve("2025-08-22").stderr == ""  # the same listing again
+    httpserver.clear()
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(
+        raw.replace("2025-08-20", "2025-08-22")
+    )
+    url = httpserver.url_for("/atom")
+    said = run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url).stderr
+    assert said == (
+        "cs.AI: 0 new, 0 updated, 86 unchanged (the listing of 2025-08-22, fetched before: "
+        "rss.arxiv.org rebuilds its listings at midnight US Eastern)\n"
+    )
     assert serve("2025-08-25").stderr == ""  # Monday after a weekend
     week = serve("2025-09-03")
     assert "for 6 days from 2025-08-26 to 2025-09-02" in week.stderr
