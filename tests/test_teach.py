@@ -107,6 +107,8 @@ def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
     error_line(run("topics", "teach", "llm-agent-training"), 2, "name papers to teach with")
     error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 1, "no paper 2501.99999")
     error_line(run("topics", "teach", "no-such-topic", CHAIN_OF_AGENTS), 2, "no topic named")
+    # The topic left out: the id is read as the topic, and said to be none.
+    error_line(run("topics", "teach", CHAIN_OF_AGENTS), 2, f"no topic named '{CHAIN_OF_AGENTS}'")
     both = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS, "--not", CHAIN_OF_AGENTS)
     error_line(both, 2, "named both in and --not")
     assert not (stored / "examples.json").exists()

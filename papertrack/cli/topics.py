@@ -679,6 +679,9 @@ def topics_teach(
 
     with errors():
         if not ids and not out_ids and not forget:
+            # `teach 2605.08721`: the topic left out is an unknown topic, not a teach
+            # with no papers.
+            load_catalog().find(topic)
             raise UsageError(
                 "name papers to teach with: IDs in the topic, --not ID for papers outside it"
             )
