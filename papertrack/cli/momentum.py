@@ -89,8 +89,14 @@ def as_of_day(
     day = _as_of(as_of, window, weeks)
     if as_of is None:
         return behind_store_day(store, day, window, quiet)
-    from papertrack.momentum import today
+    from datetime import timedelta
 
+    from papertrack.momentum import monday, today
+
+    try:
+        monday(day) + timedelta(days=6)
+    except OverflowError:
+        return day  # its week ends past the calendar: measuring it says so, alone
     if day > today() and not quiet:
         # Accepted (a chart may be drawn ahead), but said: its last weeks are empty
         # because they have not happened, not because the topic went quiet.
