@@ -418,8 +418,9 @@ def fetch_listing(
 
 
 def _listing_day(papers: Sequence[Paper], body: bytes) -> date | None:
-    """The day of a listing: its papers' announcement day (UTC), else the feed's date."""
-    days = [p.announced.date() for p in papers if p.announced is not None]
+    """The day of a listing: its papers' announcement day (UTC; an old paper's new
+    version is dated as ``updated``), else the feed's date."""
+    days = [d.date() for p in papers if (d := p.announced or p.updated) is not None]
     if days:
         return max(days)
     text = _feed_date(body)

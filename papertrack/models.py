@@ -7,8 +7,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from papertrack.ids import id_month
-
 
 def _iso(value: datetime | None) -> str | None:
     if value is None:
@@ -31,8 +29,6 @@ Progress = Callable[[int, int], None]
 
 #: Stored fields that are not part of the JSON schema.
 _PROVENANCE = frozenset({"primary_guessed", "source"})
-#: A listing's announce types for a new version of a paper announced before.
-_REPLACED = frozenset({"replace", "replace-cross"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,20 +67,8 @@ class Paper:
 
     @property
     def paper_date(self) -> datetime | None:
-        """First-version date; the announcement date until a better one is known.
-
-        A listing's replacement of a paper from an earlier month than its announcement
-        (an old paper's new version) is dated on the first day of its id's month: the
-        announcement would count a paper of 2025 as new in 2026, in momentum and
-        digests alike. Within one month the announcement is the nearer guess.
-        """
-        if self.published is not None or self.announced is None:
-            return self.published
-        if self.announce_type in _REPLACED:
-            month = id_month(self.arxiv_id)
-            if month is not None and month < (self.announced.year, self.announced.month):
-                return datetime(*month, 1, tzinfo=UTC)
-        return self.announced
+        """First-version date; the announcement date until a better one is known."""
+        return self.published or self.announced
 
     @property
     def affiliations(self) -> list[str]:

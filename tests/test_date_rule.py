@@ -226,13 +226,15 @@ def test_a_bulk_snapshot_ingest_warns_about_dropped_dates_in_the_same_words(
     assert shown.exit_code == 0 and '"published": null' in shown.stdout
 
 
-def test_a_listed_new_version_of_an_older_paper_is_dated_by_its_ids_month(
+def test_a_listed_new_version_of_an_older_paper_leaves_it_undated(
     tmp_path: pathlib.Path, isolated_home: pathlib.Path
 ) -> None:
     """A listing's replacement of a paper never stored was dated by its announcement:
     a paper of 2025 replaced in a 2026 listing counted as new in momentum and digests.
-    Now a replacement from an earlier month than its listing is dated on the first day
-    of its id's month; within the month the announcement stays the nearer guess."""
+    Now a replacement from an earlier month than its listing dates the version
+    (``updated``) and leaves the paper undated until a better date comes; within the
+    month the announcement stays the nearer guess. A paper announced as new keeps that
+    date when its new version is listed."""
     from helpers import ingest, run
 
     from papertrack.ids import id_month
@@ -243,33 +245,43 @@ def test_a_listed_new_version_of_an_older_paper_is_dated_by_its_ids_month(
     raw = (listings / "atom-cs.AI-2025-08-20.first86.xml").read_text(encoding="utf-8")
     head, rest = raw.split("<entry>", 1)
     entry = "<entry>" + rest.split("</entry>", 1)[0] + "</entry>"
-    entries = [
-        ("2508.13167v1", "new"),
-        ("2503.01234v3", "replace"),  # first submitted in March
-        ("2508.00002v2", "replace"),  # the same month
-        ("hep-th/9901001v2", "replace-cross"),
-        ("2507.04321v1", "new"),  # announced a month after its id: new stays dated so
-    ]
-    body = "".join(
-        entry.replace("2508.13167v1", ident).replace(">new<", f">{kind}<")
-        .replace("Announce Type: new", f"Announce Type: {kind}")
-        for ident, kind in entries
-    )  # fmt: skip
-    listing = tmp_path / "listing.xml"
-    listing.write_text(head + body + "</feed>\n", encoding="utf-8")
-    papers = {p.arxiv_id: p for p in parse_feed(listing.read_bytes(), "listing").papers}
+
+    def listing(name: str, day: str, entries: list[tuple[str, str]]) -> pathlib.Path:
+        body = "".join(
+            entry.replace("2508.13167v1", ident).replace(">new<", f">{kind}<")
+            .replace("Announce Type: new", f"Announce Type: {kind}")
+            for ident, kind in entries
+        )  # fmt: skip
+        path = tmp_path / name
+        path.write_text((head + body + "</feed>\n").replace("2025-08-20", day), encoding="utf-8")
+        return path
+
+    first = listing(
+        "first.xml",
+        "2025-08-20",
+        [
+            ("2508.13167v1", "new"),
+            ("2503.01234v3", "replace"),  # first submitted in March
+            ("2508.00002v2", "replace"),  # the same month
+            ("hep-th/9901001v2", "replace-cross"),
+            ("2507.04321v1", "new"),  # announced a month after its id: new, so dated
+        ],
+    )
+    papers = {p.arxiv_id: p for p in parse_feed(first.read_bytes(), "listing").papers}
     announced = datetime(2025, 8, 20, 4, tzinfo=UTC)
-    assert {k: p.paper_date for k, p in papers.items()} == {
-        "2508.13167": announced,
-        "2503.01234": datetime(2025, 3, 1, tzinfo=UTC),
-        "2508.00002": announced,
-        "hep-th/9901001": datetime(1999, 1, 1, tzinfo=UTC),
-        "2507.04321": announced,
+    assert {k: (p.paper_date, p.announced, p.updated) for k, p in papers.items()} == {
+        "2508.13167": (announced, announced, None),
+        "2503.01234": (None, None, announced),
+        "2508.00002": (announced, announced, None),
+        "hep-th/9901001": (None, None, announced),
+        "2507.04321": (announced, announced, None),
     }
-    assert all(p.announced == announced and p.published is None for p in papers.values())
-    ingest(listing)
-    shown = json.loads(run("export", "-f", "json").stdout)
-    assert {p["arxiv_id"]: p["paper_date"][:10] for p in shown}["2503.01234"] == "2025-03-01"
-    assert run("doctor").exit_code == 0
+    ingest(first)
     recent = json.loads(run("export", "-f", "json", "--since", "2025-08-01").stdout)
     assert sorted(p["arxiv_id"] for p in recent) == ["2507.04321", "2508.00002", "2508.13167"]
+    # 2507.04321's v2, listed in September: the paper keeps its August announcement.
+    later = listing("later.xml", "2025-09-03", [("2507.04321v2", "replace")])
+    ingest(later)
+    shown = json.loads(run("show", "2507.04321", "--json").stdout)
+    assert shown["version"] == 2 and shown["paper_date"] == "2025-08-20T04:00:00Z"
+    assert run("doctor").exit_code == 0

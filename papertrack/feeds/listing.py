@@ -13,7 +13,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from ..ids import parse_arxiv_id
+from ..ids import id_month, parse_arxiv_id
 from ..models import Paper
 from ..text import strip_html
 from .authors import legacy_authors, listing_authors
@@ -31,6 +31,26 @@ _LEGACY_TITLE_RE = re.compile(
     re.DOTALL,
 )
 _LEGACY_FLAGS = {None: "new", "UPDATED": "replace", "CROSS LISTED": "cross"}
+#: The announce types of a new version of a paper announced before.
+_REPLACED = frozenset({"replace", "replace-cross"})
+
+
+def _dated(
+    arxiv_id: str, announce_type: str | None, when: datetime | None
+) -> tuple[datetime | None, datetime | None]:
+    """(``announced``, ``updated``) of a listing entry announced at ``when``.
+
+    A replacement of a paper whose id is from an earlier month than the listing is an
+    old paper's new version: ``when`` dates that version (``updated``), not the paper,
+    whose date is unknown until an API page or a snapshot gives it. As its
+    announcement it counted a paper of 2025 as new in 2026, in momentum, ``latest
+    --since`` and digests. Within the month the announcement stays the nearer guess.
+    """
+    if announce_type in _REPLACED and when is not None:
+        month = id_month(arxiv_id)
+        if month is not None and month < (when.year, when.month):
+            return None, when
+    return when, None
 
 
 def listing_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) -> Paper | None:
@@ -49,6 +69,9 @@ def listing_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) 
     abstract = summary[start + len("Abstract:") :] if start >= 0 else summary
     categories = arxiv_categories(tag_terms(entry, arxiv_only=False))
     url, pdf = arxiv_urls(arxiv_id, version)
+    kind = opt(field(entry, "arxiv_announce_type"))
+    # The entry date is the announcement, not the submission.
+    announced, updated = _dated(arxiv_id, kind, dates.get(entry, "published") or channel_date)
     return Paper(
         arxiv_id=arxiv_id,
         title=tex(field(entry, "title")),
@@ -60,9 +83,9 @@ def listing_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) 
         primary_category=categories[0] if categories else None,
         primary_guessed=bool(categories),
         categories=categories,
-        # The entry date is the announcement, not the submission.
-        announced=dates.get(entry, "published") or channel_date,
-        announce_type=opt(field(entry, "arxiv_announce_type")),
+        announced=announced,
+        updated=updated,
+        announce_type=kind,
         doi=first_doi(field(entry, "arxiv_doi")),  # arxiv:DOI, upper case in the XML
         journal_ref=opt(field(entry, "arxiv_journal_reference")),  # not journal_ref here
         url=url,
@@ -96,6 +119,8 @@ def legacy_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) -
     if donate > 0:
         description = description[:donate]
     url, pdf = arxiv_urls(arxiv_id, version)
+    when = dates.get(entry, "updated") or dates.get(entry, "published") or channel_date
+    announced, updated = _dated(arxiv_id, announce_type, when)
     return Paper(
         arxiv_id=arxiv_id,
         title=tex(title),
@@ -104,7 +129,8 @@ def legacy_paper(entry: Any, channel_date: datetime | None, dates: EntryDates) -
         authors=legacy_authors(entry),
         primary_category=categories[0] if categories else None,
         categories=categories,
-        announced=dates.get(entry, "updated") or dates.get(entry, "published") or channel_date,
+        announced=announced,
+        updated=updated,
         announce_type=announce_type,
         url=url,
         pdf_url=pdf,
