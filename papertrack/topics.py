@@ -80,9 +80,15 @@ __all__ = [
 ]
 
 
-#: The longest slug: it names files (``models/SLUG.json``), and a file name of 255
-#: bytes or more is refused by the file system, which stopped every command.
+#: The longest slug, in UTF-8 bytes: it names files (``models/SLUG.json`` and their
+#: temp files), and a file name of 256 bytes or more is refused by the file system,
+#: which stopped every command (100 CJK characters are 300 bytes).
 MAX_SLUG = 100
+
+
+def slug_bytes(slug: str) -> int:
+    """The length of ``slug`` in a file name: UTF-8 bytes, which :data:`MAX_SLUG` bounds."""
+    return len(slug.encode("utf-8", "surrogatepass"))
 
 
 def slugify(name: str) -> str:
@@ -324,10 +330,10 @@ def _topics_in(
                     f"{where} has slug {slug!r}. A slug is lower-case words and digits joined "
                     f"by '-', e.g. {suggestion!r}."
                 )
-            if len(slug) > MAX_SLUG:
+            if slug_bytes(slug) > MAX_SLUG:
                 raise UsageError(
-                    f"{where} has a slug of {len(slug)} characters; a slug names files and "
-                    f'is at most {MAX_SLUG}. Give the topic a shorter slug = "..."'
+                    f"{where} has a slug of {slug_bytes(slug)} bytes; a slug names files and "
+                    f'is at most {MAX_SLUG} (UTF-8). Give the topic a shorter slug = "..."'
                 )
             if hidden:
                 result.append((slug, name.strip(), None))

@@ -30,7 +30,7 @@ import tomlkit
 
 from papertrack.errors import UsageError
 from papertrack.files import write_atomic
-from papertrack.topics import MAX_SLUG, Catalog, Topic, slugify
+from papertrack.topics import MAX_SLUG, Catalog, Topic, slug_bytes, slugify
 
 __all__ = ["Action", "TopicEdit", "add_topic", "remove_topic"]
 
@@ -249,10 +249,10 @@ def add_topic(
             f"the name {name!r} has no letter or digit to make a slug of. "
             "Give one with --slug, e.g. --slug my-topic"
         )
-    if len(slug) > MAX_SLUG:
+    if slug_bytes(slug) > MAX_SLUG:
         raise UsageError(
-            f"the slug {slug[:40]}… is {len(slug)} characters long; a slug names files and "
-            f"is at most {MAX_SLUG}. Give a shorter one with --slug"
+            f"the slug {slug[:40]}… is {slug_bytes(slug)} bytes long; a slug names files and "
+            f"is at most {MAX_SLUG} bytes (UTF-8). Give a shorter one with --slug"
         )
     if not slug or slugify(slug) != slug:
         suggestion = slugify(slug or name) or "my-topic"

@@ -304,7 +304,7 @@ def test_one_bad_entry_in_the_users_topics_is_skipped_and_the_rest_work(stored: 
         handle.write(f"\n[[topic]]\nname = \"{'y' * 251}\"\nquery = 'agent*'\n")
     result = run("latest", "zebra-agents", "--json", "-n", "3")
     assert result.exit_code == 0, result.stderr
-    assert "slug of 251 characters" in result.stderr and "that topic is skipped" in result.stderr
+    assert "slug of 251 bytes" in result.stderr and "that topic is skipped" in result.stderr
 
 
 def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> None:

@@ -128,7 +128,9 @@ def test_hiding_a_default_then_adding_it_back(path: Path) -> None:
         ({"query": "x", "name": "  "}, UsageError, "needs a name"),
         ({"query": "x", "name": "!!! \U0001f9e0"}, UsageError, "no letter or digit.*--slug"),
         # A slug names its model file: 251 characters made every later command fail.
-        ({"query": "x", "name": "y" * 251}, UsageError, "251 characters long"),
+        ({"query": "x", "name": "y" * 251}, UsageError, "251 bytes long"),
+        # In bytes: 100 CJK characters (300 bytes) were let through.
+        ({"query": "x", "name": "\u7814" * 100}, UsageError, "300 bytes long"),
         ({"query": "x", "slug": "z" * 101}, UsageError, "at most 100"),
         ({"query": "x", "name": "alpha", "slug": "other"}, UsageError, "two topics are named"),
         ({"query": "x", "name": "Alpha"}, UsageError, "--replace"),
