@@ -23,7 +23,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -341,16 +341,23 @@ _FEED_DATE_RE = re.compile(
 )
 
 
-def _feed_date(data: bytes) -> str | None:
+def _feed_moment(data: bytes) -> tuple[datetime | None, str | None]:
+    """The feed's own date (its first ``updated``, ``pubDate`` … element) as a time,
+    and as the text it was written in (None: none found)."""
     match = _FEED_DATE_RE.search(data[:8192])
     if not match:
-        return None
+        return None, None
     text = match.group(1).decode("utf-8", "replace").strip()
     with contextlib.suppress(ValueError):
-        return datetime.fromisoformat(text).date().isoformat()
+        return datetime.fromisoformat(text), text
     with contextlib.suppress(TypeError, ValueError, IndexError):
-        return email.utils.parsedate_to_datetime(text).date().isoformat()
-    return text or None
+        return email.utils.parsedate_to_datetime(text), text
+    return None, text or None
+
+
+def _feed_date(data: bytes) -> str | None:
+    moment, text = _feed_moment(data)
+    return moment.date().isoformat() if moment is not None else text
 
 
 def fetch_listing(
@@ -406,7 +413,7 @@ def fetch_listing(
     if day is not None:
         missed = _missed_listings(settings.home, categories, day)
         if missed:
-            report.warnings.append(_missed_warning(categories, missed))
+            report.warnings.append(_missed_warning(missed))
         elif missed is None and parsed.papers:
             report.note = (
                 f"the listing of {day}, fetched before: rss.arxiv.org rebuilds its "
@@ -419,52 +426,64 @@ def fetch_listing(
 
 def _listing_day(papers: Sequence[Paper], body: bytes) -> date | None:
     """The day of a listing: its papers' announcement day (UTC; an old paper's new
-    version is dated as ``updated``), else the feed's date."""
+    version is dated as ``updated``), else the feed's date, in UTC as theirs are."""
     days = [d.date() for p in papers if (d := p.announced or p.updated) is not None]
     if days:
         return max(days)
-    text = _feed_date(body)
-    with contextlib.suppress(TypeError, ValueError):
-        return date.fromisoformat(text or "")
-    return None
+    moment, _ = _feed_moment(body)
+    if moment is None:
+        return None
+    return (moment if moment.tzinfo is None else moment.astimezone(UTC)).date()
 
 
-def _missed_listings(home: Path, categories: Sequence[str], day: date) -> list[date] | None:
-    """The weekdays between the last listing of ``categories`` fetched before and
-    ``day``'s, which no run fetched; records ``day`` as the last. None: ``day``'s
-    listing, or a later one, was fetched before.
+def _missed_listings(
+    home: Path, categories: Sequence[str], day: date
+) -> dict[str, list[date]] | None:
+    """For each of ``categories``, the weekdays between the last listing that held it
+    (fetched with any other categories) and ``day``'s, which no run fetched; records
+    ``day`` for each. None: every one of them was fetched on ``day`` or later before.
 
     A listing holds one day's announcements only, so a day whose run failed (or did
     not run) is never in a later listing: its papers are only to be had from the
     API. Weekends have no listing; a holiday's empty one counts as fetched when a
     run fetched it, and is named here when none did (fetching it again costs only
-    papers already stored).
+    papers already stored). The file is a shortcut: one that cannot be read is
+    empty, and one that cannot be written does not fail the fetch.
     """
     state = StateFile(home / LISTINGS_FILE)
     known = state.read()
-    key = "+".join(sorted(categories))
-    last: date | None = None
-    with contextlib.suppress(TypeError, ValueError):
-        last = date.fromisoformat(known.get(key) or "")
-    if last is not None and last >= day:
+    lasts: dict[str, date | None] = {}
+    for cat in categories:
+        lasts[cat] = None
+        with contextlib.suppress(TypeError, ValueError):
+            lasts[cat] = date.fromisoformat(known.get(cat) or "")
+    if all(last is not None and last >= day for last in lasts.values()):
         return None  # the same listing again, or an older one served late
-    known[key] = day.isoformat()
-    state.write(known, indent=1, sort_keys=True)
-    if last is None:
-        return []
-    gap = (last + timedelta(days=n) for n in range(1, (day - last).days))
-    return [d for d in gap if d.weekday() < 5]
+    for cat, last in lasts.items():
+        known[cat] = max(day, last or day).isoformat()
+    with contextlib.suppress(OSError, PapertrackError):
+        state.write(known, indent=1, sort_keys=True)
+    missed: dict[str, list[date]] = {}
+    for cat, last in lasts.items():
+        if last is None or last >= day:
+            continue
+        gap = (last + timedelta(days=n) for n in range(1, (day - last).days))
+        days = [d for d in gap if d.weekday() < 5]
+        if days:
+            missed[cat] = days
+    return missed
 
 
-def _missed_warning(categories: Sequence[str], missed: list[date]) -> str:
-    first, count = missed[0], len(missed)
-    days = first.isoformat() if count == 1 else f"{count} days from {first} to {missed[-1]}"
-    cats = " ".join(f"-c {c}" for c in categories)
+def _missed_warning(missed: dict[str, list[date]]) -> str:
+    days = sorted({d for each in missed.values() for d in each})
+    first, count = days[0], len(days)
+    span = first.isoformat() if count == 1 else f"{count} days from {first} to {days[-1]}"
+    cats = " ".join(f"-c {c}" for c in missed)
     # Papers are announced a day or more after they are submitted (weeks, when held):
     # a week before the first missed listing takes them all; stored ones are unchanged.
     since = (first - timedelta(days=7)).isoformat()
     return (
-        f"no listing was fetched for {days} (a run failed or did not run), and a "
+        f"no listing was fetched for {span} (a run failed or did not run), and a "
         "listing holds only its own day's papers. Fetch them from the API: "
         f"papertrack fetch {cats} --since {since}"
     )

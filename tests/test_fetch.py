@@ -433,6 +433,35 @@ def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers
     week = serve("2025-09-03")
     assert "for 6 days from 2025-08-26 to 2025-09-02" in week.stderr
     assert "--since 2025-08-19" in week.stderr
+    # Kept per category: cs.AI fetched with cs.CL counts for cs.AI alone, and a
+    # category new to the fetch has no gap; one that missed days is named alone.
+    for day in ("2025-09-04", "2025-09-05"):
+        httpserver.clear()
+        httpserver.expect_request("/atom/cs.AI+cs.CL").respond_with_data(
+            raw.replace("2025-08-20", day).encode()
+        )
+        url = httpserver.url_for("/atom")
+        both = run("fetch", "-c", "cs.AI", "-c", "cs.CL", "--interval", "0", "--listing-url", url)
+        assert both.exit_code == 0 and "Warning" not in both.stderr, both.stderr
+    assert serve("2025-09-08").stderr == ""
+    httpserver.clear()
+    httpserver.expect_request("/atom/cs.AI+cs.CL").respond_with_data(
+        raw.replace("2025-08-20", "2025-09-10").encode()
+    )
+    url = httpserver.url_for("/atom")
+    both = run("fetch", "-c", "cs.AI", "-c", "cs.CL", "--interval", "0", "--listing-url", url)
+    # cs.CL missed Monday and Tuesday, cs.AI (fetched alone on Monday) Tuesday.
+    assert "for 2 days from 2025-09-08 to 2025-09-09" in both.stderr
+    assert "papertrack fetch -c cs.AI -c cs.CL --since 2025-09-01" in both.stderr
+    assert serve("2025-09-11").stderr == ""  # cs.AI's Wednesday came with cs.CL
+    # The file is a shortcut: one that cannot be written does not fail the fetch.
+    from papertrack.paths import home
+
+    kept = home() / "fetch-listings.json"
+    kept.unlink()
+    kept.mkdir()
+    blocked = serve("2025-09-12")
+    assert blocked.exit_code == 0 and blocked.stderr == ""
 
 
 def test_fetch_needs_a_category_and_one_date_option() -> None:
