@@ -343,6 +343,16 @@ def test_digest_into_a_pipe_whose_reader_is_gone_is_not_reported_written(tmp_pat
     assert b"Wrote" not in gone.stderr and b"Error" not in gone.stderr
     whole = subprocess.run(command, capture_output=True, env=os.environ)
     assert b"Zebra" in whole.stdout and b"Wrote a digest of 1 paper" in whole.stderr
+    # Into a stream the mark is saved first, so nothing is ever shown twice: a reader
+    # gone before the digest was written has it marked all the same.
+    into, out = os.pipe()
+    os.close(into)
+    marked = subprocess.run(
+        [c for c in command if c != "--dry-run"], stdout=out, stderr=subprocess.PIPE, env=os.environ
+    )
+    os.close(out)
+    assert marked.returncode == 0, marked.stderr
+    assert run("digest", "--dry-run").stdout == ""
 
 
 # --------------------------------------------------------------------------- pure core
