@@ -62,6 +62,10 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
     # A later ingest of the same paper keeps the taught decision.
     assert run("ingest", str(LISTING)).exit_code == 0
     assert CHAIN_OF_AGENTS not in tagged("llm-agent-training")
+    # A second teach says what it taught, then what all the examples come to.
+    again = run("topics", "teach", "llm-agent-training", "--not", DATARUS)
+    assert "Taught LLM Agent Training (llm-agent-training) 0 papers in and 1 out " in again.stderr
+    assert "(1 in and 2 out in all); refit its model." in again.stderr
     # Forgetting goes back to the shipped model and its tags.
     forgot = run("topics", "teach", "llm-agent-training", "--forget")
     assert forgot.exit_code == 0, forgot.stderr

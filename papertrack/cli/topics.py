@@ -735,11 +735,17 @@ def topics_teach(
                     "tags catch up with it on the next command."
                 )
                 raise
+            now_in = {named[pid].arxiv_id for pid in ids or []}
+            now_out = {named[pid].arxiv_id for pid in out_ids or []}
             n_in = sum(taught.values())
-            say(
-                f"Taught {chosen.name} ({chosen.slug}) {n_in:,} paper{'s' if n_in != 1 else ''} in "
-                f"and {len(taught) - n_in:,} out; refit its model."
-            )
+            # What this run taught, then every example kept, when earlier teaches
+            # left some: "2 papers in and 2 out" after teaching one of each read as
+            # this run's.
+            plural = "s" if len(now_in) != 1 else ""
+            told = f"{len(now_in):,} paper{plural} in and {len(now_out):,} out"
+            if (n_in, len(taught) - n_in) != (len(now_in), len(now_out)):
+                told += f" ({n_in:,} in and {len(taught) - n_in:,} out in all)"
+            say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
             _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
 
