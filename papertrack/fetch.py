@@ -63,8 +63,8 @@ MAX_TOTAL_WAIT = 1800.0
 MAX_BACKOFF = 300.0
 LOCK_FILE = "fetch.lock"
 CHECKPOINT_FILE = "fetch-checkpoint.json"
-#: The day of the last listing fetched, per set of categories: how a fetch finds the
-#: listings a failed or skipped run missed.
+#: The day of the last listing fetched, per category: how a fetch finds the listings
+#: a failed or skipped run missed.
 LISTINGS_FILE = "fetch-listings.json"
 
 Upsert = Callable[[list[Paper]], UpsertResult]
