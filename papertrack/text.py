@@ -252,6 +252,12 @@ def strip_html(s: str | None) -> str:
     return s
 
 
+def quoted(name: str) -> str:
+    """``name`` in single quotes as written, for a message: ``repr`` doubled every
+    backslash and put a name holding an apostrophe in double quotes."""
+    return f"'{name}'"
+
+
 def shorten(s: str, width: int = 72) -> str:
     """``s`` on one line, cut to ``width`` characters with an ellipsis (long queries in tables)."""
     flat = " ".join(s.split())

@@ -45,6 +45,7 @@ from papertrack.query import (
     query_terms,
     tokenize,
 )
+from papertrack.text import quoted
 
 # The query language and the matchers moved to papertrack.query and
 # papertrack.matching; their names stay importable from here.
@@ -133,7 +134,7 @@ class Topic:
         categories = tuple(self.categories)
         # A topic made from examples alone ("more like these") has a model and no query.
         node = Or(()) if not self.query.strip() and self.model_file else parse_query(self.query)
-        category_node = category_filter(categories, f"topic {self.name!r}")
+        category_node = category_filter(categories, f"topic {quoted(self.name)}")
         membership = node if category_node is None else And((category_node, node))
         digest = hashlib.sha256(f"{MATCHER_VERSION}\n{membership}".encode()).hexdigest()
         object.__setattr__(self, "categories", categories)
@@ -224,7 +225,7 @@ class Topic:
                         f"{self.slug}'"
                     )
                 raise PapertrackError(
-                    f"the model of topic {self.name!r} ({self.model_file}) cannot be read "
+                    f"the model of topic {quoted(self.name)} ({self.model_file}) cannot be read "
                     f"({exc}). {fix}"
                 ) from None
             object.__setattr__(self, "_model", loaded)
@@ -508,14 +509,15 @@ class Catalog:
         for topic in self.topics:
             if topic.slug in self._by_slug:
                 raise UsageError(
-                    f"two topics have the slug {topic.slug!r} ({self._by_slug[topic.slug].name!r} "
-                    f"and {topic.name!r}). Give one of them another slug."
+                    f"two topics have the slug {topic.slug!r} "
+                    f"({quoted(self._by_slug[topic.slug].name)} and {quoted(topic.name)}). "
+                    "Give one of them another slug."
                 )
             folded = topic.name.casefold()
             if folded in by_name:
                 raise UsageError(
-                    f"two topics are named {topic.name!r} (slugs {by_name[folded].slug!r} and "
-                    f"{topic.slug!r}). Rename one of them."
+                    f"two topics are named {quoted(topic.name)} "
+                    f"(slugs {by_name[folded].slug!r} and {topic.slug!r}). Rename one of them."
                 )
             self._by_slug[topic.slug] = topic
             by_name[folded] = topic
@@ -653,7 +655,7 @@ class Catalog:
         for hid, name in self.hidden.items():
             if slug == hid or key.casefold() == name.casefold() or slugify(name) == slug:
                 return (
-                    f"the default topic {name!r} ({hid}) is hidden: your topics file says "
+                    f"the default topic {quoted(name)} ({hid}) is hidden: your topics file says "
                     "'hidden = true' for it. Delete that entry to bring it back "
                     "('papertrack path' shows where the file is)"
                 )

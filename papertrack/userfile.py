@@ -30,6 +30,7 @@ import tomlkit
 
 from papertrack.errors import UsageError
 from papertrack.files import write_atomic
+from papertrack.text import quoted
 from papertrack.topics import MAX_SLUG, Catalog, Topic, slug_bytes, slugify
 
 __all__ = ["Action", "TopicEdit", "add_topic", "remove_topic"]
@@ -246,7 +247,7 @@ def add_topic(
     slug = new_slug(name, slug)
     if not slug and not given:
         raise UsageError(
-            f"the name {name!r} has no letter or digit to make a slug of. "
+            f"the name {quoted(name)} has no letter or digit to make a slug of. "
             "Give one with --slug, e.g. --slug my-topic"
         )
     if slug_bytes(slug) > MAX_SLUG:
@@ -278,7 +279,7 @@ def add_topic(
     if existing is not None and not replace:
         whose = "your" if existing.source == "user" else "the default"
         raise UsageError(
-            f"{whose} topic {existing.name!r} already has the slug {slug!r}. "
+            f"{whose} topic {quoted(existing.name)} already has the slug {slug!r}. "
             "Add --replace to redefine it, or choose another slug with --slug"
         )
     fields: dict[str, Any] = {"name": name}

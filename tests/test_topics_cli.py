@@ -174,6 +174,16 @@ def test_add_appends_an_entry_and_keeps_the_users_comments(stored: None, user_fi
     assert (row["source"], row["papers"]) == ("user", len(matched))
 
 
+def test_messages_name_a_topic_as_it_was_written(user_file: Path) -> None:
+    """repr doubled the backslash of 'Agent "Memory" \\ v2' and put "Alice's" in double
+    quotes; the names are quoted as written now."""
+    added = ok("topics", "add", 'Agent "Memory" \\ v2', "--query", "memory")
+    assert "Added the topic 'Agent \"Memory\" \\ v2' (agent-memory-v2)" in added.stderr
+    ok("topics", "add", "Alice's Topic", "--query", "memory")
+    removed = ok("topics", "remove", "alice-s-topic")
+    assert removed.stderr.startswith("Removed your topic 'Alice's Topic' (alice-s-topic)")
+
+
 def test_add_creates_a_commented_file_that_loads(user_file: Path) -> None:
     ok("topics", "add", "Agents", "--query", "agent*")
     text = user_file.read_text(encoding="utf-8")

@@ -34,6 +34,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit, emit_json
 from papertrack.errors import PapertrackError, UsageError
+from papertrack.text import quoted
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -510,7 +511,7 @@ def _added_message(edit: Any) -> tuple[str, Store | None]:
 
     what = "Redefined the topic" if edit.action is Action.replaced else "Added the topic"
     where = "in" if edit.action is Action.replaced else "to"
-    message = f"{what} {edit.name!r} ({edit.slug}) {where} {edit.path}"
+    message = f"{what} {quoted(edit.name)} ({edit.slug}) {where} {edit.path}"
     if edit.action is Action.overrode:
         message += "; it replaces the default topic with this slug"
     store = _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
@@ -781,17 +782,18 @@ def topics_remove(
         edit = remove_topic(paths.user_topics_file(), paths.default_topics_file(), topic)
         if edit.action is Action.hid:
             message = (
-                f"Hid the default topic {edit.name!r} ({edit.slug}): {edit.path} now holds "
+                f"Hid the default topic {quoted(edit.name)} ({edit.slug}): {edit.path} now holds "
                 f"'hidden = true' for it (delete that entry to bring it back).{tagged}"
             )
         else:
-            message = f"Removed your topic {edit.name!r} ({edit.slug}) from {edit.path}.{tagged}"
+            named = f"{quoted(edit.name)} ({edit.slug})"
+            message = f"Removed your topic {named} from {edit.path}.{tagged}"
             # What it was taught belongs to it: left behind, it would take over the next
             # topic with this slug (the default it brings back, say).
             message += _forget_examples(edit.slug)
             if edit.restored is not None:
                 message += (
-                    f" The default topic {edit.restored.name!r} with this slug is back; run "
+                    f" The default topic {quoted(edit.restored.name)} with this slug is back; run "
                     f"'papertrack topics remove {edit.slug}' again to hide it too."
                 )
         _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
