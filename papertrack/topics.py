@@ -66,6 +66,7 @@ __all__ = [
     "TextField",
     "Topic",
     "author_words",
+    "as_bundled",
     "bundled_membership",
     "compile_catalog",
     "compile_query",
@@ -446,6 +447,14 @@ def bundled_membership(slug: str) -> Any:
     """The membership (query and category filter) of the bundled topic ``slug`` as
     bundled, whose matches are the model feature ``"q:" + slug``; None: no such query."""
     return _hints().memberships.get(slug)
+
+
+def as_bundled(topic: Topic) -> bool:
+    """Whether ``topic`` decides membership as the bundled topic of its slug does (same
+    query, same category filter): the shipped labels and the ``"q:"`` features hold
+    for it. A default you redefined, or a topic of your own, does not."""
+    bundled = bundled_membership(topic.slug)
+    return bundled is not None and bundled == topic.membership
 
 
 def default_hits(

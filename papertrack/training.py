@@ -553,14 +553,12 @@ def teach(
     topic goes on deciding by its query, its taught papers held as taught.
     ``folder`` keeps the labelled papers' features between refits (:func:`train_set`).
     """
-    from papertrack.topics import bundled_membership
+    from papertrack.topics import as_bundled
 
     # The labels were read against the bundled definition: a default you redefined
     # with your own query or categories is your topic, taught from your examples
     # alone (with the shipped model's labels it went back to the default's tags).
-    known = bundled_membership(topic.slug) == topic.membership and any(
-        topic.slug in p.labels for p in labelled if p.split == TRAIN
-    )
+    known = as_bundled(topic) and any(topic.slug in p.labels for p in labelled if p.split == TRAIN)
     papers, labels = examples_for(topic.slug if known else "", labelled, taught, texts)
     matrix = examples_matrix(train_set(labelled, folder), papers)
     hits = feature_hits(topic, papers, matrix) if topic.query.strip() else None
@@ -645,10 +643,9 @@ def feature_hits(topic: Any, papers: Sequence[Labelled], matrix: Matrix) -> list
     paper's feature ``"q:" + slug``, so they need not be matched again (0.3 s for
     the labelled papers). A topic whose query or categories differ from the bundled
     ones (your own, or a default you replaced) is matched on the text."""
-    from papertrack.topics import bundled_membership
+    from papertrack.topics import as_bundled
 
-    bundled = bundled_membership(topic.slug)
-    if bundled is None or bundled != topic.membership:
+    if not as_bundled(topic):
         return query_hits(topic, papers)
     held: list[bool] = matrix.holding("q:" + topic.slug).tolist()
     return held
