@@ -417,6 +417,22 @@ if TYPE_CHECKING:
     from papertrack.store import StoreStats
 
 
+#: Ids ``topics show`` lists of each side of a topic's examples.
+TAUGHT_SHOWN = 8
+
+
+def _taught_line(taught: Mapping[str, list[str]]) -> str:
+    """`2 in: 2605.08721, 2606.26758; 1 out: 2606.06560` (the first few of each)."""
+    parts = []
+    for side in ("in", "out"):
+        ids = taught.get(side) or []
+        if ids:
+            shown = ", ".join(ids[:TAUGHT_SHOWN])
+            more = f" and {len(ids) - TAUGHT_SHOWN:,} more" if len(ids) > TAUGHT_SHOWN else ""
+            parts.append(f"{len(ids):,} {side}: {shown}{more}")
+    return "; ".join(parts)
+
+
 def topic_card(info: Mapping[str, Any]) -> Group:
     """`topics show`: a topic's definition and its counts."""
     head = Text(safe(info["name"]), style="bold")
@@ -453,6 +469,9 @@ def topic_card(info: Mapping[str, Any]) -> Group:
             "examples",
             Text(f"{safe(info.get('note') or 'too few')}; not cross-validated: teach it more"),
         )
+    taught = info.get("taught") or {}
+    if taught.get("in") or taught.get("out"):
+        grid.add_row("taught", Text(safe(_taught_line(taught))))
     if info.get("model_current") is False:
         grid.add_row(
             "model",

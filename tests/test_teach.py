@@ -73,6 +73,67 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
     assert not (stored / "models" / "llm-agent-training.json").exists()
 
 
+def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path) -> None:
+    before = tagged("llm-agent-training")
+    assert CHAIN_OF_AGENTS in before
+    outside = next(
+        p["arxiv_id"]
+        for p in json.loads(run("latest", "--json", "-n", "500").stdout)
+        if p["arxiv_id"] not in before
+    )
+    result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
+    assert shown["taught"] == {"in": [outside], "out": [CHAIN_OF_AGENTS]}
+    card = run("topics", "show", "llm-agent-training").stdout
+    assert f"1 in: {outside}; 1 out: {CHAIN_OF_AGENTS}" in " ".join(card.split())
+    # One example forgotten, in any id form: the model decides that paper again,
+    # and the other example still holds.
+    result = run("topics", "teach", "llm-agent-training", "--unteach", f"arXiv:{CHAIN_OF_AGENTS}v1")
+    assert result.exit_code == 0, result.stderr
+    said = "Forgot 1 example taught to LLM Agent Training (llm-agent-training); refit its model."
+    assert said in result.stderr and "1 in and 0 out are left." in result.stderr
+    examples = json.loads((stored / "examples.json").read_text())
+    assert examples["topics"]["llm-agent-training"] == {outside: True}
+    after = tagged("llm-agent-training")
+    assert CHAIN_OF_AGENTS in after and outside in after
+    # What was not taught cannot be forgotten; nothing changes.
+    model = (stored / "models" / "llm-agent-training.json").read_bytes()
+    error_line(
+        run("topics", "teach", "llm-agent-training", "--unteach", CHAIN_OF_AGENTS),
+        2,
+        f"{CHAIN_OF_AGENTS} is not an example taught to 'LLM Agent Training'",
+        "topics show llm-agent-training",
+    )
+    both = run("topics", "teach", "llm-agent-training", outside, "--unteach", outside)
+    error_line(both, 2, "named both to teach and --unteach")
+    error_line(run("topics", "teach", "llm-agent-training", "--forget", "--unteach", outside), 2)
+    assert (stored / "models" / "llm-agent-training.json").read_bytes() == model
+    # The last example forgotten: the shipped model and its tags are back.
+    result = run("topics", "teach", "llm-agent-training", "--unteach", outside)
+    assert result.exit_code == 0, result.stderr
+    assert "Forgot every example taught to LLM Agent Training" in result.stderr
+    assert sorted(tagged("llm-agent-training")) == sorted(before)
+    assert not (stored / "models" / "llm-agent-training.json").exists()
+    shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
+    assert shown["taught"] == {"in": [], "out": []}
+
+
+def test_unteach_keeps_a_topic_made_from_examples_one_paper_in(stored: Path) -> None:
+    result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    result = run("topics", "teach", "agent-memory", "--unteach", COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    assert "1 in and 0 out are left." in result.stderr
+    error_line(
+        run("topics", "teach", "agent-memory", "--unteach", CHAIN_OF_AGENTS),
+        2,
+        "made from your examples",
+    )
+    examples = json.loads((stored / "examples.json").read_text())
+    assert examples["topics"]["agent-memory"] == {CHAIN_OF_AGENTS: True}
+
+
 def test_a_papers_topics_hold_the_topics_they_imply_and_teaching_one_moves_them(
     stored: Path,
 ) -> None:

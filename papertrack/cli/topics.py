@@ -241,6 +241,7 @@ def topics_show(
             fingerprint=chosen.fingerprint,
             as_of=day.isoformat(),
             **model_info(chosen),
+            taught=_taught_ids(chosen.slug),
         )
         if as_json or fmt is ViewFormat.json:
             emit_json(info)
@@ -248,6 +249,17 @@ def topics_show(
             from papertrack import render
 
             out().print(render.topic_card(info))
+
+
+def _taught_ids(slug: str) -> dict[str, list[str]]:
+    """The papers taught to a topic: ``in`` and ``out``, ids sorted."""
+    from papertrack.training import load_examples
+
+    taught = load_examples(paths.user_examples_file()).get(slug, {})
+    return {
+        "in": sorted(pid for pid, inside in taught.items() if inside),
+        "out": sorted(pid for pid, inside in taught.items() if not inside),
+    }
 
 
 # --------------------------------------------------------------------------- add / remove
@@ -537,6 +549,31 @@ def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
         say("\n".join([f"The newest{besides}:", *map(_paper_line, newest)]))
 
 
+def _examples_count(count: int) -> str:
+    return f"{count:,} example{'s' if count != 1 else ''}"
+
+
+def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
+    """Take the examples ``ids`` names (any id form) out of ``taught``; their ids.
+
+    Raises:
+        UsageError: an id names no example taught to ``topic``.
+    """
+    from papertrack.export import resolve_id
+
+    forgotten = set()
+    for given in ids:
+        key = given if given in taught else resolve_id(given)
+        if key not in taught and key not in forgotten:
+            raise UsageError(
+                f"{given} is not an example taught to {quoted(topic.name)}. "
+                f"'papertrack topics show {topic.slug}' lists the ones it has"
+            )
+        taught.pop(key, None)
+        forgotten.add(key)
+    return forgotten
+
+
 def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     """The stored papers named by ``ids`` (any id form), by the id as given."""
     from papertrack.export import find_paper
@@ -643,7 +680,7 @@ def _say_figures(choice: Any) -> None:
         )
 
 
-@topics_app.command("teach", epilog=EXIT_CODES, cls=many_values("--not"))
+@topics_app.command("teach", epilog=EXIT_CODES, cls=many_values("--not", "--unteach"))
 def topics_teach(
     topic: Annotated[
         str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
@@ -661,6 +698,14 @@ def topics_teach(
     forget: Annotated[
         bool, typer.Option("--forget", help="Drop every example taught to this topic first.")
     ] = False,
+    unteach: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--unteach",
+            metavar="ID...",
+            help="Examples to forget (--unteach A B): the model decides those papers again.",
+        ),
+    ] = None,
 ) -> None:
     """Teach a topic with examples: refit its model, retag, and say what changed.
 
@@ -674,17 +719,23 @@ def topics_teach(
     \b
         papertrack topics teach llm-agent-training 2508.13167 --not 2508.12365
         papertrack topics teach gui-agents --not 2508.13186
+        papertrack topics teach gui-agents --unteach 2508.13186
         papertrack topics teach gui-agents --forget
     """
     from papertrack import training
 
     with errors():
-        if not ids and not out_ids and not forget:
+        if forget and unteach:
+            raise UsageError(
+                "--forget drops every example and --unteach only the ones it names. Use one"
+            )
+        if not ids and not out_ids and not forget and not unteach:
             # `teach 2605.08721`: the topic left out is an unknown topic, not a teach
             # with no papers.
             load_catalog().find(topic)
             raise UsageError(
-                "name papers to teach with: IDs in the topic, --not ID for papers outside it"
+                "name papers to teach with: IDs in the topic, --not ID for papers outside "
+                "it, --unteach ID for examples to forget"
             )
         with _teaching():
             # Read under the lock: another teach, add or remove may have changed it.
@@ -712,6 +763,15 @@ def topics_teach(
             if both:
                 raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
             taught = {} if forget else dict(examples.get(chosen.slug, {}))
+            forgotten = _unteach(chosen, taught, unteach or [])
+            again = forgotten & {paper.arxiv_id for paper in named.values()}
+            if again:
+                raise UsageError(f"{min(again)} is named both to teach and --unteach. Name it once")
+            if forgotten and not taught and not given and not from_examples:
+                # Every example unlearned: as --forget, a default topic goes back to
+                # its shipped model, one of the user's to its query.
+                _forget(chosen, store)
+                return
             for pid in ids or []:
                 taught[named[pid].arxiv_id] = True
             for pid in out_ids or []:
@@ -742,11 +802,21 @@ def topics_teach(
             # What this run taught, then every example kept, when earlier teaches
             # left some: "2 papers in and 2 out" after teaching one of each read as
             # this run's.
-            plural = "s" if len(now_in) != 1 else ""
-            told = f"{len(now_in):,} paper{plural} in and {len(now_out):,} out"
-            if (n_in, len(taught) - n_in) != (len(now_in), len(now_out)):
-                told += f" ({n_in:,} in and {len(taught) - n_in:,} out in all)"
-            say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
+            n_out = len(taught) - n_in
+            if not given:
+                say(
+                    f"Forgot {_examples_count(len(forgotten))} taught to {chosen.name} "
+                    f"({chosen.slug}); refit its model. {n_in:,} in and {n_out:,} out are "
+                    "left."
+                )
+            else:
+                plural = "s" if len(now_in) != 1 else ""
+                told = f"{len(now_in):,} paper{plural} in and {len(now_out):,} out"
+                if forgotten:
+                    told += f" and forgot {_examples_count(len(forgotten))}"
+                if (n_in, n_out) != (len(now_in), len(now_out)):
+                    told += f" ({n_in:,} in and {n_out:,} out in all)"
+                say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
             _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
 
