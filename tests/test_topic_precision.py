@@ -84,6 +84,27 @@ def test_the_labelled_corpus_covers_every_topic_and_both_splits() -> None:
     assert used == {t.slug for t in Catalog.default().topics}
 
 
+def test_the_boundary_audit_labels_test_papers_as_its_kinds_say() -> None:
+    """data/labels/boundary-audit.jsonl: second labels of test papers, each drawn as an
+    error of the catalog (fp: labelled out, fn: labelled in) or a control."""
+    import json
+
+    first = {p.arxiv_id: p for p in training.load_labelled(paths.labels_file())}
+    slugs = {t.slug for t in Catalog.default().topics}
+    audit = paths.labels_file().parent / "boundary-audit.jsonl"
+    rows = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 900
+    assert len({(r["arxiv_id"], r["topic"]) for r in rows}) == len(rows)
+    for row in rows:
+        paper = first[row["arxiv_id"]]
+        assert paper.split == "test" and row["topic"] in slugs
+        assert isinstance(row["in"], bool) and row["note"].strip()
+        if row["kind"] != "control":
+            assert (row["topic"] in paper.labels) == (row["kind"] == "fn"), row
+    kinds = [r["kind"] for r in rows]
+    assert kinds.count("control") == len(rows) - kinds.count("control")
+
+
 @pytest.mark.parametrize("topic", sorted(TEST_SPLIT_F1))
 def test_topic_f1_on_the_test_split_holds_its_floor(
     topic: str, test_split: dict[str, dict[str, float]]
