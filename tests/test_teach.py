@@ -30,14 +30,16 @@ def tagged(topic: str) -> list[str]:
     return [p["arxiv_id"] for p in json.loads(result.stdout)]
 
 
+def first_not_in(topic_papers: list[str]) -> str:
+    """The newest stored paper not among ``topic_papers``."""
+    stored = json.loads(run("latest", "--json", "-n", "500").stdout)
+    return next(p["arxiv_id"] for p in stored if p["arxiv_id"] not in topic_papers)
+
+
 def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
     before = tagged("llm-agent-training")
     assert CHAIN_OF_AGENTS in before
-    outside = next(
-        p["arxiv_id"]
-        for p in json.loads(run("latest", "--json", "-n", "500").stdout)
-        if p["arxiv_id"] not in before
-    )
+    outside = first_not_in(before)
     result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
     assert result.exit_code == 0, result.stderr
     assert "1 paper in and 1 out" in result.stderr
@@ -76,11 +78,7 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
 def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path) -> None:
     before = tagged("llm-agent-training")
     assert CHAIN_OF_AGENTS in before
-    outside = next(
-        p["arxiv_id"]
-        for p in json.loads(run("latest", "--json", "-n", "500").stdout)
-        if p["arxiv_id"] not in before
-    )
+    outside = first_not_in(before)
     result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
     assert result.exit_code == 0, result.stderr
     shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
@@ -141,11 +139,7 @@ def test_a_papers_topics_hold_the_topics_they_imply_and_teaching_one_moves_them(
     implying = set(tagged("agentic-rl")) | set(tagged("rl-for-llm-agents"))
     assert implying and implying <= training  # agentic RL is LLM agent training
     assert set(tagged("computer-use-agents")) <= set(tagged("gui-agents"))
-    outside = next(
-        p["arxiv_id"]
-        for p in json.loads(run("latest", "--json", "-n", "500").stdout)
-        if p["arxiv_id"] not in training
-    )
+    outside = first_not_in(list(training))
     result = run("topics", "teach", "agentic-rl", outside)
     assert result.exit_code == 0, result.stderr
     assert outside in tagged("agentic-rl") and outside in tagged("llm-agent-training")
