@@ -93,16 +93,19 @@ def read_if_there(path: Path) -> bytes | None:
         ) from None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
 
     Inside :func:`all_or_nothing` the file is only written and flushed to a temp
     file here; it replaces ``path`` when the whole group has been written.
+    ``mode``: the new file's permission bits (default: as the umask makes them).
     """
     tmp = temp_path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -125,10 +128,12 @@ def write_output(path: Path, data: bytes) -> bool:
     missing folder is an error rather than made: it is more often a typo. One of
     papertrack's own open streams (/dev/stdout, /dev/fd/N, through any symlinks) is
     written to at its own position, and anything else that is not a regular file (a
-    FIFO, a device) is written into: neither is ever replaced.
+    FIFO, a device) is written into: neither is ever replaced. A file replaced keeps
+    its permission bits.
 
     Raises:
-        UsageError: the folder does not exist or the path is a folder.
+        UsageError: the folder does not exist, the path is a folder, or the file is
+            read-only.
         StoreError: the file could not be written.
     """
     from papertrack.errors import UsageError
@@ -155,7 +160,11 @@ def write_output(path: Path, data: bytes) -> bool:
     target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
         raise UsageError(f"no folder {target.parent} to write {path} in. Create it or fix the path")
-    write_atomic(target, data)
+    if mode is not None and not os.access(target, os.W_OK):
+        # A rename would replace it all the same; `>` and cp refuse a read-only file.
+        raise UsageError(f"{path} is read-only. Make it writable (chmod u+w) or name another file")
+    # A file replaced keeps its permissions: a private one stays private.
+    write_atomic(target, data, mode=None if mode is None else stat.S_IMODE(mode))
     return True
 
 

@@ -311,6 +311,60 @@ def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
 
 
+def test_output_never_replaces_what_papertrack_keeps(
+    small: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """-o into the store replaced a week file with an export, and doctor --repair then
+    lost 311 papers; -o onto topics.toml lost the user's topics."""
+    from tests.helpers import error_line
+
+    ingest(LISTING)
+    store = isolated_home / "store"
+    week = next((store / "papers").glob("*.json"))
+    kept = {path: path.read_bytes() for path in store.rglob("*") if path.is_file()}
+    (isolated_home / "topics.toml").write_text("# mine\n", encoding="utf-8")
+    for named in (week, store / "index.json", store / "new.csv", isolated_home / "topics.toml"):
+        for command in (["export", "-f", "csv"], ["digest"]):
+            result = run(*command, "-o", str(named))
+            error_line(result, 2, str(named), "Name a file elsewhere")
+    error_line(run("site", "-o", str(store / "site")), 2, "Name a file elsewhere")
+    assert {path: path.read_bytes() for path in store.rglob("*") if path.is_file()} == kept
+    assert (isolated_home / "topics.toml").read_text(encoding="utf-8") == "# mine\n"
+    # Another store (--db) is papertrack's too.
+    other = tmp_path / "other-store"
+    result = run("--db", str(other), "export", "-f", "csv", "-o", str(other / "x.csv"))
+    error_line(result, 2, "Name a file elsewhere")
+    assert not other.exists()
+
+
+def test_output_dash_is_standard_output_and_a_replaced_file_keeps_its_mode(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import stat
+
+    ingest(LISTING)
+    monkeypatch.chdir(tmp_path)
+    result = run("export", "-f", "jsonl", "-o", "-")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == run("export", "-f", "jsonl").stdout and result.stdout
+    assert not (tmp_path / "-").exists()
+    from tests.helpers import error_line
+
+    error_line(run("site", "-o", "-"), 2, "Name a folder")
+    assert not (tmp_path / "-").exists()
+    private = tmp_path / "papers.csv"
+    private.write_text("old\n", encoding="utf-8")
+    private.chmod(0o600)
+    assert run("export", "-f", "csv", "-o", str(private)).exit_code == 0
+    assert private.read_text(encoding="utf-8").startswith("arxiv_id,")
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    if os.geteuid() != 0:  # root may write a read-only file
+        private.chmod(0o400)
+        error_line(run("export", "-f", "csv", "-o", str(private)), 2, "is read-only")
+        assert stat.S_IMODE(private.stat().st_mode) == 0o400
+
+
 def test_bibtex_keeps_urls_and_dois_verbatim_but_closed() -> None:
     from papertrack.export import bibtex_entry
     from papertrack.models import Paper

@@ -378,6 +378,52 @@ def open_store() -> Store:
     return Store(where, lock_timeout=lock_timeout())
 
 
+#: What papertrack keeps in the data home beside the store: files an ``-o`` must not
+#: replace, and folders it must not write into.
+HOME_FILES = (
+    "topics.toml",
+    "examples.json",
+    "config.toml",
+    "following.json",
+    "digest-state.json",
+    "digest.lock",
+    "papertrack.log",
+    "fetch-listings.json",
+    "fetch-checkpoint.json",
+)
+HOME_FOLDERS = ("store", "models")
+
+
+def output_path(output: Path | None, *, folder: bool = False) -> Path | None:
+    """Where ``-o`` writes: ``output``, or None for standard output (``-o -``).
+
+    Raises:
+        UsageError: ``output`` is, or is inside, what papertrack keeps (the store,
+            its files in the data home): replacing one lost stored papers.
+    """
+    if output is None:
+        return None
+    if str(output) == "-":
+        if folder:
+            raise UsageError("-o names the site's folder, not standard output. Name a folder")
+        return None
+    target = Path(os.path.realpath(output))
+    home = Path(os.path.realpath(paths.home()))
+    store = Path(os.path.realpath(paths.store_dir(state.db)))
+    for place in (store, *(home / name for name in HOME_FOLDERS)):
+        if target == place or place in target.parents:
+            raise UsageError(
+                f"{visible(str(output))} is inside {place}, which papertrack keeps: writing "
+                "there would damage it. Name a file elsewhere"
+            )
+    log_file = Path(os.path.realpath(Path(state.log_file).expanduser())) if state.log_file else None
+    if (target.parent == home and target.name in HOME_FILES) or target == log_file:
+        raise UsageError(
+            f"{visible(str(output))} is papertrack's own {target.name}. Name a file elsewhere"
+        )
+    return output
+
+
 def _refuse_file_above(where: Path) -> None:
     """Fail clearly when a regular file sits where a folder of the store's path should be.
 

@@ -25,6 +25,7 @@ from papertrack.cli.common import (
     load_catalog,
     lock_timeout,
     open_store,
+    output_path,
     pick_format,
     say,
 )
@@ -230,8 +231,9 @@ def digest(
         typer.Option(
             "--output",
             "-o",
-            help="Write to this file instead of standard output: a file is replaced "
-            "atomically, a pipe or a device (/dev/stdout) is written into.",
+            help="Write to this file instead of standard output (- for standard output): "
+            "a file is replaced atomically, keeping its permissions; a pipe or a device "
+            "(/dev/stdout) is written into.",
             dir_okay=False,
         ),
     ] = None,
@@ -263,6 +265,7 @@ def digest(
     from papertrack.files import Lock, all_or_nothing, write_output, writes_into
 
     with errors():
+        output = output_path(output)
         now = datetime.now(UTC)
         start = parse_date(since, now=now) if since else None
         catalog = load_catalog()

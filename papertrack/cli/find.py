@@ -26,6 +26,7 @@ from papertrack.cli.common import (
     load_catalog,
     newest_paper_note,
     open_store,
+    output_path,
     pick_format,
     say,
 )
@@ -199,8 +200,9 @@ def export(
         typer.Option(
             "--output",
             "-o",
-            help="Write to this file instead of standard output: a file is replaced "
-            "atomically, a pipe or a device (/dev/stdout) is written into.",
+            help="Write to this file instead of standard output (- for standard output): "
+            "a file is replaced atomically, keeping its permissions; a pipe or a device "
+            "(/dev/stdout) is written into.",
             dir_okay=False,
         ),
     ] = None,
@@ -233,8 +235,10 @@ def export(
     from papertrack.topics import Topic
 
     # The file is replaced in one step at the end: an interrupted export leaves it as it was.
-    left = f"{output} was left as it was." if output is not None else "The export is incomplete."
+    written = output is not None and str(output) != "-"
+    left = f"{output} was left as it was." if written else "The export is incomplete."
     with errors(interrupted=left):
+        output = output_path(output)
         if fmt is None:
             # Click's own message for a missing choice spans seven lines.
             raise UsageError(

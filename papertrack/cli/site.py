@@ -17,6 +17,7 @@ from papertrack.cli.common import (
     load_catalog,
     lock_timeout,
     open_store,
+    output_path,
     say,
 )
 from papertrack.errors import UsageError
@@ -102,6 +103,7 @@ def site(
     with errors():
         if base_url and not base_url.startswith(("https://", "http://")):
             raise UsageError(f"--base-url {base_url!r} is not a web address. Use https://…/")
+        folder = output_path(output, folder=True) or output
         catalog = load_catalog()
         chosen = _chosen(catalog, topics or [], following)
         store = open_store()
@@ -110,7 +112,7 @@ def site(
         names = {t.slug: t.name for t in catalog.topics}
         gathered = core.gather(store, chosen, day, limit=limit, known=names)
         files = core.render_site(gathered, day, names=names, base_url=base_url)
-        report = core.write_site(output, files, lock_timeout=lock_timeout())
+        report = core.write_site(folder, files, lock_timeout=lock_timeout())
         if not quiet:
             say(report.summary(len(chosen), day))
             if store.count() == 0:
