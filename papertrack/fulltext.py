@@ -38,6 +38,7 @@ import math
 import os
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,8 @@ class TextIndex:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
+        #: Held by a thread putting rows (see :meth:`writing`); :meth:`close` waits for it.
+        self._using = threading.Lock()
 
     # -- connection
     def _connect(self, create: bool = False) -> sqlite3.Connection | None:
@@ -172,9 +175,18 @@ class TextIndex:
         return db
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        # After a thread's rows: a connection closed under a running executemany (a
+        # Ctrl-C while a batch was written) crashed the process.
+        with self._using:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Held by a thread that writes rows through this index's connection."""
+        with self._using:
+            yield
 
     def _meta(self, db: sqlite3.Connection, key: str) -> str | None:
         row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -399,6 +399,12 @@ class StoreWriter:
             with contextlib.suppress(OSError):
                 self._dirty.unlink()
             raise
+        except BaseException:
+            # Ctrl-C: the rows' thread lets go of the index's connection before the
+            # lock's release closes it (closed under a running executemany, SQLite
+            # crashed the process). The marker stays: the renames may be cut short.
+            batch.abandon()
+            raise
         if self.text_live:
             self.text.mark_synced(self.index.generation)
         if parts.moved_out:
@@ -657,9 +663,10 @@ class _TextBatch:
 
         def work() -> None:
             try:
-                db = text.begin()
-                text.put(db, self.rows)
-                text.move(db, self.moves)
+                with text.writing():
+                    db = text.begin()
+                    text.put(db, self.rows)
+                    text.move(db, self.moves)
             except BaseException as exc:  # reported by commit(); the store write goes on
                 self.error = exc
 

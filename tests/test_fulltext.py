@@ -258,3 +258,68 @@ def test_the_first_command_on_a_store_without_the_index_builds_it_with_a_spinner
     assert TextIndex(store.search_path).synced_with(Store(store.path).index().generation)
     piped = run("latest", "-n", "1")  # now in step: nothing more to build, nothing said
     assert piped.exit_code == 0 and "search index" not in piped.stderr
+
+
+def test_closing_the_index_waits_for_a_thread_writing_rows(tmp_path: Path) -> None:
+    """A Ctrl-C during a big ingest closed the connection under the thread putting a
+    batch's rows, and SQLite crashed the process (exit 139, about one run in four)."""
+    import threading
+
+    index = TextIndex(tmp_path / "search.sqlite")
+    entered, release, closed = threading.Event(), threading.Event(), threading.Event()
+    rows = [(f"2601.{n:05d}", "2026-01-05", ("title", "abstract", "", "cs ai")) for n in range(50)]
+
+    def write() -> None:
+        with index.writing():
+            db = index.begin()
+            entered.set()
+            release.wait(30)
+            index.put(db, rows)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert entered.wait(30)
+    closer = threading.Thread(target=lambda: (index.close(), closed.set()))
+    closer.start()
+    assert not closed.wait(0.3)  # held back while the rows go in
+    release.set()
+    writer.join(30)
+    closer.join(30)
+    assert closed.is_set()
+    # Closed with its transaction open, the rows were never committed.
+    assert TextIndex(tmp_path / "search.sqlite").stats()["papers"] == 0
+
+
+def test_an_interrupted_batch_lets_go_of_the_index_before_the_store_lock(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while a batch's week files are written: the rows' thread is joined and its
+    transaction rolled back, and the store is as it was."""
+    import papertrack.writer as writer
+
+    db = str(tmp_path / "store")
+    feed = [kaggle_line(f"2601.{n:05d}", f"Paper {n}") for n in range(20)]
+    source = tmp_path / "papers.jsonl"
+    source.write_text("\n".join(feed) + "\n", encoding="utf-8")
+    assert run("--db", db, "ingest", str(source)).exit_code == 0
+    before = run("--db", db, "export", "-f", "jsonl").stdout
+    abandoned: list[bool] = []
+    real_abandon = writer._TextBatch.abandon
+
+    def abandon(self: writer._TextBatch) -> None:
+        real_abandon(self)
+        abandoned.append(self.thread is not None and not self.thread.is_alive())
+
+    def interrupted(self: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer._TextBatch, "abandon", abandon)
+    monkeypatch.setattr(writer._Partitions, "flush", interrupted)
+    more = tmp_path / "more.jsonl"
+    more.write_text(kaggle_line("2601.99999", "One more") + "\n", encoding="utf-8")
+    result = run("--db", db, "ingest", str(more))
+    assert result.exit_code == 130
+    assert abandoned == [True]
+    monkeypatch.undo()
+    assert run("--db", db, "export", "-f", "jsonl").stdout == before
+    assert run("--db", db, "search", "more").stdout.count("2601.99999") == 0
