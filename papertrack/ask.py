@@ -56,7 +56,7 @@ STOPWORDS = frozenset(
     give gives make makes get gets one two lot like""".split()
 )
 
-#: Papers the index is asked for before topic, date and ties are applied.
+#: Papers of the index's best groups read from the store at a time (topic, date).
 POOL = 200
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
 _TOO_SIMILAR = 0.5
@@ -114,24 +114,59 @@ def rank_papers(
         ranked = _scan_rank(store, words, topic, since)
     else:
         try:
-            pool = POOL if topic is None and since is None else POOL * 10
-            hits = text.ranked(_fts_terms(words), pool)
+            ranked = _index_rank(store, text.ranked(_fts_terms(words)), topic, since, limit)
         finally:
             text.close()
-        within: dict[str, set[str]] = {}
-        for pid, week, _ in hits:
-            within.setdefault(week, set()).add(pid)
-        scores = {pid: score for pid, _, score in hits}
-        ranked = [
-            Ranked(p, scores[p.arxiv_id])
-            for p in store.papers_within(within)
-            if (topic is None or topic in p.tags)
-            and (since is None or (p.paper_date is not None and p.paper_date >= since))
-        ]
     # Best first; equally relevant papers (scores equal to 3 decimals) newest first.
     ranked.sort(key=lambda r: (round(r.score, 3), *paper_date_key(r.paper)))
     ranked.reverse()
     return ranked[:limit]
+
+
+def _index_rank(
+    store: Store,
+    groups: Iterable[list[tuple[str, str, float]]],
+    topic: str | None,
+    since: datetime | None,
+    limit: int,
+) -> list[Ranked]:
+    """The best papers of the index's groups of equal score (best first) that are of
+    ``topic`` and dated since ``since``: whole groups, until ``limit`` are found.
+
+    Read a batch of weeks at a time: the topic and the date are known only from
+    the papers themselves, so cutting the index's list first left a question about a
+    topic with a few of its papers, or none.
+    """
+    from papertrack.store import week_of
+
+    since_week = week_of(since) if since else None
+    ranked: list[Ranked] = []
+    within: dict[str, set[str]] = {}
+    scores: dict[str, float] = {}
+
+    def read() -> None:
+        for paper in store.papers_within(within):
+            if (topic is None or topic in paper.tags) and (
+                since is None or (paper.paper_date is not None and paper.paper_date >= since)
+            ):
+                ranked.append(Ranked(paper, scores[paper.arxiv_id]))
+        within.clear()
+
+    for group in groups:
+        for at, (pid, week, score) in enumerate(group):
+            if since_week is not None and not (week[:1].isdigit() and week >= since_week):
+                continue  # undated, or a week wholly before --since
+            within.setdefault(week, set()).add(pid)
+            scores[pid] = score
+            # Read at the end of a week: a group's later papers are of older weeks, so
+            # once enough are found, the rest of the group ranks below them.
+            if len(scores) >= POOL and (at + 1 == len(group) or group[at + 1][1] != week):
+                read()
+                scores.clear()
+                if len(ranked) >= limit:
+                    return ranked
+    read()
+    return ranked
 
 
 def _scan_rank(

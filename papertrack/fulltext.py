@@ -33,7 +33,6 @@ Measured on the 83,510 papers of the real 40-week corpus (2 cores): 48 MB on dis
 from __future__ import annotations
 
 import contextlib
-import heapq
 import math
 import os
 import re
@@ -142,6 +141,13 @@ def fts_query(node: Any) -> str | None:
 
 
 # --------------------------------------------------------------------------- the index
+
+
+def _unreadable(exc: sqlite3.Error) -> StoreError:
+    return StoreError(
+        f"the search index could not be read ({exc}). "
+        "Run 'papertrack doctor --repair' to rebuild it"
+    )
 
 
 class TextIndex:
@@ -365,20 +371,21 @@ class TextIndex:
     def ranked(
         self,
         terms: Sequence[str],
-        limit: int,
         weights: Mapping[str, float] | None = None,
-    ) -> list[tuple[str, str, float]]:
-        """(arxiv_id, week, score; higher is better) of the ``limit`` best matches of any term.
+    ) -> Iterator[list[tuple[str, str, float]]]:
+        """(arxiv_id, week, score; higher is better) of every paper holding any term, in
+        groups of equal score (to 3 decimals), best first; in a group, newest week first.
 
         ``terms`` are FTS5 terms (``'"agent" *'``). The score is BM25 with every term
         frequency taken as one (``detail=column`` keeps no counts, and SQLite's own
         bm25() needs them): the sum, over the terms a paper holds, of the term's
         inverse document frequency times the weight of each column holding it
-        (title 4, abstract 1).
+        (title 4, abstract 1). So many papers score alike, and a caller that needs n
+        papers takes whole groups: a cut inside one kept the papers first indexed.
         """
         db = self._connect()
         if db is None:
-            return []
+            return
         weights = weights or {"title": 4.0, "abstract": 1.0}
         scores: dict[int, float] = {}
         try:
@@ -400,22 +407,29 @@ class TextIndex:
                     gain = weight * idf
                     for (rowid,) in rows:
                         scores[rowid] = scores.get(rowid, 0.0) + gain
-            best = heapq.nlargest(limit * 2, scores.items(), key=lambda item: (item[1], item[0]))
-            found: list[tuple[str, str, float]] = []
-            for start in range(0, len(best), 500):
-                chunk = dict(best[start : start + 500])
-                marks = ",".join("?" * len(chunk))
-                for rowid, pid, week in db.execute(
-                    f"SELECT rowid, arxiv_id, week FROM docs WHERE rowid IN ({marks})", list(chunk)
-                ):
-                    found.append((str(pid), str(week), chunk[rowid]))  # orphans have no docs row
         except sqlite3.Error as exc:
-            raise StoreError(
-                f"the search index could not be read ({exc}). "
-                "Run 'papertrack doctor --repair' to rebuild it"
-            ) from None
-        found.sort(key=lambda f: -f[2])
-        return found[:limit]
+            raise _unreadable(exc) from None
+        groups: dict[float, list[int]] = {}
+        for rowid, score in scores.items():
+            groups.setdefault(round(score, 3), []).append(rowid)
+        for key in sorted(groups, reverse=True):
+            rowids = groups[key]
+            found: list[tuple[str, str, float, int]] = []
+            try:
+                for start in range(0, len(rowids), 500):
+                    chunk = rowids[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for rowid, pid, week in db.execute(
+                        f"SELECT rowid, arxiv_id, week FROM docs WHERE rowid IN ({marks})", chunk
+                    ):  # orphans have no docs row
+                        found.append((str(pid), str(week), scores[rowid], rowid))
+            except sqlite3.Error as exc:
+                raise _unreadable(exc) from None
+            # Newest week first (weeks are ISO dates; the undated last), then the
+            # latest indexed.
+            found.sort(key=lambda f: (f[1][:1].isdigit(), f[1], f[3]), reverse=True)
+            if found:
+                yield [(pid, week, score) for pid, week, score, _ in found]
 
     def document_frequency(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
         """(papers indexed, word -> papers holding it) for the given folded words."""

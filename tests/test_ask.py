@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -309,3 +310,47 @@ def test_a_word_weighs_more_as_more_stored_papers_lack_it(
     among_others = best_score(others, "others.jsonl")
     # In all 4 papers the words tell nothing; in 4 of 24 they do (idf 0.1 -> 1.7).
     assert among_others > 3 * alone and among_others > 0
+
+
+def test_equally_relevant_papers_are_the_newest_and_a_topic_finds_all_of_its_own(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """2,100 papers the question scores alike: the index's cut kept the papers indexed
+    first, not the newest, and a topic's papers outside its first 2,000 were never
+    looked at (a topic of 3 answered from none of them)."""
+    import random
+    from datetime import date, timedelta
+
+    from papertrack.ask import rank_papers
+
+    rng = random.Random(7)
+    days = [date(2025, 1, 6) + timedelta(days=n % 500) for n in range(2100)]
+    lines = []
+    for n, day in enumerate(days):
+        stamp = f"{day:%a, %d %b %Y} 10:00:00 GMT"
+        # The three oldest papers, listed first, are also about quaggas.
+        extra = " Quaggas too." if n < 3 else ""
+        lines.append(
+            kaggle_line(
+                f"{2501 + n // 1000}.{n % 1000:05d}",
+                "Zebra stripes",
+                abstract="On zebra stripes." + extra,
+                versions=[{"version": "v1", "created": stamp}],
+            )
+        )
+    order = list(range(3, len(lines)))
+    rng.shuffle(order)  # indexed in no order of date
+    feed = tmp_path / "zebras.jsonl"
+    feed.write_text("\n".join(lines[i] for i in [0, 1, 2, *order]) + "\n", encoding="utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    assert run("topics", "add", "Quaggas", "--query", "quagga*").exit_code == 0
+    store = Store(isolated_home / "store")
+    found = rank_papers(store, "zebra", limit=8)
+    newest = sorted(days, reverse=True)[:8]
+    assert [r.paper.paper_date.date() for r in found if r.paper.paper_date] == newest
+    assert len({round(r.score, 3) for r in found}) == 1
+    quaggas = rank_papers(store, "zebra", topic="quaggas", limit=8)
+    assert sorted(r.paper.arxiv_id for r in quaggas) == ["2501.00000", "2501.00001", "2501.00002"]
+    since = datetime(2026, 5, 1, tzinfo=UTC)
+    recent = rank_papers(store, "zebra", since=since, limit=300)
+    assert len(recent) == sum(day >= since.date() for day in days)
