@@ -126,6 +126,32 @@ def test_a_reader_that_stops_early_is_no_error(sample: Path, fmt: str) -> None:
     assert b"Traceback" not in stderr and b"Error" not in stderr
 
 
+@pytest.mark.parametrize("command", [["latest", "-n", "3"], ["momentum", "gui-agents"]])
+def test_a_table_into_a_pipe_closed_before_it_is_written_is_no_error(
+    sample: Path, command: list[str]
+) -> None:
+    """`papertrack momentum gui-agents 2>&1 | head -1`: the note fills head's line, head
+    exits, and the table met a closed pipe: Rich's own handling ended with exit 1."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "papertrack", *command],
+            env={**os.environ, "PAPERTRACK_HOME": str(sample)},
+            stdout=write,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr and b"Error" not in done.stderr
+
+
 def test_show_of_a_version_not_stored_says_which_one_it_shows(sample: Path) -> None:
     from tests.helpers import run
 

@@ -205,7 +205,15 @@ class _Unpadded:
 def out() -> Console:
     from rich.console import Console
 
-    console = Console(soft_wrap=False, width=_width())
+    class _Out(Console):
+        def on_broken_pipe(self) -> None:
+            # The reader stopped (`| head -1`): its choice, no error, as for JSON and
+            # CSV. Rich's own ends with exit 1, which failed a script's pipefail.
+            self.quiet = True
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(0)
+
+    console = _Out(soft_wrap=False, width=_width())
     if not console.is_terminal:
         unpadded: Any = _Unpadded(sys.stdout)  # a file as Rich writes to one
         console.file = unpadded
