@@ -152,6 +152,30 @@ def test_a_table_into_a_pipe_closed_before_it_is_written_is_no_error(
     assert b"Traceback" not in done.stderr and b"Error" not in done.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["latest", "--json"], ["latest"], ["export", "-f", "csv"]])
+def test_output_onto_a_full_disk_is_an_error_not_a_bug(sample: Path, command: list[str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "papertrack", *command],
+            env={**os.environ, "PAPERTRACK_HOME": str(sample)},
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    assert done.returncode == 1
+    lines = done.stderr.decode().splitlines()
+    assert lines[-1] == (
+        "Error: could not write the output: No space left on device. "
+        "Free some space, or write it elsewhere."
+    )
+    assert "bug" not in done.stderr.decode()
+
+
 def test_show_of_a_version_not_stored_says_which_one_it_shows(sample: Path) -> None:
     from tests.helpers import run
 

@@ -10,6 +10,7 @@ name, has them all.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -121,8 +122,24 @@ def main() -> None:
         raise
     except KeyboardInterrupt:
         raise SystemExit(130) from None  # outside a command (while loading): no traceback
+    except OSError as exc:
+        if exc.errno not in _FULL:
+            _unexpected(exc)
+        # Writing the answer to standard output (`> /dev/full`, a full disk): the
+        # store's own writes say so themselves.
+        from papertrack.cli.common import say
+
+        say(
+            f"Error: could not write the output: {exc.strerror}. "
+            "Free some space, or write it elsewhere."
+        )
+        raise SystemExit(1) from None
     except Exception as exc:  # noqa: BLE001 - the last resort: every command has its own
         _unexpected(exc)
+
+
+#: errno of a write that found no room: no space, over quota, too big for the file.
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 def _unexpected(exc: Exception) -> NoReturn:
