@@ -395,10 +395,18 @@ def test_stats_counts_what_the_store_holds(tmp_path: Path) -> None:
 
 def test_stats_on_an_empty_store_creates_nothing(tmp_path: Path) -> None:
     db = tmp_path / "none"
+    # A store --db names that is not there is a mistyped path, not an empty store.
+    result = CliRunner().invoke(app, ["--db", str(db), "stats"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: no store at {db}, which --db or PAPERTRACK_DB")
+    assert not db.exists()
+    typo = CliRunner().invoke(app, ["latest"], env={"PAPERTRACK_DB": str(db)})
+    assert typo.exit_code == 1 and "Error: no store at" in typo.stderr
+    db.mkdir()
     result = CliRunner().invoke(app, ["--db", str(db), "stats"])
     assert result.exit_code == 0
     assert "holds no papers yet" in result.stderr
-    assert not db.exists()
+    assert list(db.iterdir()) == []
 
 
 def test_stats_upgrades_an_index_without_category_counts(tmp_path: Path) -> None:

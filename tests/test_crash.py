@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -606,6 +607,9 @@ def test_concurrent_ingests_end_with_the_union_and_readers_see_whole_files(
     try:
         latest_runs = 0
         while any(w.poll() is None for w in writers):
+            if not store.exists():  # a store named by --db is read once a writer made it
+                time.sleep(0.02)
+                continue
             shown = subprocess.run(papertrack("latest", "-n", "500", "--json"), **pipes, timeout=60)
             assert shown.returncode == 0, shown.stderr.decode()
             ids = [p["arxiv_id"] for p in json.loads(shown.stdout)]

@@ -531,6 +531,10 @@ def test_momentum_as_of_before_any_data_and_empty_store(store_dir: Path, tmp_pat
     assert result.exit_code == 0
     assert "No data for the last four weeks" in result.stdout
     assert sum("no data" in line for line in result.stdout.splitlines() if "Week of" in line) == 12
+    missing = run("--db", str(tmp_path / "none"), "momentum", "Large Language Models", "--json")
+    assert missing.exit_code == 1 and missing.stdout == ""
+    assert "Error: no store at" in missing.stderr
+    (tmp_path / "none").mkdir()
     empty = run("--db", str(tmp_path / "none"), "momentum", "Large Language Models", "--json")
     assert empty.exit_code == 0 and json.loads(empty.stdout)["current"] == 0
     assert "No papers in the store yet" in empty.stderr

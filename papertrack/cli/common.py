@@ -376,12 +376,24 @@ def lock_timeout() -> float:
     return seconds
 
 
-def open_store() -> Store:
+def open_store(*, create: bool = False) -> Store:
+    """The store ``--db``, PAPERTRACK_DB or the data home names.
+
+    Raises:
+        StoreError: a store named by ``--db`` or PAPERTRACK_DB is not there, and the
+            command only reads (``create`` False): a mistyped path in a cron job
+            answered "no papers" for ever.
+    """
     from papertrack.parallel import worker_count
     from papertrack.store import Store
 
     where = paths.store_dir(state.db)
     _refuse_file_above(where)
+    if state.db and not create and not os.path.lexists(where):
+        raise StoreError(
+            f"no store at {visible(str(where))}, which --db or PAPERTRACK_DB names. Check "
+            "the path, or make a store there with 'papertrack ingest' or 'papertrack fetch'"
+        )
     worker_count()  # a bad PAPERTRACK_WORKERS fails here, before anything is written
     return Store(where, lock_timeout=lock_timeout())
 

@@ -169,6 +169,6 @@ def doctor(
     """
     with errors():
         if repair:
-            _repair(open_store(), as_json)
+            _repair(open_store(create=True), as_json)
         else:
-            _check(open_store(), as_json)
+            _check(open_store(create=True), as_json)

@@ -207,7 +207,7 @@ def fetch(
         )
         last = today()
         first = _first_day(last, since, days, backfill)
-        store, catalog = open_store(), load_catalog()
+        store, catalog = open_store(create=True), load_catalog()
 
         def upsert(papers: list[Paper]) -> UpsertResult:
             # One short store transaction per page: a concurrent ingest is not held up

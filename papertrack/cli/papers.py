@@ -195,7 +195,7 @@ def ingest(
             )
 
         progress = _source_reporter(verbose)
-        store, catalog = open_store(), load_catalog()
+        store, catalog = open_store(create=True), load_catalog()
         stdin = sys.stdin.buffer if "-" in names else None
         show = not quiet and sys.stderr.isatty()
         with _byte_bar(show) as on_bytes, store.writer(catalog) as writer:

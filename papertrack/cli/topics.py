@@ -267,7 +267,7 @@ def _taught_ids(slug: str) -> dict[str, list[str]]:
 
 def _tags_follow(catalog: Catalog) -> Store | None:
     """Retag the store for an edited catalog now, so the counts printed are true."""
-    store = open_store()
+    store = open_store(create=True)
     if not store.exists():
         return None
     try:
@@ -505,7 +505,7 @@ def _learn_from_examples(
         model_file=str(paths.user_model_file(chosen_slug)),
         categories=tuple(category or ()),
     )
-    store = open_store()
+    store = open_store(create=True)
     named = _taught_papers(store, like)
     papers = {p.arxiv_id: p for p in named.values()}
     taught = dict.fromkeys(papers, True)
@@ -741,7 +741,7 @@ def topics_teach(
             # Read under the lock: another teach, add or remove may have changed it.
             catalog = load_catalog()
             chosen = catalog.find(topic)
-            store = open_store()
+            store = open_store(create=True)
             given = [*(ids or []), *(out_ids or [])]
             examples = training.load_examples(paths.user_examples_file())
             from_examples = chosen.source != "default" and _made_from_examples(chosen)
@@ -844,7 +844,7 @@ def topics_remove(
     from papertrack.userfile import Action, remove_topic
 
     with errors(), _teaching():
-        store = open_store()
+        store = open_store(create=True)
         tagged = ""
         if store.exists():
             before = store.count(load_catalog().find(topic).slug)
