@@ -563,3 +563,20 @@ def test_explain_finds_a_paper_of_another_feed_by_its_own_key(tmp_path: Path) ->
     assert json.loads(ok("show", key, "--json").stdout)["arxiv_id"] == key
     explained = ok("topics", "explain", key, "--json")
     assert json.loads(explained.stdout)["arxiv_id"] == key
+
+
+def test_options_before_a_subcommand_are_refused_not_ignored(isolated_home: Path) -> None:
+    """`topics --json list` printed a table, and `topics --as-of D show T` counted to
+    today: the options were the group's, which only a bare `topics` reads."""
+    from tests.helpers import error_line
+
+    for args, option, sub in (
+        (["--json", "list"], "--json", "list"),
+        (["--as-of", "2026-03-01", "show", "gui-agents"], "--as-of", "show"),
+        (["-f", "json", "show", "gui-agents"], "--format", "show"),
+    ):
+        result = run("topics", *args)
+        error_line(result, 2, f"{option} belongs to the subcommand: write it after 'topics {sub}'")
+        assert result.stdout == ""
+    listed = run("topics", "--json")
+    assert listed.exit_code == 0 and json.loads(listed.stdout)

@@ -161,6 +161,21 @@ def topics_main(
     """
     if ctx.invoked_subcommand is None:
         topics_list(fmt, as_json, as_of)
+        return
+    given = [
+        name
+        for name, value, default in (
+            ("--format", fmt, Format.table),
+            ("--json", as_json, False),
+            ("--as-of", as_of, None),
+        )
+        if value != default
+    ]
+    if given:
+        # `topics --json list` printed a table: the options were the group's, not the list's.
+        with errors():
+            sub = ctx.invoked_subcommand
+            raise UsageError(f"{given[0]} belongs to the subcommand: write it after 'topics {sub}'")
 
 
 @topics_app.command("list", epilog=EXIT_CODES)
