@@ -123,6 +123,23 @@ def _week_sort_key(key: str) -> str:
     return "0000" if key == UNDATED else key
 
 
+def week_records(path: Path) -> dict[str, dict[str, Any]]:
+    """The records of a week file by TinyDB id ({} when the file is gone).
+
+    Raises:
+        StoreError: the file holds no papers: a week file that empties is removed,
+            never written, so a file of ``{}`` is damaged, and taken as an empty week
+            it hid its papers from every command but doctor.
+    """
+    data = AtomicJSONStorage(path, read_only=True).read()
+    if data is None:
+        return {}
+    records = data.get(PAPERS_TABLE)
+    if not records:
+        raise StoreError(f"store file {path} is damaged (it holds no papers). {REPAIR_HINT}")
+    return records
+
+
 def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
     """What topic queries read of a stored record: title, abstract, authors, categories."""
     return (
@@ -336,8 +353,7 @@ class Store:
         path = self.partition_path(week)
         # The week file's records as TinyDB stores them, filtered here: a TinyDB
         # Query costs ~10 us a record, 40 ms of a cold `latest` that reads two weeks.
-        data = AtomicJSONStorage(path, read_only=True).read() or {}
-        docs: Iterable[dict[str, Any]] = (data.get(PAPERS_TABLE) or {}).values()
+        docs: Iterable[dict[str, Any]] = week_records(path).values()
         if ids is not None:
             docs = [doc for doc in docs if doc.get("arxiv_id") in ids]
         if topic is not None:
@@ -359,8 +375,7 @@ class Store:
         week = IdMap(self).get(arxiv_id)
         if week is None:
             return None
-        data = AtomicJSONStorage(self.partition_path(week), read_only=True).read() or {}
-        for doc in (data.get(PAPERS_TABLE) or {}).values():
+        for doc in week_records(self.partition_path(week)).values():
             if doc.get("arxiv_id") == arxiv_id:
                 return paper_of_record(doc, self.partition_path(week))
         return None

@@ -851,6 +851,12 @@ def test_a_file_of_null_is_damaged_not_missing(isolated_home: Path) -> None:
     week = sorted((store / "papers").glob("*.json"))[-1]
     week.write_text("null")
     assert_error(run("latest", "-n", "500"), 1, f"{week.name} is damaged", "doctor --repair")
+    # A week file that empties is removed, never written: one of {} lost its papers, and
+    # read as an empty week it hid them from every command but doctor.
+    for empty in ("{}", '{"papers": {}}'):
+        week.write_text(empty)
+        for command in (["latest", "-n", "500"], ["export", "-f", "jsonl"]):
+            assert_error(run(*command), 1, f"{week.name} is damaged (it holds no papers)")
     following = isolated_home / "following.json"
     listed = following.read_bytes()
     following.write_text("null")
