@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from papertrack.errors import UsageError
 
-_UNITS = {"d": 1, "day": 1, "w": 7, "week": 7, "m": 30, "month": 30, "y": 365, "year": 365}
+_UNITS = {"d": 1, "day": 1, "w": 7, "week": 7}
 _RELATIVE = re.compile(
     r"^(?P<n>\d+|an?|one)\s*(?P<unit>d|w|m|y|days?|weeks?|months?|years?)(?:\s+ago)?$"
 )
@@ -72,8 +72,16 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
         count = 1 if raw in ("a", "an", "one") else int(raw)
         unit = match["unit"].rstrip("s") if len(match["unit"]) > 1 else match["unit"]
         try:
+            if unit[0] in "my":
+                # Calendar months and years: '2 months ago' on Dec 3 is Oct 3, and
+                # '12 months ago' is '1 year ago' (30-day months made them Oct 4 and
+                # Dec 8). A day the month lacks is its last (Mar 31 - 1 month: Feb 28).
+                from dateutil.relativedelta import relativedelta
+
+                months = count * (12 if unit[0] == "y" else 1)
+                return _midnight(today - relativedelta(months=months))
             return _midnight(today - timedelta(days=count * _UNITS[unit]))
-        except OverflowError:
+        except (OverflowError, ValueError):
             pass
     else:
         from dateutil import parser

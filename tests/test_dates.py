@@ -34,6 +34,22 @@ def test_a_year_is_its_first_day() -> None:
     assert parse_date("2025", now=TUESDAY) == datetime(2025, 1, 1, tzinfo=UTC)
 
 
+@pytest.mark.parametrize(
+    ("text", "now", "day"),
+    [
+        ("2 months ago", TUESDAY, date(2026, 10, 1)),  # 30-day months: Oct 2
+        ("12 months ago", TUESDAY, date(2025, 12, 1)),  # 30-day months: Dec 6
+        ("1 year ago", TUESDAY, date(2025, 12, 1)),
+        ("1m", TUESDAY, date(2026, 11, 1)),
+        ("a month ago", datetime(2026, 3, 31, tzinfo=UTC), date(2026, 2, 28)),
+        ("1 year ago", datetime(2028, 2, 29, tzinfo=UTC), date(2027, 2, 28)),
+        ("3 weeks ago", TUESDAY, date(2026, 11, 10)),
+    ],
+)
+def test_months_and_years_ago_are_calendar_months(text: str, now: datetime, day: date) -> None:
+    assert parse_date(text, now=now) == datetime.combine(day, datetime.min.time(), UTC)
+
+
 @pytest.mark.parametrize("text", ["12", "7", "202601", "0001"])
 def test_bare_numbers_are_refused_with_what_to_write(text: str) -> None:
     with pytest.raises(UsageError, match="bare number"):
