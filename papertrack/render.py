@@ -203,6 +203,10 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
 #: Below this console width `topics` and `trending` leave out a column (Source,
 #: Weeks): at 60 the others were cut to "1,7…" and "+100…".
 NARROW_LIST = 80
+#: Below this one they leave out more (topics its names: the slug names the topic;
+#: trending its ranks and shares): at 50 a count of 48 was cut to "4", and at 40
+#: trending's topic column was drawn 0 wide.
+NARROWEST_LIST = 60
 
 
 def _count_column(table: Table, header: str) -> None:
@@ -216,18 +220,24 @@ def topics_table(
     """`topics`: one row a topic with its slug, source and counts (no source below
     :data:`NARROW_LIST` columns of ``width``)."""
     narrow = width is not None and width < NARROW_LIST
+    narrowest = width is not None and width < NARROWEST_LIST
     table = Table(title=Text(safe(title), style="bold"), title_justify="left")
-    # A word longer than a narrow Name column is folded, not cut to "Compute…".
-    table.add_column("Name", style="bold", ratio=1, overflow="fold" if narrow else "ellipsis")
+    if not narrowest:
+        # A word longer than a narrow Name column is folded, not cut to "Compute…".
+        table.add_column("Name", style="bold", ratio=1, overflow="fold" if narrow else "ellipsis")
     # The slug is what a user types: never wrapped or cut; the name wraps instead.
     slug_width = max((len(str(row["topic"])) for row in rows), default=4)
-    table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
+    if narrowest:  # the one text column left: folded rather than pushing counts off
+        table.add_column("Slug", style="cyan", overflow="fold", min_width=10)
+    else:
+        table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
     if not narrow:
         table.add_column("Source")
     _count_column(table, "Papers")
     table.add_column("Last 4 weeks", justify="right", min_width=6)  # the header may wrap
     for row in rows:
-        cells = [Text(safe(row["name"])), Text(safe(row["topic"]))]
+        cells = [] if narrowest else [Text(safe(row["name"]))]
+        cells.append(Text(safe(row["topic"])))
         if not narrow:
             cells.append(Text(safe(row["source"])))
         cells += [Text(f"{row['papers']:,}"), Text(f"{row['last_4_weeks']:,}")]
@@ -278,8 +288,9 @@ def change_label(m: Momentum) -> str:
     return f"{pct:+d}%" if pct else "0%"
 
 
-def momentum_chart(m: Momentum, width: int = 40) -> Table:
-    """One bar per ISO week, oldest first, the count beside it, the current window bracketed."""
+def momentum_chart(m: Momentum, width: int = 40, compact: bool = False) -> Table:
+    """One bar per ISO week, oldest first, the count beside it, the current window bracketed
+    (``compact``: "Apr 6" for "Week of Apr 6" and the bracket without its words)."""
     table = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
     table.add_column("Week", no_wrap=True)
     table.add_column("Bar", no_wrap=True, min_width=width)
@@ -288,10 +299,14 @@ def momentum_chart(m: Momentum, width: int = 40) -> Table:
     top = max((w.count or 0 for w in m.weeks), default=0)
     current = [n for n, w in enumerate(m.weeks) if w.current]
     for n, week in enumerate(m.weeks):
+        label = week_label(week.start, m.as_of)
+        bracket = _bracket(n, current, m.window_weeks) + ("" if week.complete else " so far")
+        if compact:
+            label, bracket = label.removeprefix("Week of "), bracket[:1]
         table.add_row(
-            Text(week_label(week.start, m.as_of), style="bold" if week.current else ""),
+            Text(label, style="bold" if week.current else ""),
             *_bar_cells(week, top, width),
-            Text(_bracket(n, current, m.window_weeks) + ("" if week.complete else " so far")),
+            Text(bracket),
         )
     return table
 
@@ -314,12 +329,21 @@ def _bracket(n: int, rows: list[int], window: int) -> str:
     return "┘" if n == rows[-1] else "│"
 
 
+#: Below this console width the chart is drawn compact (see :func:`momentum_chart`):
+#: at 40 its labels were cut to "Week of Apr…" and its counts pushed off.
+COMPACT_CHART = 60
+
+
 def chart_width(console_width: int) -> int:
-    """Cells for the longest bar: 40, less on a narrow terminal (labels and counts need ~45)."""
-    return max(8, min(40, console_width - 45))
+    """Cells for the longest bar: 40, less on a narrow terminal (labels and counts need
+    ~45, ~25 in a compact chart)."""
+    room = console_width - (25 if console_width < COMPACT_CHART else 45)
+    return max(8, min(40, room))
 
 
-def momentum_block(m: Momentum, title: str | None = None, width: int = 40) -> Group:
+def momentum_block(
+    m: Momentum, title: str | None = None, width: int = 40, compact: bool = False
+) -> Group:
     """The topic page's momentum: the sentence, cautions, the weekly chart, what was counted.
 
     ``width`` is the longest bar in cells (see :func:`chart_width`).
@@ -330,7 +354,7 @@ def momentum_block(m: Momentum, title: str | None = None, width: int = 40) -> Gr
     parts.append(Text(describe(m)))
     parts.extend(Text(note, style="yellow") for note in notes(m))
     # Blank lines rather than Padding, which fills its lines with spaces to the full width.
-    parts.extend((Text(""), momentum_chart(m, width), Text("")))
+    parts.extend((Text(""), momentum_chart(m, width, compact), Text("")))
     parts.append(Text(footer(m), style="dim"))
     return Group(*parts)
 
@@ -339,13 +363,16 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
     """Topics ranked by momentum: counts in both windows, change, share and a sparkline
     (none below :data:`NARROW_LIST` columns of ``width``)."""
     narrow = width is not None and width < NARROW_LIST
+    narrowest = width is not None and width < NARROWEST_LIST
     table = Table(title=Text(safe(title), style="bold"), title_justify="left")
-    table.add_column("#", justify="right", style="dim", no_wrap=True)
-    table.add_column("Topic", style="bold")
+    if not narrowest:
+        table.add_column("#", justify="right", style="dim", no_wrap=True)
+    table.add_column("Topic", style="bold", min_width=10, overflow="fold")
     for header in ("Now", "Before"):
         _count_column(table, header)
     table.add_column("Change", justify="right", no_wrap=True, min_width=7)
-    _count_column(table, "Share")
+    if not narrowest:
+        _count_column(table, "Share")
     if not narrow:
         table.add_column("Weeks", no_wrap=True, style="cyan")
     few = False
@@ -356,13 +383,13 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
             few = True
         share = "–" if m.share is None else f"{100 * m.share:.1f}%"
         cells: list[str | Text] = [
-            str(n),
             Text(safe(m.name)),
             f"{m.current.count:,}" if m.current.covered_days else "no data",
             f"{m.previous.count:,}" if m.previous.covered_days else "no data",
             change,
-            share,
         ]
+        if not narrowest:
+            cells = [str(n), *cells, share]
         if not narrow:
             cells.append(sparkline([w.count for w in m.weeks]))
         table.add_row(*cells)
@@ -380,6 +407,7 @@ def topic_page(
     width: int = 40,
     related: Sequence[tuple[str, int]] = (),
     ask: str = "",
+    compact: bool = False,
 ) -> Group:
     """The topic page: header, momentum with its chart, the latest papers, related topics, ask.
 
@@ -390,7 +418,11 @@ def topic_page(
     if description:
         parts.append(Text(safe(description), style="dim"))
     parts.extend(
-        (Text(""), momentum_block(m, f"Momentum as of {format_day(m.as_of)}", width), Text(""))
+        (
+            Text(""),
+            momentum_block(m, f"Momentum as of {format_day(m.as_of)}", width, compact),
+            Text(""),
+        )
     )
     parts.append(papers if papers is not None else Text(safe(latest_title), style="bold"))
     if related:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 
 import pytest
 
@@ -128,18 +129,20 @@ def test_no_tag_word_is_broken_across_lines(width: str, monkeypatch: pytest.Monk
     assert "Reinforcement" in pieces or "Learning" not in pieces
 
 
-@pytest.mark.parametrize("width", ["60", "79"])
+@pytest.mark.parametrize("width", ["40", "50", "60", "79"])
 def test_narrow_lists_cut_no_number_and_leave_a_column_out(
     width: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """At 60 columns `topics` showed "1,7…" for 1,774 papers and `trending` "+100…"."""
+    """At 60 columns `topics` showed "1,7…" for 1,774 papers and `trending` "+100…"; at
+    50 `topics` cut 48 to "4", and at 40 `trending` drew its topics 0 wide."""
     monkeypatch.setenv("COLUMNS", width)
     topics = run("topics")
     assert topics.exit_code == 0, topics.stderr
     assert max(len(line) for line in topics.stdout.splitlines()) <= int(width)
     assert "…" not in topics.stdout and "Source" not in topics.stdout
     for row in json.loads(run("topics", "--json").stdout):
-        assert f" {row['topic']} " in topics.stdout
+        if int(width) >= 60:  # below, the slug column, the only text left, may fold
+            assert f" {row['topic']} " in topics.stdout
         assert re.search(rf"│ +{row['papers']:,} │ +{row['last_4_weeks']:,} │", topics.stdout)
     trending = run("trending", "--as-of", "2025-08-31")
     assert trending.exit_code == 0, trending.stderr
@@ -147,6 +150,8 @@ def test_narrow_lists_cut_no_number_and_leave_a_column_out(
     for row in json.loads(run("trending", "--as-of", "2025-08-31", "--json").stdout):
         before = "no data" if row["previous"] == 0 else f"{row['previous']:,}"
         assert re.search(rf"│ +{row['current']:,} │ +({before}|0) │", trending.stdout)
+    names = re.findall(r"^│ (?:\s*\d+ │ )?(\S.*?)\s*│", trending.stdout, re.M)
+    assert names and all(name.strip() for name in names)  # no topic column 0 wide
     wide = run("trending", "--as-of", "2025-08-31", env={"COLUMNS": "80"})
     assert "Weeks" in wide.stdout and "Source" in run("topics", env={"COLUMNS": "80"}).stdout
 
@@ -161,3 +166,23 @@ def test_a_width_too_small_to_draw_at_draws_at_80(
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) > 5 and max(len(line) for line in lines) == 80
+
+
+@pytest.mark.parametrize("width", ["40", "59"])
+def test_a_narrow_momentum_chart_keeps_every_week_and_count(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 40 columns every label read "Week of Aug…" and the counts were pushed off."""
+    monkeypatch.setenv("COLUMNS", width)
+    shown = run("momentum", "llm-agent-training", "--as-of", "2025-08-31")
+    assert shown.exit_code == 0, shown.stderr
+    assert max(len(line) for line in shown.stdout.splitlines()) <= int(width)
+    weeks = json.loads(
+        run("momentum", "llm-agent-training", "--as-of", "2025-08-31", "--json").stdout
+    )["weeks"]
+    for week in weeks:
+        start = date.fromisoformat(week["week_start"])
+        label = f"{start:%b} {start.day}" + ("" if start.year == 2025 else f", {start.year}")
+        count = "no data" if week["count"] is None else f"{week['count']:,}"
+        line = rf"^{re.escape(label)} +(?:[^\d\s]+ +)?{count}\b"
+        assert re.search(line, shown.stdout, re.M), (label, count)

@@ -175,7 +175,9 @@ def momentum(
 
             title = f"{chosen.name} — momentum as of {render.format_day(day)}"
             console = out()
-            console.print(render.momentum_block(result, title, render.chart_width(console.width)))
+            compact = console.width < render.COMPACT_CHART
+            width = render.chart_width(console.width)
+            console.print(render.momentum_block(result, title, width, compact))
         if store.count() == 0:
             say(EMPTY_STORE)
 
@@ -328,8 +330,11 @@ def topic_page(
                 table = render.papers_table(papers, header, names, console.width)
             width = render.chart_width(console.width)
             shown = [(names.get(s, s), n) for s, n in related]
+            compact = console.width < render.COMPACT_CHART
             console.print(
-                render.topic_page(result, chosen.description, table, header, width, shown, ask)
+                render.topic_page(
+                    result, chosen.description, table, header, width, shown, ask, compact
+                )
             )
         if store.count() == 0:
             say(EMPTY_STORE)
