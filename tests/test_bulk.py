@@ -311,6 +311,8 @@ def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -
     )
     assert again.returncode == 0, again.stderr
     assert "resumed at line" in again.stderr
+    # The counts are the whole file's, and say so: 3,000 new, not the rest alone.
+    assert "; counts include the earlier run's): 3,000 papers: 3,000 new" in again.stderr
     stored = records(Store(db))  # fails on any paper stored twice
     assert len(stored) == 3000
     index = Store(db).index()

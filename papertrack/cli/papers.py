@@ -58,7 +58,13 @@ def _source_line(item: SourceReport) -> str:
     counts = f"{item.new:,} new, {item.updated:,} updated, {item.unchanged:,} unchanged"
     skipped = f", {item.skipped:,} skipped" if item.skipped else ""
     filtered = f", {item.filtered:,} left out by --category" if item.filtered else ""
-    resumed = f" (resumed at line {item.resumed_at:,})" if item.resumed_at else ""
+    # The counts are the whole file's: "83,510 new" after a resume at line 10,001 read
+    # as 83,510 papers new to this run.
+    resumed = (
+        f" (resumed at line {item.resumed_at:,}; counts include the earlier run's)"
+        if item.resumed_at
+        else ""
+    )
     papers = f"{item.papers:,} paper{'s' if item.papers != 1 else ''}"
     return f"{item.source}{kind}{resumed}: {papers}: {counts}{skipped}{filtered}"
 
