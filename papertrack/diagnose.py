@@ -64,8 +64,18 @@ class WeekCount:
     count: int
     total: int
 
+    @property
+    def no_data(self) -> bool:
+        """A week the store holds no paper of: "no data", never zero (as in momentum)."""
+        return self.total == 0
+
     def to_dict(self) -> dict[str, Any]:
-        return {"week_start": self.start.isoformat(), "count": self.count, "total": self.total}
+        return {
+            "week_start": self.start.isoformat(),
+            "count": None if self.no_data else self.count,
+            "total": self.total,
+            "no_data": self.no_data,
+        }
 
 
 @dataclass(frozen=True)

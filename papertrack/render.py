@@ -544,7 +544,10 @@ def trial_view(trial: Trial, title: str) -> Group:
     weeks.add_column("All papers", justify="right")
     weeks.add_column("Share", justify="right")
     for week in trial.weeks:
-        part = "–" if not week.total else f"{100 * week.count / week.total:.1f}%"
+        if week.no_data:
+            weeks.add_row(format_day(week.start), Text("no data", style="dim italic"), "0", "–")
+            continue
+        part = f"{100 * week.count / week.total:.1f}%"
         weeks.add_row(format_day(week.start), f"{week.count:,}", f"{week.total:,}", part)
     parts += [weeks, Text("")]
     if trial.sample:

@@ -336,7 +336,14 @@ def test_topics_test_counts_share_weeks_and_a_reproducible_sample(stored: None) 
     assert all(d.weekday() == 0 for d in starts)
     assert starts[-1] == date(2025, 8, 25) and starts == sorted(starts)
     in_series = [p for p in matches if starts[0].isoformat() <= p["paper_date"][:10] <= AS_OF]
-    assert sum(w["count"] for w in weeks) == len(in_series)
+    assert sum(w["count"] or 0 for w in weeks) == len(in_series)
+    # A week the store holds nothing of is no data, as in momentum, not zero matches.
+    for week in weeks:
+        assert week["no_data"] == (week["total"] == 0)
+        assert (week["count"] is None) == week["no_data"]
+    assert any(w["no_data"] for w in weeks) and not all(w["no_data"] for w in weeks)
+    table = run("topics", "test", query, "--as-of", AS_OF).stdout
+    assert table.count("no data") == sum(w["no_data"] for w in weeks)
     aug18 = next(w for w in weeks if w["week_start"] == "2025-08-18")
     assert aug18["total"] == sum(
         "2025-08-18" <= p["paper_date"][:10] <= "2025-08-24" for p in papers()
