@@ -274,6 +274,8 @@ def test_the_topic_page_ends_with_related_topics_and_the_ask_line(store: Store) 
     # The recorded feeds all fall inside the chart's 12 weeks before the as-of day.
     want = related_topics(shared_counts(tags), "llm-agent-training", 3)
     assert [(r["topic"], r["shared"]) for r in data["related"]] == want
+    names = {t["topic"]: t["name"] for t in json.loads(run("topics", "--json").stdout)}
+    assert [r["name"] for r in data["related"]] == [names[slug] for slug, _ in want]
     assert len(want) == 3
     assert data["ask"].startswith("papertrack ask llm-agent-training '")
     text = run("topic", "llm-agent-training", "--as-of", "2025-08-22")

@@ -300,6 +300,7 @@ def topic_page(
             keep=lambda p: p.paper_date is None or p.paper_date.astimezone(UTC).date() <= day,
         )
         related = _related(store, catalog, chosen.slug, result)
+        names = {t.slug: t.name for t in catalog.topics}
         import shlex
 
         # Quoted for a shell, so it runs when pasted whatever the name holds ("Bob's").
@@ -313,7 +314,9 @@ def topic_page(
                     "momentum": result.to_dict(),
                     "papers_total": total,
                     "papers": [p.to_dict() for p in papers],
-                    "related": [{"topic": s, "shared": n} for s, n in related],
+                    "related": [
+                        {"topic": s, "name": names.get(s, s), "shared": n} for s, n in related
+                    ],
                     "ask": ask,
                 }
             )
@@ -321,7 +324,6 @@ def topic_page(
             from papertrack import render
 
             header = f"Latest papers ({total:,})"
-            names = {t.slug: t.name for t in catalog.topics}
             table: Any = None
             console = out()
             if papers and abstract:
