@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -385,6 +386,52 @@ def test_a_read_only_store_is_an_error_and_stays_as_it_was(home: Path) -> None:
     finally:
         for folder in folders:
             folder.chmod(0o700)
+    assert snapshot(store) == before
+
+
+def _read_only_run(store: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """papertrack run on ``store`` mounted read-only (root: a private bind mount, the
+    test skipped where that is not allowed), or with its folders made read-only."""
+    command = [sys.executable, "-m", "papertrack", "--db", str(store), *args]
+    if os.geteuid() != 0:
+        folders = [store, *(p for p in store.rglob("*") if p.is_dir())]
+        for folder in folders:
+            folder.chmod(0o500)
+        try:
+            return subprocess.run(command, capture_output=True, text=True, timeout=120)
+        finally:
+            for folder in folders:
+                folder.chmod(0o700)
+    where = shlex.quote(str(store))
+    mount = f"mount --bind {where} {where} && mount -o remount,ro,bind {where} {where}"
+
+    def in_mount(then: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["unshare", "-m", "sh", "-c", f"{mount} && {then}"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    probe = in_mount(f"! touch {where}/.probe 2>/dev/null")
+    if probe.returncode != 0:
+        pytest.skip(f"no private read-only mount here: {probe.stderr.strip()}")
+    return in_mount("exec " + " ".join(map(shlex.quote, command)))
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None and os.geteuid() == 0, reason="no unshare")
+def test_a_read_only_store_is_read_with_its_tags_when_the_topics_changed(home: Path) -> None:
+    """A store on a read-only disk, read by a data home whose topics differ from the
+    ones it was tagged with: every command, show included, failed on the store lock."""
+    store = home / "store"
+    before = snapshot(store)
+    with open(home / "topics.toml", "a", encoding="utf-8") as handle:
+        handle.write('\n[[topic]]\nname = "Zebras"\nquery = "zebra*"\n')
+    shown = _read_only_run(store, ["latest", "-n", "3", "--json"])
+    assert shown.returncode == 0, shown.stderr
+    assert len(json.loads(shown.stdout)) == 3
+    assert "is read-only, so its papers keep the tags they were given" in shown.stderr
+    assert "zebras" in shown.stderr
     assert snapshot(store) == before
 
 

@@ -540,7 +540,23 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
     Also upgrades an index written by an older papertrack (rebuilt from the partitions).
     A retag reads every week file: a spinner says so (see :func:`busy`).
     """
-    if not store.tags_current(catalog) or store.index_outdated():
+    outdated = store.index_outdated()
+    if not store.tags_current(catalog) and not outdated and not os.access(store.path, os.W_OK):
+        # A store on a read-only disk (or another user's) is read with the tags it
+        # has, rather than not at all: every command, show included, failed on its lock.
+        stored = store.index().fingerprints
+        wanted = catalog.fingerprints()
+        changed = sorted(slug for slug in wanted if stored.get(slug) != wanted[slug])
+        named = ", ".join(changed[:3]) + (
+            f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        )
+        say(
+            f"Note: {visible(str(store.path))} is read-only, so its papers keep the tags "
+            f"they were given; those of {named} may be out of date. Make the store "
+            "writable to retag them."
+        )
+        return
+    if not store.tags_current(catalog) or outdated:
         with busy("Retagging stored papers for the changed topics") as progress:
             store.refresh(catalog, progress)
     if store.text_index_missing():
