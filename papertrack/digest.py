@@ -400,17 +400,27 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def digest_dict(digest: Digest) -> dict[str, Any]:
-    """{generated, since, topics: [{topic, name, momentum, papers: [paper dicts]}]}."""
+def _moment(value: datetime) -> str:
+    """A time as every paper's times are written: UTC, to the second, with "Z"."""
+    return value.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def digest_dict(
+    digest: Digest, momentum: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, Any]:
+    """{generated, since, last_digest, topics: [{topic, name, momentum, momentum_text,
+    papers: [paper dicts]}]}; ``momentum`` maps a slug to its momentum object, the
+    same as ``papertrack momentum --json`` gives."""
     return {
-        "generated": digest.generated.astimezone(UTC).isoformat(),
-        "since": digest.since.astimezone(UTC).isoformat(),
-        "last_digest": digest.last.astimezone(UTC).isoformat() if digest.last else None,
+        "generated": _moment(digest.generated),
+        "since": _moment(digest.since),
+        "last_digest": _moment(digest.last) if digest.last else None,
         "topics": [
             {
                 "topic": s.topic,
                 "name": s.name,
-                "momentum": s.momentum,
+                "momentum": (momentum or {}).get(s.topic),
+                "momentum_text": s.momentum,
                 "papers": [p.to_dict() for p in s.papers],
             }
             for s in digest.sections

@@ -150,7 +150,7 @@ def test_successive_days_no_paper_twice_none_missing(tmp_path: Path, isolated_ho
     assert ids(second)[:2] == ["2611.00004", "2611.00006"]  # newest first within the topic
     third = digest_json()
     assert ids(third) == []
-    assert third["topics"][0]["momentum"]  # the sentence is there even when empty
+    assert third["topics"][0]["momentum_text"]  # the sentence is there even when empty
     # The old paper never comes: nothing dated before the first digest's 7-day window.
     shown = ids(first) + ids(second)
     assert len(shown) == len(set(shown))
@@ -254,9 +254,15 @@ def test_json_shape(tmp_path: Path) -> None:
     datetime.fromisoformat(data["generated"])
     assert data["since"] is not None  # the first digest's 7-day window
     zebra, stripe = data["topics"]
-    assert set(zebra) == {"topic", "name", "momentum", "papers"}
+    assert set(zebra) == {"topic", "name", "momentum", "momentum_text", "papers"}
     assert (zebra["topic"], zebra["name"]) == ("zebra-studies", "Zebra Studies")
-    assert zebra["momentum"].endswith(".")
+    assert zebra["momentum_text"].endswith(".")
+    # The momentum object of the stable schema, as `momentum --json` gives it.
+    alone = json.loads(run("momentum", "zebra-studies", "--json").stdout)
+    assert zebra["momentum"] == alone
+    # Times as a paper's are written: UTC to the second, with "Z".
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["generated"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["since"])
     paper = zebra["papers"][0]
     assert paper["arxiv_id"] == "2611.00050" and paper["title"] == "Zebra"
     assert paper["authors"] == ["A"] and paper["primary_category"] == "cs.AI"
@@ -274,7 +280,7 @@ def test_the_digests_momentum_keeps_its_cautions(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.stderr
     measured = json.loads(shown.stdout)
     assert any(note.startswith("No data for") for note in measured["notes"])
-    sentence = digest_json("--dry-run")["topics"][0]["momentum"]
+    sentence = digest_json("--dry-run")["topics"][0]["momentum_text"]
     assert sentence == " ".join([measured["summary"], *measured["notes"]])
 
 

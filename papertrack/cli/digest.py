@@ -377,7 +377,8 @@ def _render(
     from papertrack import digest as core
 
     if fmt is DigestFormat.json:
-        return json_text(core.digest_dict(result), indent=2) + "\n"
+        objects = {slug: m.to_dict() for slug, m in measured.items()}
+        return json_text(core.digest_dict(result, objects), indent=2) + "\n"
     if fmt is DigestFormat.markdown:
         return core.render_markdown(result, names)
     if fmt is DigestFormat.html:
