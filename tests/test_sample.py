@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,6 +127,21 @@ def test_a_reader_that_stops_early_is_no_error(sample: Path, fmt: str) -> None:
     assert b"Traceback" not in stderr and b"Error" not in stderr
 
 
+def papertrack_into(stdout: Any, home: Path, command: list[str]) -> Any:
+    """papertrack run in a process of its own with ``stdout`` as its standard output."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "papertrack", *command],
+        env={**os.environ, "PAPERTRACK_HOME": str(home)},
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=120,
+    )
+
+
 @pytest.mark.parametrize("command", [["latest", "-n", "3"], ["momentum", "gui-agents"]])
 def test_a_table_into_a_pipe_closed_before_it_is_written_is_no_error(
     sample: Path, command: list[str]
@@ -133,19 +149,11 @@ def test_a_table_into_a_pipe_closed_before_it_is_written_is_no_error(
     """`papertrack momentum gui-agents 2>&1 | head -1`: the note fills head's line, head
     exits, and the table met a closed pipe: Rich's own handling ended with exit 1."""
     import os
-    import subprocess
-    import sys
 
     read, write = os.pipe()
     os.close(read)  # the reader is gone before anything is written
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "papertrack", *command],
-            env={**os.environ, "PAPERTRACK_HOME": str(sample)},
-            stdout=write,
-            stderr=subprocess.PIPE,
-            timeout=120,
-        )
+        done = papertrack_into(write, sample, command)
     finally:
         os.close(write)
     assert done.returncode == 0, done.stderr
@@ -155,18 +163,8 @@ def test_a_table_into_a_pipe_closed_before_it_is_written_is_no_error(
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("command", [["latest", "--json"], ["latest"], ["export", "-f", "csv"]])
 def test_output_onto_a_full_disk_is_an_error_not_a_bug(sample: Path, command: list[str]) -> None:
-    import os
-    import subprocess
-    import sys
-
     with open("/dev/full", "wb") as full:
-        done = subprocess.run(
-            [sys.executable, "-m", "papertrack", *command],
-            env={**os.environ, "PAPERTRACK_HOME": str(sample)},
-            stdout=full,
-            stderr=subprocess.PIPE,
-            timeout=120,
-        )
+        done = papertrack_into(full, sample, command)
     assert done.returncode == 1
     lines = done.stderr.decode().splitlines()
     assert lines[-1] == (
