@@ -133,38 +133,46 @@ def _index_rank(
     """The best papers of the index's groups of equal score (best first) that are of
     ``topic`` and dated since ``since``: whole groups, until ``limit`` are found.
 
-    Read a batch of weeks at a time: the topic and the date are known only from
-    the papers themselves, so cutting the index's list first left a question about a
-    topic with a few of its papers, or none.
+    The topic and the date are known only from the papers themselves, so cutting
+    the index's list first left a question about a topic with a few of its papers,
+    or none. Papers are read in batches, each 4 times the last, so a week file is
+    read a few times at most; weeks before ``since``, and weeks the store's index
+    says hold no paper of ``topic``, are not read at all.
     """
     from papertrack.store import week_of
 
     since_week = week_of(since) if since else None
+    held = store.index().counts.get(topic, {}) if topic is not None else None
     ranked: list[Ranked] = []
-    within: dict[str, set[str]] = {}
-    scores: dict[str, float] = {}
+    batch: list[tuple[str, str, float]] = []
+    size = POOL
 
     def read() -> None:
+        within: dict[str, set[str]] = {}
+        for pid, week, _ in batch:
+            within.setdefault(week, set()).add(pid)
+        scores = {pid: score for pid, _, score in batch}
         for paper in store.papers_within(within):
             if (topic is None or topic in paper.tags) and (
                 since is None or (paper.paper_date is not None and paper.paper_date >= since)
             ):
                 ranked.append(Ranked(paper, scores[paper.arxiv_id]))
-        within.clear()
+        batch.clear()
 
     for group in groups:
         for at, (pid, week, score) in enumerate(group):
             if since_week is not None and not (week[:1].isdigit() and week >= since_week):
                 continue  # undated, or a week wholly before --since
-            within.setdefault(week, set()).add(pid)
-            scores[pid] = score
+            if held is not None and not held.get(week):
+                continue  # no paper of the topic in that week
+            batch.append((pid, week, score))
             # Read at the end of a week: a group's later papers are of older weeks, so
             # once enough are found, the rest of the group ranks below them.
-            if len(scores) >= POOL and (at + 1 == len(group) or group[at + 1][1] != week):
+            if len(batch) >= size and (at + 1 == len(group) or group[at + 1][1] != week):
                 read()
-                scores.clear()
                 if len(ranked) >= limit:
                     return ranked
+                size *= 4
     read()
     return ranked
 

@@ -263,6 +263,9 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
         problems.append(problem)
         return None
     shape = shape_problem(data)  # what readers refuse, doctor reports
+    if shape is None and isinstance(data, dict) and not data.get(PAPERS_TABLE):
+        # As store.week_records refuses it: a week file that empties is removed.
+        shape = "it holds no papers"
     if shape is not None:
         problems.append(Problem(file, "damaged", f"is damaged: {shape}"))
         return None

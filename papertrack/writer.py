@@ -691,7 +691,11 @@ class _TextBatch:
         """The store write failed: undo the rows, so the index stays as it was."""
         if self.thread is not None:
             self.thread.join()
-            self.text.rollback()
+            # After the rows are in: a join cut short by Ctrl-C marks the thread done
+            # while it still runs (CPython 3.11), and a rollback under its executemany
+            # left the rest of its rows committed one by one.
+            with self.text.writing():
+                self.text.rollback()
 
 
 class _Shards(IdMap):

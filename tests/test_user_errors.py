@@ -904,6 +904,12 @@ def test_a_file_of_null_is_damaged_not_missing(isolated_home: Path) -> None:
         week.write_text(empty)
         for command in (["latest", "-n", "500"], ["export", "-f", "jsonl"]):
             assert_error(run(*command), 1, f"{week.name} is damaged (it holds no papers)")
+        # doctor says so too.
+        assert f"{week.name} is damaged: it holds no papers" in run("doctor").stdout
+    # --repair sets the file aside, and the store reads again.
+    assert run("doctor", "--repair").exit_code == 0
+    assert run("export", "-f", "jsonl").exit_code == 0
+    assert not week.exists() and run("doctor").exit_code == 0
     following = isolated_home / "following.json"
     listed = following.read_bytes()
     following.write_text("null")
