@@ -404,6 +404,14 @@ def test_stats_on_an_empty_store_creates_nothing(tmp_path: Path) -> None:
     assert not db.exists()
     typo = CliRunner().invoke(app, ["latest"], env={"PAPERTRACK_DB": str(db)})
     assert typo.exit_code == 1 and "Error: no store at" in typo.stderr
+    link = tmp_path / "unmounted"
+    link.symlink_to(tmp_path / "not-there")  # a link to a disk not mounted
+    dangling = CliRunner().invoke(app, ["--db", str(link), "latest"])
+    assert dangling.exit_code == 1 and "Error: no store at" in dangling.stderr
+    # Commands that may make a store leave one they need not make unmade.
+    forgot = CliRunner().invoke(app, ["--db", str(db), "topics", "teach", "gui-agents", "--forget"])
+    assert forgot.exit_code == 0, forgot.stderr
+    assert not db.exists() and not (tmp_path / "not-there").exists()
     db.mkdir()
     result = CliRunner().invoke(app, ["--db", str(db), "stats"])
     assert result.exit_code == 0

@@ -389,7 +389,7 @@ def open_store(*, create: bool = False) -> Store:
 
     where = paths.store_dir(state.db)
     _refuse_file_above(where)
-    if state.db and not create and not os.path.lexists(where):
+    if state.db and not create and not os.path.exists(where):  # a dangling link too
         raise StoreError(
             f"no store at {visible(str(where))}, which --db or PAPERTRACK_DB names. Check "
             "the path, or make a store there with 'papertrack ingest' or 'papertrack fetch'"

@@ -641,7 +641,11 @@ def _refit(
 
 
 def _retag(store: Store, catalog: Catalog) -> dict[str, Retagged]:
-    """Retag the store for ``catalog`` (a spinner on a terminal); what changed, per slug."""
+    """Retag the store for ``catalog`` (a spinner on a terminal); what changed, per slug.
+    A store not made yet is left so: a retag would make an empty one, where a --db
+    with a typo in it then read as a store with no papers."""
+    if not store.exists():
+        return {}
     with busy("Retagging stored papers") as progress:
         return store.refresh(catalog, progress)
 
