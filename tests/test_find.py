@@ -323,13 +323,17 @@ def test_output_never_replaces_what_papertrack_keeps(
     week = next((store / "papers").glob("*.json"))
     kept = {path: path.read_bytes() for path in store.rglob("*") if path.is_file()}
     (isolated_home / "topics.toml").write_text("# mine\n", encoding="utf-8")
-    for named in (week, store / "index.json", store / "new.csv", isolated_home / "topics.toml"):
+    owned = [week, store / "index.json", store / "new.csv", isolated_home / "topics.toml"]
+    for named in (*owned, isolated_home / ".teach.lock"):
         for command in (["export", "-f", "csv"], ["digest"]):
             result = run(*command, "-o", str(named))
             error_line(result, 2, str(named), "Name a file elsewhere")
     error_line(run("site", "-o", str(store / "site")), 2, "Name a file elsewhere")
     assert {path: path.read_bytes() for path in store.rglob("*") if path.is_file()} == kept
     assert (isolated_home / "topics.toml").read_text(encoding="utf-8") == "# mine\n"
+    # A log file that is a device is written into, not replaced: /dev/null may be both.
+    result = run("export", "-f", "csv", "-o", "/dev/null", env={"PAPERTRACK_LOG_FILE": "/dev/null"})
+    assert result.exit_code == 0, result.stderr
     # Another store (--db) is papertrack's too.
     other = tmp_path / "other-store"
     result = run("--db", str(other), "export", "-f", "csv", "-o", str(other / "x.csv"))

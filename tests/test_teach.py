@@ -115,6 +115,11 @@ def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path
     assert not (stored / "models" / "llm-agent-training.json").exists()
     shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
     assert shown["taught"] == {"in": [], "out": []}
+    # A damaged examples file does not stop the card: it says so, and taught is null.
+    (stored / "examples.json").write_text("{broken", encoding="utf-8")
+    damaged = run("topics", "show", "llm-agent-training", "--json")
+    assert damaged.exit_code == 0 and json.loads(damaged.stdout)["taught"] is None
+    assert "Warning: " in damaged.stderr and "examples.json is damaged" in damaged.stderr
 
 
 def test_unteach_keeps_a_topic_made_from_examples_one_paper_in(stored: Path) -> None:

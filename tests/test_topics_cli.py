@@ -585,5 +585,9 @@ def test_options_before_a_subcommand_are_refused_not_ignored(isolated_home: Path
         result = run("topics", *args)
         error_line(result, 2, f"{option} belongs to the subcommand: write it after 'topics {sub}'")
         assert result.stdout == ""
+    # A subcommand without that option is not told to take it.
+    error_line(
+        run("topics", "--json", "remove", "gui-agents"), 2, "'topics remove' takes no --json"
+    )
     listed = run("topics", "--json")
     assert listed.exit_code == 0 and json.loads(listed.stdout)

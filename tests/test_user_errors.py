@@ -427,11 +427,12 @@ def test_a_read_only_store_is_read_with_its_tags_when_the_topics_changed(home: P
     before = snapshot(store)
     with open(home / "topics.toml", "a", encoding="utf-8") as handle:
         handle.write('\n[[topic]]\nname = "Zebras"\nquery = "zebra*"\n')
+        handle.write('\n[[topic]]\nname = "GUI Agents"\nslug = "gui-agents"\nhidden = true\n')
     shown = _read_only_run(store, ["latest", "-n", "3", "--json"])
     assert shown.returncode == 0, shown.stderr
     assert len(json.loads(shown.stdout)) == 3
     assert "is read-only, so its papers keep the tags they were given" in shown.stderr
-    assert "zebras" in shown.stderr
+    assert "zebras" in shown.stderr and "gui-agents" in shown.stderr  # hidden ones too
     assert snapshot(store) == before
 
 

@@ -410,6 +410,8 @@ HOME_FILES = (
     "papertrack.log",
     "fetch-listings.json",
     "fetch-checkpoint.json",
+    ".teach.lock",
+    "fetch.lock",
 )
 HOME_FOLDERS = ("store", "models")
 
@@ -436,8 +438,12 @@ def output_path(output: Path | None, *, folder: bool = False) -> Path | None:
                 f"{visible(str(output))} is inside {place}, which papertrack keeps: writing "
                 "there would damage it. Name a file elsewhere"
             )
+    from papertrack.files import writes_into
+
     log_file = Path(os.path.realpath(Path(state.log_file).expanduser())) if state.log_file else None
-    if (target.parent == home and target.name in HOME_FILES) or target == log_file:
+    # A device or a pipe is written into, never replaced: /dev/null may be both.
+    own_log = target == log_file and not writes_into(output)
+    if (target.parent == home and target.name in HOME_FILES) or own_log:
         raise UsageError(
             f"{visible(str(output))} is papertrack's own {target.name}. Name a file elsewhere"
         )
@@ -541,12 +547,19 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
     A retag reads every week file: a spinner says so (see :func:`busy`).
     """
     outdated = store.index_outdated()
-    if not store.tags_current(catalog) and not outdated and not os.access(store.path, os.W_OK):
+    current = store.tags_current(catalog)
+    if (outdated or not current) and store.exists() and not os.access(store.path, os.W_OK):
+        if outdated:
+            raise StoreError(
+                f"{visible(str(store.path))} was written by an older papertrack and is "
+                "upgraded once by the first command that can write it. Make it writable "
+                "and run any command"
+            )
         # A store on a read-only disk (or another user's) is read with the tags it
         # has, rather than not at all: every command, show included, failed on its lock.
         stored = store.index().fingerprints
         wanted = catalog.fingerprints()
-        changed = sorted(slug for slug in wanted if stored.get(slug) != wanted[slug])
+        changed = sorted(s for s in {*stored, *wanted} if stored.get(s) != wanted.get(s))
         named = ", ".join(changed[:3]) + (
             f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         )
@@ -556,7 +569,7 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
             "writable to retag them."
         )
         return
-    if not store.tags_current(catalog) or outdated:
+    if not current or outdated:
         with busy("Retagging stored papers for the changed topics") as progress:
             store.refresh(catalog, progress)
     if store.text_index_missing():

@@ -34,7 +34,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit, emit_json
 from papertrack.errors import PapertrackError, UsageError
-from papertrack.text import quoted
+from papertrack.text import quoted, visible
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -175,7 +175,14 @@ def topics_main(
         # `topics --json list` printed a table: the options were the group's, not the list's.
         with errors():
             sub = ctx.invoked_subcommand
-            raise UsageError(f"{given[0]} belongs to the subcommand: write it after 'topics {sub}'")
+            group: Any = ctx.command
+            command = group.get_command(ctx, sub) if sub else None
+            takes = command is not None and any(given[0] in p.opts for p in command.params)
+            if takes:
+                raise UsageError(
+                    f"{given[0]} belongs to the subcommand: write it after 'topics {sub}'"
+                )
+            raise UsageError(f"'topics {sub}' takes no {given[0]}. Leave it out")
 
 
 @topics_app.command("list", epilog=EXIT_CODES)
@@ -266,11 +273,17 @@ def topics_show(
             out().print(render.topic_card(info))
 
 
-def _taught_ids(slug: str) -> dict[str, list[str]]:
-    """The papers taught to a topic: ``in`` and ``out``, ids sorted."""
+def _taught_ids(slug: str) -> dict[str, list[str]] | None:
+    """The papers taught to a topic: ``in`` and ``out``, ids sorted (None when the
+    examples file cannot be read)."""
     from papertrack.training import load_examples
 
-    taught = load_examples(paths.user_examples_file()).get(slug, {})
+    try:
+        taught = load_examples(paths.user_examples_file()).get(slug, {})
+    except PapertrackError as exc:
+        # The card is still worth showing; teach and latest say the same error.
+        say(f"Warning: {visible(str(exc)).rstrip('.')}.")
+        return None
     return {
         "in": sorted(pid for pid, inside in taught.items() if inside),
         "out": sorted(pid for pid, inside in taught.items() if not inside),
