@@ -117,6 +117,11 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise write_error(path, exc) from exc
+    except BaseException:
+        # Ctrl-C while the bytes went down: no temp file is left for doctor to report.
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     _fsync_dir(path.parent)
 
 
