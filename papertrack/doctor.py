@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from papertrack.errors import StoreError
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of
 from papertrack.models import Paper, Progress
-from papertrack.storage import PAPERS_TABLE, shape_problem
+from papertrack.storage import PAPERS_TABLE, shape_problem, week_problem
 from papertrack.store import Store, id_shard
 
 if TYPE_CHECKING:
@@ -262,10 +262,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
     if problem is not None:
         problems.append(problem)
         return None
-    shape = shape_problem(data)  # what readers refuse, doctor reports
-    if shape is None and isinstance(data, dict) and not data.get(PAPERS_TABLE):
-        # As store.week_records refuses it: a week file that empties is removed.
-        shape = "it holds no papers"
+    shape = week_problem(data)  # what readers refuse, doctor reports
     if shape is not None:
         problems.append(Problem(file, "damaged", f"is damaged: {shape}"))
         return None

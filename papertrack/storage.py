@@ -50,9 +50,11 @@ class AtomicJSONStorage(Storage):
     write leaves it unreadable or silently cut (it did in 10 of 10 kills; see docs/store.md).
     """
 
-    def __init__(self, path: Path, read_only: bool = False) -> None:
+    def __init__(self, path: Path, read_only: bool = False, week: bool = False) -> None:
         self.path = Path(path)
         self.read_only = read_only
+        #: A week file read for its papers: checked by :func:`week_problem`.
+        self.week = week
 
     def read(self) -> dict[str, dict[str, Any]] | None:
         raw = read_if_there(self.path)
@@ -63,7 +65,7 @@ class AtomicJSONStorage(Storage):
         data = parse_json(self.path, raw)
         # Checked here, once, so that a garbled file is a StoreError naming it in every
         # reader rather than a KeyError deep inside TinyDB or Paper.from_record.
-        problem = shape_problem(data)
+        problem = week_problem(data) if self.week else shape_problem(data)
         if problem or not isinstance(data, dict):
             raise StoreError(f"store file {self.path} is damaged ({problem}). {REPAIR_HINT}")
         return data
@@ -91,6 +93,17 @@ def stat_key(path: Path) -> tuple[int, int, int] | None:
 
 #: The tables of store files (week files, id map shards, the index).
 _TABLES = frozenset({PAPERS_TABLE, "ids", "counts", "meta", "categories"})
+
+
+def week_problem(data: Any) -> str | None:
+    """Why ``data`` (a parsed week file) is damaged, or None: :func:`shape_problem`, or
+    no papers at all. A week file that empties is removed, never written, so one of
+    ``{}`` lost its papers, and read as an empty week it hid them from every command
+    but doctor. Used by the readers and by doctor alike."""
+    problem = shape_problem(data)
+    if problem is None and not data.get(PAPERS_TABLE):
+        return "it holds no papers"
+    return problem
 
 
 def shape_problem(data: Any) -> str | None:

@@ -127,17 +127,10 @@ def week_records(path: Path) -> dict[str, dict[str, Any]]:
     """The records of a week file by TinyDB id ({} when the file is gone).
 
     Raises:
-        StoreError: the file holds no papers: a week file that empties is removed,
-            never written, so a file of ``{}`` is damaged, and taken as an empty week
-            it hid its papers from every command but doctor.
+        StoreError: the file is damaged (:func:`week_problem`), one of no papers too.
     """
-    data = AtomicJSONStorage(path, read_only=True).read()
-    if data is None:
-        return {}
-    records = data.get(PAPERS_TABLE)
-    if not records:
-        raise StoreError(f"store file {path} is damaged (it holds no papers). {REPAIR_HINT}")
-    return records
+    data = AtomicJSONStorage(path, read_only=True, week=True).read()
+    return {} if data is None else data[PAPERS_TABLE]
 
 
 def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
