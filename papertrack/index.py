@@ -63,6 +63,12 @@ class Index:
     #: step with (an index.json without one, from an older papertrack, matches none).
     generation: str = ""
 
+    def changed_topics(self, wanted: dict[str, str]) -> set[str]:
+        """The slugs whose fingerprint in ``wanted`` (a catalog's) is not the one the
+        stored tags were made with: changed, added or gone."""
+        stored = self.fingerprints
+        return {slug for slug in {*stored, *wanted} if stored.get(slug) != wanted.get(slug)}
+
     @classmethod
     def from_tinydb(cls, data: dict[str, Any] | None) -> Index:
         index = cls()

@@ -254,13 +254,8 @@ class StoreWriter:
                 pass  # no index (a full disk): readers scan, and the next writer tries again
             self.index = copy.deepcopy(self.store.index())  # with the generation it wrote
             self.text_live = self.text.synced_with(self.index.generation)
-        wanted = self.catalog.fingerprints()
-        if self.index.fingerprints != wanted:
-            changed = {
-                slug
-                for slug in set(wanted) | set(self.index.fingerprints)
-                if wanted.get(slug) != self.index.fingerprints.get(slug)
-            }
+        changed = self.index.changed_topics(self.catalog.fingerprints())
+        if changed:
             self.retag(changed)
 
     # -- batches

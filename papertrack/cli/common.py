@@ -557,9 +557,7 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
             )
         # A store on a read-only disk (or another user's) is read with the tags it
         # has, rather than not at all: every command, show included, failed on its lock.
-        stored = store.index().fingerprints
-        wanted = catalog.fingerprints()
-        changed = sorted(s for s in {*stored, *wanted} if stored.get(s) != wanted.get(s))
+        changed = sorted(store.index().changed_topics(catalog.fingerprints()))
         named = ", ".join(changed[:3]) + (
             f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         )
