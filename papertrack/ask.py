@@ -139,7 +139,7 @@ def _index_rank(
     read a few times at most; weeks before ``since``, and weeks the store's index
     says hold no paper of ``topic``, are not read at all.
     """
-    from papertrack.store import week_of
+    from papertrack.store import UNDATED, week_of
 
     since_week = week_of(since) if since else None
     held = store.index().counts.get(topic, {}) if topic is not None else None
@@ -161,7 +161,7 @@ def _index_rank(
 
     for group in groups:
         for at, (pid, week, score) in enumerate(group):
-            if since_week is not None and not (week[:1].isdigit() and week >= since_week):
+            if since_week is not None and (week == UNDATED or week < since_week):
                 continue  # undated, or a week wholly before --since
             if held is not None and not held.get(week):
                 continue  # no paper of the topic in that week

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.errors import StoreError
+from papertrack.index import week_sort_key
 from papertrack.query import And, Category, Not, Or, Term, author_words, tokenize
 
 __all__ = [
@@ -425,9 +426,8 @@ class TextIndex:
                         found.append((str(pid), str(week), scores[rowid], rowid))
             except sqlite3.Error as exc:
                 raise _unreadable(exc) from None
-            # Newest week first (weeks are ISO dates; the undated last), then the
-            # latest indexed.
-            found.sort(key=lambda f: (f[1][:1].isdigit(), f[1], f[3]), reverse=True)
+            # Newest week first (the undated last), then the latest indexed.
+            found.sort(key=lambda f: (week_sort_key(f[1]), f[3]), reverse=True)
             if found:
                 yield [(pid, week, score) for pid, week, score, _ in found]
 

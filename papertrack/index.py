@@ -24,6 +24,12 @@ UNDATED = "undated"
 ALL = "*"
 
 
+def week_sort_key(key: str) -> str:
+    """A week key to sort by: undated entries after every dated week, i.e. last when
+    newest first."""
+    return "0000" if key == UNDATED else key
+
+
 def week_of(moment: datetime | None) -> str:
     """The partition key: the Monday (UTC) of the ISO week of ``moment``, or 'undated'."""
     if moment is None:

@@ -43,7 +43,7 @@ from tinydb import TinyDB
 
 from papertrack.errors import StoreError
 from papertrack.files import TEMP_NAME, Lock, temp_files, write_atomic
-from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_start
+from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_sort_key, week_start
 from papertrack.models import Paper, Progress, paper_date_key
 from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage
 from papertrack.text import visible
@@ -116,11 +116,6 @@ def id_shard(arxiv_id: str) -> str:
     if sep and len(tail) >= 4 and tail[:4].isdigit() and head.replace("-", "").isalpha():
         return "o" + tail[:4]
     return "x" + hashlib.sha1(arxiv_id.encode("utf-8")).hexdigest()[:2]
-
-
-def _week_sort_key(key: str) -> str:
-    # Undated entries sort after every dated week, i.e. last when newest-first.
-    return "0000" if key == UNDATED else key
 
 
 def week_records(path: Path) -> dict[str, dict[str, Any]]:
@@ -423,7 +418,7 @@ class Store:
         if not folder.is_dir():
             return []
         keys = [p.stem for p in folder.glob("*.json") if not p.name.startswith(".")]
-        return sorted(keys, key=_week_sort_key, reverse=True)
+        return sorted(keys, key=week_sort_key, reverse=True)
 
     def latest(
         self,
@@ -444,7 +439,7 @@ class Store:
         the papers further.
         """
         counts = self.index().counts.get(topic or ALL, {})
-        weeks = sorted((w for w, n in counts.items() if n > 0), key=_week_sort_key, reverse=True)
+        weeks = sorted((w for w, n in counts.items() if n > 0), key=week_sort_key, reverse=True)
         since_week = week_of(since) if since else None
         found: list[Paper] = []
         for week in weeks:
