@@ -269,7 +269,7 @@ def log(message: str) -> Path | None:
         home = paths.home()
         if not home.is_dir():
             return None
-        path = home / "papertrack.log"
+        path = home / LOG_NAME
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     command = visible(" ".join(sys.argv[1:3])) or "papertrack"
     message = visible(message, keep_lines=True)
@@ -398,22 +398,23 @@ def open_store(*, create: bool = False) -> Store:
     return Store(where, lock_timeout=lock_timeout())
 
 
-#: What papertrack keeps in the data home beside the store: files an ``-o`` must not
-#: replace, and folders it must not write into.
-HOME_FILES = (
-    "topics.toml",
-    "examples.json",
-    "config.toml",
-    "following.json",
-    "digest-state.json",
-    "digest.lock",
-    "papertrack.log",
-    "fetch-listings.json",
-    "fetch-checkpoint.json",
-    ".teach.lock",
-    "fetch.lock",
-)
-HOME_FOLDERS = ("store", "models")
+#: The log file in the data home (see :func:`log`).
+LOG_NAME = "papertrack.log"
+#: The lock teach, add and remove hold while they change what topics were taught.
+TEACH_LOCK = ".teach.lock"
+
+
+def _home_files() -> set[Path]:
+    """The files papertrack keeps in the data home, each named where it is used."""
+    from papertrack import fetch
+    from papertrack.cli import digest
+
+    home = paths.home()
+    named = [paths.user_topics_file(), paths.user_examples_file(), paths.config_file()]
+    named += [digest.following_file(), digest.state_file(), digest.lock_file()]
+    named += [home / name for name in (LOG_NAME, TEACH_LOCK)]
+    named += [home / name for name in (fetch.LISTINGS_FILE, fetch.CHECKPOINT_FILE, fetch.LOCK_FILE)]
+    return {Path(os.path.realpath(path)) for path in named}
 
 
 def output_path(output: Path | None, *, folder: bool = False) -> Path | None:
@@ -430,9 +431,9 @@ def output_path(output: Path | None, *, folder: bool = False) -> Path | None:
             raise UsageError("-o names the site's folder, not standard output. Name a folder")
         return None
     target = Path(os.path.realpath(output))
-    home = Path(os.path.realpath(paths.home()))
-    store = Path(os.path.realpath(paths.store_dir(state.db)))
-    for place in (store, *(home / name for name in HOME_FOLDERS)):
+    # The store in effect, the data home's own (another command may use it), and models.
+    folders = (paths.store_dir(state.db), paths.home() / "store", paths.user_models_dir())
+    for place in (Path(os.path.realpath(folder)) for folder in folders):
         if target == place or place in target.parents:
             raise UsageError(
                 f"{visible(str(output))} is inside {place}, which papertrack keeps: writing "
@@ -443,7 +444,7 @@ def output_path(output: Path | None, *, folder: bool = False) -> Path | None:
     log_file = Path(os.path.realpath(Path(state.log_file).expanduser())) if state.log_file else None
     # A device or a pipe is written into, never replaced: /dev/null may be both.
     own_log = target == log_file and not writes_into(output)
-    if (target.parent == home and target.name in HOME_FILES) or own_log:
+    if target in _home_files() or own_log:
         raise UsageError(
             f"{visible(str(output))} is papertrack's own {target.name}. Name a file elsewhere"
         )

@@ -12,6 +12,7 @@ import typer
 from papertrack import paths
 from papertrack.cli.common import (
     EXIT_CODES,
+    TEACH_LOCK,
     AsOfOpt,
     Format,
     FormatOpt,
@@ -462,7 +463,7 @@ def _teaching() -> Iterator[None]:
     write back the examples they read, and one's would be lost."""
     from papertrack.files import Lock
 
-    lock = Lock(paths.home() / ".teach.lock", lock_timeout(), "the lock on taught topics")
+    lock = Lock(paths.home() / TEACH_LOCK, lock_timeout(), "the lock on taught topics")
     lock.acquire()
     try:
         yield
