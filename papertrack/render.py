@@ -342,11 +342,12 @@ def chart_width(console_width: int) -> int:
 
 
 def momentum_block(
-    m: Momentum, title: str | None = None, width: int = 40, compact: bool = False
+    m: Momentum, title: str | None = None, console_width: int | None = None
 ) -> Group:
     """The topic page's momentum: the sentence, cautions, the weekly chart, what was counted.
 
-    ``width`` is the longest bar in cells (see :func:`chart_width`).
+    ``console_width`` sizes the chart (:func:`chart_width`, compact below
+    :data:`COMPACT_CHART`); None draws its longest bar 40 cells long.
     """
     parts: list[RenderableType] = []
     if title:
@@ -354,6 +355,8 @@ def momentum_block(
     parts.append(Text(describe(m)))
     parts.extend(Text(note, style="yellow") for note in notes(m))
     # Blank lines rather than Padding, which fills its lines with spaces to the full width.
+    width = 40 if console_width is None else chart_width(console_width)
+    compact = console_width is not None and console_width < COMPACT_CHART
     parts.extend((Text(""), momentum_chart(m, width, compact), Text("")))
     parts.append(Text(footer(m), style="dim"))
     return Group(*parts)
@@ -404,10 +407,9 @@ def topic_page(
     description: str,
     papers: RenderableType | None,
     latest_title: str,
-    width: int = 40,
+    console_width: int | None = None,
     related: Sequence[tuple[str, int]] = (),
     ask: str = "",
-    compact: bool = False,
 ) -> Group:
     """The topic page: header, momentum with its chart, the latest papers, related topics, ask.
 
@@ -420,7 +422,7 @@ def topic_page(
     parts.extend(
         (
             Text(""),
-            momentum_block(m, f"Momentum as of {format_day(m.as_of)}", width, compact),
+            momentum_block(m, f"Momentum as of {format_day(m.as_of)}", console_width),
             Text(""),
         )
     )

@@ -175,9 +175,7 @@ def momentum(
 
             title = f"{chosen.name} — momentum as of {render.format_day(day)}"
             console = out()
-            compact = console.width < render.COMPACT_CHART
-            width = render.chart_width(console.width)
-            console.print(render.momentum_block(result, title, width, compact))
+            console.print(render.momentum_block(result, title, console.width))
         if store.count() == 0:
             say(EMPTY_STORE)
 
@@ -330,12 +328,10 @@ def topic_page(
                 table = render.paper_cards(papers, header, names)
             elif papers:
                 table = render.papers_table(papers, header, names, console.width)
-            width = render.chart_width(console.width)
             shown = [(names.get(s, s), n) for s, n in related]
-            compact = console.width < render.COMPACT_CHART
             console.print(
                 render.topic_page(
-                    result, chosen.description, table, header, width, shown, ask, compact
+                    result, chosen.description, table, header, console.width, shown, ask
                 )
             )
         if store.count() == 0:
