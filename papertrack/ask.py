@@ -142,7 +142,7 @@ def _index_rank(
     from papertrack.store import UNDATED, week_of
 
     since_week = week_of(since) if since else None
-    held = store.index().counts.get(topic, {}) if topic is not None else None
+    held = store.topic_weeks(topic) if topic is not None else None
     ranked: list[Ranked] = []
     batch: list[tuple[str, str, float]] = []
     size = POOL
@@ -163,7 +163,7 @@ def _index_rank(
         for at, (pid, week, score) in enumerate(group):
             if since_week is not None and (week == UNDATED or week < since_week):
                 continue  # undated, or a week wholly before --since
-            if held is not None and not held.get(week):
+            if held is not None and week not in held:
                 continue  # no paper of the topic in that week
             batch.append((pid, week, score))
             # Read at the end of a week: a group's later papers are of older weeks, so

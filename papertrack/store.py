@@ -387,8 +387,8 @@ class Store:
         """
         weeks = [w for w in self.weeks() if within is None or w in within]
         if topic is not None:
-            held = self.index().counts.get(topic, {})
-            weeks = [w for w in weeks if held.get(w)]
+            held = self.topic_weeks(topic)
+            weeks = [w for w in weeks if w in held]
         for done, week in enumerate(weeks):
             if progress is not None:
                 progress(done, len(weeks))
@@ -411,6 +411,10 @@ class Store:
             if week in within:
                 found += self._search_partition(week, None, None, within[week])
         return found
+
+    def topic_weeks(self, topic: str) -> set[str]:
+        """The weeks the index says hold papers of ``topic`` (:data:`ALL`: any paper)."""
+        return {week for week, n in self.index().counts.get(topic, {}).items() if n > 0}
 
     def weeks(self) -> list[str]:
         """Every partition key on disk, newest first."""
@@ -438,8 +442,7 @@ class Store:
         raw fields (an unsaved query), and ``keep``, a test on the paper, narrow
         the papers further.
         """
-        counts = self.index().counts.get(topic or ALL, {})
-        weeks = sorted((w for w, n in counts.items() if n > 0), key=week_sort_key, reverse=True)
+        weeks = sorted(self.topic_weeks(topic or ALL), key=week_sort_key, reverse=True)
         since_week = week_of(since) if since else None
         found: list[Paper] = []
         for week in weeks:
