@@ -25,7 +25,7 @@ from typing import Any
 from papertrack.errors import StoreError
 from papertrack.files import write_json
 from papertrack.ids import abs_url, parse_arxiv_id
-from papertrack.models import Paper, paper_date_key
+from papertrack.models import Paper, paper_date_key, utc_text
 from papertrack.text import visible
 
 __all__ = [
@@ -400,11 +400,6 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _moment(value: datetime) -> str:
-    """A time as every paper's times are written: UTC, to the second, with "Z"."""
-    return value.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 def digest_dict(
     digest: Digest, momentum: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, Any]:
@@ -412,9 +407,9 @@ def digest_dict(
     papers: [paper dicts]}]}; ``momentum`` maps a slug to its momentum object, the
     same as ``papertrack momentum --json`` gives."""
     return {
-        "generated": _moment(digest.generated),
-        "since": _moment(digest.since),
-        "last_digest": _moment(digest.last) if digest.last else None,
+        "generated": utc_text(digest.generated),
+        "since": utc_text(digest.since),
+        "last_digest": utc_text(digest.last) if digest.last else None,
         "topics": [
             {
                 "topic": s.topic,

@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 
 from papertrack.errors import UsageError
 from papertrack.ids import abs_url, parse_arxiv_id, parse_paper_id
-from papertrack.models import Paper, Progress, paper_date_key
+from papertrack.models import Paper, Progress, paper_date_key, utc_text
 from papertrack.text import UNSHOWN_RE, json_text
 
 if TYPE_CHECKING:
@@ -396,10 +396,6 @@ def _xml_text(text: str) -> str:
     return _XML_INVALID_RE.sub("", text)
 
 
-def atom_date(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _entry_id(paper: Paper) -> str:
     parsed = parse_arxiv_id(paper.arxiv_id)
     if parsed is not None:
@@ -435,9 +431,9 @@ def atom_entry(paper: Paper, now: datetime) -> str:
     sub_element(entry, "id", _entry_id(paper))
     sub_element(entry, "title", paper.title, type="text")
     updated = paper.updated or paper.published or paper.announced or now
-    sub_element(entry, "updated", atom_date(updated))
+    sub_element(entry, "updated", utc_text(updated))
     if paper.paper_date:
-        sub_element(entry, "published", atom_date(paper.paper_date))
+        sub_element(entry, "published", utc_text(paper.paper_date))
     for index, name in enumerate(paper.authors):
         author = sub_element(entry, "author")
         sub_element(author, "name", name)
@@ -483,7 +479,7 @@ def _atom_head(title: str, feed_id: str, now: datetime, self_url: str) -> str:
     sub_element(head, "id", feed_id)
     # RFC 4287 §4.2.7.2: where the feed itself lives; feed validators ask for it.
     sub_element(head, "link", rel="self", type="application/atom+xml", href=self_url)
-    sub_element(head, "updated", atom_date(now))
+    sub_element(head, "updated", utc_text(now))
     # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
     sub_element(sub_element(head, "author"), "name", "papertrack")
     sub_element(head, "generator", "papertrack")

@@ -16,6 +16,12 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z")
 
 
+def utc_text(moment: datetime) -> str:
+    """A time as papertrack writes one for others to read: UTC, to the second, with
+    "Z" (``2026-12-03T06:30:00Z``), as a paper's times are stored."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def from_iso(value: str | None) -> datetime | None:
     """An ISO 8601 timestamp as stored (``2026-08-20T17:01:02Z``) → aware UTC datetime."""
     if not value:

@@ -354,10 +354,10 @@ def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
         ARXIV_NS,
         ATOM_NS,
         PAPERTRACK_NS,
-        atom_date,
         atom_entry,
         sub_element,
     )
+    from papertrack.models import utc_text
 
     # The entries carry the stored paper in the arxiv: and papertrack: namespaces.
     head = ET.Element(
@@ -370,7 +370,7 @@ def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
     sub_element(
         head, "id", base_url + feed if base_url else f"urn:papertrack:site:{quote(topic.slug)}"
     )
-    sub_element(head, "updated", atom_date(_atom_updated(topic.papers, as_of)))
+    sub_element(head, "updated", utc_text(_atom_updated(topic.papers, as_of)))
     sub_element(head, "link", rel="alternate", type="text/html", href=base_url + page)
     if base_url:
         sub_element(head, "link", rel="self", type="application/atom+xml", href=base_url + feed)
