@@ -42,7 +42,7 @@ from xml.etree import ElementTree as ET
 from papertrack import momentum as core
 from papertrack.digest import clean, link
 from papertrack.errors import StoreError, UsageError
-from papertrack.models import Paper, paper_date_key
+from papertrack.models import Paper, paper_date_key, utc_text
 from papertrack.related import related_topics, shared_counts
 
 if TYPE_CHECKING:
@@ -357,7 +357,6 @@ def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
         atom_entry,
         sub_element,
     )
-    from papertrack.models import utc_text
 
     # The entries carry the stored paper in the arxiv: and papertrack: namespaces.
     head = ET.Element(
