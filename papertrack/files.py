@@ -113,14 +113,12 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
             _staged.append((tmp, path))
             return
         os.replace(tmp, path)
-    except OSError as exc:
+    except BaseException as exc:
+        # A write error, or Ctrl-C while the bytes went down: no temp file is left.
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise write_error(path, exc) from exc
-    except BaseException:
-        # Ctrl-C while the bytes went down: no temp file is left for doctor to report.
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if isinstance(exc, OSError):
+            raise write_error(path, exc) from exc
         raise
     _fsync_dir(path.parent)
 
