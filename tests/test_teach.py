@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,12 +37,19 @@ def first_not_in(topic_papers: list[str]) -> str:
     return next(p["arxiv_id"] for p in stored if p["arxiv_id"] not in topic_papers)
 
 
-def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
+def teach_one_in_and_one_out() -> tuple[list[str], str, Any]:
+    """Teach llm-agent-training the newest paper it lacks in and CHAIN_OF_AGENTS out:
+    (its papers before, the paper taught in, the teach's result)."""
     before = tagged("llm-agent-training")
     assert CHAIN_OF_AGENTS in before
     outside = first_not_in(before)
     result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
     assert result.exit_code == 0, result.stderr
+    return before, outside, result
+
+
+def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
+    before, outside, result = teach_one_in_and_one_out()
     assert "1 paper in and 1 out" in result.stderr
     assert "cross-validated: precision" in result.stderr
     after = tagged("llm-agent-training")
@@ -76,11 +84,7 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
 
 
 def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path) -> None:
-    before = tagged("llm-agent-training")
-    assert CHAIN_OF_AGENTS in before
-    outside = first_not_in(before)
-    result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
-    assert result.exit_code == 0, result.stderr
+    before, outside, result = teach_one_in_and_one_out()
     shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
     assert shown["taught"] == {"in": [outside], "out": [CHAIN_OF_AGENTS]}
     card = run("topics", "show", "llm-agent-training").stdout
