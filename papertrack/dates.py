@@ -38,6 +38,9 @@ def _midnight(day: date) -> datetime:
     return datetime.combine(day, time(), tzinfo=UTC)
 
 
+_BARE_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
+
+
 def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
     """The start (00:00 UTC) of the day ``text`` names, relative to ``now``.
 
@@ -60,10 +63,13 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
         return _midnight(today - timedelta(days=back))
     if value.isdigit() and len(value) == 4 and value[0] != "0":
         return _midnight(date(int(value), 1, 1))  # a year: from its first day
-    if value.isdigit():
-        # dateutil reads "12" as the 12th of the default month: nobody means that.
+    if _BARE_NUMBER.fullmatch(value):
+        # dateutil reads "12" as the 12th of the default month, "-7" as January 7 and
+        # "3.5" as the 3rd: nobody means that.
+        days = value.lstrip("+-").split(".")[0] or "7"
+        days += " day" if days == "1" else " days"
         raise UsageError(
-            f"{option} {text!r} is a bare number, not a date. Write e.g. '{value} days ago' "
+            f"{option} {text!r} is a bare number, not a date. Write e.g. '{days} ago' "
             f"or a whole date such as {today.isoformat()}"
         )
     match = _RELATIVE.match(value)

@@ -66,6 +66,12 @@ CHECKPOINT_FILE = "fetch-checkpoint.json"
 #: The day of the last listing fetched, per category: how a fetch finds the listings
 #: a failed or skipped run missed.
 LISTINGS_FILE = "fetch-listings.json"
+#: Held while either file above is read, changed and written back: fetches of other
+#: categories run at once on one home, and each rewrote the file the other had just
+#: changed (a finished run's checkpoint came back, and resumed a fetch that was done).
+STATE_LOCK_FILE = "fetch-state.lock"
+#: A lock held for one small read and write: a wait this long means a stuck process.
+STATE_LOCK_TIMEOUT = 60.0
 
 Upsert = Callable[[list[Paper]], UpsertResult]
 
@@ -162,13 +168,15 @@ class FetchReport:
     def summary(self) -> str:
         """One line: ``cs.AI, cs.CL: 412 new, 37 updated, 3 unchanged, 2 pages retried``."""
         head = ", ".join(self.categories)
-        if self.note and not self.papers:
+        if self.note and not self.papers and not self.skipped:
             return f"{head}: {self.note}"
         retried = f", {self.pages_retried:,} page{'s' if self.pages_retried != 1 else ''} retried"
+        # Entries without a usable id: counted as ingest counts them, never dropped unsaid.
+        skipped = f", {self.skipped:,} skipped" if self.skipped else ""
         note = f" ({self.note})" if self.note else ""
         return (
             f"{head}: {self.new:,} new, {self.updated:,} updated, {self.unchanged:,} unchanged"
-            f"{retried if self.pages_retried else ''}{note}"
+            f"{skipped}{retried if self.pages_retried else ''}{note}"
         )
 
 
@@ -189,7 +197,7 @@ def _retry_after(value: str | None, now: float) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # "²" is a digit to str.isdigit, not to float
         return float(value)
     with contextlib.suppress(TypeError, ValueError, IndexError):
         moment = email.utils.parsedate_to_datetime(value)
@@ -261,8 +269,9 @@ def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
         reason = f"HTTP {code}" + (f" ({detail})" if detail and "<" not in detail else "")
         raise _Retry(reason, _retry_after(response.headers.get("Retry-After"), now))
     if code >= 400:
-        if body.lstrip().startswith(b"<"):
-            # The arXiv API sends its error feed with HTTP 400: parse it.
+        if code == 400 and body.lstrip().startswith(b"<"):
+            # The arXiv API sends its error feed with HTTP 400: parse it. Any other
+            # answer of 4xx is no page of papers, whatever its body holds.
             return code, body
         raise FeedError(
             f"{net.said(url)} answered HTTP {code} {response.reason}. Check the URL"
@@ -344,15 +353,26 @@ _FEED_DATE_RE = re.compile(
 def _feed_moment(data: bytes) -> tuple[datetime | None, str | None]:
     """The feed's own date (its first ``updated``, ``pubDate`` … element) as a time,
     and as the text it was written in (None: none found)."""
+    from papertrack.feeds.common import plausible_date
+
     match = _FEED_DATE_RE.search(data[:8192])
     if not match:
         return None, None
     text = match.group(1).decode("utf-8", "replace").strip()
+    moment: datetime | None = None
     with contextlib.suppress(ValueError):
-        return datetime.fromisoformat(text), text
-    with contextlib.suppress(TypeError, ValueError, IndexError):
-        return email.utils.parsedate_to_datetime(text), text
-    return None, text or None
+        moment = datetime.fromisoformat(text)
+    if moment is None:
+        with contextlib.suppress(TypeError, ValueError, IndexError):
+            moment = email.utils.parsedate_to_datetime(text)
+    if moment is None:
+        return None, text or None
+    # The date rule of the papers' dates: a listing dated in the future (or before
+    # arXiv) would be recorded as fetched, and hide the days really missed until then.
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    if plausible_date(aware) is None:
+        return None, None
+    return moment, text
 
 
 def _feed_date(data: bytes) -> str | None:
@@ -375,7 +395,7 @@ def fetch_listing(
     Raises:
         FetchError: every try failed; FeedError: the answer is no feed.
     """
-    from papertrack import feeds
+    from papertrack import feeds, net
 
     report = FetchReport(categories=tuple(categories), mode="listing")
     url = settings.listing_url.rstrip("/") + "/" + "+".join(categories)
@@ -391,6 +411,8 @@ def fetch_listing(
             raise _Retry("a malformed body") from exc
         if parsed.error:
             raise _Retry("a cut-off or malformed listing")
+        if status >= 400:  # a feed of papers sent as an error is no listing
+            raise FeedError(f"{net.said(url)} answered HTTP {status}. Check the URL")
         return parsed, body
 
     def on_retry(reason: str, wait: float) -> None:
@@ -450,19 +472,24 @@ def _missed_listings(
     papers already stored). The file is a shortcut: one that cannot be read is
     empty, and one that cannot be written does not fail the fetch.
     """
-    state = StateFile(home / LISTINGS_FILE)
-    known = state.read()
     lasts: dict[str, date | None] = {}
-    for cat in categories:
-        lasts[cat] = None
-        with contextlib.suppress(TypeError, ValueError):
-            lasts[cat] = date.fromisoformat(known.get(cat) or "")
+
+    def record(known: dict[str, Any]) -> dict[str, Any] | None:
+        lasts.update(_last_listings(known, categories))
+        if all(last is not None and last >= day for last in lasts.values()):
+            return None
+        for cat, last in lasts.items():
+            known[cat] = max(day, last or day).isoformat()
+        return known
+
+    state = StateFile(home / LISTINGS_FILE)
+    try:
+        state.update(record, _state_lock(home), indent=1)
+    except (OSError, PapertrackError):
+        # Not locked or not written: what the file said still names the days missed.
+        lasts = _last_listings(state.read(), categories)
     if all(last is not None and last >= day for last in lasts.values()):
         return None  # the same listing again, or an older one served late
-    for cat, last in lasts.items():
-        known[cat] = max(day, last or day).isoformat()
-    with contextlib.suppress(OSError, PapertrackError):
-        state.write(known, indent=1, sort_keys=True)
     missed: dict[str, list[date]] = {}
     for cat, last in lasts.items():
         if last is None or last >= day:
@@ -472,6 +499,20 @@ def _missed_listings(
         if days:
             missed[cat] = days
     return missed
+
+
+def _last_listings(known: dict[str, Any], categories: Sequence[str]) -> dict[str, date | None]:
+    """The day of the last listing fetched of each of ``categories`` (None: none)."""
+    lasts: dict[str, date | None] = {}
+    latest = datetime.now(UTC).date() + timedelta(days=2)
+    for cat in categories:
+        lasts[cat] = None
+        with contextlib.suppress(TypeError, ValueError):
+            last = date.fromisoformat(known.get(cat) or "")
+            # A day in the future (kept by a version that trusted a feed's date) is
+            # no listing fetched: it would hide every missed day until then.
+            lasts[cat] = last if last <= latest else None
+    return lasts
 
 
 def _missed_warning(missed: dict[str, list[date]]) -> str:
@@ -492,12 +533,21 @@ def _missed_warning(missed: dict[str, list[date]]) -> str:
 # --------------------------------------------------------------------------- API ranges
 
 
+#: The first day of arXiv (hep-th, August 1991): nothing was submitted before it.
+ARXIV_OPENED = date(1991, 8, 1)
+
+
 def api_query(categories: Sequence[str], first: date, last: date) -> str:
     """``search_query`` for papers of ``categories`` submitted from ``first`` to ``last`` (UTC)."""
     cats = " OR ".join(f"cat:{c}" for c in categories)
     if len(categories) > 1:
         cats = f"({cats})"
-    return f"{cats} AND submittedDate:[{first:%Y%m%d}0000 TO {last:%Y%m%d}2359]"
+    return f"{cats} AND submittedDate:[{_day(first)}0000 TO {_day(last)}2359]"
+
+
+def _day(day: date) -> str:
+    """YYYYMMDD, the year in four digits (strftime's %Y gives 101 for the year 101)."""
+    return f"{day.year:04d}{day.month:02d}{day.day:02d}"
 
 
 def _too_large(url: str, paged: bool = False) -> FeedError:
@@ -540,17 +590,20 @@ class _Checkpoint:
         return state if isinstance(state, dict) else None
 
     def save(self, state: dict[str, Any] | None) -> None:
-        data = self._all()
-        if state is None:
-            if self.key not in data:
-                return
-            data.pop(self.key)
-        else:
-            data[self.key] = state
-        if data:
-            StateFile(self.path).write(data, indent=1, sort_keys=True)
-        else:
-            StateFile(self.path).clear()
+        def change(data: dict[str, Any]) -> dict[str, Any] | None:
+            if state is None:
+                if self.key not in data:
+                    return None
+                data.pop(self.key)
+            else:
+                data[self.key] = state
+            return data
+
+        StateFile(self.path).update(change, _state_lock(self.path.parent), indent=1)
+
+
+def _state_lock(home: Path) -> Lock:
+    return Lock(home / STATE_LOCK_FILE, STATE_LOCK_TIMEOUT, "the lock of the fetch's state files")
 
 
 def _valid_state(state: dict[str, Any] | None) -> bool:
@@ -638,10 +691,15 @@ def fetch_range(
         FetchError: a page failed every try (the pages before it are stored);
         FeedError: arXiv answered with an error feed (not retried).
     """
-    from papertrack import feeds
+    from papertrack import feeds, net
 
     if last < first:
         raise UsageError(f"the date range {first} to {last} is empty. Check --since")
+    if first < ARXIV_OPENED:
+        raise UsageError(
+            f"the date range starts on {first}, before arXiv opened ({ARXIV_OPENED}). "
+            "Start it later: --since 1991-08-01, or fewer --days"
+        )
     cats = tuple(categories)
     report = FetchReport(categories=cats, mode="api")
     size = settings.page_size
@@ -687,14 +745,20 @@ def fetch_range(
                 raise _Retry("a malformed body") from exc
             if parsed.error:
                 raise _Retry("a cut-off or malformed page")
-            total = parsed.total_results or 0
+            if status >= 400:  # a feed of papers sent as an error is no page of them
+                raise FeedError(f"{net.said(url)} answered HTTP {status}. Check the URL")
+            total = max(parsed.total_results or 0, int(state.get("total", 0)))
             if not parsed.papers and not parsed.skipped and start < min(total, API_CAP):
-                # arxiv.py #43: a valid but empty page although more results exist.
+                # arxiv.py #43: a valid but empty page although more results exist (also
+                # when this page says there are none, after an earlier page said more).
                 raise _Retry(f"an empty page although {total:,} results are reported")
             return parsed
 
         parsed = client.page(url, label, check, notify)
-        total = parsed.total_results or 0
+        # The most results any page of this window reported: a later page that says
+        # fewer (or 0, or nothing) does not end the window early.
+        total = max(parsed.total_results or 0, int(state.get("total", 0)))
+        received = len(parsed.papers) + parsed.skipped
         report.pages += 1
         report.skipped += parsed.skipped
         report.warnings.extend(parsed.warnings)
@@ -707,19 +771,31 @@ def fetch_range(
             halves.append([(mid + timedelta(days=1)).isoformat(), high.isoformat()])
             state["windows"][0:1] = halves
             state["start"] = 0
+            state.pop("total", None)
         else:
             if total > API_CAP and start == 0:
                 report.warnings.append(
                     f"{query}: {total:,} results on one day exceed the API's cap of {API_CAP:,}; "
                     f"only the first {API_CAP} are fetched"
                 )
-            following = start + size
-            if following < min(total, API_CAP):
+            # The next page starts after what this one held: arXiv sometimes sends
+            # fewer entries than asked for (a page of 200 for 500), and a step of a
+            # whole page size skipped the rest for good. Without any count of results,
+            # a full page means there may be more.
+            following = start + received
+            if parsed.total_results is None and not total:
+                more = received >= size
+            else:
+                more = received > 0 and following < min(total, API_CAP)
+            if more:
                 state["start"] = following
-                pages_total = report.pages + -(-(min(total, API_CAP) - following) // size)
+                if total:
+                    state["total"] = total
+                    pages_total = report.pages + -(-(min(total, API_CAP) - following) // size)
             else:
                 state["windows"].pop(0)
                 state["start"] = 0
+                state.pop("total", None)
         state["pages"] = int(state["pages"]) + 1
         checkpoint.save(state if state["windows"] else None)
         notify()

@@ -16,7 +16,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -321,6 +321,33 @@ class StateFile:
     def clear(self) -> None:
         with contextlib.suppress(OSError):
             self.path.unlink()
+
+    def update(
+        self,
+        change: Callable[[dict[str, Any]], dict[str, Any] | None],
+        lock: Lock,
+        *,
+        indent: int | None = None,
+    ) -> None:
+        """Read, ``change`` and write back the file while ``lock`` is held, so that two
+        processes changing different keys keep both changes. ``change`` returns the new
+        contents (an empty dict removes the file) or None to leave the file as it is.
+
+        Raises:
+            StoreError: the lock was held too long or cannot be made; OSError: the
+                file could not be written.
+        """
+        lock.acquire()
+        try:
+            data = change(self.read())
+            if data is None:
+                return
+            if data:
+                self.write(data, indent=indent, sort_keys=True)
+            else:
+                self.clear()
+        finally:
+            lock.release()
 
 
 class Lock:

@@ -230,6 +230,12 @@ def get(
         except ValueError:
             location = raw.headers["Location"]  # _split says what is wrong with it
         moved = _split(location, "it redirects to")
+        if moved.scheme.lower() not in ("http", "https"):
+            raise NetError(
+                f"{said(url)} redirects to {said(location)}, which is not an http(s) address. "
+                "Check the URL",
+                retryable=False,
+            )
         if (moved.hostname or "").lower() != (first.hostname or "").lower():
             raise NetError(
                 f"{said(url)} redirects to another host ({said(moved.hostname)}), which "

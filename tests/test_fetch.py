@@ -717,3 +717,152 @@ def test_urls_a_browser_would_encode_are_fetched_and_broken_ones_are_one_error(
         "Check the URL."
     ]
     assert "1 source ok, 1 error" in both.stderr  # the file after it was read all the same
+
+
+def short_page(count: int, total: int | None) -> Callable[[int, int], Response]:
+    """A page holding only its first ``count`` entries, saying ``total`` results (None:
+    no opensearch:totalResults at all)."""
+
+    def respond(start: int, size: int) -> Response:
+        body = api_page(start, size, 25, entries=ENTRIES[start : start + count]).decode()
+        if total is None:
+            body = re.sub(r"<opensearch:totalResults>\d+</opensearch:totalResults>", "", body)
+        else:
+            body = re.sub(r"(<opensearch:totalResults>)\d+", rf"\g<1>{total}", body)
+        return Response(body.encode(), content_type="application/atom+xml")
+
+    return respond
+
+
+Faults = dict[int, list[Callable[[int, int], Response]]]
+
+
+@pytest.mark.parametrize(
+    ("faults", "starts"),
+    [
+        # arXiv sent 5 of the 10 asked for: the next page starts at the 6th result.
+        ({0: [short_page(5, 25)]}, [0, 5, 15]),
+        # The second page says there are no results after all, then nothing: asked again.
+        ({10: [short_page(0, 0)]}, [0, 10, 10, 20]),
+        # No count of results on the first page: a full page means there may be more.
+        ({0: [short_page(10, None)]}, [0, 10, 20]),
+    ],
+    ids=["short", "total-drops-to-0", "no-total"],
+)
+def test_a_short_or_miscounted_page_loses_no_paper(
+    httpserver: HTTPServer, faults: Faults, starts: list[int]
+) -> None:
+    """Stepping a whole page size after a short page skipped its missing results for
+    good, and a page saying fewer results (0, or none) ended the range: 20 or 10 of
+    25 papers, exit 0."""
+    api = FakeArxiv(httpserver)
+    api.faults = faults
+    result = fetch_api(api.url)
+    assert result.exit_code == 0, result.stderr
+    assert api.starts() == starts
+    assert {p["arxiv_id"] for p in stored()} == ids(ENTRIES[:25])
+
+
+def test_a_retry_after_of_unicode_digits_is_no_crash(httpserver: HTTPServer) -> None:
+    """ "²".isdigit() is True and float("²") fails: the fetch stopped with "This is a bug"."""
+    api = FakeArxiv(httpserver, total=5)
+    api.faults[0] = [status(503, {"Retry-After": "\u00b2"})]
+    result = fetch_api(api.url)
+    assert result.exit_code == 0, result.stderr
+    assert "5 new" in result.stderr and "1 page retried" in result.stderr
+
+
+def test_an_answer_of_404_with_a_feed_is_an_error_not_papers(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/api/query").respond_with_data(
+        api_page(0, 10, 5), status=404, content_type="application/atom+xml"
+    )
+    result = fetch_api(httpserver.url_for("/api/query"))
+    error_line(result, 1, "answered HTTP 404")
+    assert stored() == []
+
+
+def test_entries_without_a_usable_id_are_counted_in_the_summary(httpserver: HTTPServer) -> None:
+    broken = re.sub(r"<id>[^<]*</id>", "<id>not an id</id>", ENTRIES[0])
+    broken = re.sub(r'<link[^>]*href="[^"]*"[^>]*/>', "", broken)
+    body = api_page(0, 10, 3, entries=[broken, *ENTRIES[1:3]])
+    httpserver.expect_request("/api/query").respond_with_data(body)
+    result = fetch_api(httpserver.url_for("/api/query"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.strip() == "cs.AI, cs.CL: 2 new, 0 updated, 0 unchanged, 1 skipped"
+
+
+def test_a_redirect_to_a_file_url_is_named_as_such(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/api/query").respond_with_data(
+        "", status=302, headers={"Location": "file:///etc/passwd"}
+    )
+    result = fetch_api(httpserver.url_for("/api/query"))
+    error_line(result, 1, "file:///etc/passwd", "not an http(s) address")
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (("--since", "-7"), "bare number"),
+        (("--since", "3.5"), "bare number"),
+        (("--since", "0001-01-01"), "before arXiv opened"),
+        (("--days", "700000"), "before arXiv opened"),
+    ],
+)
+def test_a_range_arxiv_cannot_hold_is_refused_before_asking(
+    httpserver: HTTPServer, option: tuple[str, str], said: str
+) -> None:
+    """dateutil read "-7" as January 7 (an 11-month backfill), and a year below 1000
+    made the query "[101010000 TO …]"."""
+    api = FakeArxiv(httpserver)
+    result = run("fetch", "-c", "cs.AI", *option, "--interval", "0", "--api-url", api.url)
+    error_line(result, 2, said)
+    assert api.calls == []
+
+
+def test_a_listing_dated_in_the_future_is_not_recorded(httpserver: HTTPServer) -> None:
+    """Recorded, it hid every missed day until that date and called the next real
+    listing one "fetched before"."""
+    raw = LISTING.read_text(encoding="utf-8")
+    head = raw[: raw.index("<entry>")]
+
+    def serve(body: str) -> Result:
+        httpserver.clear()
+        httpserver.expect_request("/atom/cs.AI").respond_with_data(body.encode())
+        url = httpserver.url_for("/atom")
+        return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
+
+    assert serve(head.replace("2025-08-20", "2025-08-14") + "</feed>\n").exit_code == 0
+    future = serve(head.replace("2025-08-20", "2099-01-05") + "</feed>\n")
+    assert future.exit_code == 0, future.stderr
+    real = serve(raw)
+    assert real.exit_code == 0, real.stderr
+    assert "86 new" in real.stderr and "fetched before" not in real.stderr
+    assert "for 3 days from 2025-08-15 to 2025-08-19" in real.stderr
+
+
+def test_state_updates_wait_for_each_other(isolated_home: Path) -> None:
+    """Two fetches read, changed and wrote fetch-checkpoint.json at once, and one put
+    back the entry the other had just removed."""
+    import threading
+
+    from papertrack.fetch import STATE_LOCK_FILE
+    from papertrack.files import Lock, StateFile
+
+    state = StateFile(isolated_home / "fetch-checkpoint.json")
+    state.write({"a": 1})
+    held = Lock(isolated_home / STATE_LOCK_FILE, 5)
+    held.acquire()
+    done = threading.Event()
+
+    def add_b(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "b": 2}
+
+    worker = threading.Thread(
+        target=lambda: (state.update(add_b, Lock(isolated_home / STATE_LOCK_FILE, 5)), done.set())
+    )
+    worker.start()
+    assert not done.wait(0.3)  # it waits for the lock
+    state.write({"a": 1, "c": 3})  # what the holder wrote meanwhile is kept
+    held.release()
+    worker.join(5)
+    assert done.is_set() and state.read() == {"a": 1, "b": 2, "c": 3}

@@ -413,7 +413,8 @@ def _home_files() -> set[Path]:
     named = [paths.user_topics_file(), paths.user_examples_file(), paths.config_file()]
     named += [digest.following_file(), digest.state_file(), digest.lock_file()]
     named += [home / name for name in (LOG_NAME, TEACH_LOCK)]
-    named += [home / name for name in (fetch.LISTINGS_FILE, fetch.CHECKPOINT_FILE, fetch.LOCK_FILE)]
+    fetched = (fetch.LISTINGS_FILE, fetch.CHECKPOINT_FILE, fetch.LOCK_FILE, fetch.STATE_LOCK_FILE)
+    named += [home / name for name in fetched]
     return {Path(os.path.realpath(path)) for path in named}
 
 
