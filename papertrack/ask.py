@@ -355,7 +355,7 @@ def context_pack(question: str, ranked: Sequence[Ranked], names: Callable[[Paper
     for n, r in enumerate(ranked, start=1):
         p = r.paper
         day = p.paper_date.date().isoformat() if p.paper_date else "undated"
-        lines.append(f"[{n}] {' '.join(p.title.split())} (arXiv:{p.arxiv_id}, {day})")
+        lines.append(f"[{n}] {' '.join(p.shown_title.split())} (arXiv:{p.arxiv_id}, {day})")
         if p.authors:
             lines.append(f"Authors: {names(p)}")
         lines.append(f"Abstract: {' '.join(p.abstract.split())}")

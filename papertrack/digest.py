@@ -133,6 +133,8 @@ def load_state(path: Path) -> DigestState:
         return DigestState()
     try:
         last, floor = data["last_digest"], data.get("floor")
+        if not isinstance(data["digested"], list):
+            raise TypeError("not a list")  # a string's characters are no paper ids
         return DigestState(
             datetime.fromisoformat(last).astimezone(UTC) if last else None,
             {str(i) for i in data["digested"]},
@@ -175,8 +177,10 @@ class Digest:
     #: Papers dated on or after this (--since, or the window start of the first digest).
     since: datetime
     sections: list[Section]
-    #: Last digest's time, for the header (None on the first digest or with --since).
+    #: Last digest's time (None before the first digest).
     last: datetime | None = None
+    #: Whether --since chose the papers (then the header names that day, not the last digest).
+    by_since: bool = False
 
     def arxiv_ids(self) -> list[str]:
         return [p.arxiv_id for s in self.sections for p in s.papers]
@@ -251,7 +255,7 @@ def build_digest(
             chosen.append(paper)
         chosen.sort(key=paper_date_key, reverse=True)
         sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen))
-    return Digest(now, cutoff, sections, None if since is not None else state.last)
+    return Digest(now, cutoff, sections, state.last, by_since=since is not None)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -264,8 +268,9 @@ def clean(text: object) -> str:
     return _SPACE.sub(" ", visible(text)).strip()
 
 
-def names_text(names: Sequence[str], shown: int = 3) -> str:
-    head = ", ".join(clean(n) for n in names[:shown])
+def names_text(names: Sequence[str], shown: int = 3, *, sep: str = ", ") -> str:
+    """'Ada Lovelace, Alan Turing, Grace Hopper +1,204': the first ``shown`` names, then +N."""
+    head = sep.join(clean(n) for n in names[:shown])
     rest = len(names) - shown
     return f"{head} +{rest:,}" if rest > 0 else head
 
@@ -288,7 +293,7 @@ def other_tags(paper: Paper, slug: str, names: Mapping[str, str]) -> list[str]:
 
 
 def scope_text(digest: Digest) -> str:
-    if digest.last is not None:
+    if digest.last is not None and not digest.by_since:
         return f"new since the last digest ({digest.last.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
     return f"papers dated {day_text(digest.since)} or later"
 
@@ -310,7 +315,7 @@ def render_text(digest: Digest, names: Mapping[str, str]) -> str:
         if section.momentum:
             lines.append(clean(section.momentum))
         for paper in section.papers:
-            lines += ["", f"* {clean(paper.title)}"]
+            lines += ["", f"* {clean(paper.shown_title)}"]
             if paper.authors:
                 lines.append(f"  {names_text(paper.authors)}")
             facts = [day_text(paper.paper_date), clean(paper.primary_category or ""), link(paper)]
@@ -383,7 +388,7 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
             lines += ["", f"*{markdown_escape(section.momentum)}*"]
         lines.append("")
         for paper in section.papers:
-            title = markdown_escape(paper.title)
+            title = markdown_escape(paper.shown_title)
             url = link(paper)
             head = f"**[{title}]({_md_url(url)})**" if url else f"**{title}**"
             # The authors begin the item's second line, where "- " or "1." would

@@ -214,7 +214,7 @@ def _context(
         for paper in section.papers:
             papers.append(
                 {
-                    "title": clean(paper.title),
+                    "title": clean(paper.shown_title),
                     "url": link(paper),
                     "authors": names_text(paper.authors) if paper.authors else "",
                     "day": day_text(paper.paper_date),

@@ -163,12 +163,18 @@ def write_output(path: Path, data: bytes) -> bool:
     target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
         raise UsageError(f"no folder {target.parent} to write {path} in. Create it or fix the path")
-    if mode is not None and not os.access(target, os.W_OK):
-        # A rename would replace it all the same; `>` and cp refuse a read-only file.
+    if mode is not None and (not os.access(target, os.W_OK) or not mode & 0o222):
+        # A rename would replace it all the same; `>` and cp refuse a read-only file
+        # (one with no write bit is refused to root too, who may write anything).
         raise UsageError(f"{path} is read-only. Make it writable (chmod u+w) or name another file")
     # A file replaced keeps its permissions: a private one stays private.
     write_atomic(target, data, mode=None if mode is None else stat.S_IMODE(mode))
     return True
+
+
+def is_stdout(path: Path) -> bool:
+    """Whether ``path`` names this process's standard output (/dev/stdout, /dev/fd/1, …)."""
+    return _stream_fd(path) == 1
 
 
 def writes_into(path: Path) -> bool:

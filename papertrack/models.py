@@ -77,6 +77,11 @@ class Paper:
         return self.published or self.announced
 
     @property
+    def shown_title(self) -> str:
+        """The title to show a reader: an entry without one (a generic feed's) by its id."""
+        return self.title if self.title.strip() else f"(untitled: {self.arxiv_id})"
+
+    @property
     def affiliations(self) -> list[str]:
         """Distinct affiliations in author order."""
         seen: dict[str, None] = {}

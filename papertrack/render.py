@@ -112,7 +112,7 @@ def papers_table(
         cells = [
             Text(format_date(paper.paper_date)),
             Text(safe(paper.primary_category or "")),
-            Text(safe(clip(paper.title, TITLE_CHARS))),
+            Text(safe(clip(paper.shown_title, TITLE_CHARS))),
             Text(safe(format_names(paper.authors))),
         ]
         if with_affiliations:
@@ -158,7 +158,7 @@ def _compact_table(
         when = Text(format_date(paper.paper_date))
         if paper.primary_category:
             when.append("\n" + safe(paper.primary_category), style="cyan")
-        about = Text(safe(clip(paper.title, TITLE_CHARS)), style="bold")
+        about = Text(safe(clip(paper.shown_title, TITLE_CHARS)), style="bold")
         if paper.authors:
             about.append("\n" + safe(format_names(paper.authors)))
         if paper.author_affiliations:
@@ -183,7 +183,7 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
             meta.append(safe(paper.primary_category), style="cyan")
         meta.append(f"  {safe(paper.arxiv_id)}", style="dim")
         body: list[RenderableType] = [
-            Text(safe(clip(paper.title, TITLE_CHARS)), style="bold"),
+            Text(safe(clip(paper.shown_title, TITLE_CHARS)), style="bold"),
             meta,
         ]
         if paper.authors:
@@ -564,7 +564,7 @@ def trial_view(trial: Trial, title: str) -> Group:
             sample.add_row(
                 format_date(paper.paper_date),
                 Text(safe(paper.arxiv_id)),
-                Text(safe(clip(paper.title, TITLE_CHARS))),
+                Text(safe(clip(paper.shown_title, TITLE_CHARS))),
             )
         parts.append(sample)
     return Group(*parts)
@@ -577,7 +577,7 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
     """
     head = Text(safe(paper.arxiv_id), style="cyan")
     head.append("  ")
-    head.append(safe(clip(paper.title, TITLE_CHARS)), style="bold")
+    head.append(safe(clip(paper.shown_title, TITLE_CHARS)), style="bold")
     meta = Text(format_date(paper.paper_date), style="dim")
     meta.append(f"  {safe(', '.join(paper.categories))}", style="dim")
     parts: list[RenderableType] = [head, meta, Text("")]
@@ -683,7 +683,7 @@ def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
 
     head = Text(safe(format_arxiv_id(paper.arxiv_id, paper.version)), style="cyan")
     head.append("  ")
-    head.append(safe(paper.title), style="bold")
+    head.append(safe(paper.shown_title), style="bold")
     table = Table(show_header=False, box=None, padding=(0, 1))
     table.add_column("Field", style="dim", no_wrap=True)
     table.add_column("Value", overflow="fold")

@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 from xml.etree import ElementTree as ET
 
 from papertrack import momentum as core
-from papertrack.digest import clean, link
+from papertrack.digest import clean, link, names_text
 from papertrack.errors import StoreError, UsageError
 from papertrack.models import Paper, paper_date_key, utc_text
 from papertrack.related import related_topics, shared_counts
@@ -56,6 +56,7 @@ __all__ = [
     "MARKER",
     "SiteReport",
     "SiteTopic",
+    "base_url_of",
     "feed_name",
     "gather",
     "page_name",
@@ -81,6 +82,37 @@ SMALL_HEIGHT = 48
 
 
 # --------------------------------------------------------------------------- names
+
+
+def base_url_of(text: str) -> str:
+    """``text`` as the address the site is published at: ``http(s)://host[:port]/path/``.
+
+    The scheme is lowered and a missing final ``/`` added. Refused: any other
+    scheme, no host (``https:///x``, as an unset shell variable leaves it),
+    credentials, a query or fragment (the file names would land inside them),
+    and spaces or control characters, none of which belong in a feed's links.
+
+    Raises:
+        UsageError: ``text`` is not such an address.
+    """
+    shown = repr(clean(text)) if text.isprintable() else "given"
+    fix = "Use the folder's web address, e.g. https://example.org/papers/"
+    if not text.isprintable() or any(c.isspace() for c in text):
+        raise UsageError(f"--base-url {shown} holds spaces or control characters. {fix}")
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
+    except ValueError:
+        raise UsageError(f"--base-url {shown} is not a web address. {fix}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+        raise UsageError(f"--base-url {shown} is not a web address with a host. {fix}")
+    if parts.query or parts.fragment or text.endswith(("?", "#")):
+        raise UsageError(
+            f"--base-url {shown} has a query or fragment, which the file names would follow. {fix}"
+        )
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return f"{scheme}://{parts.netloc}{path}"
 
 
 def _stem(slug: str) -> str:
@@ -220,13 +252,6 @@ def _clip(text: str, limit: int) -> str:
     return f"{text[:limit].rstrip()}… [{len(text) - limit:,} more characters]"
 
 
-def _names(names: Sequence[str], sep: str) -> str:
-    """'Ada Lovelace, Alan Turing, Grace Hopper +4'."""
-    shown = [clean(n) for n in names[:SHOWN_NAMES]]
-    rest = len(names) - SHOWN_NAMES
-    return sep.join(shown) + (f" +{rest}" if rest > 0 else "")
-
-
 def _long_day(day: date) -> str:
     return f"{day:%b} {day.day}, {day.year}"
 
@@ -284,10 +309,10 @@ def _paper(paper: Paper, pages: Mapping[str, str], names: Mapping[str, str]) -> 
         "day": _long_day(day) if day else "undated",
         "iso": day.isoformat() if day else "",
         "category": clean(paper.primary_category or ""),
-        "title": clean(_clip(paper.title, TITLE_CHARS)),
+        "title": clean(_clip(paper.shown_title, TITLE_CHARS)),
         "url": link(paper),
-        "authors": _names(paper.authors, ", "),
-        "affiliations": _names(paper.affiliations, " · "),
+        "authors": names_text(paper.authors, SHOWN_NAMES),
+        "affiliations": names_text(paper.affiliations, SHOWN_NAMES, sep=" · "),
         "abstract": clean(_clip(paper.abstract, ABSTRACT_CHARS)),
         "tags": [
             {"name": clean(names.get(tag, tag)), "href": pages.get(tag)}
@@ -362,9 +387,9 @@ def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
     head = ET.Element(
         "feed", {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS}
     )
-    sub_element(head, "title", f"{topic.name} — papertrack", type="text")
-    if topic.description:
-        sub_element(head, "subtitle", topic.description, type="text")
+    sub_element(head, "title", f"{clean(topic.name)} — papertrack", type="text")
+    if clean(topic.description):
+        sub_element(head, "subtitle", clean(topic.description), type="text")
     feed, page = _href(feed_name(topic.slug)), _href(page_name(topic.slug))
     sub_element(
         head, "id", base_url + feed if base_url else f"urn:papertrack:site:{quote(topic.slug)}"
@@ -458,6 +483,8 @@ def _read_manifest(folder: Path) -> set[str] | None:
     try:
         data = json.loads(raw)
         files = data["files"]
+        if not isinstance(files, list):
+            raise TypeError("not a list")  # a string's letters are no file names
         if data.get("papertrack_site") != SITE_FORMAT or not all(
             isinstance(f, str) and f == os.path.basename(f) and f not in ("", ".", "..")
             for f in files

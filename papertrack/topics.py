@@ -45,7 +45,7 @@ from papertrack.query import (
     query_terms,
     tokenize,
 )
-from papertrack.text import quoted
+from papertrack.text import clean_text, quoted
 
 # The query language and the matchers moved to papertrack.query and
 # papertrack.matching; their names stay importable from here.
@@ -94,8 +94,12 @@ def slug_bytes(slug: str) -> int:
 
 
 def slugify(name: str) -> str:
-    """The slug of a topic name: ``"RL for LLM Agents"`` -> ``"rl-for-llm-agents"``."""
-    return "-".join(tokenize(name))
+    """The slug of a topic name: ``"RL for LLM Agents"`` -> ``"rl-for-llm-agents"``.
+
+    A terminal escape in the name is dropped whole, as it is when the name is shown
+    (``"\x1b[1mBold"`` is ``"bold"``, not ``"1mbold"``).
+    """
+    return "-".join(tokenize(clean_text(name)))
 
 
 @dataclass(frozen=True)

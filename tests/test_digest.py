@@ -695,3 +695,139 @@ def test_two_follows_at_once_both_stay_followed(isolated_home: Path) -> None:
     )
     followed = [t["topic"] for t in json.loads(run("following", "--json").stdout)]
     assert sorted(followed) == ["stripe-science", "zebra-studies"]
+
+
+# --------------------------------------------------------------------------- output failures
+
+
+def _limited_output(limit: int) -> None:
+    """In the child: files may grow to ``limit`` bytes; past it a write is cut short, then
+    fails with EFBIG, as on a nearly full disk (SIGXFSZ ignored, as a shell leaves it)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file size limits")
+def test_a_digest_cut_short_by_a_full_disk_fails_and_keeps_its_papers(tmp_path: Path) -> None:
+    """`digest > file` on a nearly full disk wrote the first 4,096 bytes and exited 0
+    (Python's buffered stdout drops a short write's count), and the papers were marked:
+    the next digest never showed them."""
+    follow("zebra-studies")
+    entries = [(f"2611.{n:05d}", 1, f"Zebra {'stripes ' * 30}{n}", 1, ["A"]) for n in range(60)]
+    ingest(api_feed(tmp_path / "f.xml", entries))
+    log = tmp_path / "log.txt"
+    env = {**os.environ, "PAPERTRACK_LOG_FILE": str(log)}
+    out = tmp_path / "digest.txt"
+    with out.open("wb") as handle:
+        cut = subprocess.run(
+            [sys.executable, "-m", "papertrack", "digest"],
+            stdout=handle,
+            stderr=subprocess.PIPE,
+            env=env,
+            preexec_fn=lambda: _limited_output(4096),
+        )
+    assert cut.returncode == 1, cut.stderr
+    assert b"Error: could not write the output" in cut.stderr and b"Traceback" not in cut.stderr
+    assert out.stat().st_size == 4096
+    again = run("digest", "--dry-run")
+    assert again.stdout.count("Zebra stripes") == 60  # the mark was put back
+
+
+def test_a_digest_to_a_closed_stdout_is_one_error_and_marks_nothing(tmp_path: Path) -> None:
+    """`digest >&-` stopped with "This is a bug" (sys.stdout is None) after marking."""
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00071", 1, "Zebra closed", 1, ["A"])]))
+    closed = subprocess.run(
+        ["sh", "-c", '"$0" -m papertrack digest >&-', sys.executable],
+        stderr=subprocess.PIPE,
+        env=os.environ,
+    )
+    assert closed.returncode == 1
+    assert closed.stderr.decode().splitlines() == [
+        "Error: could not write the output: standard output is closed. Send it somewhere: "
+        "> FILE, | COMMAND, or -o FILE where the command has it."
+    ]
+    assert "Zebra closed" in run("digest", "--dry-run").stdout
+    assert not (Path(os.environ["PAPERTRACK_HOME"]) / "store" / "1").exists()  # no stray file
+
+
+def test_an_empty_digest_to_dev_stdout_prints_nothing(tmp_path: Path) -> None:
+    """As into stdout itself: `digest -o /dev/stdout | mail -E` sent "Nothing new." daily."""
+    follow("zebra-studies")
+    command = [sys.executable, "-m", "papertrack", "digest", "-o", "/dev/stdout"]
+    empty = subprocess.run(command, capture_output=True, env=os.environ)
+    assert empty.returncode == 0, empty.stderr
+    assert empty.stdout == b"" and b"Wrote" not in empty.stderr
+    written = subprocess.run([*command, "--empty-ok"], capture_output=True, env=os.environ)
+    assert b"Nothing new" in written.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("-o", ""), "-o is empty"),
+        (("-o", "reports/"), "names a folder"),
+        (("--since", ""), "can't read --since ''"),
+    ],
+)
+def test_empty_or_folder_options_are_refused_before_marking(
+    tmp_path: Path, args: tuple[str, ...], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unset variable in cron (`-o "$OUT"`, `--since "$DAY"`) was ignored or read as
+    the current folder, and `-o reports/` wrote a file named reports."""
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00081", 1, "Zebra options", 1, ["A"])]))
+    from tests.helpers import error_line
+
+    monkeypatch.chdir(tmp_path)  # where a file named reports would land
+
+    error_line(run("digest", *args), 2, said)
+    assert not Path("reports").exists()
+    assert "Zebra options" in run("digest", "--dry-run").stdout
+
+
+def test_a_damaged_mark_with_ids_as_a_string_is_refused(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """Its characters were taken for paper ids: shown papers came again, and the file
+    filled with '1', '2', '.'."""
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00091", 1, "Zebra mark", 1, ["A"])]))
+    state = isolated_home / "digest-state.json"
+    state.write_text('{"last_digest": null, "digested": "2611.00091"}', encoding="utf-8")
+    from tests.helpers import error_line
+
+    error_line(run("digest"), 1, "digest-state.json is damaged")
+    assert state.read_text(encoding="utf-8") == '{"last_digest": null, "digested": "2611.00091"}'
+
+
+def test_json_says_when_the_last_digest_was_also_under_since(tmp_path: Path) -> None:
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00101", 1, "Zebra since", 1, ["A"])]))
+    assert run("digest").exit_code == 0
+    data = digest_json("--since", "3 days ago")
+    assert data["last_digest"] is not None and ids(data) == ["2611.00101"]
+
+
+def test_a_removed_topic_is_unfollowed_by_its_name_and_remove_says_it_is_followed() -> None:
+    follow("zebra-studies")
+    removed = run("topics", "remove", "Zebra Studies")
+    assert removed.exit_code == 0, removed.stderr
+    assert "You still follow it" in removed.stderr
+    assert "papertrack unfollow zebra-studies" in removed.stderr
+    gone = run("unfollow", "Zebra Studies")
+    assert gone.exit_code == 0, gone.stderr
+    assert gone.stderr.strip() == "Unfollowed zebra-studies."
+
+
+def test_following_shows_names_without_their_terminal_escapes(isolated_home: Path) -> None:
+    with (isolated_home / "topics.toml").open("a", encoding="utf-8") as handle:
+        handle.write('\n[[topic]]\nname = "Tab\\u001b[2JClear \\u001b]8;;http://x\\u0007Link"\n')
+        handle.write("query = 'zebra*'\n")
+    follow("tabclear-link")
+    listed = run("following")
+    assert listed.exit_code == 0, listed.stderr
+    assert "\x1b" not in listed.stdout and "TabClear Link (tabclear-link)" in listed.stdout

@@ -328,7 +328,7 @@ def test_output_never_replaces_what_papertrack_keeps(
         for command in (["export", "-f", "csv"], ["digest"]):
             result = run(*command, "-o", str(named))
             error_line(result, 2, str(named), "Name a file elsewhere")
-    error_line(run("site", "-o", str(store / "site")), 2, "Name a file elsewhere")
+    error_line(run("site", "-o", str(store / "site")), 2, "Name a folder elsewhere")
     assert {path: path.read_bytes() for path in store.rglob("*") if path.is_file()} == kept
     assert (isolated_home / "topics.toml").read_text(encoding="utf-8") == "# mine\n"
     # A log file that is a device is written into, not replaced: /dev/null may be both.

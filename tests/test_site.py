@@ -336,6 +336,17 @@ def test_a_folder_that_is_not_a_site_is_refused_and_left_alone(
         (("--following",), "follow"),
         (("--following", "--topics", "gui-agents"), "--following"),
         (("--base-url", "javascript:alert(1)"), "--base-url"),
+        # An unset variable (`https://$HOST/`) left feeds linking to the host "papers".
+        (("--base-url", "https:///papers/"), "with a host"),
+        (("--base-url", "https://"), "with a host"),
+        (("--base-url", "https://ex.org/?q=1"), "query or fragment"),
+        (("--base-url", "https://ex.org/#top"), "query or fragment"),
+        (("--base-url", "https://ex.org/a b/"), "spaces or control characters"),
+        (("--base-url", "https://ex.org/\x1b[2J/"), "spaces or control characters"),
+        (("--base-url", "https://user:pw@ex.org/"), "with a host"),
+        (("--base-url", "https://ex.org:99999/"), "not a web address"),
+        (("--as-of", "0001-01-08"), "Choose a later date"),
+        (("-o", ""), "-o is empty"),
     ],
 )
 def test_bad_input_is_one_error_line(
@@ -343,8 +354,29 @@ def test_bad_input_is_one_error_line(
 ) -> None:
     out = tmp_path / "site"
     result = run("--db", str(store_dir), "site", "-o", str(out), *args)
-    error_line(result, 2, needle)
+    line = error_line(result, 2, needle)
+    assert "\x1b" not in line and "--window" not in line
     assert not out.exists()
+
+
+def test_a_base_url_is_taken_in_any_case_of_its_scheme(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    site(store_dir, out, "--topics", "gui-agents", "--base-url", "HTTPS://Example.org/papers")
+    feed = feedparser.parse((out / "gui-agents.xml").read_bytes())
+    assert feed.feed.id == "https://Example.org/papers/gui-agents.xml"
+
+
+def test_a_manifest_whose_files_are_a_string_is_damaged_not_letters(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    """Its letters were taken for file names: the user's files R, E, A, D, M went."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    for name in "READM":
+        (out / name).write_text("mine", encoding="utf-8")
+    (out / MARKER).write_text('{"papertrack_site": 1, "files": "README"}', encoding="utf-8")
+    error_line(run("--db", str(store_dir), "site", "-o", str(out)), 1, "is damaged")
+    assert sorted(p.name for p in out.iterdir()) == sorted([*"READM", MARKER])
 
 
 def test_a_file_or_a_missing_parent_as_the_folder(store_dir: Path, tmp_path: Path) -> None:
@@ -552,3 +584,35 @@ def test_an_empty_topics_option_is_refused_and_the_site_kept(
         result = run("--db", str(store_dir), "site", "-o", str(out), "--topics", empty)
         error_line(result, 2, "--topics names no topic")
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+
+
+def test_feed_titles_names_counts_and_untitled_entries_read_as_on_the_terminal(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """A topic name's escape codes were dropped on the page but their remains ("[1m")
+    kept in the feed and the slug; the page wrote "+1500" where the terminal says
+    "+1,500"; an entry without a title was an empty link, nothing to click."""
+    authors = [[f"Last{n}", f"First{n}", ""] for n in range(1503)]
+    lines = [
+        kaggle_line("2501.00001", "Zebra crowds", authors_parsed=authors),
+        kaggle_line("2501.00002", "   ", abstract="Zebra without a title."),
+    ]
+    snapshot = tmp_path / "papers.jsonl"
+    snapshot.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert run("ingest", str(snapshot)).exit_code == 0
+    added = run("topics", "add", "Esc \x1b[1mBold\x1b[0m Zebra", "--query", "zebra*")
+    assert added.exit_code == 0, added.stderr
+    assert "(esc-bold-zebra)" in added.stderr
+    out = tmp_path / "site"
+    result = run("site", "-o", str(out), "--topics", "esc-bold-zebra", "--as-of", "2025-08-10")
+    assert result.exit_code == 0, result.stderr
+    feed = ET.fromstring((out / "esc-bold-zebra.xml").read_bytes())
+    assert feed.findtext(f"{ATOM}title") == "Esc Bold Zebra — papertrack"
+    html = read(out / "esc-bold-zebra.html")
+    assert "+1,500" in html and "+1500" not in html
+    assert ">(untitled: 2501.00002)</a>" in html
+    latest = run("latest", "esc-bold-zebra", "--format", "csv")
+    assert latest.exit_code == 0 and "2501.00002" in latest.stdout, latest.stderr
+    assert "(untitled: 2501.00002)" not in latest.stdout  # data keeps the empty title
+    table = run("latest", "esc-bold-zebra")
+    assert "(untitled: 2501.00002)" in table.stdout

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -91,21 +92,95 @@ def _utf8(stream: object) -> bool:
         return False
 
 
+class _WholeWrites(io.RawIOBase):
+    """A descriptor for io's buffered writer that writes every byte or raises.
+
+    CPython's BufferedWriter hands a write larger than its buffer to the raw file
+    once and returns the count that went out; the text layer above drops that count.
+    On a nearly full disk a 13,829-byte digest (or a large table, an export) was cut
+    at 4,096 bytes with exit 0. Here a short write is followed by the rest, so a full
+    disk raises ENOSPC, which :func:`main` reports.
+
+    ``closed_fd``: the descriptor was closed when papertrack started (``>&-``); it now
+    holds /dev/null, so that no file papertrack opens takes its number, and every
+    write fails as writing to a closed descriptor does.
+    """
+
+    def __init__(self, fd: int, closed_fd: bool = False) -> None:
+        super().__init__()
+        self._fd = fd
+        self._closed_fd = closed_fd
+        #: Set once a failed write was reported: what is left in the buffers is dropped,
+        #: not tried again (and reported again) when Python exits.
+        self.dropping = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return not self._closed_fd and os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        if self.dropping:
+            return len(memoryview(data).cast("B"))
+        if self._closed_fd:
+            raise OSError(errno.EBADF, "standard output is closed")
+        view = memoryview(data).cast("B")
+        size = len(view)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        return size
+
+
+def _standard_output() -> None:
+    """Put a standard output on fd 1 that writes whole or raises (:class:`_WholeWrites`).
+
+    Off a terminal it writes UTF-8 whatever the locale says: standard output into a
+    pipe or a file carries data (JSON, CSV, an export, a digest), and a name such as
+    "Jiménez" must reach jq or a file whole, not as "Jim?nez". Everywhere a character
+    the terminal cannot show (PYTHONIOENCODING=ascii, a Latin-1 locale) is replaced,
+    never a UnicodeEncodeError.
+    """
+    try:
+        os.fstat(1)
+        closed = False
+    except OSError:
+        closed = True  # `papertrack digest >&-`: Python set sys.stdout to None
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != 1:
+            os.dup2(null, 1)
+            os.close(null)
+    old = sys.stdout
+    if old is not None and getattr(old, "fileno", None) is not None:
+        try:
+            if old.fileno() != 1:
+                return  # not the process's own stdout (embedded, redirected in Python)
+        except (OSError, ValueError):
+            return
+        old.flush()
+    encoding = "utf-8"
+    if old is not None and (_is_terminal(old) or _utf8(old)):
+        encoding = old.encoding
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_WholeWrites(1, closed)),
+        encoding=encoding,
+        errors="replace",
+        line_buffering=bool(old is not None and old.line_buffering),
+    )
+
+
 def main() -> None:
     """Console-script entry point."""
-    for stream in (sys.stdout, sys.stderr):
+    _standard_output()
+    for stream in (sys.stderr,):
         # A terminal that cannot show some character (PYTHONIOENCODING=ascii, a
         # Latin-1 locale) gets a replacement for it, never a UnicodeEncodeError.
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
-    if not _is_terminal(sys.stdout) and not _utf8(sys.stdout):
-        # Standard output into a pipe or a file carries data (JSON, CSV, an export, a
-        # digest): written in UTF-8, as those formats are, whatever the locale says,
-        # so a name such as "Jiménez" reaches jq or a file whole, not as "Jim?nez".
-        reconfigure = getattr(sys.stdout, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(encoding="utf-8")
     modules: Sequence[str] = MODULES
     completing = any(key.endswith("_COMPLETE") for key in os.environ)
     command = command_of(sys.argv[1:])
@@ -123,12 +198,22 @@ def main() -> None:
     except KeyboardInterrupt:
         raise SystemExit(130) from None  # outside a command (while loading): no traceback
     except OSError as exc:
-        if exc.errno not in _FULL:
-            _unexpected(exc)
-        # Writing the answer to standard output (`> /dev/full`, a full disk): the
-        # store's own writes say so themselves.
         from papertrack.cli.common import say
 
+        raw = getattr(getattr(sys.stdout, "buffer", None), "raw", None)
+        if isinstance(raw, _WholeWrites):
+            raw.dropping = True
+
+        # Writing the answer to standard output (`> /dev/full`, a full disk, `>&-`):
+        # the store's own writes say so themselves.
+        if exc.errno == errno.EBADF:
+            say(
+                "Error: could not write the output: standard output is closed. "
+                "Send it somewhere: > FILE, | COMMAND, or -o FILE where the command has it."
+            )
+            raise SystemExit(1) from None
+        if exc.errno not in _FULL:
+            _unexpected(exc)
         say(
             f"Error: could not write the output: {exc.strerror}. "
             "Free some space, or write it elsewhere."

@@ -121,7 +121,7 @@ def ask(
         if not question:
             raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
         start = None
-        if since:
+        if since is not None:
             from papertrack.dates import parse_date
 
             start = parse_date(since)
@@ -181,7 +181,7 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
         lines.append("")
         for c in answer.papers:
             lines.append(
-                f"{c.n}. [{markdown_escape(' '.join(c.paper.title.split()))}]"
+                f"{c.n}. [{markdown_escape(' '.join(c.paper.shown_title.split()))}]"
                 f"(https://arxiv.org/abs/{c.paper.arxiv_id}) — {markdown_escape(_names(c.paper))}"
                 f", {day(c)}, arXiv:{c.paper.arxiv_id}"
             )
@@ -192,7 +192,7 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
         lines.append("")
         for c in answer.papers:
             lines.append(
-                f"[{c.n}] {c.paper.arxiv_id}  {day(c)}  {' '.join(c.paper.title.split())}"
+                f"[{c.n}] {c.paper.arxiv_id}  {day(c)}  {' '.join(c.paper.shown_title.split())}"
                 f" — {_names(c.paper)}"
             )
     emit_text("\n".join(lines))

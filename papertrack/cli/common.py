@@ -418,27 +418,40 @@ def _home_files() -> set[Path]:
     return {Path(os.path.realpath(path)) for path in named}
 
 
-def output_path(output: Path | None, *, folder: bool = False) -> Path | None:
-    """Where ``-o`` writes: ``output``, or None for standard output (``-o -``).
+def output_path(text: str | None, *, folder: bool = False) -> Path | None:
+    """Where ``-o`` writes: ``text`` as a path, or None for standard output (``-o -``).
+
+    The option is read as text, not as a path: a path would make ``''`` (an unset
+    shell variable) the current folder and drop the ``/`` that says ``reports/`` is
+    meant as a folder.
 
     Raises:
-        UsageError: ``output`` is, or is inside, what papertrack keeps (the store,
-            its files in the data home): replacing one lost stored papers.
+        UsageError: ``text`` is empty, names a folder for a file, or is (or is
+            inside) what papertrack keeps (the store, its files in the data home):
+            replacing one lost stored papers.
     """
-    if output is None:
+    if text is None:
         return None
-    if str(output) == "-":
+    kind = "folder" if folder else "file"
+    if not text.strip():
+        more = "" if folder else ", or - for standard output"
+        raise UsageError(f"-o is empty. Name a {kind}{more}")
+    if text == "-":
         if folder:
             raise UsageError("-o names the site's folder, not standard output. Name a folder")
         return None
+    if not folder and text.endswith(("/", os.sep)):
+        raise UsageError(f"{visible(text)} ends in /, so it names a folder. Name a file to write")
+    output = Path(text)
     target = Path(os.path.realpath(output))
     # The store in effect, the data home's own (another command may use it), and models.
     folders = (paths.store_dir(state.db), paths.home() / "store", paths.user_models_dir())
-    for place in (Path(os.path.realpath(folder)) for folder in folders):
+    for place in (Path(os.path.realpath(where)) for where in folders):
         if target == place or place in target.parents:
             raise UsageError(
-                f"{visible(str(output))} is inside {place}, which papertrack keeps: writing "
-                "there would damage it. Name a file elsewhere"
+                f"{visible(text)} is {'' if target == place else 'inside '}{place}, which "
+                "papertrack keeps: writing "
+                f"there would damage it. Name a {kind} elsewhere"
             )
     from papertrack.files import writes_into
 
@@ -447,7 +460,7 @@ def output_path(output: Path | None, *, folder: bool = False) -> Path | None:
     own_log = target == log_file and not writes_into(output)
     if target in _home_files() or own_log:
         raise UsageError(
-            f"{visible(str(output))} is papertrack's own {target.name}. Name a file elsewhere"
+            f"{visible(text)} is papertrack's own {target.name}. Name a {kind} elsewhere"
         )
     return output
 

@@ -30,7 +30,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
-from papertrack.errors import UsageError
+from papertrack.errors import PapertrackError, UsageError
 from papertrack.text import json_text
 
 if TYPE_CHECKING:
@@ -134,7 +134,6 @@ def _digested_before() -> bool:
     """Whether a digest was made before (False when its state cannot be read: the
     digest itself says so)."""
     from papertrack import digest as core
-    from papertrack.errors import PapertrackError
 
     try:
         return core.load_state(state_file()).last is not None
@@ -153,14 +152,17 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
         papertrack unfollow "GUI Agents"
     """
     from papertrack.digest import load_following, save_following
+    from papertrack.topics import slugify
 
     with errors(), _digest_lock():
         slugs, times = load_following(following_file())
         catalog = load_catalog()
         drop: list[str] = []
         for name in topics:
-            # A followed slug whose topic was since removed can still be unfollowed.
-            slug = name.strip() if name.strip() in slugs else catalog.find(name).slug
+            # A followed slug whose topic was since removed can still be unfollowed, by
+            # its name in any case too ("Zebra Agents" for zebra-agents).
+            known = [s for s in (name.strip(), slugify(name)) if s in slugs]
+            slug = known[0] if known else catalog.find(name).slug
             drop.append(slug)
         for slug in dict.fromkeys(drop):
             if not quiet:
@@ -178,6 +180,8 @@ def following(as_json: JsonOnlyOpt = False) -> None:
         papertrack following
         papertrack following --json | jq -r '.[].topic'
     """
+    from papertrack.digest import clean
+
     with errors():
         topics = followed_topics(load_catalog())
         if as_json:
@@ -185,7 +189,7 @@ def following(as_json: JsonOnlyOpt = False) -> None:
             emit_json(data)
             return
         for topic in topics:
-            typer.echo(f"{topic.name} ({topic.slug})")
+            typer.echo(f"{clean(topic.name)} ({clean(topic.slug)})")
         if not topics:
             say("You follow no topic. Run 'papertrack follow TOPIC'.")
 
@@ -227,14 +231,14 @@ def digest(
         typer.Option("--empty-ok", help="Print an empty digest when there is nothing new."),
     ] = False,
     output: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--output",
             "-o",
+            metavar="<file>",
             help="Write to this file instead of standard output (- for standard output): "
             "a file is replaced atomically, keeping its permissions; a pipe or a device "
             "(/dev/stdout) is written into.",
-            dir_okay=False,
         ),
     ] = None,
     quiet: QuietOpt = False,
@@ -262,12 +266,21 @@ def digest(
     """
     from papertrack import digest as core
     from papertrack.dates import parse_date
-    from papertrack.files import Lock, all_or_nothing, write_output, writes_into
+    from papertrack.files import (
+        Lock,
+        all_or_nothing,
+        is_stdout,
+        read_if_there,
+        write_output,
+        writes_into,
+    )
 
     with errors():
-        output = output_path(output)
+        target = output_path(output)
         now = datetime.now(UTC)
-        start = parse_date(since, now=now) if since else None
+        start = parse_date(since, now=now) if since is not None else None
+        if start is not None and start.date() > now.date() and not quiet:
+            say(f"Note: --since {start.date()} is after today: no paper is dated then yet.")
         catalog = load_catalog()
         # The topics and when each was followed, from one read: an unfollow between
         # two reads left a topic without its time, and its papers since the first
@@ -291,7 +304,8 @@ def digest(
             window = start if start is not None else core.window_start(state, now)
             result, measured = _collect(store, topics, followed, state, now, window, start)
             names = {t.slug: t.name for t in catalog.topics}
-            quiet_empty = result.empty and not empty_ok and output is None
+            # -o /dev/stdout is standard output too: an empty digest prints nothing there.
+            quiet_empty = result.empty and not empty_ok and (target is None or is_stdout(target))
             chosen = pick_format(fmt, as_json)
             text = "" if quiet_empty else _render(result, chosen, names, measured)
             data = text.encode("utf-8")
@@ -300,27 +314,48 @@ def digest(
             # folder, a full disk) marks nothing, and one that is written is marked.
             # Into a stream (stdout, a pipe, a device) the mark is saved first: one that
             # cannot be saved stops the digest before anyone reads it, so the next run
-            # shows the same papers, never a repeat of a delivered one.
-            into = output is None or writes_into(output)
+            # shows the same papers, never a repeat of a delivered one. A write that then
+            # fails (a full disk under `> file`, a closed stdout) puts the old mark back,
+            # so those papers are not lost; a reader that stops early (`| head`) took
+            # what it wanted.
+            into = target is None or writes_into(target)
+            before = None if dry_run or not into else read_if_there(state_file())
             whole = True
             with all_or_nothing():
-                if output is not None and not into:
-                    whole = write_output(output, data)
+                if target is not None and not into:
+                    whole = write_output(target, data)
                 if not dry_run:
                     core.save_state(state_file(), state.after(result))
-            if output is not None:
-                if into:
-                    whole = write_output(output, data)
+            try:
+                if target is None:
+                    sys.stdout.write(text)
+                    sys.stdout.flush()
+                elif into:
+                    whole = write_output(target, data)
+            except BrokenPipeError:
+                raise
+            except (OSError, PapertrackError):
+                if not dry_run:
+                    _restore(state_file(), before)
+                raise
+            if target is not None:
                 count = len(result.arxiv_ids())
                 plural = "s" if count != 1 else ""
-                if whole and not quiet:
-                    say(f"Wrote a digest of {count:,} paper{plural} to {output}")
-            else:
-                sys.stdout.write(text)
-                sys.stdout.flush()
+                if whole and not quiet and not quiet_empty:
+                    say(f"Wrote a digest of {count:,} paper{plural} to {target}")
         finally:
             if lock is not None:
                 lock.release()
+
+
+def _restore(path: Path, data: bytes | None) -> None:
+    """Put the digest's mark back as it was (``data``; None: there was none)."""
+    from papertrack.files import write_atomic
+
+    if data is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_atomic(path, data)
 
 
 def _warn_if_stale(store: Store, now: datetime) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import sys
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -196,14 +195,14 @@ def export(
         typer.Option("--query", help="Only papers matching this query.", show_default=False),
     ] = None,
     output: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--output",
             "-o",
+            metavar="<file>",
             help="Write to this file instead of standard output (- for standard output): "
             "a file is replaced atomically, keeping its permissions; a pipe or a device "
             "(/dev/stdout) is written into.",
-            dir_okay=False,
         ),
     ] = None,
     feed_url: Annotated[
@@ -238,7 +237,7 @@ def export(
     written = output is not None and str(output) != "-"
     left = f"{output} was left as it was." if written else "The export is incomplete."
     with errors(interrupted=left):
-        output = output_path(output)
+        target = output_path(output)
         if fmt is None:
             # Click's own message for a missing choice spans seven lines.
             raise UsageError(
@@ -247,14 +246,14 @@ def export(
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
-        start = parse_date(since) if since else None
+        start = parse_date(since) if since is not None else None
         store = open_store()
         fresh_tags(store, catalog)
         title = "papertrack: " + (chosen.name if chosen else "all papers")
         title += f", query: {' '.join(query.split())}" if query is not None else ""
         stdout = sys.stdout
         # No spinner while the export itself scrolls past on the same terminal.
-        with busy("Exporting", show=output is not None or not stdout.isatty()) as progress:
+        with busy("Exporting", show=target is not None or not stdout.isatty()) as progress:
             papers = iter_papers(
                 store,
                 topic=chosen.slug if chosen else None,
@@ -263,7 +262,7 @@ def export(
                 within=store.candidates(unsaved.node) if unsaved else None,
                 progress=progress,
             )
-            if output is None:
+            if target is None:
                 count = write_export(papers, fmt.value, stdout, title=title, self_url=feed_url)
                 if count == 0 and start is not None:
                     day = start.date().isoformat()
@@ -272,9 +271,9 @@ def export(
             # Collected first, then written in one atomic replace: a reader of the
             # file (a feed reader polling it) never sees half an export.
             buffer = io.StringIO()
-            self_url = feed_url or output.resolve().as_uri()
+            self_url = feed_url or target.resolve().as_uri()
             count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
-            if not write_output(output, buffer.getvalue().encode("utf-8")):
+            if not write_output(target, buffer.getvalue().encode("utf-8")):
                 return  # its reader stopped early (`| head`): nothing to report
         note = newest_paper_note(store) if count == 0 and start is not None else ""
         say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}.{note}")

@@ -54,7 +54,7 @@ EMPTY_STORE = (
 MAX_WEEKS = 2000
 
 
-def _as_of(text: str | None, window: int, weeks: int) -> date:
+def _as_of(text: str | None, window: int, weeks: int, *, fixed: bool = False) -> date:
     from papertrack import momentum
     from papertrack.dates import parse_date
 
@@ -76,11 +76,20 @@ def _as_of(text: str | None, window: int, weeks: int) -> date:
     try:  # with no counts: whether the weeks fit the calendar (0.2 ms; 30 ms at 2,000)
         momentum.measure({}, {}, as_of=day, window=window, weeks=weeks)
     except ValueError:
-        raise _past_calendar(day, window, weeks) from None
+        raise _past_calendar(day, window, weeks, fixed=fixed) from None
     return day
 
 
-def _past_calendar(day: date, window: int, weeks: int) -> UsageError:
+def _past_calendar(day: date, window: int, weeks: int, *, fixed: bool = False) -> UsageError:
+    """The error for a day whose chart would reach past the calendar.
+
+    ``fixed``: the command has no --window or --weeks (``site``), so only the day can change.
+    """
+    if fixed:
+        return UsageError(
+            f"--as-of {day} reaches past the calendar (year 1 to 9999): its {weeks}-week "
+            "chart would start before it. Choose a later date"
+        )
     return UsageError(
         f"--as-of {day} with --window {window} and --weeks {weeks} reaches past the "
         "calendar (year 1 to 9999). Choose another date or fewer weeks"
@@ -88,7 +97,13 @@ def _past_calendar(day: date, window: int, weeks: int) -> UsageError:
 
 
 def as_of_day(
-    store: Store, as_of: str | None, window: int, weeks: int, quiet: bool = False
+    store: Store,
+    as_of: str | None,
+    window: int,
+    weeks: int,
+    quiet: bool = False,
+    *,
+    fixed: bool = False,
 ) -> date:
     """The day to measure at: --as-of, else today, else the store's newest paper's day.
 
@@ -96,9 +111,9 @@ def as_of_day(
     bundled sample or a store whose fetch stopped is) is never shown as current and
     never as empty: the views measure at its newest paper and say so on stderr. An
     --as-of after today is measured as given, with a note that its last weeks are
-    still to come.
+    still to come. ``fixed``: the command has no --window or --weeks to name in an error.
     """
-    day = _as_of(as_of, window, weeks)
+    day = _as_of(as_of, window, weeks, fixed=fixed)
     if as_of is None:
         return behind_store_day(store, day, window, quiet)
     from papertrack.momentum import today

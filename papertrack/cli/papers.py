@@ -314,7 +314,7 @@ def latest(
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
-        start = parse_date(since) if since else None
+        start = parse_date(since) if since is not None else None
         store = open_store()
         fresh_tags(store, catalog)
         check_categories(store, category or [])

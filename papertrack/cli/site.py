@@ -55,9 +55,12 @@ def _chosen(catalog: Catalog, names: list[str], following: bool) -> list[Topic]:
 @app.command(epilog=EXIT_CODES)
 def site(
     output: Annotated[
-        Path,
+        str,
         typer.Option(
-            "--output", "-o", help="The site's folder: new, empty, or a site written before."
+            "--output",
+            "-o",
+            metavar="<path>",
+            help="The site's folder: new, empty, or a site written before.",
         ),
     ],
     topics: Annotated[
@@ -101,14 +104,13 @@ def site(
     from papertrack.cli.momentum import EMPTY_STORE, as_of_day
 
     with errors():
-        if base_url and not base_url.startswith(("https://", "http://")):
-            raise UsageError(f"--base-url {base_url!r} is not a web address. Use https://…/")
-        folder = output_path(output, folder=True) or output
+        base_url = core.base_url_of(base_url) if base_url else ""
+        folder = output_path(output, folder=True) or Path(output)
         catalog = load_catalog()
         chosen = _chosen(catalog, topics or [], following)
         store = open_store()
         fresh_tags(store, catalog)
-        day = as_of_day(store, as_of, 4, 12, quiet=quiet)
+        day = as_of_day(store, as_of, 4, 12, quiet=quiet, fixed=True)
         names = {t.slug: t.name for t in catalog.topics}
         gathered = core.gather(store, chosen, day, limit=limit, known=names)
         files = core.render_site(gathered, day, names=names, base_url=base_url)

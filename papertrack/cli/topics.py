@@ -567,7 +567,7 @@ def _paper_line(paper: Any) -> str:
     from papertrack.render import format_date
     from papertrack.text import shorten
 
-    return f"  {paper.arxiv_id}  {format_date(paper.paper_date)}  {shorten(paper.title, 70)}"
+    return f"  {paper.arxiv_id}  {format_date(paper.paper_date)}  {shorten(paper.shown_title, 70)}"
 
 
 def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
@@ -900,7 +900,23 @@ def topics_remove(
                     f"'papertrack topics remove {edit.slug}' again to hide it too."
                 )
         _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
+        if edit.restored is None and _followed(edit.slug):
+            message += (
+                f" You still follow it, and the digest warns of that: run 'papertrack "
+                f"unfollow {edit.slug}'."
+            )
         say(message)
+
+
+def _followed(slug: str) -> bool:
+    """Whether ``slug`` is in following.json (False when that file cannot be read)."""
+    from papertrack.cli.digest import following_file
+    from papertrack.digest import load_following
+
+    try:
+        return slug in load_following(following_file())[0]
+    except PapertrackError:
+        return False
 
 
 # `topics test` and `topics explain` live in their own module; importing it registers them.
