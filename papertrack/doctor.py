@@ -12,7 +12,9 @@ Never prints; the CLI renders :class:`Checkup` and
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -21,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from papertrack.errors import StoreError
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of
-from papertrack.models import Paper, Progress
+from papertrack.models import Paper, Progress, mend_record
 from papertrack.storage import PAPERS_TABLE, shape_problem, week_problem
 from papertrack.store import Store, id_shard
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from papertrack.salvage import RepairReport, Salvage, repair_store, salvage_records
@@ -95,6 +98,9 @@ class Checkup:
     id_map: dict[str, str] = field(default_factory=dict)
     #: Papers per week as index.json counted them, when it could be read.
     index_weeks: dict[str, int] | None = None
+    #: arxiv_id -> week, as search.sqlite holds them (when readable, stale or not): the
+    #: last names of papers in a damaged week when its id map shard is damaged too.
+    text_ids: dict[str, str] = field(default_factory=dict)
 
     @property
     def healthy(self) -> bool:
@@ -156,13 +162,18 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
     checkup = Checkup(store.path)
     unreadable: set[str] = set()
     papers: dict[str, list[tuple[str, Paper]]] = defaultdict(list)
-    folder = store.papers_dir
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    try:
+        files = store.week_paths()
+    except StoreError as exc:
+        # No week file can be read: every check after this one would call the whole
+        # id map and index stale, and a repair would rebuild them from nothing.
+        why, _, fix = str(exc).removeprefix(str(store.papers_dir) + " ").partition(". ")
+        checkup.problems.append(Problem("papers", "unreadable", why, fix.rstrip(".")))
+        checkup.unreadable += 1
+        return checkup
     for done, path in enumerate(files):
         if progress is not None:
             progress(done, len(files))
-        if path.name.startswith("."):
-            continue
         checkup.partitions += 1
         week = path.stem
         found = _check_partition(store, path, checkup.problems)
@@ -227,6 +238,13 @@ def _parse(path: Path, file: str) -> tuple[Any, Problem | None]:
     """The JSON in ``path`` (``file`` in the store), or the problem that keeps it unread."""
     try:
         raw = path.read_bytes()
+    except IsADirectoryError:
+        why = "is a folder, not a week file"
+        return None, Problem(file, "unreadable", why, "Move it out of the store")
+    except FileNotFoundError:
+        target = visible(os.readlink(path)) if path.is_symlink() else "a file"
+        why = f"links to {target}, which is not there"
+        return None, Problem(file, "unreadable", why, "Restore it, or remove the link")
     except OSError as exc:
         why = f"could not be read ({exc.strerror or exc})"
         return None, Problem(file, "unreadable", why, "Check its permissions")
@@ -237,13 +255,16 @@ def _parse(path: Path, file: str) -> tuple[Any, Problem | None]:
 
 
 def paper_of_doc(doc: Any) -> Paper | None:
-    """A stored record as a Paper, or None when it is not a whole paper record."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("arxiv_id"), str):
-        return None
-    if not doc["arxiv_id"]:
+    """A stored record as a Paper (its fields of the wrong kind dropped, see
+    :func:`~papertrack.models.mend_record`), or None when it is no paper record."""
+    return _paper_of_mended(mend_record(doc))
+
+
+def _paper_of_mended(mended: tuple[dict[str, Any], list[str]] | None) -> Paper | None:
+    if mended is None:
         return None
     try:
-        return Paper.from_record(doc)
+        return Paper.from_record(mended[0])
     except (TypeError, ValueError, AttributeError, KeyError):
         return None
 
@@ -267,14 +288,19 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
         problems.append(Problem(file, "damaged", f"is damaged: {shape}"))
         return None
     bad: list[str] = []
+    faulty: list[str] = []
     misplaced: list[str] = []
     twice: list[str] = []
     found: dict[str, Paper] = {}
     for doc_id, doc in (data.get(PAPERS_TABLE) or {}).items():
-        paper = paper_of_doc(doc)
-        if paper is None or not doc_id.isdigit():
+        mended = mend_record(doc)
+        paper = _paper_of_mended(mended)
+        if mended is None or paper is None or not doc_id.isdigit():
             bad.append(doc_id)
             continue
+        faults = mended[1]
+        if faults:
+            faulty.append(f"{paper.arxiv_id}: {', '.join(faults)}")
         if paper.arxiv_id in found:
             twice.append(paper.arxiv_id)
             continue
@@ -288,6 +314,15 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
                 "bad-records",
                 f"is damaged: {len(bad):,} record{'s are' if len(bad) != 1 else ' is'} not a "
                 f"paper (record {name_some(bad)})",
+            )
+        )
+    if faulty:
+        problems.append(
+            Problem(
+                file,
+                "bad-fields",
+                f"is damaged: {len(faulty):,} paper{'s have' if len(faulty) != 1 else ' has'} "
+                f"fields of the wrong kind ({name_some(faulty, 3)})",
             )
         )
     if misplaced:
@@ -457,11 +492,16 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
         except StoreError:
             generation = ""  # index.json is damaged: reported above
         if not text.synced_with(generation):
+            with contextlib.suppress(sqlite3.Error, StoreError):
+                checkup.text_ids = dict(text.ids())
             checkup.problems.append(
                 Problem(FILE, "stale-search-index", "is behind the week files", _TEXT_FIX)
             )
             return
-        held = dict(text.ids())
+        held = checkup.text_ids = dict(text.ids())
+        damage = text.damage()
+        if damage is not None:
+            raise sqlite3.DatabaseError(damage)
     except (sqlite3.Error, StoreError) as exc:
         checkup.problems.append(
             Problem(FILE, "damaged-search-index", f"is damaged ({exc})", _TEXT_FIX)
@@ -480,7 +520,8 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
             Problem(
                 FILE,
                 "stale-search-index",
-                f"disagrees with the week files about {len(wrong) + len(extra):,} papers ({named})",
+                f"disagrees with the week files about {len(wrong) + len(extra):,} "
+                f"paper{'s' if len(wrong) + len(extra) != 1 else ''} ({named})",
                 _TEXT_FIX,
             )
         )

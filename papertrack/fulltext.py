@@ -213,6 +213,22 @@ class TextIndex:
         except (sqlite3.Error, StoreError):
             return False
 
+    def damage(self) -> str | None:
+        """What SQLite's structural check finds wrong with the file (None: nothing).
+
+        The meta and id rows can read well while other pages of the file are garbled:
+        then every search failed with "database disk image is malformed" and the
+        doctor found nothing to repair.
+
+        Raises:
+            sqlite3.Error: the file cannot be checked at all (it is damaged too).
+        """
+        db = self._connect()
+        if db is None:
+            return None
+        rows = [str(row[0]) for row in db.execute("PRAGMA quick_check")]
+        return None if rows == ["ok"] else "; ".join(rows[:3])
+
     # -- writes (the store lock is held)
     def begin(self) -> sqlite3.Connection:
         """Open a write transaction; the index counts as stale until :meth:`mark_synced`."""

@@ -23,10 +23,91 @@ def utc_text(moment: datetime) -> str:
 
 
 def from_iso(value: str | None) -> datetime | None:
-    """An ISO 8601 timestamp as stored (``2026-08-20T17:01:02Z``) → aware UTC datetime."""
+    """An ISO 8601 timestamp as stored (``2026-08-20T17:01:02Z``) → aware UTC datetime.
+
+    Raises:
+        ValueError: not such a timestamp, or one whose UTC time is past the calendar
+            (``0001-01-01T00:00:00+05:00``).
+    """
     if not value:
         return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{value!r} is out of the calendar's range in UTC") from None
+
+
+# The kind of each stored field (see Paper.to_record), for mend_record.
+_TEXT_FIELDS = ("title", "abstract")
+_LIST_FIELDS = ("authors", "categories", "tags")
+_OPTIONAL_TEXT_FIELDS = (
+    "primary_category",
+    "announce_type",
+    "doi",
+    "journal_ref",
+    "comment",
+    "url",
+    "pdf_url",
+    "license",
+    "source",
+)
+_TIME_FIELDS = ("published", "updated", "announced", "paper_date")
+
+
+def _field_fault(key: str, value: Any) -> bool:
+    """Whether a stored record's ``value`` for ``key`` is of the wrong kind."""
+    if key in _TEXT_FIELDS:
+        return not isinstance(value, str)
+    if key in _LIST_FIELDS:
+        return not isinstance(value, list) or not all(isinstance(v, str) for v in value)
+    if key == "author_affiliations":
+        return not isinstance(value, list) or not all(
+            isinstance(names, list) and all(isinstance(n, str) for n in names) for names in value
+        )
+    if key in _OPTIONAL_TEXT_FIELDS:
+        return value is not None and not isinstance(value, str)
+    if key == "version":
+        return value is not None and (not isinstance(value, int) or isinstance(value, bool))
+    if key == "primary_guessed":
+        return not isinstance(value, bool)
+    if key in _TIME_FIELDS:
+        if value is None:
+            return False
+        try:
+            return not isinstance(value, str) or from_iso(value) is None
+        except ValueError:
+            return True
+    return False
+
+
+def mend_record(doc: Any) -> tuple[dict[str, Any], list[str]] | None:
+    """A stored record with each field of the wrong kind dropped, and those fields' names.
+
+    Readers take a record's fields as they come (a list of authors written as a
+    string reads as one author per letter); ``doctor`` finds such fields and a
+    repair drops them, keeping the rest of the paper. None: no paper record at all,
+    which needs a non-empty ``arxiv_id`` and the ``title`` every record is written
+    with (a record cut down to its id is not a paper that can be kept).
+    """
+    if not isinstance(doc, dict) or "title" not in doc:
+        return None
+    arxiv_id = doc.get("arxiv_id")
+    if not isinstance(arxiv_id, str) or not arxiv_id.strip():
+        return None
+    bad = [key for key, value in doc.items() if _field_fault(key, value)]
+    if not bad:
+        return doc, []
+    mended = {key: value for key, value in doc.items() if key not in bad}
+    for key in bad:
+        if key in _TEXT_FIELDS:
+            mended[key] = ""
+        elif key in _LIST_FIELDS or key == "author_affiliations":
+            mended[key] = []
+        elif key == "primary_guessed":
+            mended[key] = False
+        else:
+            mended[key] = None
+    return mended, bad
 
 
 #: Told (files done, files in all) as a long scan of the store goes through its

@@ -32,7 +32,7 @@ from papertrack.doctor import Checkup, checkup_of, paper_of_doc, relative_name
 from papertrack.errors import StoreError
 from papertrack.files import write_atomic
 from papertrack.index import week_of
-from papertrack.models import Paper, Progress
+from papertrack.models import Paper, Progress, mend_record
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
 from papertrack.store import Store
 from papertrack.writer import StoreWriter, build_text_index
@@ -43,7 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["RepairReport", "Salvage", "repair_store", "salvage_records"]
 
 # Problems whose fix rewrites a week file (the others only touch derived files).
-_PARTITION_KINDS = frozenset({"damaged", "bad-name", "bad-records", "misplaced", "duplicate"})
+_PARTITION_KINDS = frozenset(
+    {"damaged", "bad-name", "bad-records", "bad-fields", "misplaced", "duplicate"}
+)
 
 
 @dataclass
@@ -59,6 +61,8 @@ class Salvage:
     lost: list[str] = field(default_factory=list)
     #: More papers the index counted in this week whose ids nothing names any more.
     lost_unnamed: int = 0
+    #: Salvaged papers kept without a field of the wrong kind, by id: the fields dropped.
+    mended: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +70,7 @@ class Salvage:
             "kept_at": self.kept_at,
             "salvaged": self.salvaged,
             "moved": self.moved,
+            "mended": self.mended,
             "lost": self.lost,
             "lost_unnamed": self.lost_unnamed,
         }
@@ -95,6 +100,11 @@ class RepairReport:
     def repaired(self) -> bool:
         return not self.before.healthy or bool(self.interrupted)
 
+    @property
+    def lost_count(self) -> int:
+        """Papers lost: those named, and those only index.json counted."""
+        return len(self.lost) + sum(s.lost_unnamed for s in self.salvages)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "store": str(self.before.path),
@@ -107,6 +117,7 @@ class RepairReport:
             "merged": self.merged,
             "retagged": self.retagged,
             "lost": self.lost,
+            "lost_count": self.lost_count,
             "remaining": [p.to_dict() for p in self.after.problems],
         }
 
@@ -120,7 +131,13 @@ _DOC_START = re.compile(r'[{,]\s*"(\d+)"\s*:\s*(?=\{)')
 
 
 def salvage_records(raw: bytes) -> list[dict[str, Any]]:
-    """Every complete paper record that can still be read from a damaged week file.
+    """Every paper record that can still be read from a damaged week file, mended."""
+    return [doc for doc, _ in _salvage(raw)]
+
+
+def _salvage(raw: bytes) -> list[tuple[dict[str, Any], list[str]]]:
+    """Every complete paper record that can still be read from a damaged week file,
+    each with its fields of the wrong kind dropped (their names beside it).
 
     A whole file gives its papers table. A cut or garbled one is walked document by
     document with :meth:`json.JSONDecoder.raw_decode`: ``{"papers": {"1": {…},
@@ -134,10 +151,10 @@ def salvage_records(raw: bytes) -> list[dict[str, Any]]:
     except (ValueError, RecursionError):
         pass
     else:
-        return [doc for doc in _records_in(data) if paper_of_doc(doc) is not None]
+        return [m for doc in _records_in(data) if (m := _mended(doc)) is not None]
     text = raw.decode("utf-8", errors="surrogateescape")
     decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
+    found: list[tuple[dict[str, Any], list[str]]] = []
     pos = 0
     while True:
         match = _DOC_START.search(text, pos)
@@ -149,17 +166,24 @@ def salvage_records(raw: bytes) -> list[dict[str, Any]]:
         except (ValueError, RecursionError):
             pos = match.start() + 1
             continue
-        if _garbled(text[start:end]) or not _whole_record(doc):
+        mended = _mended(doc)
+        if _garbled(text[start:end]) or mended is None or _swallowed(doc):
             pos = match.start() + 1
             continue
-        found.append(doc)
+        found.append(mended)
         pos = end
 
 
-def _whole_record(doc: Any) -> bool:
+def _mended(doc: Any) -> tuple[dict[str, Any], list[str]] | None:
+    """``doc`` mended (:func:`mend_record`) when it is a paper record that reads as one."""
+    mended = mend_record(doc)
+    return mended if mended is not None and paper_of_doc(mended[0]) is not None else None
+
+
+def _swallowed(doc: dict[str, Any]) -> bool:
     # A record never holds an object: one that does swallowed the next record because
     # its own closing brace was lost.
-    return paper_of_doc(doc) is not None and not any(isinstance(v, dict) for v in doc.values())
+    return any(isinstance(v, dict) for v in doc.values())
 
 
 # surrogateescape turns each byte that is not UTF-8 into one of U+DC80..U+DCFF.
@@ -175,7 +199,7 @@ def _records_in(data: Any) -> list[dict[str, Any]]:
     if isinstance(data, dict):
         table = data.get(PAPERS_TABLE)
         if isinstance(table, dict) and "arxiv_id" not in data:
-            return [doc for doc in table.values() if isinstance(doc, dict)]
+            return [doc for value in table.values() for doc in _records_in(value)]
         if "arxiv_id" in data:
             return [data]
         return [doc for value in data.values() for doc in _records_in(value)]
@@ -204,7 +228,17 @@ def repair_store(
         empty = Checkup(store.path, exists=False)
         return RepairReport(empty, empty)
     lock = store.lock()
-    lock.acquire()
+    try:
+        lock.acquire()
+    except StoreError as exc:
+        if not isinstance(exc.__cause__, OSError):
+            raise
+        # The lock file cannot even be made (a read-only store): nobody writes it, so a
+        # healthy one is said to be healthy, as `doctor` says; any repair needs the lock.
+        checked = checkup_of(store, progress)
+        if checked.healthy and not _pending_losses(store)[1]:
+            return RepairReport(checked, checked)
+        raise
     try:
         before = checkup_of(store, progress)
         pending, earlier = _pending_losses(store)
@@ -298,10 +332,12 @@ def _salvage_partitions(
             raise StoreError(
                 f"could not read {path}: {exc.strerror or exc}. Check its permissions"
             ) from exc
-        records = salvage_records(raw)
+        records = _salvage(raw)
         kept = _keep_aside(store, path, raw, stamp)
         salvage = Salvage(file=file, kept_at=relative_name(store, kept), salvaged=len(records))
-        for doc in records:
+        for doc, dropped in records:
+            if dropped:
+                salvage.mended[doc["arxiv_id"]] = dropped
             paper = Paper.from_record(doc)
             week = week_of(paper.paper_date)
             if week != path.stem:
@@ -313,7 +349,7 @@ def _salvage_partitions(
     elsewhere = {pid for pid, weeks in before.placed.items() if set(weeks) - damaged}
     lost = [
         pid
-        for pid, week in sorted(before.id_map.items())
+        for pid, week in sorted(_known_weeks(before, damaged).items())
         if week in damaged and pid not in salvaged and pid not in elsewhere
     ]
     if lost:
@@ -365,16 +401,26 @@ def _keep_aside(store: Store, path: Path, raw: bytes, stamp: str) -> Path:
     return target
 
 
+def _known_weeks(before: Checkup, damaged: AbstractSet[str]) -> dict[str, str]:
+    """arxiv_id -> week of every paper the store named before the repair: the id map's,
+    and the search index's in the ``damaged`` weeks. The search index names the papers
+    of a damaged week whose id map shard is damaged too: without it they were lost
+    unnamed, or, with index.json damaged as well, not even counted ("nothing lost"),
+    and the rebuild wiped their last record."""
+    return {pid: w for pid, w in before.text_ids.items() if w in damaged} | before.id_map
+
+
 def _account_losses(report: RepairReport, earlier: AbstractSet[str] = frozenset()) -> None:
     """The papers lost: named by the old id map (or by an interrupted repair's record,
     ``earlier``) and held by no week file now."""
     before, after = report.before, report.after
-    known = set(before.id_map) | set(before.placed) | earlier
+    weeks = _known_weeks(before, {Path(s.file).stem for s in report.salvages})
+    known = set(weeks) | set(before.placed) | earlier
     report.lost = sorted(pid for pid in known if pid not in after.placed)
-    report.interrupted = sorted(set(report.lost) & earlier - set(before.id_map))
+    report.interrupted = sorted(set(report.lost) & earlier - set(weeks))
     by_week: dict[str, list[str]] = defaultdict(list)
     for pid in report.lost:
-        week = before.id_map.get(pid)
+        week = weeks.get(pid)
         if week is not None:
             by_week[week].append(pid)
     dirty = any(p.kind == "dirty" for p in before.problems)

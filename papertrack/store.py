@@ -122,10 +122,20 @@ def week_records(path: Path) -> dict[str, dict[str, Any]]:
     """The records of a week file by TinyDB id ({} when the file is gone).
 
     Raises:
-        StoreError: the file is damaged (:func:`week_problem`), one of no papers too.
+        StoreError: the file is damaged (:func:`week_problem`), one of no papers too,
+            or it links to something missing, or its folder does.
     """
     data = AtomicJSONStorage(path, read_only=True, week=True).read()
-    return {} if data is None else data[PAPERS_TABLE]
+    if data is None:
+        if path.is_symlink() or not path.parent.is_dir():
+            # Not a week a writer just emptied and removed: the link's target, or the
+            # whole papers folder, is missing, and its papers are not "none".
+            raise StoreError(
+                f"store file {visible(str(path))} is not there: it or its folder links to "
+                "something missing. Mount or restore it, then run 'papertrack doctor'"
+            )
+        return {}
+    return data[PAPERS_TABLE]
 
 
 def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
@@ -418,11 +428,35 @@ class Store:
 
     def weeks(self) -> list[str]:
         """Every partition key on disk, newest first."""
-        folder = self.path / "papers"
-        if not folder.is_dir():
-            return []
-        keys = [p.stem for p in folder.glob("*.json") if not p.name.startswith(".")]
+        keys = [p.stem for p in self.week_paths()]
         return sorted(keys, key=week_sort_key, reverse=True)
+
+    def week_paths(self) -> list[Path]:
+        """Every week file on disk (``papers/*.json``, no hidden ones), in name order.
+
+        No ``papers`` folder is a store without papers yet. One that is there but
+        cannot be listed is an error: read as empty (as ``Path.glob`` reads it),
+        the store looked empty, and ``doctor --repair`` rebuilt its id map from nothing.
+
+        Raises:
+            StoreError: ``papers`` cannot be listed (no permission, a file, a link to
+                something not there).
+        """
+        folder = self.papers_dir
+        try:
+            names = os.listdir(folder)
+        except FileNotFoundError:
+            if not folder.is_symlink():
+                return []
+            why = f"links to {visible(os.readlink(folder))}, which is not there"
+            fix = "Mount or restore it"
+        except NotADirectoryError:
+            why, fix = "is a file, not a folder of week files", "Move it away or restore the folder"
+        except OSError as exc:
+            why, fix = f"could not be read ({exc.strerror or exc})", "Check its permissions"
+        else:
+            return sorted(folder / n for n in names if n.endswith(".json") and n[0] != ".")
+        raise StoreError(f"{visible(str(folder))} {why}. {fix}")
 
     def latest(
         self,

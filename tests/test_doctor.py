@@ -480,3 +480,134 @@ def test_check_reports_each_problem_once(store: Store) -> None:
     kinds = sorted(p.kind for p in checkup.problems)
     assert kinds == ["damaged", "dirty", "temp-file"]
     assert checkup.papers == TOTAL - 86
+
+
+# --------------------------------------------------------------------------- walkthrough finds
+
+
+@pytest.mark.parametrize("kind", ["dangling-link", "file"])
+def test_a_papers_folder_that_cannot_be_read_is_no_empty_store(
+    store: Store, tmp_path: Path, kind: str
+) -> None:
+    """Read as empty: `doctor` reported a healthy store of 0 papers (and every id map
+    shard stale), and `--repair` rebuilt the id map and index from nothing."""
+    papers = store.papers_dir
+    papers.rename(tmp_path / "papers")
+    if kind == "file":
+        papers.write_bytes(b"not a folder")
+    else:
+        papers.symlink_to(tmp_path / "unmounted" / "papers")
+    derived = {p: p.read_bytes() for p in [store.index_path, *store.ids_dir.iterdir()]}
+    checked = run("doctor")
+    assert checked.exit_code == 1
+    assert checked.stdout.splitlines()[1].startswith("papers ")
+    assert len(checked.stdout.splitlines()) == 2  # that one problem, not 70 stale shards
+    assert "Fix what cannot be read first" in checked.stderr
+    error_line(run("doctor", "--repair"), 1, "papers", "then repair again")
+    assert {p: p.read_bytes() for p in derived} == derived
+    error_line(run("latest", "-n", "500"), 1, "papers")
+    error_line(run("stats"), 1, "papers")
+    papers.unlink()
+    (tmp_path / "papers").rename(papers)
+    assert run("doctor").exit_code == 0
+    assert len(stored(store)) == TOTAL
+
+
+def test_a_garbled_search_index_is_found_and_rebuilt(store: Store) -> None:
+    """Its meta and id rows read well while other pages were garbled: every search
+    failed "Run 'papertrack doctor --repair'", and the doctor found nothing."""
+    raw = bytearray(store.search_path.read_bytes())
+    pages = len(raw) // 4096
+    assert pages > 8
+    start = 4096 * (pages // 2)
+    raw[start : start + 4096 * 2] = random.Random(8).randbytes(4096 * 2)
+    store.search_path.write_bytes(bytes(raw))
+    checked = run("doctor")
+    assert checked.exit_code == 1 and "search.sqlite is damaged" in checked.stdout
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert "nothing lost" in repaired.stderr
+    assert run("doctor").exit_code == 0
+    found = run("search", "learning", "-n", "3", "--json")
+    assert found.exit_code == 0 and json.loads(found.stdout), found.stderr
+
+
+def test_fields_of_the_wrong_kind_are_found_and_only_they_are_dropped(store: Store) -> None:
+    """A date past the calendar crashed doctor (OverflowError); a bad date lost the
+    whole paper in a repair; authors and tags written as strings passed the check and
+    read as one letter each."""
+    path = store.partition_path(WEEK)
+    data = json.loads(path.read_bytes())
+    docs = list(data["papers"].values())
+    docs[0]["updated"] = "2025-13-45"
+    docs[1]["authors"] = "Alice Smith"
+    docs[1]["tags"] = "gui-agents"
+    docs[2]["updated"] = "0001-01-01T00:00:00+05:00"
+    path.write_bytes(json.dumps(data).encode())
+    ids = [d["arxiv_id"] for d in docs[:3]]
+    checked = run("doctor")
+    no_traceback(checked)
+    assert checked.exit_code == 1
+    assert (
+        f"{PART} is damaged: 3 papers have fields of the wrong kind ({ids[0]}: updated, "
+        f"{ids[1]}: authors, tags, {ids[2]}: updated)"
+    ) in checked.stdout
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert "kept 3 papers without the fields that were of the wrong kind" in repaired.stdout
+    assert "nothing lost" in repaired.stderr
+    assert run("doctor").exit_code == 0
+    kept = {p.arxiv_id: p for p in stored(store)}
+    assert len(kept) == TOTAL
+    assert kept[ids[1]].authors == () and kept[ids[1]].title == docs[1]["title"]
+    assert kept[ids[0]].updated is None and kept[ids[0]].abstract == docs[0]["abstract"]
+
+
+def test_a_record_cut_down_to_its_id_is_lost_not_salvaged(store: Store) -> None:
+    """It was kept as a whole paper with no title, dates or authors, and moved to an
+    undated week "of its date"."""
+    path = store.partition_path(WEEK)
+    data = json.loads(path.read_bytes())
+    stub = data["papers"]["7"]["arxiv_id"]
+    data["papers"]["7"] = {"arxiv_id": stub}
+    path.write_bytes(json.dumps(data).encode())
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert f"lost 1: {stub}" in repaired.stdout
+    assert not store.partition_path("undated").exists()
+
+
+def test_records_wrapped_in_lists_are_salvaged(store: Store) -> None:
+    path = store.partition_path(WEEK)
+    data = json.loads(path.read_bytes())
+    path.write_bytes(json.dumps({"papers": {k: [v] for k, v in data["papers"].items()}}).encode())
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert "nothing lost" in repaired.stderr and len(stored(store)) == TOTAL
+
+
+def test_papers_whose_id_map_and_index_are_damaged_too_are_named_from_the_search_index(
+    store: Store,
+) -> None:
+    """With the week file's id map shard garbled the lost were 'unnamed' and the last
+    line said "nothing lost"; with index.json garbled as well no loss was said at all,
+    and the rebuild wiped the search index, their last record."""
+    done = truncated(store)
+    shard_damaged(store)
+    index_damaged(store)
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert f"lost {len(done.lost)}: {', '.join(done.lost[:10])}" in repaired.stdout
+    assert f"lost {len(done.lost)} papers" in repaired.stderr
+    report = json.loads(run("doctor", "--repair", "--json").stdout)
+    assert report["lost"] == [] and report["healthy"] is True  # said once
+
+
+def test_a_week_file_that_is_a_folder_is_named_as_one(store: Store) -> None:
+    odd = store.partition_path("2025-08-25")
+    odd.mkdir()
+    checked = run("doctor")
+    assert "papers/2025-08-25.json is a folder, not a week file. Move it out of the store." in (
+        checked.stdout
+    )
+    assert "Fix what cannot be read first" in checked.stderr

@@ -55,6 +55,12 @@ def _repair_lines(report: RepairReport) -> list[str]:
                 f"; lost {_plural(item.lost_unnamed, 'more paper')} whose ids nothing names "
                 "any more (index.json counted them)"
             )
+        if item.mended:
+            shown = [f"{pid}: {', '.join(fields)}" for pid, fields in item.mended.items()]
+            line += (
+                f"; kept {_plural(len(item.mended), 'paper')} without the fields that were of "
+                f"the wrong kind ({name_some(shown, 3)})"
+            )
         if not item.lost and not item.lost_unnamed:
             line += "; nothing lost"
         lines.append(line + ".")
@@ -101,7 +107,14 @@ def _check(store: Store, as_json: bool) -> None:
         say(f"No store at {store.path} yet: nothing to check.")
     elif checkup.problems:
         count = _plural(len(checkup.problems), "problem")
-        say(f"Error: {count} found. Run 'papertrack doctor --repair' to fix them.")
+        if any(p.kind == "unreadable" for p in checkup.problems):
+            # A repair stops at a file it cannot read: pointing to it went in circles.
+            say(
+                f"Error: {count} found. Fix what cannot be read first, as said above, "
+                "then run 'papertrack doctor' again."
+            )
+        else:
+            say(f"Error: {count} found. Run 'papertrack doctor --repair' to fix them.")
         raise typer.Exit(1)
     else:
         say("No problems found.")
@@ -130,7 +143,8 @@ def _repair(store: Store, as_json: bool) -> None:
         )
         raise typer.Exit(1)
     elif report.repaired:
-        lost = f"lost {_plural(len(report.lost), 'paper')}" if report.lost else "nothing lost"
+        count = report.lost_count
+        lost = f"lost {_plural(count, 'paper')}" if count else "nothing lost"
         say(f"Repaired: the store holds {_plural(after.papers, 'paper')}; {lost}.")
         if report.lost:
             # Every id, not the first ten of the report: a repair run from cron is read
