@@ -363,6 +363,11 @@ def _check_shards(store: Store, checkup: Checkup, unreadable: set[str]) -> set[s
     """Check every id map shard against the week files; returns the unreadable shards."""
     damaged: set[str] = set()
     folder = store.ids_dir
+    if folder.exists() and not folder.is_dir():
+        # The repair would stop writing its first shard ("File exists") with .dirty left.
+        why, fix = "is a file, not the id map's folder", "Move it out of the store"
+        checkup.problems.append(Problem("ids", "unreadable", why, fix))
+        return damaged
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         if path.name.startswith("."):
             continue

@@ -611,3 +611,16 @@ def test_a_week_file_that_is_a_folder_is_named_as_one(store: Store) -> None:
         checked.stdout
     )
     assert "Fix what cannot be read first" in checked.stderr
+
+
+def test_an_id_map_folder_that_is_a_file_stops_the_repair_before_it_writes(store: Store) -> None:
+    """The repair failed at its first shard ("File exists") and left .dirty behind."""
+    shutil.rmtree(store.ids_dir)
+    store.ids_dir.write_bytes(b"x")
+    checked = run("doctor")
+    assert "ids is a file, not the id map's folder. Move it out of the store." in checked.stdout
+    error_line(run("doctor", "--repair"), 1, "ids is a file")
+    assert not store.dirty_path.exists()
+    store.ids_dir.unlink()
+    assert run("doctor", "--repair").exit_code == 0
+    assert run("doctor").exit_code == 0
