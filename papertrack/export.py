@@ -17,7 +17,7 @@ from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
 from papertrack.errors import UsageError
-from papertrack.ids import abs_url, parse_arxiv_id, parse_paper_id
+from papertrack.ids import abs_url, parse_paper_id, stored_arxiv_id
 from papertrack.models import Paper, Progress, paper_date_key, utc_text
 from papertrack.text import UNSHOWN_RE, json_text
 
@@ -327,22 +327,36 @@ def bibtex_verbatim(text: str) -> str:
     return "".join(ch for ch in text if ch not in "{}\\" and not ch.isspace())
 
 
+#: What a link may hold as it is; everything else (a space, a brace, a backslash, a
+#: control character) is percent-encoded, so the link stays the same address.
+_URL_SAFE = "!#$%&'()*+,/:;=?@[]~"
+
+
+def web_link(url: str) -> str:
+    """``url`` as a link: "https://x.example/a b" is "https://x.example/a%20b"."""
+    return quote(url, safe=_URL_SAFE)
+
+
 def bibtex_key(paper: Paper) -> str:
     """``arxiv:2508.13167``: stable across runs and versions, unique because the id is.
 
     Entries of other feeds (no arXiv id) get ``feed:`` and a hash of their guid, so
     no feed text ever reaches the key.
     """
-    parsed = parse_arxiv_id(paper.arxiv_id)
-    if parsed is not None:
-        return f"arxiv:{parsed[0]}"
+    arxiv_id = stored_arxiv_id(paper.arxiv_id)
+    if arxiv_id is not None:
+        return f"arxiv:{arxiv_id}"
     return "feed:" + hashlib.sha1(paper.arxiv_id.encode("utf-8")).hexdigest()[:12]
 
 
 def _bib_author(name: str) -> str:
     escaped = bibtex_escape(name)
-    # A name containing the word "and" would be split into two authors: brace it.
-    return f"{{{escaped}}}" if re.search(r"\band\b", escaped, re.IGNORECASE) else escaped
+    # A name containing the word "and" would be split into two authors, and one with
+    # a comma read as "Last, First" ("Google, Inc." as I. Google; two commas made
+    # strict parsers refuse the file): brace it, so it is one name as written.
+    if "," in escaped or re.search(r"\band\b", escaped, re.IGNORECASE):
+        return f"{{{escaped}}}"
+    return escaped
 
 
 _MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -358,21 +372,21 @@ def bibtex_entry(paper: Paper) -> str:
         # The month macro (jan … dec), unbraced: BibTeX styles print it as the
         # style's month name; a braced number prints as "2".
         fields.append(("month", _MONTH_MACROS[paper.paper_date.month - 1]))
-    parsed = parse_arxiv_id(paper.arxiv_id)
-    if parsed is not None:
-        fields.append(("eprint", bibtex_verbatim(parsed[0])))
+    arxiv_id = stored_arxiv_id(paper.arxiv_id)
+    if arxiv_id is not None:
+        fields.append(("eprint", bibtex_verbatim(arxiv_id)))
         fields.append(("archivePrefix", "arXiv"))
         if paper.primary_category:
             fields.append(("primaryClass", bibtex_escape(paper.primary_category)))
-        fields.append(("url", bibtex_verbatim(abs_url(parsed[0]))))
+        fields.append(("url", bibtex_verbatim(abs_url(arxiv_id))))
     elif paper.url and paper.url.startswith(("http://", "https://")):
         # As in the Atom export: a javascript: or file: link is no reference.
-        fields.append(("url", bibtex_verbatim(paper.url)))
+        fields.append(("url", web_link(paper.url)))
     if paper.doi:
         fields.append(("doi", bibtex_verbatim(paper.doi)))
     if paper.journal_ref:
         fields.append(("note", bibtex_escape(paper.journal_ref)))
-    if paper.version is not None and parsed is not None:
+    if paper.version is not None and arxiv_id is not None:
         fields.append(("version", str(paper.version)))
     if paper.abstract:
         fields.append(("abstract", bibtex_escape(paper.abstract)))
@@ -397,9 +411,9 @@ def _xml_text(text: str) -> str:
 
 
 def _entry_id(paper: Paper) -> str:
-    parsed = parse_arxiv_id(paper.arxiv_id)
-    if parsed is not None:
-        return abs_url(parsed[0])
+    arxiv_id = stored_arxiv_id(paper.arxiv_id)
+    if arxiv_id is not None:
+        return abs_url(arxiv_id)
     return "urn:papertrack:" + quote(paper.arxiv_id, safe="")
 
 
@@ -440,11 +454,12 @@ def atom_entry(paper: Paper, now: datetime) -> str:
         if index < len(paper.author_affiliations):
             for affiliation in paper.author_affiliations[index]:
                 sub_element(author, "arxiv:affiliation", affiliation)
-    link = _entry_id(paper) if parse_arxiv_id(paper.arxiv_id) else paper.url
+    link = _entry_id(paper) if stored_arxiv_id(paper.arxiv_id) else paper.url
     if link and link.startswith(("http://", "https://")):
-        sub_element(entry, "link", rel="alternate", type="text/html", href=link)
+        sub_element(entry, "link", rel="alternate", type="text/html", href=web_link(link))
     if paper.pdf_url and paper.pdf_url.startswith(("http://", "https://")):
-        sub_element(entry, "link", rel="related", type="application/pdf", href=paper.pdf_url)
+        pdf = web_link(paper.pdf_url)
+        sub_element(entry, "link", rel="related", type="application/pdf", href=pdf)
     for category in paper.categories:
         sub_element(entry, "category", term=category)
     if paper.abstract:
@@ -456,7 +471,7 @@ def atom_entry(paper: Paper, now: datetime) -> str:
         if value:
             sub_element(entry, "arxiv:" + name, value)
     record = paper.to_record()
-    if parse_arxiv_id(paper.arxiv_id) is None:
+    if stored_arxiv_id(paper.arxiv_id) is None:
         sub_element(entry, "papertrack:id", paper.arxiv_id)
     if paper.version is not None:
         sub_element(entry, "papertrack:version", str(paper.version))

@@ -153,6 +153,18 @@ def is_arxiv_id(text: str) -> bool:
     return parse_arxiv_id(text) is not None
 
 
+def stored_arxiv_id(key: str) -> str | None:
+    """The arXiv id a stored paper's key is, or None for an entry of another feed.
+
+    The store keys an arXiv paper by its bare versionless id and an entry of another
+    feed by its guid as given, so only that bare form counts: a feed item whose guid
+    is ``arXiv:2606.00006`` or ``2606.00007v1`` is not arXiv's paper 2606.00006 (read
+    as one, an export gave both the same BibTeX key and Atom id).
+    """
+    parsed = parse_arxiv_id(key)
+    return key if parsed is not None and parsed == (key, None) else None
+
+
 def format_arxiv_id(arxiv_id: str, version: int | None = None) -> str:
     """``2508.13167`` + 2 → ``2508.13167v2``; without a version, the id unchanged."""
     return arxiv_id if version is None else f"{arxiv_id}v{version}"

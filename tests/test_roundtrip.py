@@ -150,3 +150,62 @@ def test_a_hostile_export_line_is_a_broken_line_not_a_crash(tmp_path: Path) -> N
     papers = {p["arxiv_id"]: p for p in json.loads(run("latest", "--json").stdout)}
     assert papers["2508.00001"]["published"] == "2025-08-01T00:00:00Z"
     assert papers["2508.00007"]["title"] == "[bold]x[/bold] <b>ok</b>"  # control codes gone
+
+
+def test_entries_of_other_feeds_keyed_like_arxiv_ids_stay_their_own_papers(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A feed item whose guid was 'arXiv:ID' or 'IDv1' was exported as arXiv's paper ID:
+    two BibTeX entries with one key (pybtex refused the file), two Atom entries with one
+    id, and two papers lost on read-back. An item without a version or a web link read
+    back from Atom without its dates. A link with a space lost the space in BibTeX."""
+    assert run("ingest", str(LISTING)).exit_code == 0
+    first, second = (p["arxiv_id"] for p in json.loads(run("latest", "--json").stdout)[:2])
+    feed = tmp_path / "notes.xml"
+    feed.write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Notes</title>'
+        "<link>https://list.example.org/</link><description>d</description>"
+        f'<item><title>Note six</title><guid isPermaLink="false">arXiv:{first}</guid>'
+        "<link>https://list.example.org/notes/6</link>"
+        "<pubDate>Wed, 03 Jun 2026 08:00:00 GMT</pubDate></item>"
+        f'<item><title>Note seven</title><guid isPermaLink="false">{second}v1</guid>'
+        "<link>https://list.example.org/notes/7</link>"
+        "<pubDate>Wed, 03 Jun 2026 08:00:00 GMT</pubDate></item>"
+        '<item><title>Lab note</title><guid isPermaLink="false">lab-note-42</guid>'
+        "<pubDate>Wed, 03 Jun 2026 08:00:00 GMT</pubDate></item>"
+        "<item><title>Spaced</title><link>https://other.example/x y</link>"
+        "<pubDate>Wed, 03 Jun 2026 08:00:00 GMT</pubDate></item>"
+        "</channel></rss>",
+        encoding="utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    original = stored(isolated_home, monkeypatch)
+    bib = run("export", "-f", "bibtex").stdout
+    keys = [line.split("{", 1)[1].rstrip(",") for line in bib.splitlines() if line.startswith("@")]
+    assert len(keys) == len(set(keys)) == len(original)
+    assert "https://other.example/x%20y" in bib and "https://list.example.org/notes/6" in bib
+    atom = run("export", "-f", "atom").stdout
+    ids = [e.findtext(f"{ATOM}id") for e in ET.fromstring(atom).iter(f"{ATOM}entry")]
+    assert len(ids) == len(set(ids)) == len(original)
+    for fmt in ("jsonl", "atom"):
+        exported = tmp_path / f"papers.{fmt}"
+        assert run("export", "-f", fmt, "-o", str(exported)).exit_code == 0
+        monkeypatch.setenv("PAPERTRACK_HOME", str(tmp_path / f"fresh-{fmt}"))
+        assert run("ingest", str(exported)).exit_code == 0
+        assert stored(tmp_path / f"fresh-{fmt}", monkeypatch) == original, fmt
+        monkeypatch.setenv("PAPERTRACK_HOME", str(isolated_home))
+
+
+def test_bibtex_braces_names_with_commas() -> None:
+    """'Smith, Jr., John' made strict parsers refuse the file; 'Google, Inc.' read as
+    the person I. Google."""
+    from papertrack.export import bibtex_entry
+    from papertrack.models import Paper
+
+    paper = Paper(
+        arxiv_id="2501.00001",
+        title="T",
+        authors=("Smith, Jr., John", "Google, Inc.", "Ada Lovelace"),
+    )
+    entry = bibtex_entry(paper)
+    assert "author        = {{Smith, Jr., John} and {Google, Inc.} and Ada Lovelace}" in entry

@@ -86,10 +86,20 @@ def _export_paper(
     *,
     version: Any,
     dates: tuple[datetime | None, datetime | None, datetime | None],
+    as_stored: bool = False,
     **fields: Any,
 ) -> Paper:
-    """A paper read back from an export; ``ident`` is the stored id, as exported."""
-    parsed = parse_arxiv_id(ident)
+    """A paper read back from an export; ``ident`` is the stored id, as exported.
+
+    The store keys an entry of another feed by its guid as given, which may look
+    like an arXiv id (``arXiv:2606.00006``): that is kept as it is when the entry's
+    own link is not arXiv's (or ``as_stored`` says so: Atom's ``papertrack:id``), so
+    it does not fold into arXiv's paper on read-back.
+    """
+    parsed = None if as_stored else parse_arxiv_id(ident)
+    url = fields.get("url") or ""
+    if parsed is not None and parsed != (ident, None) and url and "arxiv.org/" not in url:
+        parsed = None
     arxiv_id = parsed[0] if parsed is not None else clean_text(ident)
     if not arxiv_id:
         raise FeedError("has no id")
@@ -128,7 +138,7 @@ def paper_from_export(record: dict[str, Any], dates: DateRule | None = None) -> 
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         raise FeedError("has a version that is not a number")
     authors, affiliations = export_record_authors(record)
-    optional = {
+    optional: dict[str, Any] = {
         key: _export_text(record, key) or None
         for key in ("announce_type", "doi", "journal_ref", "comment", "url", "pdf_url", "license")
     }
@@ -165,13 +175,21 @@ def atom_export_paper(entry: ET.Element, rule: DateRule) -> Paper | None:
         except FeedError:
             return None
 
-    ident = text(_PT + "id") or text(ATOM + "id")
-    if parse_arxiv_id(ident) is None and not entry.findtext(_PT + "id"):
-        return None
+    stored = text(_PT + "id")  # an entry of another feed: its key as stored
+    if stored:
+        ident = stored
+    else:
+        parsed = parse_arxiv_id(text(ATOM + "id"))
+        if parsed is None:
+            return None
+        ident = parsed[0]
     authors, affiliations = export_atom_authors(entry)
     links = {link.get("rel"): link.get("href") for link in entry.iter(ATOM + "link")}
     primary = entry.find(ARXIV + "primary_category")
-    if entry.find(_PT + "version") is not None or entry.find(_PT + "url") is not None:
+    # Any child in papertrack's namespace: a versionless entry without a web link has
+    # neither papertrack:version nor papertrack:url, and read as an old export its
+    # dates were lost.
+    if any(child.tag.startswith(_PT) for child in entry):
         version: Any = text(_PT + "version") or None
         dates = (date("published"), date("updated"), date("announced"))
         url, pdf = text(_PT + "url") or None, text(_PT + "pdf_url") or None
@@ -193,6 +211,7 @@ def atom_export_paper(entry: ET.Element, rule: DateRule) -> Paper | None:
             ident,
             version=version,
             dates=dates,
+            as_stored=bool(stored),
             title=text(ATOM + "title"),
             abstract=text(ATOM + "summary"),
             authors=authors,
