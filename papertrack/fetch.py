@@ -602,6 +602,14 @@ class _Checkpoint:
         StateFile(self.path).update(change, _state_lock(self.path.parent), indent=1)
 
 
+def _window_total(reported: int | None, state: dict[str, Any]) -> int:
+    """How many results the window holds: a page's own positive count (counts drift
+    during a long fetch, and a smaller one is taken), else the count an earlier page
+    of the window reported. A page saying 0, or no count, after one said more is
+    arXiv's empty-page glitch, not the end of the window."""
+    return reported if reported else int(state.get("total", 0))
+
+
 def _state_lock(home: Path) -> Lock:
     return Lock(home / STATE_LOCK_FILE, STATE_LOCK_TIMEOUT, "the lock of the fetch's state files")
 
@@ -719,6 +727,9 @@ def fetch_range(
             "start": offset,
             "pages": int(saved["pages"]),
         }
+        total = saved.get("total")
+        if offset and isinstance(total, int) and not isinstance(total, bool) and total > 0:
+            state["total"] = total  # the count the window it continues reported
     state["range"] = [first.isoformat(), last.isoformat()]
     client = _Client(settings, report)
     pages_total: int | None = None
@@ -747,7 +758,7 @@ def fetch_range(
                 raise _Retry("a cut-off or malformed page")
             if status >= 400:  # a feed of papers sent as an error is no page of them
                 raise FeedError(f"{net.said(url)} answered HTTP {status}. Check the URL")
-            total = max(parsed.total_results or 0, int(state.get("total", 0)))
+            total = _window_total(parsed.total_results, state)
             if not parsed.papers and not parsed.skipped and start < min(total, API_CAP):
                 # arxiv.py #43: a valid but empty page although more results exist (also
                 # when this page says there are none, after an earlier page said more).
@@ -755,9 +766,7 @@ def fetch_range(
             return parsed
 
         parsed = client.page(url, label, check, notify)
-        # The most results any page of this window reported: a later page that says
-        # fewer (or 0, or nothing) does not end the window early.
-        total = max(parsed.total_results or 0, int(state.get("total", 0)))
+        total = _window_total(parsed.total_results, state)
         received = len(parsed.papers) + parsed.skipped
         report.pages += 1
         report.skipped += parsed.skipped
@@ -784,7 +793,7 @@ def fetch_range(
             # a full page means there may be more.
             following = start + received
             if parsed.total_results is None and not total:
-                more = received >= size
+                more = received >= size and following < API_CAP  # a server ignoring start
             else:
                 more = received > 0 and following < min(total, API_CAP)
             if more:

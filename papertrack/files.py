@@ -190,10 +190,20 @@ def writes_into(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+#: This process's descriptors that were closed when it started (``>&-``): papertrack put
+#: /dev/null there, which ``-o /dev/stdout`` must not take for the user's output.
+CLOSED_FDS: set[int] = set()
+
+
 def _write_into(path: Path, data: bytes, fd: int | None = None) -> bool:
     """Write ``data`` into what ``path`` names without replacing it: through the open
     descriptor ``fd`` (after what stdout and stderr hold), or else opened by name.
     A reader that stopped early (`| head`) is its choice, not an error: False."""
+    if fd in CLOSED_FDS:
+        raise StoreError(
+            f"could not write {path}: it was closed when papertrack started. Send it "
+            "somewhere: > FILE or | COMMAND"
+        )
     try:
         if fd is None:
             with open(path, "wb") as handle:

@@ -105,7 +105,12 @@ def base_url_of(text: str) -> str:
     except ValueError:
         raise UsageError(f"--base-url {shown} is not a web address. {fix}") from None
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+    if "@" in parts.netloc:
+        raise UsageError(
+            f"--base-url {shown} holds a user name or password, which every feed would "
+            f"publish. {fix}"
+        )
+    if scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"--base-url {shown} is not a web address with a host. {fix}")
     if parts.query or parts.fragment or text.endswith(("?", "#")):
         raise UsageError(

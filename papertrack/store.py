@@ -127,12 +127,18 @@ def week_records(path: Path) -> dict[str, dict[str, Any]]:
     """
     data = AtomicJSONStorage(path, read_only=True, week=True).read()
     if data is None:
-        if path.is_symlink() or not path.parent.is_dir():
-            # Not a week a writer just emptied and removed: the link's target, or the
-            # whole papers folder, is missing, and its papers are not "none".
+        # Not a week a writer just emptied and removed: the link's target, or the
+        # whole papers folder, is missing, and its papers are not "none".
+        if path.is_symlink():
             raise StoreError(
-                f"store file {visible(str(path))} is not there: it or its folder links to "
-                "something missing. Mount or restore it, then run 'papertrack doctor'"
+                f"store file {visible(str(path))} links to something missing. Mount or "
+                "restore it, then run 'papertrack doctor'"
+            )
+        if not path.parent.is_dir():
+            raise StoreError(
+                f"the store's folder of week files {visible(str(path.parent))} is not there "
+                "(moved, or a link to a drive not mounted). Restore it, then run "
+                "'papertrack doctor'"
             )
         return {}
     return data[PAPERS_TABLE]

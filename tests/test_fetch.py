@@ -866,3 +866,52 @@ def test_state_updates_wait_for_each_other(isolated_home: Path) -> None:
     held.release()
     worker.join(5)
     assert done.is_set() and state.read() == {"a": 1, "b": 2, "c": 3}
+
+
+def test_a_smaller_count_on_a_later_page_ends_the_range_without_error(
+    httpserver: HTTPServer,
+) -> None:
+    """Counts drift during a long fetch: kept at the largest, the empty page after the
+    last result was taken for arXiv's glitch, retried, and the fetch failed."""
+    api = FakeArxiv(httpserver, total=20)
+    api.faults[0] = [short_page(10, 25)]
+    result = fetch_api(api.url)
+    assert result.exit_code == 0, result.stderr
+    assert api.starts() == [0, 10]
+    assert {p["arxiv_id"] for p in stored()} == ids(ENTRIES[:20])
+
+
+def test_a_resumed_range_keeps_the_count_an_earlier_page_reported(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """The checkpoint kept the window's count but the resume dropped it: a page then
+    saying 0 results ended the range at 20 of 25, exit 0."""
+    api = FakeArxiv(httpserver)
+    api.faults[10] = [short_page(10, 0)]
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+    window = (date(2026, 8, 1), date(2026, 8, 7))
+    with pytest.raises(KeyboardInterrupt):
+        fetch_range(["cs.AI"], *window, _upsert(store), settings, progress=stop_after_first_page)
+    fetch_range(["cs.AI"], *window, _upsert(store), settings)
+    assert api.starts() == [0, 10, 20]
+    assert store.count() == 25
+
+
+def test_pages_without_a_count_stop_at_the_api_cap(httpserver: HTTPServer) -> None:
+    """A server that ignores start and sends the same full page without a count was
+    asked for pages forever."""
+    from papertrack import fetch
+
+    calls = []
+
+    def same_page(request: Request) -> Response:
+        calls.append(request.args["start"])
+        return short_page(10, None)(0, 10)
+
+    httpserver.expect_request("/api/query").respond_with_handler(same_page)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fetch, "API_CAP", 50)
+        result = fetch_api(httpserver.url_for("/api/query"))
+    assert result.exit_code == 0, result.stderr
+    assert len(calls) == 5

@@ -5,7 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import LISTING, run
@@ -80,3 +84,57 @@ def test_tables_off_a_terminal_have_no_trailing_spaces(home: Path, args: list[st
     lines = result.stdout.splitlines()
     assert len(lines) > 3
     assert [line for line in lines if line != line.rstrip(" ")] == []
+
+
+# --------------------------------------------------------------------------- standard output
+
+
+def _papertrack(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> Any:
+    """``python -m papertrack ARGS`` as a console run: through main(), buffered stdout."""
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return subprocess.run(
+        [sys.executable, "-m", "papertrack", *args], env={**environ, **(env or {})}, **kwargs
+    )
+
+
+def test_a_reader_gone_before_the_last_flush_is_no_error(sample_home: Path) -> None:
+    """What stayed buffered was written at the interpreter's exit, outside main():
+    `latest -f csv | head -1` exited 120 with "Exception ignored ... BrokenPipeError"."""
+    # Smaller than the buffer: all of it waits for the last flush.
+    for args in (("latest", "-f", "csv", "-n", "1"), ("latest", "--json", "-n", "1")):
+        into, out = os.pipe()
+        os.close(into)  # the reader is gone before the first byte
+        done = _papertrack(*args, stdout=out, stderr=-1)
+        os.close(out)
+        assert (done.returncode, done.stderr) == (0, b""), args
+
+
+def test_a_closed_or_full_stdout_is_one_error_line(sample_home: Path) -> None:
+    """`latest --json >&-` gave a traceback and exit 120; `export -o /dev/stdout >&-`
+    said "Wrote 4,802 papers" into the /dev/null papertrack puts on a closed stdout."""
+    for command in ('"$0" -m papertrack latest --json -n 2 >&-',
+                    '"$0" -m papertrack export -f json -o /dev/stdout >&-'):  # fmt: skip
+        closed = subprocess.run(["sh", "-c", command, sys.executable], capture_output=True)
+        assert closed.returncode == 1, command
+        lines = closed.stderr.decode().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: could not write"), lines
+        assert "closed" in lines[0]
+    for unbuffered in ({}, {"PYTHONUNBUFFERED": "1"}):
+        with open("/dev/full", "wb") as full:
+            done = _papertrack(
+                "latest", "--json", "-n", "2", stdout=full, stderr=-1, env=unbuffered
+            )
+        assert done.returncode == 1, unbuffered
+        assert done.stderr.decode().startswith("Error: could not write the output: No space")
+
+
+def test_unbuffered_output_keeps_stdout_and_stderr_in_order(
+    sample_home: Path, tmp_path: Path
+) -> None:
+    """PYTHONUNBUFFERED (or `python -u`): the CSV header came after the note on stderr."""
+    both = tmp_path / "both.txt"
+    with both.open("wb") as handle:
+        _papertrack("export", "-f", "csv", "--since", "2030-01-01", stdout=handle, stderr=handle,
+                    env={"PYTHONUNBUFFERED": "1"})  # fmt: skip
+    first, second = both.read_text(encoding="utf-8").splitlines()[:2]
+    assert first.startswith("arxiv_id,") and second.startswith("No paper is dated 2030-01-01")

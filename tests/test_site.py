@@ -343,7 +343,7 @@ def test_a_folder_that_is_not_a_site_is_refused_and_left_alone(
         (("--base-url", "https://ex.org/#top"), "query or fragment"),
         (("--base-url", "https://ex.org/a b/"), "spaces or control characters"),
         (("--base-url", "https://ex.org/\x1b[2J/"), "spaces or control characters"),
-        (("--base-url", "https://user:pw@ex.org/"), "with a host"),
+        (("--base-url", "https://user:pw@ex.org/"), "user name or password"),
         (("--base-url", "https://ex.org:99999/"), "not a web address"),
         (("--as-of", "0001-01-08"), "Choose a later date"),
         (("-o", ""), "-o is empty"),

@@ -164,11 +164,20 @@ def _standard_output() -> None:
     encoding = "utf-8"
     if old is not None and (_is_terminal(old) or _utf8(old)):
         encoding = old.encoding
+    if closed:
+        from papertrack.files import CLOSED_FDS
+
+        CLOSED_FDS.add(1)  # -o /dev/stdout must not write into the /dev/null put there
+    raw = _WholeWrites(1, closed)
+    # PYTHONUNBUFFERED and `python -u`: nothing is held back, so stdout and stderr stay
+    # in the order written (Python itself puts the text layer on the raw file then).
+    unbuffered = bool(getattr(old, "write_through", False))
     sys.stdout = io.TextIOWrapper(
-        io.BufferedWriter(_WholeWrites(1, closed)),
+        raw if unbuffered else io.BufferedWriter(raw),
         encoding=encoding,
         errors="replace",
         line_buffering=bool(old is not None and old.line_buffering),
+        write_through=unbuffered,
     )
 
 
@@ -186,24 +195,30 @@ def main() -> None:
     command = command_of(sys.argv[1:])
     if not completing and command in COMMANDS:
         modules = (COMMANDS[command],)
+    status: Any = None
     try:
-        _load(modules)(prog_name="papertrack")
-    except SystemExit as done:
-        # Typer ends a command whose reader closed the pipe (`papertrack latest -f csv |
-        # head -1`) with exit 1, after putting a wrapper on stdout that hushes the
-        # last flush. The reader chose to stop: that is no error, in any format.
-        if done.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
-            raise SystemExit(0) from None
-        raise
+        try:
+            _load(modules)(prog_name="papertrack")
+        except SystemExit as done:
+            status = done.code
+            # Typer ends a command whose reader closed the pipe (`papertrack latest -f csv
+            # | head -1`) with exit 1, after putting a wrapper on stdout that hushes the
+            # last flush. The reader chose to stop: that is no error, in any format.
+            if done.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+                status = 0
+        # What is still buffered is written here, where a failure is reported as any
+        # other; written at the interpreter's exit, it failed with a traceback.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_output()
+        raise SystemExit(status or 0) from None  # the reader stopped early: its choice
     except KeyboardInterrupt:
+        _drop_output()
         raise SystemExit(130) from None  # outside a command (while loading): no traceback
     except OSError as exc:
         from papertrack.cli.common import say
 
-        raw = getattr(getattr(sys.stdout, "buffer", None), "raw", None)
-        if isinstance(raw, _WholeWrites):
-            raw.dropping = True
-
+        _drop_output()
         # Writing the answer to standard output (`> /dev/full`, a full disk, `>&-`):
         # the store's own writes say so themselves.
         if exc.errno == errno.EBADF:
@@ -221,6 +236,15 @@ def main() -> None:
         raise SystemExit(1) from None
     except Exception as exc:  # noqa: BLE001 - the last resort: every command has its own
         _unexpected(exc)
+    raise SystemExit(status)
+
+
+def _drop_output() -> None:
+    """Drop what standard output still holds: it cannot be written (reported already)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    raw = getattr(buffer, "raw", buffer)
+    if isinstance(raw, _WholeWrites):
+        raw.dropping = True
 
 
 #: errno of a write that found no room: no space, over quota, too big for the file.
