@@ -742,3 +742,27 @@ def test_a_topic_made_from_examples_and_a_query_cannot_forget_its_model_file(
     error_line(run("topics", "teach", "agent-memory", "--forget"), 2, "made from your examples")
     assert path.is_file()
     assert run("latest", "agent-memory").exit_code == 0
+
+
+def test_a_broad_topic_from_examples_says_so_and_replacing_examples_is_said(
+    sample_home: Path,
+) -> None:
+    """One example took 2,437 of 83,510 real papers, a sixth of them on its theme,
+    while the report read "1 of 1 reach the threshold"; and `add --like --replace`
+    dropped every example taught before without a word."""
+    found = json.loads(run("search", "title:unlearning", "--json", "-n", "3").stdout)
+    first, second, third = (p["arxiv_id"] for p in found)
+    made = run("topics", "add", "LLM Unlearning", "--like", first)
+    assert made.exit_code == 0, made.stderr
+    taken, total = len(tagged("llm-unlearning")), Store(sample_home / "store").count()
+    assert taken > 0.01 * total  # one example: broad
+    assert (
+        f"Note: it takes {taken:,} of the {total:,} stored papers ({100 * taken / total:.1f}%), "
+        "broad for a topic made from examples."
+    ) in made.stderr
+    assert run("topics", "teach", "llm-unlearning", second, third).exit_code == 0
+    again = run("topics", "add", "LLM Unlearning", "--like", first, second, "--replace")
+    assert again.exit_code == 0, again.stderr
+    assert "made from these 2 examples alone: 1 example taught before was dropped" in again.stderr
+    taught = json.loads((sample_home / "examples.json").read_text())["topics"]["llm-unlearning"]
+    assert sorted(taught) == sorted([first, second])

@@ -417,6 +417,8 @@ def topics_add(
         if store is not None:
             examples = set(choice.model.meta.get("pinned") or {}) if choice is not None else set()
             _say_newest(store, edit.slug, examples)
+            if choice is not None:
+                _say_breadth(store, edit.slug)
 
 
 def _made_from_examples(topic: Topic) -> bool:
@@ -540,9 +542,37 @@ def _learn_from_examples(
     taught = dict.fromkeys(papers, True)
     choice = _refit(store, draft, taught, papers, like=True)
     examples = training.load_examples(paths.user_examples_file())
+    dropped = set(examples.get(chosen_slug) or {}) - set(taught)
     examples[chosen_slug] = taught
     training.save_examples(paths.user_examples_file(), examples)
+    if dropped:
+        # --replace --like makes the topic anew from these papers: said, not silent.
+        were = "was" if len(dropped) == 1 else "were"
+        say(
+            f"The topic is made from these {_examples_count(len(taught))} alone: "
+            f"{_examples_count(len(dropped))} taught before {were} dropped (teach "
+            f"{'it' if len(dropped) == 1 else 'them'} again with 'papertrack topics teach')."
+        )
     return choice
+
+
+#: A topic made from examples that takes more than this share of the stored papers is
+#: broad for one: one example tagged 2,437 of 83,510 real papers (2.9%), 16% of them
+#: on its theme, while its report read "1 of 1 reach the threshold".
+BROAD_SHARE = 0.01
+
+
+def _say_breadth(store: Store | None, slug: str) -> None:
+    """A note when a topic made from examples takes a broad share of the store."""
+    if store is None or not store.exists():
+        return
+    taken, total = store.count(slug), store.count()
+    if total >= 1000 and taken > BROAD_SHARE * total:
+        say(
+            f"Note: it takes {taken:,} of the {total:,} stored papers "
+            f"({100 * taken / total:.1f}%), broad for a topic made from examples. Teach it "
+            "more papers that belong, and a few it takes wrongly (--not), to narrow it."
+        )
 
 
 def _added_message(edit: Any) -> tuple[str, Store | None]:
@@ -852,6 +882,8 @@ def topics_teach(
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
             _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
+            if choice.model.meta.get("like"):
+                _say_breadth(store, chosen.slug)
 
 
 @topics_app.command("remove", epilog=EXIT_CODES)
