@@ -766,3 +766,24 @@ def test_a_broad_topic_from_examples_says_so_and_replacing_examples_is_said(
     assert "made from these 2 examples alone: 1 example taught before was dropped" in again.stderr
     taught = json.loads((sample_home / "examples.json").read_text())["topics"]["llm-unlearning"]
     assert sorted(taught) == sorted([first, second])
+
+
+def test_an_add_interrupted_in_its_retag_says_the_topic_is_added(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said only "Everything written before the interruption is kept", and running
+    the command again was refused: the slug was taken."""
+    import papertrack.cli.topics as cli_topics
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:  # (undo() would drop the isolated home too)
+        patch.setattr(cli_topics, "_tags_follow", interrupted)
+        cut = run("topics", "add", "Chain Agents", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert cut.exit_code == 130
+    assert cut.stderr.strip().splitlines()[-1] == (
+        "Interrupted. The topic 'Chain Agents' (chain-agents) is added; the stored papers' "
+        "tags catch up at the next command that reads them."
+    )
+    assert {CHAIN_OF_AGENTS, COMPUTER_RL} <= set(tagged("chain-agents"))

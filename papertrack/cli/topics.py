@@ -409,16 +409,23 @@ def topics_add(
             else:
                 edit = edit_file("", write=True)
             dropped = "" if like else _drop_model(edit.slug)
-        message, store = _added_message(edit)
-        message += dropped
-        say(message + ".")
-        if choice is not None:
-            _say_figures(choice)
-        if store is not None:
-            examples = set(choice.model.meta.get("pinned") or {}) if choice is not None else set()
-            _say_newest(store, edit.slug, examples)
+        # Ctrl-C from here on (the retag) leaves the topic added: said, so that running
+        # the command again, refused for the slug now taken, is no surprise.
+        made = (
+            f"The topic {quoted(edit.name)} ({edit.slug}) is added; the stored papers' "
+            "tags catch up at the next command that reads them."
+        )
+        with errors(interrupted=made):
+            message, store = _added_message(edit)
+            message += dropped
+            say(message + ".")
             if choice is not None:
-                _say_breadth(store, edit.slug)
+                _say_figures(choice)
+            if store is not None:
+                pinned = choice.model.meta.get("pinned") if choice is not None else None
+                _say_newest(store, edit.slug, set(pinned or {}))
+                if choice is not None:
+                    _say_breadth(store, edit.slug)
 
 
 def _made_from_examples(topic: Topic) -> bool:
