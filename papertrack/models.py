@@ -40,17 +40,9 @@ def from_iso(value: str | None) -> datetime | None:
 # The kind of each stored field (see Paper.to_record), for mend_record.
 _TEXT_FIELDS = ("title", "abstract")
 _LIST_FIELDS = ("authors", "categories", "tags")
-_OPTIONAL_TEXT_FIELDS = (
-    "primary_category",
-    "announce_type",
-    "doi",
-    "journal_ref",
-    "comment",
-    "url",
-    "pdf_url",
-    "license",
-    "source",
-)
+#: Text a feed may give or not (None when it did not).
+_FEED_TEXT_FIELDS = ("doi", "journal_ref", "comment", "url", "pdf_url", "license", "announce_type")
+_OPTIONAL_TEXT_FIELDS = ("primary_category", "source", *_FEED_TEXT_FIELDS)
 _TIME_FIELDS = ("published", "updated", "announced", "paper_date")
 
 
@@ -297,17 +289,7 @@ class IngestReport:
         return total
 
 
-_FILLABLE = (
-    "abstract",
-    "doi",
-    "journal_ref",
-    "comment",
-    "url",
-    "pdf_url",
-    "license",
-    "announce_type",
-    "updated",
-)
+_FILLABLE = ("abstract", *_FEED_TEXT_FIELDS, "updated")
 
 
 def paper_date_key(paper: Paper) -> tuple[str, str]:
