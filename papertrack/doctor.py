@@ -25,7 +25,7 @@ from papertrack.errors import StoreError
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of
 from papertrack.models import Paper, Progress, mend_record
 from papertrack.storage import PAPERS_TABLE, shape_problem, week_problem
-from papertrack.store import Store, id_shard
+from papertrack.store import Store, UnlistedFolder, id_shard
 from papertrack.text import visible
 
 if TYPE_CHECKING:
@@ -164,11 +164,10 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
     papers: dict[str, list[tuple[str, Paper]]] = defaultdict(list)
     try:
         files = store.week_paths()
-    except StoreError as exc:
+    except UnlistedFolder as exc:
         # No week file can be read: every check after this one would call the whole
         # id map and index stale, and a repair would rebuild them from nothing.
-        why, _, fix = str(exc).removeprefix(str(store.papers_dir) + " ").partition(". ")
-        checkup.problems.append(Problem("papers", "unreadable", why, fix.rstrip(".")))
+        checkup.problems.append(Problem("papers", "unreadable", exc.why, exc.fix))
         checkup.unreadable += 1
         return checkup
     for done, path in enumerate(files):
@@ -254,13 +253,9 @@ def _parse(path: Path, file: str) -> tuple[Any, Problem | None]:
         return None, Problem(file, "damaged", f"is damaged: not valid JSON ({exc})")
 
 
-def paper_of_doc(doc: Any) -> Paper | None:
-    """A stored record as a Paper (its fields of the wrong kind dropped, see
-    :func:`~papertrack.models.mend_record`), or None when it is no paper record."""
-    return _paper_of_mended(mend_record(doc))
-
-
-def _paper_of_mended(mended: tuple[dict[str, Any], list[str]] | None) -> Paper | None:
+def paper_of_mended(mended: tuple[dict[str, Any], list[str]] | None) -> Paper | None:
+    """A record mended by :func:`~papertrack.models.mend_record` (its fields of the
+    wrong kind dropped) as a Paper, or None when it is no paper record."""
     if mended is None:
         return None
     try:
@@ -294,7 +289,7 @@ def _check_partition(store: Store, path: Path, problems: list[Problem]) -> list[
     found: dict[str, Paper] = {}
     for doc_id, doc in (data.get(PAPERS_TABLE) or {}).items():
         mended = mend_record(doc)
-        paper = _paper_of_mended(mended)
+        paper = paper_of_mended(mended)
         if mended is None or paper is None or not doc_id.isdigit():
             bad.append(doc_id)
             continue

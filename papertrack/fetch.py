@@ -474,9 +474,12 @@ def _missed_listings(
     """
     lasts: dict[str, date | None] = {}
 
+    def seen() -> bool:  # the same listing again, or an older one served late
+        return all(last is not None and last >= day for last in lasts.values())
+
     def record(known: dict[str, Any]) -> dict[str, Any] | None:
         lasts.update(_last_listings(known, categories))
-        if all(last is not None and last >= day for last in lasts.values()):
+        if seen():
             return None
         for cat, last in lasts.items():
             known[cat] = max(day, last or day).isoformat()
@@ -488,8 +491,8 @@ def _missed_listings(
     except (OSError, PapertrackError):
         # Not locked or not written: what the file said still names the days missed.
         lasts = _last_listings(state.read(), categories)
-    if all(last is not None and last >= day for last in lasts.values()):
-        return None  # the same listing again, or an older one served late
+    if seen():
+        return None
     missed: dict[str, list[date]] = {}
     for cat, last in lasts.items():
         if last is None or last >= day:

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from papertrack.doctor import Checkup, checkup_of, paper_of_doc, relative_name
+from papertrack.doctor import Checkup, checkup_of, paper_of_mended, relative_name
 from papertrack.errors import StoreError
 from papertrack.files import write_atomic
 from papertrack.index import week_of
@@ -177,7 +177,7 @@ def _salvage(raw: bytes) -> list[tuple[dict[str, Any], list[str]]]:
 def _mended(doc: Any) -> tuple[dict[str, Any], list[str]] | None:
     """``doc`` mended (:func:`mend_record`) when it is a paper record that reads as one."""
     mended = mend_record(doc)
-    return mended if mended is not None and paper_of_doc(mended[0]) is not None else None
+    return mended if paper_of_mended(mended) is not None else None
 
 
 def _swallowed(doc: dict[str, Any]) -> bool:

@@ -118,6 +118,16 @@ def id_shard(arxiv_id: str) -> str:
     return "x" + hashlib.sha1(arxiv_id.encode("utf-8")).hexdigest()[:2]
 
 
+class UnlistedFolder(StoreError):
+    """A store folder that is there but cannot be listed: ``why`` and the ``fix``, apart,
+    for doctor's report."""
+
+    def __init__(self, folder: Path, why: str, fix: str) -> None:
+        super().__init__(f"{visible(str(folder))} {why}. {fix}")
+        self.why = why
+        self.fix = fix
+
+
 def week_records(path: Path) -> dict[str, dict[str, Any]]:
     """The records of a week file by TinyDB id ({} when the file is gone).
 
@@ -462,7 +472,7 @@ class Store:
             why, fix = f"could not be read ({exc.strerror or exc})", "Check its permissions"
         else:
             return sorted(folder / n for n in names if n.endswith(".json") and n[0] != ".")
-        raise StoreError(f"{visible(str(folder))} {why}. {fix}")
+        raise UnlistedFolder(folder, why, fix)
 
     def latest(
         self,
