@@ -315,12 +315,19 @@ class _Snapshot:
 
         array = isinstance(stream, ArrayLines)
         raw: Any = stream.raw if isinstance(stream, ArrayLines) else stream
-        if isinstance(raw, gzip.GzipFile):
+        compressed = isinstance(raw, gzip.GzipFile)
+        if compressed:
             raw = raw.fileobj
         self.raw: IO[bytes] = raw
         self.total = _size(self.raw)
         # The items of a JSON array have no offset to resume at: it is read whole again.
-        self.checkpoint = None if array else _Checkpoint.find(writer.store, source, self.raw)
+        self.checkpoint = (
+            None
+            if array
+            else _Checkpoint.find(
+                writer.store, source, self.raw, options.categories, compressed=compressed
+            )
+        )
         self.unit = ("item", "items") if array else ("line", "lines")
         self.broken: list[int] = []
         self.dates_dropped = 0
@@ -544,8 +551,10 @@ class _Checkpoint:
     """Where an ingest of one file stopped: saved in the store after every batch.
 
     Kept only for a regular file, and trusted only while the file has the same
-    path, size and modification time; reading a file again from its start is
-    always correct too (unchanged papers are left alone), only slower.
+    path, size and modification time and is read with the same ``-c`` filter (a
+    run that kept only cs.RO has not stored the other papers before its line);
+    reading a file again from its start is always correct too (unchanged papers
+    are left alone), only slower.
     """
 
     path: Path
@@ -557,7 +566,15 @@ class _Checkpoint:
     broken: tuple[int, ...] = ()
 
     @classmethod
-    def find(cls, store: Store, source: str, raw: IO[bytes]) -> _Checkpoint | None:
+    def find(
+        cls,
+        store: Store,
+        source: str,
+        raw: IO[bytes],
+        categories: tuple[str, ...] = (),
+        *,
+        compressed: bool = False,
+    ) -> _Checkpoint | None:
         try:
             stat = os.fstat(raw.fileno())
         except (OSError, ValueError, AttributeError):
@@ -566,7 +583,15 @@ class _Checkpoint:
             return None
         real = str(Path(source).resolve())
         key = hashlib.sha1(real.encode("utf-8")).hexdigest()[:16]
-        identity = {"file": real, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+        identity: dict[str, Any] = {
+            "file": real,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "categories": sorted(set(categories)),
+        }
+        if compressed:
+            # The offset is then one in the decompressed text, which is longer than the file.
+            identity["gzip"] = True
         return cls(store.resume_dir / f"{key}.json", identity)
 
     def load(self) -> bool:
@@ -580,8 +605,10 @@ class _Checkpoint:
             self.broken = tuple(int(n) for n in data["broken"])
         except (KeyError, TypeError, ValueError, OverflowError):
             return False
-        # An offset past the file's end (1e30 could not even be seeked to) is damage.
-        return self.line > 0 and 0 < self.offset <= int(self.identity["size"])
+        # An offset past the file's end (1e30 could not even be seeked to) is damage;
+        # a .gz file's text may be any length, but not more than 2**62 bytes.
+        end = 2**62 if self.identity.get("gzip") else int(self.identity["size"])
+        return self.line > 0 and 0 < self.offset <= end
 
     def save(self, line: int, offset: int, report: SourceReport, broken: list[int]) -> None:
         data = {

@@ -269,6 +269,51 @@ def test_a_changed_file_or_no_resume_reads_from_the_start(tmp_path: Path, catalo
             assert report.papers == 601 and report.unchanged >= 200
 
 
+def test_a_run_with_another_category_filter_does_not_resume(
+    tmp_path: Path, catalog: Catalog
+) -> None:
+    # A run that kept only some categories stored nothing else before its line:
+    # resuming it without the filter would skip every other paper it had passed.
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=900)
+    store = Store(tmp_path / "s")
+
+    def stop(source: str, done: int, total: int | None, papers: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
+        options = IngestOptions(batch_size=250, on_bytes=stop, categories=("cs.SE",))
+        ingest_source(str(feed), writer, options=options)
+    filtered = len(records(store))
+    assert 0 < filtered < 250
+    report, _ = ingest_file(feed, store, catalog, batch_size=250)
+    assert report.resumed_at is None
+    assert report.papers == 1100 and len(records(store)) == 1100
+
+
+def test_a_gz_snapshot_resumes_past_its_compressed_size(tmp_path: Path, catalog: Catalog) -> None:
+    # The checkpoint's offset is one in the decompressed text, which is several
+    # times the size of the file: a resume there is still a resume.
+    plain = snapshot(tmp_path / "snap.jsonl", synthetic=900)
+    packed = tmp_path / "snap.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    store = Store(tmp_path / "s")
+    seen: list[int] = []
+
+    def stop_late(source: str, done: int, total: int | None, papers: int) -> None:
+        seen.append(papers)
+        if papers >= 1000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
+        ingest_source(str(packed), writer, options=IngestOptions(batch_size=250, on_bytes=stop_late))
+    (checkpoint,) = (store.path / "resume").glob("*.json")
+    assert json.loads(checkpoint.read_text())["offset"] > packed.stat().st_size
+    report, _ = ingest_file(packed, store, catalog, batch_size=250)
+    assert report.resumed_at == 1001
+    assert (report.papers, report.new) == (1100, 1100)
+    assert len(records(store)) == 1100
+
+
 def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -> None:
     feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
     db = tmp_path / "s"
