@@ -86,10 +86,15 @@ def test_a_json_export_on_stdin_and_cut_short(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert "86 new" in result.stderr
     cut = tmp_path / "cut.json"
-    cut.write_text(text[: len(text) // 2], encoding="utf-8")
+    half = text[: len(text) // 2]
+    cut.write_text(half, encoding="utf-8")
     broken = run("--db", str(tmp_path / "other"), "ingest", str(cut))
-    line = error_line(broken, 1, str(cut), "cut off", "kept the")
+    # The items that arrived whole are kept (each ends with a "}" indented by two).
+    whole = half.count("\n  }")
+    assert whole > 20
+    line = error_line(broken, 1, str(cut), "cut off", f"kept the {whole} papers")
     assert "Traceback" not in line
+    assert f"{whole} new" in broken.stderr
     bad = tmp_path / "bad.json"
     bad.write_text('[{"arxiv_id": "2508.00001", "title": "x"}, 5, {"arxiv_id": 7}]\n')
     partly = run("--db", str(tmp_path / "third"), "ingest", str(bad))

@@ -270,16 +270,27 @@ class ArrayLines:
         self.limit = limit
         self.items = 0
         self._lines = self._iter_lines()
+        #: A break met after some whole items: raised on the next read, once they are taken.
+        self._error: JsonArrayError | None = None
 
     def close(self) -> None:
         self.raw.close()
 
     def read1(self, size: int = -1) -> bytes:
         """Whole lines, at least ``size`` bytes of them unless the array ends first."""
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
         out: list[bytes] = []
         total = 0
         while total < max(size, 1):
-            line = next(self._lines, b"")
+            try:
+                line = next(self._lines, b"")
+            except JsonArrayError as exc:
+                if not out:
+                    raise
+                self._error = exc  # the items before the break are whole: they go first
+                break
             if not line:
                 break
             out.append(line)
