@@ -163,6 +163,45 @@ def test_listing_paper_moves_week_when_its_submission_date_arrives(
     assert store.index().counts == recount(store)
 
 
+def test_an_undated_listing_paper_read_back_from_its_export_keeps_its_guess(
+    store: Store, catalog: Catalog
+) -> None:
+    # A replacement of an older paper is known from the listing with no date of its
+    # own (only ``updated``); its primary is still a guess after an export and an
+    # ingest of that export, so the API's primary corrects it later.
+    from papertrack.feeds.exports import paper_from_export
+
+    listed = Paper(
+        arxiv_id="2501.00009",
+        title="An agent",
+        version=2,
+        updated=day("2025-08-20"),
+        primary_category="cs.AI",
+        categories=("cs.AI", "cs.CL"),
+        primary_guessed=True,
+        source="listing",
+    )
+    from_api = Paper(
+        arxiv_id="2501.00009",
+        title="An agent",
+        version=2,
+        published=day("2025-01-03"),
+        updated=day("2025-08-20"),
+        primary_category="cs.CL",
+        categories=("cs.CL", "cs.AI"),
+        source="api",
+    )
+    with store.writer(catalog) as w:
+        w.upsert([listed])
+        (stored,) = store.latest(None)
+        back = paper_from_export(json.loads(json.dumps(stored.to_dict())))
+        assert back.primary_guessed
+        w.upsert([back])
+        w.upsert([from_api])
+    (paper,) = store.latest(None)
+    assert paper.primary_category == "cs.CL" and not paper.primary_guessed
+
+
 def test_duplicates_inside_one_batch_keep_the_newest(store: Store, catalog: Catalog) -> None:
     with store.writer(catalog) as w:
         res = w.upsert(

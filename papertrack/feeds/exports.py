@@ -112,9 +112,10 @@ def _export_paper(
         updated=updated,
         announced=announced,
         # Exports leave out whether the primary category was only guessed: it was
-        # when the paper is known from a listing alone (no submission date yet),
-        # so an API page read later may still correct it.
-        primary_guessed=bool(primary) and published is None and announced is not None,
+        # when the paper is known from a listing alone, which gives no submission
+        # date (a new paper has its announcement, an older paper's replacement only
+        # ``updated``), so an API page read later may still correct it.
+        primary_guessed=bool(primary) and published is None,
         source=_EXPORT_SOURCE,
         **fields,
     )
