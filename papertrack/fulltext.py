@@ -112,7 +112,23 @@ _COLUMNS = {
 }
 
 
-def fts_query(node: Any) -> str | None:
+#: Groups nested deeper than this are not narrowed by the index: FTS5's parser
+#: has a fixed stack, which a query of some 25 nested AND/OR groups overflows
+#: (its error then read as a damaged index). A query that deep is rare, and the
+#: groups below this depth still narrow.
+_MAX_FTS_DEPTH = 12
+
+
+def _spliced(node: And | Or) -> Iterator[Any]:
+    """The children of ``node``, with those of nested groups of the same kind in its place."""
+    for child in node.children:
+        if type(child) is type(node):
+            yield from _spliced(child)
+        else:
+            yield child
+
+
+def fts_query(node: Any, depth: int = 0) -> str | None:
     """An FTS5 expression matching at least every paper ``node`` matches; None: no narrowing.
 
     ``NOT`` and category prefixes cannot narrow (None stands for "any paper");
@@ -128,13 +144,13 @@ def fts_query(node: Any) -> str | None:
             return None
         words = tokenize(node.name)
         return f"categories : ({' AND '.join(_quote(w, False) for w in words)})" if words else None
-    if isinstance(node, Not):
+    if isinstance(node, Not) or depth >= _MAX_FTS_DEPTH:
         return None
     if isinstance(node, And):
-        parts = [q for q in (fts_query(c) for c in node.children) if q is not None]
+        parts = [q for q in (fts_query(c, depth + 1) for c in _spliced(node)) if q is not None]
         return " AND ".join(f"({q})" for q in parts) if parts else None
     if isinstance(node, Or):
-        alternatives = [fts_query(c) for c in node.children]
+        alternatives = [fts_query(c, depth + 1) for c in _spliced(node)]
         if not alternatives or any(q is None for q in alternatives):
             return None
         return " OR ".join(f"({q})" for q in alternatives)

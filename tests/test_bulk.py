@@ -305,7 +305,9 @@ def test_a_gz_snapshot_resumes_past_its_compressed_size(tmp_path: Path, catalog:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
-        ingest_source(str(packed), writer, options=IngestOptions(batch_size=250, on_bytes=stop_late))
+        ingest_source(
+            str(packed), writer, options=IngestOptions(batch_size=250, on_bytes=stop_late)
+        )
     (checkpoint,) = (store.path / "resume").glob("*.json")
     assert json.loads(checkpoint.read_text())["offset"] > packed.stat().st_size
     report, _ = ingest_file(packed, store, catalog, batch_size=250)

@@ -79,6 +79,23 @@ def test_every_generated_query_finds_what_a_full_scan_finds(store: Store) -> Non
     assert narrowed > 100  # the index did the work, not a fallback to scanning
 
 
+def test_a_deeply_nested_query_finds_what_a_full_scan_finds(store: Store) -> None:
+    # FTS5's parser has a fixed stack: some 25 nested groups overflowed it, and
+    # every command that read the topic failed as if the index were damaged.
+    query = "agent*"
+    for i in range(45):
+        query = f"(zzq{i} OR ({query} AND (agent* OR yyq{i})))"
+    topic = Topic(name="Q", slug="q", query=query)
+    within = store.candidates(topic.membership)
+    full = ids(store.search(topic.matches_fields))
+    assert full == ids(store.search(Topic(name="A", slug="a", query="agent*").matches_fields))
+    assert ids(store.search(topic.matches_fields, within)) == full
+    assert run("topics", "add", "Deep", "--query", query).exit_code == 0
+    latest = run("latest", "deep", "-n", "1000", "--format", "jsonl")
+    assert latest.exit_code == 0, latest.stderr
+    assert {json.loads(line)["arxiv_id"] for line in latest.stdout.splitlines()} == full
+
+
 def test_search_latest_and_export_answer_the_same_with_and_without_the_index(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
