@@ -95,8 +95,12 @@ class PaperText:
 
     @classmethod
     def of(cls, paper: Paper) -> PaperText:
-        """Tokenize ``paper``'s title, abstract, authors and categories."""
-        return cls(paper.title, paper.abstract, paper.authors, paper.categories)
+        """Tokenize ``paper``'s title, abstract, authors and categories; TeX markup
+        left in title or abstract is read as it renders, as tagging reads it."""
+        from papertrack.tex import render_tex
+
+        title, abstract = render_tex(paper.title), render_tex(paper.abstract)
+        return cls(title, abstract, paper.authors, paper.categories)
 
     @property
     def abstract_str(self) -> str:

@@ -161,7 +161,13 @@ class Topic:
     def matches_fields(
         self, title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
     ) -> bool:
-        """Like :meth:`matches` for raw fields; tokenizes only what :func:`prefilter` passes."""
+        """Like :meth:`matches` for raw fields; tokenizes only what :func:`prefilter` passes.
+
+        TeX markup in ``title`` and ``abstract`` is read as it renders, as tagging reads it.
+        """
+        from papertrack.tex import render_tex
+
+        title, abstract = render_tex(title), render_tex(abstract)
         if self._prefilter is None:
             object.__setattr__(self, "_prefilter", prefilter([self.membership]))
         assert self._prefilter is not None

@@ -629,12 +629,7 @@ def query_hits(topic: Any, papers: Sequence[Labelled]) -> list[bool]:
     """Which papers ``topic``'s query (with its category filter) matches, their TeX
     read as it renders, as tagging reads it (a taught paper titled
     ``$\\textbf{A}$gent`` has the word "agent")."""
-    from papertrack.tex import render_tex
-
-    return [
-        topic.matches_fields(render_tex(p.title), render_tex(p.abstract), (), p.categories)
-        for p in papers
-    ]
+    return [topic.matches_fields(p.title, p.abstract, (), p.categories) for p in papers]
 
 
 def feature_hits(topic: Any, papers: Sequence[Labelled], matrix: Matrix) -> list[bool]:

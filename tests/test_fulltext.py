@@ -151,6 +151,40 @@ def test_tex_accents_and_authors_are_indexed_as_the_matchers_read_them(
         assert ids(store.search(topic.matches_fields, within)) == want, query
 
 
+def test_tex_left_in_stored_text_is_read_as_tagging_reads_it(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # Text read back from an export is stored as written: markup in it must be
+    # read the same way by the tags, search, --query and explain.
+    record = {
+        "arxiv_id": "2601.00007",
+        "title": r"$\textbf{A}$gent-R1: \emph{Training} tool-using LLM agents with RL",
+        "abstract": r"We train $\textsc{Agent}$s by reinforcement learning.",
+        "categories": ["cs.CL"],
+        "primary_category": "cs.CL",
+        "published": "2026-01-05T00:00:00Z",
+    }
+    feed = tmp_path / "tex.jsonl"
+    feed.write_text(json.dumps(record) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    (stored,) = json.loads(run("export", "-f", "json").stdout)
+    assert stored["title"].startswith("$\\textbf")  # kept as written
+    assert "llm-agent-training" in stored["tags"]
+    for command in (
+        ["search", "title:agent-r1", "--format", "jsonl"],
+        ["search", '"train agents"', "--format", "jsonl"],
+        ["latest", "--query", "title:agent*", "--format", "jsonl"],
+        ["export", "--query", "title:agent*", "--format", "jsonl"],
+    ):
+        found = run(*command)
+        assert found.exit_code == 0, (command, found.stderr)
+        assert "2601.00007" in found.stdout, command
+    explained = run("topics", "explain", "2601.00007", "llm-agent-training", "--json")
+    assert explained.exit_code == 0, explained.stderr
+    (verdict,) = json.loads(explained.stdout)["topics"]
+    assert verdict["matched"] is True and verdict["query_matched"] is True
+
+
 def test_not_and_category_prefixes_do_not_narrow() -> None:
     assert fts_query(Topic(name="Q", slug="q", query="-agent").membership) is None
     assert fts_query(Topic(name="Q", slug="q", query="category:cs.*").membership) is None
