@@ -479,23 +479,27 @@ def test_stats_upgrades_an_index_without_category_counts(tmp_path: Path) -> None
     assert sum(c["primary"] for c in data["categories"]) > 0
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
-def test_a_terminal_sees_a_progress_bar_by_bytes_and_a_pipe_does_not(tmp_path: Path) -> None:
-    feed = snapshot(tmp_path / "snap.jsonl", synthetic=600)
-    child = (
-        "import sys, papertrack.ingest as ingest\n"
-        "ingest.BATCH_SIZE = 100\n"
-        "from papertrack.cli import main\n"
-        "sys.argv = ['papertrack', *sys.argv[1:]]\n"
-        "main()\n"
-    )
-    args = [sys.executable, "-c", child, "--db", str(tmp_path / "s"), "ingest", "-j", "1"]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "COLUMNS": "120"}
+_BAR_CHILD = (
+    "import sys, papertrack.ingest as ingest\n"
+    "ingest.BATCH_SIZE = 100\n"
+    "from papertrack.cli import main\n"
+    "sys.argv = ['papertrack', *sys.argv[1:]]\n"
+    "main()\n"
+)
+
+
+def _bar_env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "COLUMNS": "160"}
     env.pop("NO_COLOR", None)
+    return env
+
+
+def _on_a_terminal(args: list[str]) -> tuple[int, str]:
+    """(exit code, what reached stderr) of ``args`` with stderr a pseudo-terminal."""
     leader, follower = os.openpty()
     try:
         done = subprocess.run(
-            [*args, str(feed)], env=env, stdout=subprocess.DEVNULL, stderr=follower, check=False
+            args, env=_bar_env(), stdout=subprocess.DEVNULL, stderr=follower, check=False
         )
         os.close(follower)
         seen = b""
@@ -509,15 +513,41 @@ def test_a_terminal_sees_a_progress_bar_by_bytes_and_a_pipe_does_not(tmp_path: P
             seen += piece
     finally:
         os.close(leader)
-    assert done.returncode == 0
-    text = seen.decode("utf-8", "replace")
+    return done.returncode, seen.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_terminal_sees_a_progress_bar_by_bytes_and_a_pipe_does_not(tmp_path: Path) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=600)
+    args = [sys.executable, "-c", _BAR_CHILD, "--db", str(tmp_path / "s"), "ingest", "-j", "1"]
+    code, text = _on_a_terminal([*args, str(feed)])
+    assert code == 0
     assert "snap.jsonl" in text and "papers" in text  # the bar: file name, papers so far
     assert "/" in text and "MB" in text  # bytes read of the total
     assert "800 new" in text  # the summary line, after the bar is gone
 
-    piped = subprocess.run([*args, "-v", str(feed)], env=env, capture_output=True, check=False)
+    piped = subprocess.run(
+        [*args, "-v", str(feed)], env=_bar_env(), capture_output=True, check=False
+    )
     assert piped.returncode == 0
     assert b"\x1b[" not in piped.stderr and b"MB" not in piped.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_file_name_reaches_the_bar_and_the_log_as_plain_text(tmp_path: Path) -> None:
+    # A file name is untrusted: Rich markup in it is shown as written, a terminal
+    # escape in it never reaches the terminal, and a line break in it cannot
+    # start a line of its own (a forged "Error:" in -v output or the log).
+    name = "[bold]x\x1b]0;pwned\x07\nError: forged.jsonl"
+    feed = snapshot(tmp_path / name, synthetic=600)
+    log = tmp_path / "papertrack.log"
+    args = [sys.executable, "-c", _BAR_CHILD, "--db", str(tmp_path / "s"), "--log-file", str(log)]
+    code, text = _on_a_terminal([*args, "ingest", "-j", "1", "-v", str(feed)])
+    assert code == 0
+    assert "[bold]x" in text and "papers" in text
+    assert "pwned" not in text and "\x1b]" not in text
+    lines = text.replace("\r", "\n").splitlines() + log.read_text("utf-8").splitlines()
+    assert not [line for line in lines if "Error: forged" in line and "[bold]" not in line]
 
 
 # --------------------------------------------------------------------------- over http

@@ -66,7 +66,9 @@ def _source_line(item: SourceReport) -> str:
         else ""
     )
     papers = f"{item.papers:,} paper{'s' if item.papers != 1 else ''}"
-    return f"{item.source}{kind}{resumed}: {papers}: {counts}{skipped}{filtered}"
+    # visible(): a line break in a file name would start a line of its own.
+    source = visible(item.source)
+    return f"{source}{kind}{resumed}: {papers}: {counts}{skipped}{filtered}"
 
 
 @contextlib.contextmanager
@@ -87,7 +89,7 @@ def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
     from papertrack.cli.common import err
 
     with Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # a file name: untrusted
         BarColumn(),
         DownloadColumn(),
         TransferSpeedColumn(),
@@ -100,7 +102,7 @@ def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
 
         def update(source: str, done: int, total: int | None, papers: int) -> None:
             if source not in tasks:
-                name = Path(source).name if source != "-" else "stdin"
+                name = visible(Path(source).name) if source != "-" else "stdin"
                 tasks[source] = bar.add_task(name, total=total, papers=0)
             bar.update(tasks[source], completed=done, total=total, papers=papers)
 
@@ -229,7 +231,7 @@ def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
         elif verbose:
             say(_source_line(item))
         for warning in item.warnings if verbose else ():
-            say(f"Warning: {warning}")
+            say(f"Warning: {visible(warning)}")  # one line, whatever it quotes
 
     return progress
 
