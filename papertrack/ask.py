@@ -39,6 +39,7 @@ __all__ = [
     "check_citations",
     "context_pack",
     "question_words",
+    "reference",
     "rank_papers",
 ]
 
@@ -245,6 +246,13 @@ class Answer:
     #: Every paper considered (ranked), cited or not.
     considered: list[Ranked] = field(default_factory=list)
 
+    def numbered(self) -> list[Ranked]:
+        """Every paper considered, numbered as the answer numbers them: the cited
+        papers first in the order they are cited, then the others best first."""
+        cited = [c.paper.arxiv_id for c in self.papers]
+        order = {pid: n for n, pid in enumerate(cited)}
+        return sorted(self.considered, key=lambda r: order.get(r.paper.arxiv_id, len(order)))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
@@ -349,13 +357,21 @@ INSTRUCTIONS = (
 )
 
 
+def reference(paper: Paper) -> str:
+    """How a paper is named beside its title: ``arXiv:2508.13167``, or a feed
+    entry's own id (an entry of another feed is not arXiv's)."""
+    from papertrack.ids import stored_arxiv_id
+
+    return f"arXiv:{paper.arxiv_id}" if stored_arxiv_id(paper.arxiv_id) else paper.arxiv_id
+
+
 def context_pack(question: str, ranked: Sequence[Ranked], names: Callable[[Paper], str]) -> str:
     """The question, the instructions and the numbered papers, as plain text for a model."""
     lines = [f"Question: {question}", "", INSTRUCTIONS, ""]
     for n, r in enumerate(ranked, start=1):
         p = r.paper
         day = p.paper_date.date().isoformat() if p.paper_date else "undated"
-        lines.append(f"[{n}] {' '.join(p.shown_title.split())} (arXiv:{p.arxiv_id}, {day})")
+        lines.append(f"[{n}] {' '.join(p.shown_title.split())} ({reference(p)}, {day})")
         if p.authors:
             lines.append(f"Authors: {names(p)}")
         lines.append(f"Abstract: {' '.join(p.abstract.split())}")

@@ -24,7 +24,7 @@ from typing import Any
 
 from papertrack.errors import StoreError
 from papertrack.files import write_json
-from papertrack.ids import abs_url, parse_arxiv_id
+from papertrack.ids import abs_url, stored_arxiv_id
 from papertrack.models import Paper, paper_date_key, utc_text
 from papertrack.text import visible
 
@@ -280,10 +280,13 @@ def day_text(moment: datetime | None) -> str:
 
 
 def link(paper: Paper) -> str:
-    """The abs page of an arXiv paper; a non-arXiv entry's own http(s) link, or ''."""
-    parsed = parse_arxiv_id(paper.arxiv_id)
-    if parsed is not None:
-        return abs_url(parsed[0])
+    """The abs page of an arXiv paper; a non-arXiv entry's own http(s) link, or ''.
+
+    Only a stored key in arXiv's bare form is arXiv's paper: another feed's entry
+    whose guid is ``arXiv:2606.00006`` links to its own page (see stored_arxiv_id).
+    """
+    if stored_arxiv_id(paper.arxiv_id):
+        return abs_url(paper.arxiv_id)
     url = clean(paper.url or "")
     return url if url.startswith(("http://", "https://")) else ""
 

@@ -104,6 +104,10 @@ def test_the_context_pack_numbers_the_papers_and_pipes_into_a_model(store: Store
     assert INSTRUCTIONS in pack
     assert [f"[{n}] " in pack for n in range(1, 5)] == [True] * 4
     assert "[5] " not in pack
+    # [n] names the same paper as in the answer to the same question.
+    cited = asked(QUESTION, "-n", "4")["papers"]
+    for paper in cited:  # type: ignore[attr-defined]
+        assert f"[{paper['n']}] {' '.join(paper['title'].split())} (arXiv:" in pack
     # A model stand-in reads the pack on stdin and cites its first paper.
     stand_in = (
         "import sys; pack = sys.stdin.read(); print('Agents learn [1].' if '[1]' in pack else 'no')"
@@ -356,3 +360,49 @@ def test_equally_relevant_papers_are_the_newest_and_a_topic_finds_all_of_its_own
     since = datetime(2026, 5, 1, tzinfo=UTC)
     recent = rank_papers(store, "zebra", since=since, limit=300)
     assert len(recent) == sum(day >= since.date() for day in days)
+
+
+def test_papers_matching_only_by_title_are_listed_with_a_note(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # No abstract sentence holds the question's words: the matching papers are
+    # still shown, with a word on why there is nothing to quote.
+    feed = tmp_path / "titles.jsonl"
+    feed.write_text(
+        kaggle_line("2601.00011", "Quokka swarms for warehouse logistics", abstract="")
+        + "\n"
+        + kaggle_line("2601.00012", "Quokka planners", abstract="We study planning. It works.")
+        + "\n",
+        "utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    done = run("ask", "quokka")
+    assert done.exit_code == 0, done.stderr
+    assert "No abstract sentence of the 2 papers in the store" in done.stderr
+    assert "2601.00011" in done.stdout and "2601.00012" in done.stdout
+    markdown = run("ask", "quokka", "--format", "markdown")
+    assert "[Quokka planners](https://arxiv.org/abs/2601.00012)" in markdown.stdout
+
+
+def test_an_entry_of_another_feed_is_not_linked_as_arxiv(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    record = {
+        "arxiv_id": "blog-post-7",
+        "title": "Wombat agents",
+        "abstract": "Wombat agents dig tunnels with learned policies.",
+        "url": "https://example.org/posts/7",
+        "published": "2026-01-05T00:00:00Z",
+    }
+    feed = tmp_path / "blog.jsonl"
+    feed.write_text(json.dumps(record) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    markdown = run("ask", "wombat agents", "--format", "markdown")
+    assert markdown.exit_code == 0, markdown.stderr
+    assert (
+        "[Wombat agents](https://example.org/posts/7), 2026-01-05, blog-post-7" in markdown.stdout
+    )
+    assert "arxiv" not in markdown.stdout.lower()
+    pack = run("ask", "wombat agents", "--context").stdout
+    assert "[1] Wombat agents (blog-post-7, 2026-01-05)" in pack
+    assert "arXiv:" not in pack and "Authors:" not in pack

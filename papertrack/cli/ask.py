@@ -146,13 +146,22 @@ def ask(
                 _emit(answer, AskFormat.json, {})  # a script still gets its document
             return
         if context or llm:
-            pack = context_pack(question, answer.considered, _names)
+            # Numbered as the answer numbers them, so [2] is the same paper in both.
+            pack = context_pack(question, answer.numbered(), _names)
             if not llm:
                 emit_text(pack)
                 return
             _ask_model(pack, model, len(answer.considered))
             return
         names = {t.slug: t.name for t in catalog.topics}
+        if not answer.sentences:
+            # The papers hold the words in their titles only, or have no abstract:
+            # there is no sentence to quote, but the papers are still the answer.
+            say(
+                f"No abstract sentence of the {len(answer.considered):,} papers {scope} that "
+                "match the question holds its words: listed are those papers. Try other "
+                "words, or 'papertrack show ID' to read one."
+            )
         _emit(answer, pick_format(fmt, as_json), names)
 
 
@@ -171,29 +180,40 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
     def day(c: Cited) -> str:
         return c.paper.paper_date.date().isoformat() if c.paper.paper_date else "undated"
 
+    def by(c: Cited) -> str:
+        return f" — {_names(c.paper)}" if c.paper.authors else ""
+
+    # With no sentence to cite, the papers that match are the answer, best first.
+    listed = answer.papers or [
+        Cited(n, r.paper, r.score) for n, r in enumerate(answer.considered, start=1)
+    ]
     lines: list[str] = []
     if fmt is AskFormat.markdown:
-        from papertrack.digest import markdown_escape
+        from papertrack.ask import reference
+        from papertrack.digest import link, markdown_escape
 
         lines.append(f"## {markdown_escape(answer.question)}")
         lines.append("")
         lines += [f"{markdown_escape(s.text)} [{s.cite}]" for s in answer.sentences]
         lines.append("")
-        for c in answer.papers:
+        for c in listed:
+            title = markdown_escape(" ".join(c.paper.shown_title.split()))
+            url = link(c.paper)
             lines.append(
-                f"{c.n}. [{markdown_escape(' '.join(c.paper.shown_title.split()))}]"
-                f"(https://arxiv.org/abs/{c.paper.arxiv_id}) — {markdown_escape(_names(c.paper))}"
-                f", {day(c)}, arXiv:{c.paper.arxiv_id}"
+                f"{c.n}. "
+                + (f"[{title}]({url})" if url else title)
+                + markdown_escape(by(c))
+                + f", {day(c)}, {markdown_escape(reference(c.paper))}"
             )
     else:
         lines.append(answer.question)
         lines.append("")
         lines += [f"{' '.join(s.text.split())} [{s.cite}]" for s in answer.sentences]
         lines.append("")
-        for c in answer.papers:
+        for c in listed:
             lines.append(
                 f"[{c.n}] {c.paper.arxiv_id}  {day(c)}  {' '.join(c.paper.shown_title.split())}"
-                f" — {_names(c.paper)}"
+                + by(c)
             )
     emit_text("\n".join(lines))
 
