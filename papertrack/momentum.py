@@ -387,13 +387,14 @@ def _papers(n: int) -> str:
     return f"{n:,} paper{'' if n == 1 else 's'}"
 
 
-def format_share(share: float) -> str:
-    """'0.5%' for 0.005: one decimal below 10%, whole percents above."""
+def format_share(share: float, *, short: bool = False) -> str:
+    """'0.5%' for 0.005: one decimal below 10%, whole percents above; a share
+    too small to show is 'under 0.1%' (``short``, for a table: '<0.1%'), not 0."""
     pct = 100 * share
     if pct == 0:
         return "0%"
     if pct < 0.1:
-        return "under 0.1%"
+        return "<0.1%" if short else "under 0.1%"
     if pct >= 10:
         return f"{pct:.0f}%"
     return f"{pct:.1f}%"
@@ -424,13 +425,18 @@ def describe(m: Momentum) -> str:
     elif pct == 0 and now.count == before.count and now.covered_days == before.covered_days:
         text += f", unchanged on {earlier}"
     elif pct == 0:
-        rising = now.count * before.covered_days > before.count * now.covered_days
-        text += f", {'up' if rising else 'down'} less than 1% on {earlier}"
+        # Counts compare per day of data: 10 in 5 days is as many as 14 in 7.
+        rate_now, rate_before = now.count * before.covered_days, before.count * now.covered_days
+        if rate_now == rate_before:
+            text += f", as many per day of data as in {earlier}"
+        else:
+            text += f", {'up' if rate_now > rate_before else 'down'} less than 1% on {earlier}"
     else:
         text += f", {'up' if pct > 0 else 'down'} {abs(pct)}% on {earlier}"
     text += "."
     if m.share is not None:
-        text += f" {format_share(m.share)} of all new papers."
+        share = format_share(m.share)
+        text += f" {share[0].upper()}{share[1:]} of all new papers."  # "Under 0.1% of …"
     return text
 
 

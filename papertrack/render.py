@@ -254,6 +254,7 @@ from papertrack.momentum import (  # noqa: E402
     WeekBucket,
     describe,
     footer,
+    format_share,
     notes,
     sparkline,
     window_phrase,
@@ -384,7 +385,7 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
         if m.low_count and change != "–":
             change += "*"
             few = True
-        share = "–" if m.share is None else f"{100 * m.share:.1f}%"
+        share = "–" if m.share is None else format_share(m.share, short=True)
         cells: list[str | Text] = [
             Text(safe(m.name)),
             f"{m.current.count:,}" if m.current.covered_days else "no data",

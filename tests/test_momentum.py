@@ -143,6 +143,22 @@ def test_share_format() -> None:
     assert [m.format_share(x) for x in (0.0, 0.0004, 0.005, 0.0123, 0.25)] == [
         "0%", "under 0.1%", "0.5%", "1.2%", "25%",
     ]  # fmt: skip
+    assert m.format_share(0.0004, short=True) == "<0.1%"
+    # At the start of the sentence's second part it is written as a sentence starts.
+    assert m.describe(example(2, 2, others=5000)).endswith(" Under 0.1% of all new papers.")
+
+
+def test_equal_papers_per_day_of_data_are_not_called_down() -> None:
+    # The same rate: 20 papers in 14 days of data against 40 in 28.
+    topic = merged(spread(D(2026, 8, 17), D(2026, 8, 30), 20), spread(D(2026, 8, 31), SUNDAY, 40))
+    store = merged(topic, spread(D(2026, 8, 17), SUNDAY, 420))
+    result = m.measure(days(topic), days(store), as_of=SUNDAY)
+    assert (result.current.count, result.previous.count) == (40, 20)
+    assert (result.current.covered_days, result.previous.covered_days) == (28, 14)
+    assert result.change_pct == 0
+    assert m.describe(result).startswith(
+        "40 papers in the last four weeks, as many per day of data as in the four weeks before."
+    )
 
 
 # --------------------------------------------------------------------------- windows
