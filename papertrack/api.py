@@ -22,9 +22,11 @@ command line would show.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from papertrack.errors import UsageError
 
 # Only the defaults: momentum imports nothing but the standard library.
 from papertrack.momentum import DEFAULT_WEEKS, DEFAULT_WINDOW
@@ -64,6 +66,31 @@ def load_catalog() -> Catalog:
     return Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
 
 
+def _moment(since: datetime | date | None) -> datetime | None:
+    """``since`` as an aware datetime: a date is its midnight UTC, a naive datetime UTC."""
+    from datetime import UTC
+
+    if since is None:
+        return None
+    if isinstance(since, datetime):
+        return since if since.tzinfo is not None else since.replace(tzinfo=UTC)
+    if isinstance(since, date):
+        return datetime(since.year, since.month, since.day, tzinfo=UTC)
+    raise UsageError(f"since is {type(since).__name__}, not a date or datetime. Pass one")
+
+
+def _day(as_of: datetime | date | None) -> date | None:
+    """``as_of`` as a calendar day (a datetime's day in UTC)."""
+    moment = _moment(as_of)
+    return moment.astimezone(UTC).date() if moment is not None else None
+
+
+def _at_least(name: str, value: int, least: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise UsageError(f"{name} is {value!r}; it must be a whole number of {least} or more")
+    return value
+
+
 def _current(store: Store, topics: Catalog) -> None:
     if not store.tags_current(topics) or store.index_outdated():
         store.refresh(topics)
@@ -83,12 +110,15 @@ def latest_papers(
     topic: str | None = None,
     *,
     limit: int = 20,
-    since: datetime | None = None,
+    since: datetime | date | None = None,
     query: str | None = None,
 ) -> list[Paper]:
-    """The newest papers of ``topic`` (all papers when None), matching ``query`` when given."""
+    """The newest papers of ``topic`` (all papers when None), matching ``query`` when given,
+    dated ``since`` or later (a date is its midnight UTC; a naive datetime is UTC)."""
     from papertrack.topics import Topic
 
+    _at_least("limit", limit)
+    start = _moment(since)
     topics = load_catalog()
     slug = topics.find(topic).slug if topic else None
     unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
@@ -96,7 +126,7 @@ def latest_papers(
     return store.latest(
         slug,
         limit=limit,
-        since=since,
+        since=start,
         match=unsaved.matches_fields if unsaved else None,
         within=store.candidates(unsaved.node) if unsaved else None,
     )
@@ -106,17 +136,21 @@ def topic_momentum(
     store: Store,
     topic: str,
     *,
-    as_of: date | None = None,
+    as_of: date | datetime | None = None,
     window: int = DEFAULT_WINDOW,
     weeks: int = DEFAULT_WEEKS,
 ) -> Momentum:
-    """A topic's momentum as of ``as_of`` (default: the store's newest paper date)."""
+    """A topic's momentum as of ``as_of`` (default: the store's newest paper date; a
+    datetime counts as its day in UTC), over windows of ``window`` weeks."""
     from papertrack import momentum as core
 
+    _at_least("window", window)
+    _at_least("weeks", weeks)
+    given = _day(as_of)
     topics = load_catalog()
     chosen = topics.find(topic)
     _current(store, topics)
-    day = as_of or store.newest_day() or core.today()
+    day = given or store.newest_day() or core.today()
     days = store.index().days
     return core.measure_topic(days, chosen.slug, chosen.name, as_of=day, window=window, weeks=weeks)
 
@@ -128,6 +162,7 @@ def search_papers(
     from papertrack.export import search_papers as run
     from papertrack.topics import Topic
 
+    _at_least("limit", limit)
     topics = load_catalog()
     slug = topics.find(topic).slug if topic else None
     _current(store, topics)
@@ -140,13 +175,15 @@ def ask_question(
     question: str,
     *,
     topic: str | None = None,
-    since: datetime | None = None,
+    since: datetime | date | None = None,
     papers: int = 8,
 ) -> Answer:
     """An answer made of the best sentences of the best papers, each cited (see ``ask``)."""
     from papertrack.ask import answer_question
 
+    _at_least("papers", papers)
+    start = _moment(since)
     topics = load_catalog()
     slug = topics.find(topic).slug if topic else None
     _current(store, topics)
-    return answer_question(store, question, topic=slug, since=since, papers=papers)
+    return answer_question(store, question, topic=slug, since=start, papers=papers)

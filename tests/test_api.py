@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime, time
 from pathlib import Path
 
+import pytest
 from helpers import DATA, LISTING, run
 
 import papertrack
+from papertrack.errors import PapertrackError
 
 
 def test_the_api_answers_as_the_commands_do(isolated_home: Path) -> None:
@@ -32,6 +35,34 @@ def test_the_api_answers_as_the_commands_do(isolated_home: Path) -> None:
     assert measured.as_of.isoformat() == cli["as_of"]
     answer = papertrack.ask_question(store, "how are agents trained?", topic="llm-agent-training")
     assert answer.sentences and all("llm-agent-training" in c.paper.tags for c in answer.papers)
+
+
+def test_dates_and_numbers_are_read_or_refused_as_the_commands_would(isolated_home: Path) -> None:
+    store = papertrack.open_store()
+    papertrack.ingest_files(store, [str(LISTING)])
+    measured = papertrack.topic_momentum(store, "gui-agents")
+    assert measured.current.count > 0
+    # A datetime is its day in UTC, naive or aware; a date is its midnight UTC.
+    moment = datetime.combine(measured.as_of, time(12))
+    for as_of in (moment, moment.replace(tzinfo=UTC)):
+        again = papertrack.topic_momentum(store, "gui-agents", as_of=as_of)
+        assert again.as_of == measured.as_of and again.current == measured.current
+    newest = max(p.paper_date for p in papertrack.latest_papers(store, limit=1000) if p.paper_date)
+    day = newest.date()
+    aware = papertrack.latest_papers(store, since=datetime.combine(day, time(), UTC), limit=1000)
+    assert aware
+    for since in (day, datetime.combine(day, time())):
+        assert papertrack.latest_papers(store, since=since, limit=1000) == aware
+    for call in (
+        lambda: papertrack.topic_momentum(store, "gui-agents", window=0),
+        lambda: papertrack.topic_momentum(store, "gui-agents", weeks=-1),
+        lambda: papertrack.latest_papers(store, limit=-5),
+        lambda: papertrack.latest_papers(store, since="2026-01-01"),  # type: ignore[arg-type]
+        lambda: papertrack.search_papers(store, "agent", limit=0),
+        lambda: papertrack.ask_question(store, "agents?", papers=0),
+    ):
+        with pytest.raises(PapertrackError, match="; it must be|not a date"):
+            call()
 
 
 def test_importing_papertrack_loads_no_api() -> None:
