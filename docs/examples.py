@@ -1,12 +1,12 @@
 """Run the console examples of the docs on the bundled sample and write what they print.
 
-README.md's Quick start and every ```console block of docs/topics.md show real
-sessions: each ``$ papertrack ...`` line is run, in order, in one fresh data home
-that first ingested the bundled sample, and the lines after it are what it
-printed (stderr first, as a terminal shows a warning before the output; the data
-home's path written as "…"). A command shown without output is run but not
-written; one with a pipe or redirect is not run. A test keeps the docs equal to
-what this writes:
+README.md's Quick start, every ```console block of docs/topics.md and the ask
+example of docs/digests.md show real sessions: each ``$ papertrack ...`` line is
+run, in order, in one fresh data home that first ingested the bundled sample,
+and the lines after it are what it printed (stderr first, as a terminal shows a
+warning before the output; the data home's path written as "…"). A command shown
+without output is run but not written; one with a pipe or redirect is not run. A
+test keeps the docs equal to what this writes:
 
 python docs/examples.py
 """
@@ -24,7 +24,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: Each file, and the part of it whose console blocks are sessions (None: all of it).
-DOCS = {"README.md": "## Quick start", "docs/topics.md": None}
+DOCS = {
+    "README.md": "## Quick start",
+    "docs/topics.md": None,
+    "docs/digests.md": "### Ask about a topic",
+}
 #: The width a command gets unless its line sets COLUMNS, as a pipe gives Rich.
 COLUMNS = "80"
 _BLOCK = re.compile(r"(```console\n)(.*?)(\n```)", re.S)

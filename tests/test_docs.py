@@ -106,10 +106,11 @@ def test_every_example_in_every_help_runs(
     assert ran >= 25
 
 
-@pytest.mark.parametrize("name", ["README.md", "docs/topics.md"])
+@pytest.mark.parametrize("name", ["README.md", "docs/topics.md", "docs/digests.md"])
 def test_the_docs_sessions_show_what_the_sample_prints(name: str) -> None:
-    """README's Quick start and the console blocks of docs/topics.md are real runs on
-    the bundled sample, command by command in one fresh data home (docs/examples.py)."""
+    """README's Quick start, the console blocks of docs/topics.md and the ask example of
+    docs/digests.md are real runs on the bundled sample, command by command in one
+    fresh data home (docs/examples.py)."""
     spec = importlib.util.spec_from_file_location("examples", ROOT / "docs" / "examples.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
