@@ -35,3 +35,17 @@ def test_latest_accepts_any_case_wildcards_and_known_but_unstored_categories() -
     # An arXiv category no stored paper has: a real, empty answer.
     empty = run("latest", "-c", "hep-th", "--json")
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
+
+
+def test_an_empty_category_is_refused_not_read_as_none() -> None:
+    # -c "$CATEGORY" with the variable unset kept every paper, silently.
+    assert run("ingest", str(LISTING)).exit_code == 0
+    for args in (
+        ["latest", "-c", ""],
+        ["ingest", "-c", "", str(LISTING)],
+        ["topics", "test", "agent*", "-c", "cs.AI", "-c", "  "],
+        ["fetch", "-c", ""],
+    ):
+        result = run(*args)
+        error_line(result, 2, "'' names no category", "cs.AI")
+        assert result.stdout == ""

@@ -168,6 +168,17 @@ def test_a_width_too_small_to_draw_at_draws_at_80(
     assert len(lines) > 5 and max(len(line) for line in lines) == 80
 
 
+def test_a_width_too_large_to_lay_out_draws_at_the_widest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """COLUMNS=99999999 kept Rich laying out a table of three papers for minutes."""
+    from papertrack.cli.common import MAX_WIDTH
+
+    monkeypatch.setenv("COLUMNS", "99999999")
+    result = run("latest", "-n", "3")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) > 5 and max(len(line) for line in lines) <= MAX_WIDTH
+
+
 @pytest.mark.parametrize("width", ["40", "59"])
 def test_a_narrow_momentum_chart_keeps_every_week_and_count(
     width: str, monkeypatch: pytest.MonkeyPatch

@@ -167,13 +167,19 @@ state = State()
 
 #: The narrowest width tables are drawn at: COLUMNS=0 drew nothing at all.
 MIN_WIDTH = 20
+#: The widest: at COLUMNS=99999999 Rich took minutes to lay out a table of three papers.
+MAX_WIDTH = 2000
 
 
 def _width() -> int | None:
     """The width to draw at when COLUMNS would give Rich too few columns to
-    draw anything (COLUMNS=0), else None: Rich's own choice."""
+    draw anything (COLUMNS=0) or more than it can lay out, else None: Rich's own choice."""
     columns = os.environ.get("COLUMNS", "")
-    return 80 if columns.isdigit() and int(columns) < MIN_WIDTH else None
+    if not columns.isdigit():
+        return None
+    if int(columns) < MIN_WIDTH:
+        return 80
+    return MAX_WIDTH if int(columns) > MAX_WIDTH else None
 
 
 class _Unpadded:
@@ -621,6 +627,17 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
         return
     rows = [p.to_dict() for p in papers] if fmt in (Format.json, Format.jsonl) else papers
     emit(fmt.value, rows, table)
+
+
+def no_blank_category(values: list[str] | None) -> list[str] | None:
+    """A ``--category`` callback: an empty ``-c ''`` (a variable left unset) names no
+    category, and read as none it quietly kept every paper."""
+    for value in values or ():
+        if not value.strip():
+            raise typer.BadParameter(
+                "'' names no category. Give one like cs.AI, or cs.* for a group"
+            )
+    return values
 
 
 def check_categories(store: Store, patterns: Sequence[str]) -> None:

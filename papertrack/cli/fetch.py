@@ -13,7 +13,16 @@ import typer
 
 from papertrack import paths
 from papertrack.categories import CATEGORY_NAME as _CATEGORY_RE
-from papertrack.cli.common import EXIT_CODES, QuietOpt, app, errors, load_catalog, open_store, say
+from papertrack.cli.common import (
+    EXIT_CODES,
+    QuietOpt,
+    app,
+    errors,
+    load_catalog,
+    no_blank_category,
+    open_store,
+    say,
+)
 from papertrack.errors import UsageError
 
 if TYPE_CHECKING:
@@ -102,7 +111,11 @@ def fetch(
     category: Annotated[
         list[str] | None,
         typer.Option(
-            "--category", "-c", help="arXiv category to fetch (repeatable).", show_default=False
+            "--category",
+            "-c",
+            help="arXiv category to fetch (repeatable).",
+            show_default=False,
+            callback=no_blank_category,
         ),
     ] = None,
     listing: Annotated[

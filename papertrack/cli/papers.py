@@ -31,6 +31,7 @@ from papertrack.cli.common import (
     fresh_tags,
     load_catalog,
     newest_paper_note,
+    no_blank_category,
     open_store,
     out,
     pick_format,
@@ -140,6 +141,7 @@ def ingest(
             help="Keep only papers in this category (cross-lists count); repeat it, "
             "or end with * for a group: -c cs.* -c stat.ML.",
             show_default=False,
+            callback=no_blank_category,
         ),
     ] = None,
     jobs: Annotated[
@@ -274,7 +276,10 @@ def latest(
     category: Annotated[
         list[str] | None,
         typer.Option(
-            "--category", "-c", help="Only papers in this arXiv category (repeatable; cs.* works)."
+            "--category",
+            "-c",
+            help="Only papers in this arXiv category (repeatable; cs.* works).",
+            callback=no_blank_category,
         ),
     ] = None,
     abstract: Annotated[

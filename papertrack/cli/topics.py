@@ -28,6 +28,7 @@ from papertrack.cli.common import (
     load_catalog,
     lock_timeout,
     many_values,
+    no_blank_category,
     open_store,
     out,
     pick_format,
@@ -57,6 +58,7 @@ CategoryOpt = Annotated[
         "--category",
         "-c",
         help="The paper must be in one of these categories (repeatable; cs.* works).",
+        callback=no_blank_category,
     ),
 ]
 
