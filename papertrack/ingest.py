@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Any, cast
 
 from papertrack.errors import FeedError
 from papertrack.models import IngestReport, Paper, SourceReport, category_test
@@ -97,6 +97,8 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
     if source == "-":
         if stdin is None:
             raise FeedError("'-' needs standard input. Pipe a feed into papertrack")
+        if _first_bytes(stdin, 2) == b"\x1f\x8b":  # `gzip -c feed.xml | papertrack ingest -`
+            return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
         return stdin
     if _is_url(source):
         response = _fetch(source, timeout)
@@ -129,20 +131,106 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
     return handle
 
 
-def _head(stream: IO[bytes]) -> bytes:
-    """The first bytes of ``stream``, left in place for the parser."""
+def _first_bytes(stream: IO[bytes], size: int) -> bytes:
+    """Up to ``size`` bytes at the start of ``stream``, left in place (b"" when they
+    cannot be looked at without being taken)."""
+    try:
+        peek = getattr(stream, "peek", None)
+        if peek is not None:
+            return bytes(peek(size)[:size])
+        if stream.seekable():
+            at = stream.tell()
+            head = stream.read(size)
+            stream.seek(at)
+            return head
+    except (OSError, ValueError):
+        return b""
+    return b""
+
+
+#: How far past leading blank lines the format is looked for in a file.
+_BLANK_LOOKAHEAD = 16 * 1024 * 1024
+
+
+def _head(stream: IO[bytes]) -> tuple[bytes, IO[bytes]]:
+    """The first bytes of ``stream`` past any blank ones, and the stream to read
+    from the start: ``stream`` itself, or (a pipe that began with more blank lines
+    than a peek sees) one that gives the blank bytes taken back first.
+    """
     peek = getattr(stream, "peek", None)
     try:
         if peek is not None:
             head: bytes = peek(64)
-            return head
-        if stream.seekable():
+        elif stream.seekable():
             head = stream.read(64)
             stream.seek(0)
-            return head
+        else:
+            return b"", stream
+        if not head or head.strip():
+            return head, stream
+        return _past_blanks(stream)
     except (OSError, EOFError, gzip.BadGzipFile, HTTPException) as exc:
         raise FeedError(f"could not read the stream: {exc}. Check that the file is whole") from exc
-    return b""
+
+
+def _rewindable(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` can go back to where it was (a .gz one only when its file can)."""
+    inner = getattr(stream, "fileobj", None) if isinstance(stream, gzip.GzipFile) else stream
+    return inner is not None and inner.seekable()
+
+
+class _Replayed(io.RawIOBase):
+    """``taken`` (bytes already read from ``rest``), then the rest of ``rest``."""
+
+    def __init__(self, taken: bytes, rest: IO[bytes]) -> None:
+        self.taken = memoryview(taken)
+        self.rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.taken:
+            n = min(len(buffer), len(self.taken))
+            buffer[:n] = self.taken[:n]
+            self.taken = self.taken[n:]
+            return n
+        data = self.rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:  # the caller closes ``rest`` (or, for stdin, does not)
+        super().close()
+
+
+def _past_blanks(stream: IO[bytes]) -> tuple[bytes, IO[bytes]]:
+    """:func:`_head` for a stream that starts with more blank bytes than a peek sees.
+
+    They are read on to the first other byte (at most 16 MB of them); a file is
+    then put back where it was, a pipe replayed from what was read.
+    """
+    rewind = _rewindable(stream)
+    at = stream.tell() if rewind else 0
+    taken: list[bytes] = []
+    head = b""
+    seen = 0
+    while seen < _BLANK_LOOKAHEAD:
+        block = stream.read(65536)
+        if not block:
+            break
+        taken.append(block)
+        seen += len(block)
+        rest = block.lstrip(b" \t\r\n")
+        if rest:
+            more = stream.read(64)
+            taken.append(more)
+            head = (rest + more)[:64]
+            break
+    if rewind:
+        stream.seek(at)
+        return head, stream
+    replayed = io.BufferedReader(_Replayed(b"".join(taken), stream))
+    return head, cast("IO[bytes]", replayed)
 
 
 @dataclass(frozen=True)
@@ -174,12 +262,12 @@ def ingest_source(
     options = options or IngestOptions()
     report = SourceReport(source=source)
     try:
-        stream = open_source(source, stdin=stdin)
+        opened = stream = open_source(source, stdin=stdin)
     except FeedError as exc:
         report.error = str(exc)
         return report
     try:
-        head = _head(stream)
+        head, stream = _head(opened)
         if feeds.looks_like_jsonl(head):
             # export -f jsonl writes arxiv_id first; the snapshot's lines start with "id".
             own = head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b'{"arxiv_id"')
@@ -211,8 +299,10 @@ def ingest_source(
     except FeedError as exc:
         report.error = str(exc)
     finally:
-        if stream is not stdin:
-            stream.close()
+        if stream is not opened:
+            stream.close()  # the replay of a pipe's first bytes (it leaves the pipe open)
+        if opened is not stdin:
+            opened.close()
     return report
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -208,6 +211,61 @@ def test_ingest_from_stdin() -> None:
     result = run("ingest", "-", input=LISTING.read_bytes())
     assert result.exit_code == 0, result.stderr
     assert "86 new" in result.stderr
+
+
+def _ingest_piped(data: bytes, home: Path) -> subprocess.CompletedProcess[bytes]:
+    """``papertrack ingest -`` with ``data`` on a real pipe (CliRunner's stdin is a file)."""
+    env = {**os.environ, "PAPERTRACK_HOME": str(home)}
+    env["PYTHONPATH"] = str(Path(__file__).parent.parent)
+    env.pop("PAPERTRACK_DB", None)
+    command = [sys.executable, "-m", "papertrack", "ingest", "-"]
+    return subprocess.run(command, input=data, capture_output=True, env=env, check=False)
+
+
+def test_gzip_and_leading_blank_lines_are_read_from_a_file_a_pipe_and_stdin(
+    tmp_path: Path,
+) -> None:
+    # Blank lines past what one peek sees (8 KB) hid the format; a gzip on stdin
+    # was read as a feed of binary bytes. A broken line keeps its own number.
+    lines = KAGGLE.read_bytes().splitlines(keepends=True)
+    lines[4] = b"{broken\n"
+    snapshot = b"\n" * 20_000 + b"".join(lines)
+    listing = b"\n" * 20_000 + LISTING.read_bytes()
+    plain = tmp_path / "blank.jsonl"
+    plain.write_bytes(snapshot)
+    for n, (data, new) in enumerate(
+        [(snapshot, 199), (gzip.compress(snapshot), 199), (gzip.compress(listing), 86)]
+    ):
+        piped = _ingest_piped(data, tmp_path / f"pipe{n}")
+        said = piped.stderr.decode()
+        assert f"papers: {new} new" in said, said
+        assert ("(line 20005)" in said) == (new == 199), said
+        fed = run("--db", str(tmp_path / f"stdin{n}"), "ingest", "-", input=data)
+        assert f"papers: {new} new" in fed.stderr, fed.stderr
+    from_file = run("--db", str(tmp_path / "file"), "ingest", str(plain))
+    assert "papers: 199 new" in from_file.stderr and "(line 20005)" in from_file.stderr
+
+
+def test_feedparser_is_handed_a_feed_from_its_first_tag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Blank lines before the first "<" take feedparser time quadratic in their number.
+    import feedparser
+
+    handed: list[bytes] = []
+    parse = feedparser.parse
+
+    def recording(stream: Any, **options: Any) -> Any:
+        data = stream.read()
+        handed.append(data)
+        return parse(io.BytesIO(data), **options)
+
+    monkeypatch.setattr(feedparser, "parse", recording)
+    feed = tmp_path / "blank.xml"
+    feed.write_bytes(b"\xef\xbb\xbf" + b"\r\n" * 30_000 + LISTING.read_bytes())
+    result = run("ingest", str(feed))
+    assert "papers: 86 new" in result.stderr, result.stderr
+    assert handed and all(data.removeprefix(b"\xef\xbb\xbf")[:1] == b"<" for data in handed)
 
 
 def test_ingest_without_sources_is_a_usage_error() -> None:
