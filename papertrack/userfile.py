@@ -18,7 +18,9 @@ file stays untouched. The file is then replaced atomically.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -198,9 +200,27 @@ def _render(fields: dict[str, Any]) -> str:
 
 
 def _commit(path: Path, default_path: Path, text: str) -> Catalog:
-    """Check that ``text`` loads as the user's file, then write it atomically."""
+    """Check that ``text`` loads as the user's file, then write it atomically.
+
+    The file is the user's: a symlink is written through (its target replaced,
+    the link kept), its permission bits are kept, and so are CRLF line ends. A
+    read-only file is refused, as an editor would, rather than replaced.
+    """
     catalog = Catalog.load(default_path, path, user_text=text)
-    write_atomic(path, text.encode("utf-8"))
+    target = Path(os.path.realpath(path))
+    mode: int | None = None
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        crlf = b"\r\n" in target.read_bytes()
+    except FileNotFoundError:
+        crlf = False
+    except OSError as exc:
+        raise UsageError(f"could not read your topics file {path}: {exc}. Fix the file") from None
+    if mode is not None and (not mode & 0o222 or not os.access(target, os.W_OK)):
+        raise UsageError(f"{path} is read-only. Make it writable (chmod u+w) to edit topics")
+    if crlf:
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    write_atomic(target, text.encode("utf-8"), mode=mode)
     return catalog
 
 

@@ -152,3 +152,29 @@ def test_unknown_topic_and_unsafe_layouts_are_refused(path: Path) -> None:
     with pytest.raises(UsageError, match="on a line of its own"):
         remove_topic(path, DEFAULTS, "Quoted")
     assert path.read_text() == '[["topic"]]\nname = "Quoted"\nquery = "q"\n'
+
+
+def test_an_edit_keeps_the_files_link_permissions_and_line_ends(tmp_path: Path) -> None:
+    # The file is the user's: kept in a dotfiles folder behind a symlink, private,
+    # written with CRLF line ends by an editor on another system.
+    real = tmp_path / "dotfiles" / "topics.toml"
+    real.parent.mkdir()
+    real.write_bytes(FILE.replace("\n", "\r\n").encode("utf-8"))
+    real.chmod(0o600)
+    link = tmp_path / "topics.toml"
+    link.symlink_to(real)
+    add_topic(link, DEFAULTS, name="Delta", query="delta")
+    remove_topic(link, DEFAULTS, "Beta")
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert (real.stat().st_mode & 0o777) == 0o600
+    data = real.read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n")  # every line end is CRLF still
+    assert names(real) == ["Alpha", "Gamma", "Delta"]
+    assert data.startswith(b"# My topics file\r\n# (a header)\r\n")
+
+
+def test_a_read_only_file_is_refused_not_replaced(path: Path) -> None:
+    path.chmod(0o444)
+    with pytest.raises(UsageError, match="is read-only. Make it writable"):
+        add_topic(path, DEFAULTS, name="Delta", query="delta")
+    assert path.read_text() == FILE and (path.stat().st_mode & 0o777) == 0o444
