@@ -386,12 +386,49 @@ def _topics_in(
                 raise QuerySyntaxError(f"{where}: {exc}", exc.column) from None
             except UsageError as exc:
                 raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
+            if skipped is not None and model and not Path(topic.model_file).is_file():
+                # Read as the file is (not an edit being checked, whose model may be
+                # written next): a topic that cannot tag would stop every ingest.
+                raise UsageError(
+                    f"{where}: its model file {topic.model_file} is missing. Fix its "
+                    "'model = ...' or remove that line"
+                )
             result.append((slug, topic.name, topic))
         except (UsageError, QuerySyntaxError) as exc:
             if skipped is None:
                 raise
             skipped.append(str(exc))
     return result
+
+
+def _clash(topic: Topic, others: Iterable[Topic]) -> str | None:
+    """Why ``topic`` cannot sit beside ``others``, or None.
+
+    A topic is looked up by slug or name in any case (:meth:`Catalog.find`), so no
+    two may share a slug, a name in any case, or a name that is the other's slug
+    ("gui-agents" with slug "mine" beside the default gui-agents: which one
+    ``latest GUI-Agents`` meant would depend on the case typed).
+    """
+    folded, named = topic.name.casefold(), slugify(topic.name)
+    for other in others:
+        if other.slug == topic.slug:
+            return (
+                f"two topics have the slug {topic.slug!r} "
+                f"({quoted(other.name)} and {quoted(topic.name)}). Give one of them another slug."
+            )
+        if other.name.casefold() == folded:
+            return (
+                f"two topics are named {quoted(topic.name)} "
+                f"(slugs {other.slug!r} and {topic.slug!r}). Rename one of them."
+            )
+        if named == other.slug or slugify(other.name) == topic.slug:
+            first, second = (topic, other) if named == other.slug else (other, topic)
+            return (
+                f"the topic {quoted(first.name)} ({first.slug}) is named as the slug of "
+                f"{quoted(second.name)} ({second.slug}), so a lookup could find either. "
+                "Rename one of them."
+            )
+    return None
 
 
 def _closure(edges: Mapping[str, Sequence[str]]) -> dict[str, frozenset[str]]:
@@ -525,21 +562,25 @@ class Catalog:
         self.hidden: dict[str, str] = dict(hidden or {})
         self._by_slug: dict[str, Topic] = {}
         by_name: dict[str, Topic] = {}
+        by_name_slug: dict[str, Topic] = {}
         for topic in self.topics:
-            if topic.slug in self._by_slug:
-                raise UsageError(
-                    f"two topics have the slug {topic.slug!r} "
-                    f"({quoted(self._by_slug[topic.slug].name)} and {quoted(topic.name)}). "
-                    "Give one of them another slug."
+            named = slugify(topic.name)
+            near = [
+                t
+                for t in (
+                    self._by_slug.get(topic.slug),
+                    by_name.get(topic.name.casefold()),
+                    self._by_slug.get(named),
+                    by_name_slug.get(topic.slug),
                 )
-            folded = topic.name.casefold()
-            if folded in by_name:
-                raise UsageError(
-                    f"two topics are named {quoted(topic.name)} "
-                    f"(slugs {by_name[folded].slug!r} and {topic.slug!r}). Rename one of them."
-                )
+                if t is not None
+            ]
+            problem = _clash(topic, near) if near else None
+            if problem is not None:
+                raise UsageError(problem)
             self._by_slug[topic.slug] = topic
-            by_name[folded] = topic
+            by_name[topic.name.casefold()] = topic
+            by_name_slug[named] = topic
         self._by_name = by_name
         self._compiled: Callable[[PaperText], tuple[str, ...]] | None = None
         self._prefilter: Prefilter | None = None
@@ -608,8 +649,18 @@ class Catalog:
             entries = _topics_in(path, source, text, skipped)
             warnings += [f"{why.rstrip('.')}; that topic is skipped." for why in skipped or ()]
             for slug, name, topic in entries:
-                if slug in seen:
-                    raise UsageError(f"{path} defines the topic {slug!r} twice. Remove one.")
+                problem = (
+                    f"{path} defines the topic {slug!r} twice. Remove one."
+                    if slug in seen
+                    else _clash(topic, [t for s, t in merged.items() if s != slug])
+                    if topic is not None
+                    else None
+                )
+                if problem is not None:
+                    if skipped is None:
+                        raise UsageError(problem)
+                    warnings.append(f"{problem.rstrip('.')}; that topic is skipped.")
+                    continue
                 seen.add(slug)
                 if topic is not None:
                     merged[slug] = topic

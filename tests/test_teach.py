@@ -375,6 +375,35 @@ def test_one_bad_entry_in_the_users_topics_is_skipped_and_the_rest_work(stored: 
     assert "slug of 251 bytes" in result.stderr and "that topic is skipped" in result.stderr
 
 
+def test_a_hand_written_clash_or_missing_model_skips_that_topic_alone(stored: Path) -> None:
+    # Each stopped every command, ingest included; now each entry is skipped.
+    (stored / "topics.toml").write_text(
+        "[[topic]]\nname = \"Mine\"\nquery = 'agent*'\nmodel = \"nosuch.json\"\n\n"
+        "[[topic]]\nname = \"gui-agents\"\nslug = \"mine-too\"\nquery = 'agent*'\n\n"
+        "[[topic]]\nname = \"GUI agents\"\nslug = \"other\"\nquery = 'agent*'\n\n"
+        "[[topic]]\nname = \"Zebra Agents\"\nquery = 'agent*'\n\n"
+        "[[topic]]\nname = \"Zebra Two\"\nslug = \"zebra-agents\"\nquery = 'x'\n",
+        encoding="utf-8",
+    )
+    result = run("latest", "zebra-agents", "--json", "-n", "3")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)
+    warned = [line for line in result.stderr.splitlines() if line.startswith("Warning:")]
+    assert len(warned) == 4 and all("that topic is skipped" in w for w in warned)
+    assert "nosuch.json is missing" in warned[0]
+    assert "'gui-agents' (mine-too) is named as the slug of 'GUI Agents'" in warned[1]
+    assert "two topics are named 'GUI agents'" in warned[2]
+    assert "defines the topic 'zebra-agents' twice" in warned[3]
+    slugs = {t["topic"] for t in json.loads(run("topics", "--json").stdout)}
+    assert "zebra-agents" in slugs and "gui-agents" in slugs
+    assert not slugs & {"mine", "mine-too", "other"}
+    # The same clash, asked for by topics add, is refused and nothing is written.
+    before = (stored / "topics.toml").read_bytes()
+    refused = run("topics", "add", "GUI-Agents", "--slug", "mine3", "--query", "agent*")
+    assert refused.exit_code == 2 and "is named as the slug of" in refused.stderr
+    assert (stored / "topics.toml").read_bytes() == before
+
+
 def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> None:
     from papertrack.learn import describe
 
