@@ -539,6 +539,18 @@ def parse_query(text: str) -> Node:
     return _Parser(text).parse()
 
 
+def operator_words(text: str) -> list[str]:
+    """The words of ``text`` that are operators written in lower or mixed case
+    (``or``, ``Not``), each once: the language reads them as words to match, and
+    a user who wrote them most likely meant the operator."""
+    try:
+        tokens = _lex(text)
+    except QuerySyntaxError:
+        return []
+    found = [t.text for t in tokens if t.kind == "WORD" and t.text.upper() in _OPERATORS]
+    return list(dict.fromkeys(found))
+
+
 def query_terms(node: Node, positive: bool = True) -> Iterator[tuple[Term | Category, bool]]:
     """Every term and category test of ``node``, with whether it counts for (not under NOT)."""
     if isinstance(node, Term | Category):

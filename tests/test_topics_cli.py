@@ -591,3 +591,24 @@ def test_options_before_a_subcommand_are_refused_not_ignored(isolated_home: Path
     )
     listed = run("topics", "--json")
     assert listed.exit_code == 0 and json.loads(listed.stdout)
+
+
+def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: None) -> None:
+    # Both are read as words to match: the answer looks right and is not what was meant.
+    for args in (
+        ["search", "agent or benchmark"],
+        ["latest", "--query", "agent and not web"],
+        ["export", "-f", "jsonl", "--query", "agent Or web"],
+        ["topics", "test", "agent or web"],
+    ):
+        result = run(*args)
+        assert result.exit_code == 0, (args, result.stderr)
+        (note,) = [line for line in result.stderr.splitlines() if line.startswith("Note: '")]
+        assert "to match; operators are written in capitals:" in note, args
+    capitals = run("search", "agent OR benchmark")
+    assert "operators are written" not in capitals.stderr
+    mistyped = run("topics", "test", "gui-agent", "--json")
+    assert mistyped.exit_code == 0
+    assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr
+    assert "Did you mean: GUI Agents (gui-agents)" in mistyped.stderr
+    assert "no topic is named" not in run("topics", "test", "gui-agents", "--json").stderr

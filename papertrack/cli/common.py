@@ -629,6 +629,21 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
     emit(fmt.value, rows, table)
 
 
+def note_operator_words(query: str) -> None:
+    """Say so when ``query`` holds ``or``/``and``/``not`` in lower case, which are
+    words to match: only AND, OR and NOT in capitals are operators."""
+    from papertrack.query import operator_words
+
+    words = operator_words(query)
+    if words:
+        shown = ", ".join(f"'{w}'" for w in words)
+        operators = ", ".join(w.upper() for w in words)
+        say(
+            f"Note: {shown} in the query {'is a word' if len(words) == 1 else 'are words'} "
+            f"to match; operators are written in capitals: {operators}."
+        )
+
+
 def no_blank_category(values: list[str] | None) -> list[str] | None:
     """A ``--category`` callback: an empty ``-c ''`` (a variable left unset) names no
     category, and read as none it quietly kept every paper."""

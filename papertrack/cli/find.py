@@ -24,6 +24,7 @@ from papertrack.cli.common import (
     fresh_tags,
     load_catalog,
     newest_paper_note,
+    note_operator_words,
     open_store,
     output_path,
     pick_format,
@@ -130,6 +131,7 @@ def search(
     with errors():
         fmt = pick_format(fmt, as_json)
         unsaved = Topic(name="Query", slug="query", query=query)  # syntax errors stop here
+        note_operator_words(query)
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
         store = open_store()
@@ -244,6 +246,8 @@ def export(
                 "no --format given. Name one: -f bibtex, -f atom, -f json, -f jsonl or -f csv"
             )
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
+        if query is not None:
+            note_operator_words(query)
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
         start = parse_date(since) if since is not None else None

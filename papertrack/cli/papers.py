@@ -32,6 +32,7 @@ from papertrack.cli.common import (
     load_catalog,
     newest_paper_note,
     no_blank_category,
+    note_operator_words,
     open_store,
     out,
     pick_format,
@@ -319,6 +320,8 @@ def latest(
         fmt = pick_format(fmt, as_json)
         # Parsed first: a syntax error stops the command before anything is read.
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
+        if query is not None:
+            note_operator_words(query)
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic else None
         start = parse_date(since) if since is not None else None

@@ -29,6 +29,7 @@ from papertrack.cli.common import (
     lock_timeout,
     many_values,
     no_blank_category,
+    note_operator_words,
     open_store,
     out,
     pick_format,
@@ -380,6 +381,8 @@ def topics_add(
                 "See 'papertrack topics add --help'"
             )
 
+        if query:
+            note_operator_words(query)
         if like and category and not (query or "").strip():
             raise UsageError(
                 "--category filters a topic's query, and a topic made from examples alone "

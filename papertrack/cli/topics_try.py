@@ -17,6 +17,7 @@ from papertrack.cli.common import (
     busy,
     errors,
     load_catalog,
+    note_operator_words,
     open_store,
     out,
     say,
@@ -42,9 +43,17 @@ def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Top
     if not categories and re.fullmatch(r"[\w .-]+", text.strip()):
         try:
             return catalog.find(text), True
-        except UnknownTopicError:
-            pass
-    return Topic(name="Query", slug="query", query=text, categories=tuple(categories)), False
+        except UnknownTopicError as exc:
+            # A topic's name mistyped reads as a query: say so, with the names it is near.
+            close = str(exc).partition(" Did you mean: ")[2].partition("?")[0]
+            if close:
+                say(
+                    f"Note: no topic is named {text.strip()!r}, so it is tried as a query. "
+                    f"Did you mean: {close}?"
+                )
+    unsaved = Topic(name="Query", slug="query", query=text, categories=tuple(categories))
+    note_operator_words(text)
+    return unsaved, False
 
 
 @topics_app.command("test", epilog=EXIT_CODES)
