@@ -252,6 +252,11 @@ def strip_html(s: str | None) -> str:
     return s
 
 
+def counted(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and the noun for it: '1 entry', '12 entries' (``many`` when not word + 's')."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
 def quoted(name: str) -> str:
     """``name`` in single quotes as written, for a message: ``repr`` doubled every
     backslash and put a name holding an apostrophe in double quotes."""

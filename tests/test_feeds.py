@@ -829,3 +829,14 @@ def test_reading_json_lines_does_not_import_feedparser() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_feed_cut_after_one_entry_says_one_entry() -> None:
+    import xml.etree.ElementTree as ET
+
+    from papertrack.feeds.xml import cut_off
+
+    error = ET.ParseError("no element found: line 3, column 0")
+    error.position = (3, 0)
+    assert cut_off("f.xml", error, 1).endswith("kept the 1 entry that arrived whole")
+    assert cut_off("f.xml", error, 2).endswith("kept the 2 entries that arrived whole")

@@ -612,3 +612,11 @@ def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: 
     assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr
     assert "Did you mean: GUI Agents (gui-agents)" in mistyped.stderr
     assert "no topic is named" not in run("topics", "test", "gui-agents", "--json").stderr
+
+
+def test_counts_of_one_are_written_in_the_singular(stored: None) -> None:
+    first = data("latest", "-n", "1", "--json")[0]
+    title = " ".join(first["title"].split())
+    added = run("topics", "add", "Just One", "--query", f'title:"{title}"')
+    assert added.exit_code == 0, added.stderr
+    assert ". 1 stored paper matches.\n" in added.stderr

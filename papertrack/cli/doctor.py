@@ -17,22 +17,19 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
+from papertrack.text import counted
 
 if TYPE_CHECKING:
     from papertrack.doctor import Checkup, RepairReport
     from papertrack.store import Store
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'s' if n != 1 else ''}"
-
-
 def _overview(checkup: Checkup) -> str:
     unreadable = f" ({checkup.unreadable:,} unreadable)" if checkup.unreadable else ""
     return (
-        f"Store {checkup.path}: {_plural(checkup.papers, 'paper')} in "
-        f"{_plural(checkup.partitions, 'week file')}{unreadable}, "
-        f"{_plural(checkup.shards, 'id map shard')}."
+        f"Store {checkup.path}: {counted(checkup.papers, 'paper')} in "
+        f"{counted(checkup.partitions, 'week file')}{unreadable}, "
+        f"{counted(checkup.shards, 'id map shard')}."
     )
 
 
@@ -44,7 +41,7 @@ def _repair_lines(report: RepairReport) -> list[str]:
     for item in report.salvages:
         moved = f" ({item.moved} of them to the week of their date)" if item.moved else ""
         line = (
-            f"Repaired {item.file}: salvaged {_plural(item.salvaged, 'paper')}{moved}; "
+            f"Repaired {item.file}: salvaged {counted(item.salvaged, 'paper')}{moved}; "
             f"the damaged file is kept as {item.kept_at}"
         )
         if item.lost:
@@ -52,13 +49,13 @@ def _repair_lines(report: RepairReport) -> list[str]:
             named.update(item.lost)
         if item.lost_unnamed:
             line += (
-                f"; lost {_plural(item.lost_unnamed, 'more paper')} whose ids nothing names "
+                f"; lost {counted(item.lost_unnamed, 'more paper')} whose ids nothing names "
                 "any more (index.json counted them)"
             )
         if item.mended:
             shown = [f"{pid}: {', '.join(fields)}" for pid, fields in item.mended.items()]
             line += (
-                f"; kept {_plural(len(item.mended), 'paper')} without the fields that were of "
+                f"; kept {counted(len(item.mended), 'paper')} without the fields that were of "
                 f"the wrong kind ({name_some(shown, 3)})"
             )
         if not item.lost and not item.lost_unnamed:
@@ -67,13 +64,13 @@ def _repair_lines(report: RepairReport) -> list[str]:
     if report.interrupted:
         named.update(report.interrupted)
         lines.append(
-            f"Lost {_plural(len(report.interrupted), 'paper')} an interrupted repair could "
+            f"Lost {counted(len(report.interrupted), 'paper')} an interrupted repair could "
             f"not salvage: {name_some(report.interrupted)}."
         )
     elsewhere = [pid for pid in report.lost if pid not in named]
     if elsewhere:
         lines.append(
-            f"Lost {_plural(len(elsewhere), 'paper')} the id map named but no week file held: "
+            f"Lost {counted(len(elsewhere), 'paper')} the id map named but no week file held: "
             f"{name_some(elsewhere)}."
         )
     if report.rebuilt:
@@ -82,7 +79,7 @@ def _repair_lines(report: RepairReport) -> list[str]:
         )
     if report.merged:
         lines.append(
-            f"Kept the newest copy of {_plural(len(report.merged), 'paper')} stored in two "
+            f"Kept the newest copy of {counted(len(report.merged), 'paper')} stored in two "
             f"weeks: {name_some(report.merged)}."
         )
     if report.cleared:
@@ -106,7 +103,7 @@ def _check(store: Store, as_json: bool) -> None:
     if not checkup.exists:
         say(f"No store at {store.path} yet: nothing to check.")
     elif checkup.problems:
-        count = _plural(len(checkup.problems), "problem")
+        count = counted(len(checkup.problems), "problem")
         if any(p.kind == "unreadable" for p in checkup.problems):
             # A repair stops at a file it cannot read: pointing to it went in circles.
             say(
@@ -138,14 +135,14 @@ def _repair(store: Store, as_json: bool) -> None:
         say(f"No store at {store.path} yet: nothing to repair.")
     elif after.problems:
         say(
-            f"Error: {_plural(len(after.problems), 'problem')} remain after the repair. "
+            f"Error: {counted(len(after.problems), 'problem')} remain after the repair. "
             f"Keep {store.path} as it is and report this as a papertrack bug."
         )
         raise typer.Exit(1)
     elif report.repaired:
         count = report.lost_count
-        lost = f"lost {_plural(count, 'paper')}" if count else "nothing lost"
-        say(f"Repaired: the store holds {_plural(after.papers, 'paper')}; {lost}.")
+        lost = f"lost {counted(count, 'paper')}" if count else "nothing lost"
+        say(f"Repaired: the store holds {counted(after.papers, 'paper')}; {lost}.")
         if report.lost:
             # Every id, not the first ten of the report: a repair run from cron is read
             # in the log, and there is no other place the ids are left.

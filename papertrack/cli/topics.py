@@ -37,7 +37,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit, emit_json
 from papertrack.errors import PapertrackError, UsageError
-from papertrack.text import quoted, visible
+from papertrack.text import counted, quoted, visible
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -561,7 +561,8 @@ def _learn_from_examples(
         # --replace --like makes the topic anew from these papers: said, not silent.
         were = "was" if len(dropped) == 1 else "were"
         say(
-            f"The topic is made from these {_examples_count(len(taught))} alone: "
+            f"The topic is made from {'this' if len(taught) == 1 else 'these'} "
+            f"{_examples_count(len(taught))} alone: "
             f"{_examples_count(len(dropped))} taught before {were} dropped (teach "
             f"{'it' if len(dropped) == 1 else 'them'} again with 'papertrack topics teach')."
         )
@@ -600,7 +601,7 @@ def _added_message(edit: Any) -> tuple[str, Store | None]:
     store = _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
     if store is not None:
         count = store.count(edit.slug)
-        message += f". {count:,} stored paper{'s' if count != 1 else ''} match"
+        message += f". {counted(count, 'stored paper')} {'matches' if count == 1 else 'match'}"
     return message, store
 
 
@@ -621,7 +622,7 @@ def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
 
 
 def _examples_count(count: int) -> str:
-    return f"{count:,} example{'s' if count != 1 else ''}"
+    return counted(count, "example")
 
 
 def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:

@@ -18,6 +18,7 @@ import orjson
 from ..errors import FeedError, JsonArrayError
 from ..ids import parse_arxiv_id
 from ..models import Paper
+from ..text import counted
 from .authors import kaggle_authors
 from .common import (
     MAX_FEED_BYTES,
@@ -169,7 +170,7 @@ def parse_jsonl(data: bytes, source: str = "<jsonl>", *, now: datetime | None = 
                 return done(
                     "kaggle",
                     f"{source}: the file is cut off at line {lineno}; "
-                    f"kept the {len(papers):,} lines that arrived whole",
+                    f"kept the {counted(len(papers), 'line')} that arrived whole",
                 )
             raise exc
     return done("kaggle")

@@ -19,7 +19,7 @@ from typing import Any
 import feedparser
 
 from ..errors import FeedError
-from ..text import clean_text, shorten, strip_html
+from ..text import clean_text, counted, shorten, strip_html
 from . import xml as _xml
 from .atom import read_api_page
 from .common import ARXIV_NS, OPENSEARCH_NS, UTF8_BOM, ParsedFeed, collect
@@ -126,7 +126,7 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
             error = (
                 f"{source}: the feed is cut off or malformed at line {repair.line}, "
                 f"column {repair.column} ({repair.reason}); "
-                f"kept the {repair.whole:,} entries that arrived whole"
+                f"kept the {counted(repair.whole, 'entry', 'entries')} that arrived whole"
             )
             if repair.document is None:
                 entries = []

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..text import counted
+
 # The root element of an RSS 0.9x/2.0, RSS 1.0 (RDF) or Atom document.
 FEED_ROOT_RE = re.compile(rb"<(?:[\w.-]+:)?(?:feed|rss|RDF)[\s>/]")
 
@@ -202,5 +204,5 @@ def cut_off(source: str, error: ET.ParseError, kept: int) -> str:
     reason = str(error).split(":")[0]
     return (
         f"{source}: the feed is cut off or malformed at line {line}, column {column} "
-        f"({reason}); kept the {kept:,} entries that arrived whole"
+        f"({reason}); kept the {counted(kept, 'entry', 'entries')} that arrived whole"
     )
