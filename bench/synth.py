@@ -48,7 +48,7 @@ def synthetic_papers(count: int, seed: int = 7, end: datetime | None = None) -> 
     end = end or datetime(2026, 11, 23, tzinfo=UTC)
     weeks = max(1, -(-count // WEEKLY))
     start = end - timedelta(weeks=weeks)
-    step = timedelta(weeks=weeks) / count
+    step = timedelta(weeks=weeks) / max(count, 1)  # none asked for: the loop gives none
     per_month: dict[str, int] = {}
     for n in range(count):
         model = rng.choice(pool)

@@ -66,6 +66,20 @@ def _is_url(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
 
+def _without_password(url: str) -> str:
+    """``url`` with any password in it shown as ``***``: a source's name is printed and logged."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+    except ValueError:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 def _fetch(url: str, timeout: float) -> IO[bytes]:
     """The body of ``url`` as a stream: a snapshot is read as it arrives, never held whole."""
     from papertrack import net
@@ -75,7 +89,9 @@ def _fetch(url: str, timeout: float) -> IO[bytes]:
         # average speed: a server trickling a byte now and then is given up on.
         response = net.get(url, timeout=timeout, min_rate=MIN_RATE)
     except net.NetError as exc:
-        raise FeedError(f"could not fetch {net.said(url)}: {exc.reason}. Check the URL") from None
+        raise FeedError(
+            f"could not fetch {net.said(_without_password(url))}: {exc.reason}. Check the URL"
+        ) from None
     if response.status >= 400:
         # The arXiv API sends its error feed with HTTP 400: parse it for the real message.
         try:
@@ -87,7 +103,8 @@ def _fetch(url: str, timeout: float) -> IO[bytes]:
         if body.lstrip().startswith(b"<"):
             return io.BytesIO(body)
         raise FeedError(
-            f"{net.said(url)} answered HTTP {response.status} {response.reason}. Try again later"
+            f"{net.said(_without_password(url))} answered HTTP {response.status} "
+            f"{response.reason}. Try again later"
         )
     return io.BufferedReader(response, buffer_size=1024 * 1024)
 
@@ -260,7 +277,8 @@ def ingest_source(
     from papertrack import feeds
 
     options = options or IngestOptions()
-    report = SourceReport(source=source)
+    name = _without_password(source) if _is_url(source) else source  # as it is shown
+    report = SourceReport(source=name)
     try:
         opened = stream = open_source(source, stdin=stdin)
     except FeedError as exc:
@@ -272,17 +290,17 @@ def ingest_source(
             # export -f jsonl writes arxiv_id first; the snapshot's lines start with "id".
             own = head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b'{"arxiv_id"')
             report.kind = "export" if own else "kaggle"
-            _Snapshot(stream, source, writer, report, options, **_sizes(options)).run()
+            _Snapshot(stream, name, writer, report, options, **_sizes(options)).run()
         elif feeds.looks_like_json_array(head):
             # export -f json: read item by item as if each were a JSON line.
             report.kind = "export"
             items = cast("IO[bytes]", feeds.ArrayLines(stream, MAX_LINE_BYTES))
-            _Snapshot(items, source, writer, report, options, **_sizes(options)).run()
+            _Snapshot(items, name, writer, report, options, **_sizes(options)).run()
         else:
             # One byte over the limit is enough for parse_feed to refuse the feed;
             # a bigger file (or a gzip bomb) is never read into memory whole.
             data = stream.read(feeds.MAX_FEED_BYTES + 1)
-            parsed = feeds.parse_feed(data, source)
+            parsed = feeds.parse_feed(data, name)
             report.kind = parsed.kind
             report.skipped = parsed.skipped
             report.warnings.extend(parsed.warnings)
@@ -295,7 +313,7 @@ def ingest_source(
             if parsed.error:
                 report.error = parsed.error
     except _READ_ERRORS as exc:  # gzip.BadGzipFile is an OSError
-        report.error = f"could not read {source}: {exc}. Check that the file is whole"
+        report.error = f"could not read {name}: {exc}. Check that the file is whole"
     except FeedError as exc:
         report.error = str(exc)
     finally:

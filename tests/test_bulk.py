@@ -566,6 +566,25 @@ def test_a_gzipped_snapshot_url_is_streamed(tmp_path: Path, httpserver: HTTPServ
     assert len(records(Store(db))) == 500
 
 
+def test_a_password_in_a_source_url_is_never_printed_or_logged(
+    tmp_path: Path, httpserver: HTTPServer
+) -> None:
+    httpserver.expect_request("/snap.jsonl").respond_with_data(
+        snapshot(tmp_path / "snap.jsonl").read_bytes()
+    )
+    httpserver.expect_request("/gone.xml").respond_with_data("gone", status=404)
+    log = tmp_path / "papertrack.log"
+    port = httpserver.port
+    urls = [f"http://reader:s3cret@127.0.0.1:{port}/{name}" for name in ("snap.jsonl", "gone.xml")]
+    args = ["--db", str(tmp_path / "s"), "--log-file", str(log), "ingest", "-v", *urls]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    said = result.stderr + log.read_text("utf-8")
+    assert "s3cret" not in said
+    assert f"http://reader:***@127.0.0.1:{port}/snap.jsonl (kaggle): 200 papers" in result.stderr
+    assert f"http://reader:***@127.0.0.1:{port}/gone.xml answered HTTP 404" in result.stderr
+
+
 def test_a_connection_cut_mid_snapshot_keeps_the_whole_lines(tmp_path: Path) -> None:
     lines = snapshot(tmp_path / "snap.jsonl", synthetic=300).read_bytes().splitlines(keepends=True)
     sent = b"".join(lines[:250]) + lines[250][:100]  # the server hangs up inside line 251
