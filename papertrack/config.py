@@ -34,10 +34,14 @@ FETCH_KEYS: dict[str, tuple[type, ...]] = {
 }
 
 
+#: The sections the file may have.
+SECTIONS = frozenset({"fetch"})
+
+
 def load(path: Path) -> dict[str, Any]:
     """The parsed config file, or {} when there is none."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is no error
     except FileNotFoundError:
         return {}
     except UnicodeDecodeError:
@@ -47,9 +51,17 @@ def load(path: Path) -> dict[str, Any]:
             f"could not read {path}: {exc.strerror or exc}. Check its permissions"
         ) from exc
     try:
-        return tomllib.loads(text)
+        config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML ({exc}). Fix or remove the file") from exc
+    unknown = sorted(set(config) - SECTIONS)
+    if unknown:
+        # [fetsh] or a key outside any section would otherwise do nothing, silently.
+        raise UsageError(
+            f"unknown section or key {unknown[0]!r} in {path}. Known sections: "
+            f"{', '.join(f'[{name}]' for name in sorted(SECTIONS))}"
+        )
+    return config
 
 
 def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -281,7 +281,8 @@ DECISIONS = ("query", "model", "either", "both")
 
 def _read_toml(path: Path, text: str | None = None) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8") if text is None else text)
+        # utf-8-sig: a byte-order mark (some Windows editors write one) is no error.
+        return tomllib.loads(path.read_text(encoding="utf-8-sig") if text is None else text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}. Fix the file.") from None
     except UnicodeDecodeError:

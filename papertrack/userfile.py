@@ -86,7 +86,7 @@ class _File:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            self.text = path.read_text(encoding="utf-8") if path.exists() else ""
+            self.text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(
                 f"could not read your topics file {path}: {exc}. Fix the file"
@@ -203,24 +203,27 @@ def _commit(path: Path, default_path: Path, text: str) -> Catalog:
     """Check that ``text`` loads as the user's file, then write it atomically.
 
     The file is the user's: a symlink is written through (its target replaced,
-    the link kept), its permission bits are kept, and so are CRLF line ends. A
+    the link kept), its permission bits are kept, and so are CRLF line ends and a
+    byte-order mark. A
     read-only file is refused, as an editor would, rather than replaced.
     """
     catalog = Catalog.load(default_path, path, user_text=text)
     target = Path(os.path.realpath(path))
     mode: int | None = None
+    old = b""
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
-        crlf = b"\r\n" in target.read_bytes()
+        old = target.read_bytes()
     except FileNotFoundError:
-        crlf = False
+        pass
     except OSError as exc:
         raise UsageError(f"could not read your topics file {path}: {exc}. Fix the file") from None
     if mode is not None and (not mode & 0o222 or not os.access(target, os.W_OK)):
         raise UsageError(f"{path} is read-only. Make it writable (chmod u+w) to edit topics")
-    if crlf:
+    if b"\r\n" in old:
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    write_atomic(target, text.encode("utf-8"), mode=mode)
+    bom = b"\xef\xbb\xbf" if old.startswith(b"\xef\xbb\xbf") else b""
+    write_atomic(target, bom + text.encode("utf-8"), mode=mode)
     return catalog
 
 

@@ -646,6 +646,25 @@ def test_config_categories_of_another_type_is_one_clear_line(isolated_home: Path
         error_line(result, 2, "categories in [fetch] of", "config.toml")
 
 
+def test_a_config_section_that_means_nothing_is_refused_and_a_bom_is_read(
+    isolated_home: Path, httpserver: HTTPServer
+) -> None:
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    config = isolated_home / "config.toml"
+    for text, unknown in (("[fetsh]\ninterval = 0\n", "fetsh"), ("retries = 2\n", "retries")):
+        config.write_text(text)
+        error_line(run("fetch"), 2, f"unknown section or key {unknown!r}", "[fetch]")
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(
+        LISTING.read_bytes(), content_type="application/atom+xml"
+    )
+    url = httpserver.url_for("/atom")
+    text = f'[fetch]\ncategories = "cs.AI"\nlisting_url = "{url}"\ninterval = 0\n'
+    config.write_bytes(b"\xef\xbb\xbf" + text.encode())  # as a Windows editor saves it
+    result = run("fetch", "-q")
+    assert result.exit_code == 0, result.stderr
+    assert [req.path for req, _ in httpserver.log] == ["/atom/cs.AI"]
+
+
 @pytest.mark.parametrize(
     ("category", "hint"),
     [("cs.FOO", ""), ("cs.XX", ""), ("cs.LGG", "Did you mean cs.LG?")],

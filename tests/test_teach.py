@@ -378,11 +378,11 @@ def test_one_bad_entry_in_the_users_topics_is_skipped_and_the_rest_work(stored: 
 def test_a_hand_written_clash_or_missing_model_skips_that_topic_alone(stored: Path) -> None:
     # Each stopped every command, ingest included; now each entry is skipped.
     (stored / "topics.toml").write_text(
-        "[[topic]]\nname = \"Mine\"\nquery = 'agent*'\nmodel = \"nosuch.json\"\n\n"
-        "[[topic]]\nname = \"gui-agents\"\nslug = \"mine-too\"\nquery = 'agent*'\n\n"
-        "[[topic]]\nname = \"GUI agents\"\nslug = \"other\"\nquery = 'agent*'\n\n"
+        '[[topic]]\nname = "Mine"\nquery = \'agent*\'\nmodel = "nosuch.json"\n\n'
+        '[[topic]]\nname = "gui-agents"\nslug = "mine-too"\nquery = \'agent*\'\n\n'
+        '[[topic]]\nname = "GUI agents"\nslug = "other"\nquery = \'agent*\'\n\n'
         "[[topic]]\nname = \"Zebra Agents\"\nquery = 'agent*'\n\n"
-        "[[topic]]\nname = \"Zebra Two\"\nslug = \"zebra-agents\"\nquery = 'x'\n",
+        '[[topic]]\nname = "Zebra Two"\nslug = "zebra-agents"\nquery = \'x\'\n',
         encoding="utf-8",
     )
     result = run("latest", "zebra-agents", "--json", "-n", "3")

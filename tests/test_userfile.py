@@ -178,3 +178,16 @@ def test_a_read_only_file_is_refused_not_replaced(path: Path) -> None:
     with pytest.raises(UsageError, match="is read-only. Make it writable"):
         add_topic(path, DEFAULTS, name="Delta", query="delta")
     assert path.read_text() == FILE and (path.stat().st_mode & 0o777) == 0o444
+
+
+def test_a_byte_order_mark_is_read_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "topics.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + FILE.encode("utf-8"))
+    from papertrack.topics import Catalog
+
+    assert Catalog.load(DEFAULTS, path).find("Alpha").query == "alpha"
+    add_topic(path, DEFAULTS, name="Delta", query="delta")
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf# My topics file\n") and data.count(b"\xef\xbb\xbf") == 1
+    entries = tomllib.loads(data.decode("utf-8-sig"))["topic"]
+    assert [t["name"] for t in entries] == ["Alpha", "Beta", "Gamma", "Delta"]
