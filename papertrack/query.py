@@ -232,6 +232,8 @@ class _Token(NamedTuple):
 
 
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
+#: Terms to show in an example of a field that has none.
+_FIELD_EXAMPLES = {"category": ("cs.AI", "cs.CL"), "author": ("lecun", '"yann lecun"')}
 _FIELD_RE = re.compile(r"([A-Za-z]+):")
 _MAX_DEPTH = 100  # nesting past this is surely a mistake, and would hit Python's recursion limit
 
@@ -392,9 +394,10 @@ class _Parser:
                     following.column,
                 )
             if following.kind not in ("WORD", "PHRASE", "LPAREN"):
+                one, two = _FIELD_EXAMPLES.get(token.text, ("agent", "agents"))
                 raise QuerySyntaxError(
                     f"field {token.text}: at column {token.column} has no term after it. "
-                    f"Write e.g. {token.text}:agent or {token.text}:(agent OR agents).",
+                    f"Write e.g. {token.text}:{one} or {token.text}:({one} OR {two}).",
                     token.column,
                 )
             return self.primary(token.text)

@@ -620,3 +620,20 @@ def test_counts_of_one_are_written_in_the_singular(stored: None) -> None:
     added = run("topics", "add", "Just One", "--query", f'title:"{title}"')
     assert added.exit_code == 0, added.stderr
     assert ". 1 stored paper matches.\n" in added.stderr
+
+
+def test_a_query_starting_with_a_dash_and_an_empty_field_get_a_fix_that_works(
+    stored: None,
+) -> None:
+    from helpers import error_line
+
+    for command in (["search"], ["topics", "test"]):
+        shown = " ".join(command)
+        line = error_line(run(*command, "-agent"), 2, "No such option: -a")
+        assert f"goes after '--': papertrack {shown} -- '-agent'" in line
+        assert run(*command, "--", "-agent").exit_code == 0
+    # An option that is no query gets no word about queries.
+    assert "goes after" not in run("latest", "-x").stderr
+    line = error_line(run("search", "category:"), 2, "has no term after it")
+    assert "category:cs.AI or category:(cs.AI OR cs.CL)" in line
+    assert run("search", "category:cs.AI OR category:(cs.AI OR cs.CL)").exit_code == 0

@@ -59,10 +59,18 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
     # value): the help to read is then the command's, whichever it is.
     where = f"'{ctx.command_path} --help'" if ctx is not None else "the command with --help"
     message = error.format_message().rstrip(".")
-    print(
-        f"Error: {message}. Run {where} to see how to use it.",
-        file=sys.stderr if file is None else file,
+    fix = f"Run {where} to see how to use it"
+    option = getattr(error, "option_name", None) or ""
+    takes_query = ctx is not None and any(
+        getattr(p, "param_type_name", "") == "argument" and p.name in ("query", "definition")
+        for p in ctx.command.params
     )
+    if type(error).__name__ == "NoSuchOption" and option[1:2] != "-" and takes_query:
+        # `search -agent`: a query's NOT, read by the shell's rules as an option.
+        fix = (
+            f"A query that starts with '-' goes after '--': {ctx.command_path} -- '-agent'. " + fix
+        )
+    print(f"Error: {message}. {fix}.", file=sys.stderr if file is None else file)
 
 
 def _one_line_usage_errors() -> None:
