@@ -1027,3 +1027,10 @@ def test_a_file_name_with_a_line_break_stays_on_the_error_line(
     assert "\u2028" not in "\n".join(entries)
     missing = run("show", "2501.00001", "--db", str(tmp_path / "no\nstore"))
     assert len(missing.stderr.splitlines()) == 1
+
+
+def test_jobs_past_what_helps_are_refused() -> None:
+    result = run("ingest", "-j", "5000", str(LISTING))
+    assert result.exit_code == 2 and result.stderr.startswith("Error: Invalid value for '--jobs'")
+    assert "5000 is not in the range 1<=x<=64" in result.stderr
+    assert run("ingest", "-j", "64", str(LISTING)).exit_code == 0

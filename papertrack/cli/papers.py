@@ -151,7 +151,11 @@ def ingest(
             "--jobs",
             "-j",
             min=1,
-            help="Processes that parse and tag a large snapshot [default: the CPU count].",
+            # This process writes every batch (a fifth of the work), so past some 8
+            # workers more only cost memory: 64 stops a typo forking thousands.
+            max=64,
+            help="Processes that parse and tag a large snapshot, 1 to 64 [default: the CPU "
+            "count].",
             show_default=False,
         ),
     ] = None,
@@ -212,7 +216,7 @@ def ingest(
         with _byte_bar(show) as on_bytes, store.writer(catalog) as writer:
             options = IngestOptions(
                 categories=tuple(category or ()),
-                jobs=jobs or os.cpu_count() or 1,
+                jobs=jobs or min(os.cpu_count() or 1, 64),
                 resume=resume,
                 on_bytes=on_bytes,
             )
