@@ -68,6 +68,7 @@ def _char_class(ranges: tuple[range, ...]) -> str:
 
 #: One of :data:`UNSHOWN`: what :func:`visible` removes and :func:`json_text` escapes.
 UNSHOWN_RE = re.compile(f"[{_char_class(UNSHOWN)}]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def _build_clean_table() -> dict[int, str | None]:
@@ -315,4 +316,8 @@ def visible(value: object, keep_lines: bool = False) -> str:
     # log's) and for some terminals: a space, kept lines or not, so that only a
     # "\n" papertrack wrote starts a line.
     s = s.replace("\u2028", " ").replace("\u2029", " ")
+    # A byte no UTF-8 text holds (a file name or argument of another encoding,
+    # which Python keeps as a lone surrogate) is shown as "�": dropped, the name
+    # shown was not the one given.
+    s = _SURROGATE_RE.sub("\ufffd", s)
     return UNSHOWN_RE.sub("", s)

@@ -738,7 +738,7 @@ class Catalog:
             if score >= 0.6:
                 scored.append((-score, index, topic))
         scored.sort(key=lambda item: (item[0], item[1]))
-        message = f"no topic named {key!r}."
+        message = f"no topic named {quoted(key)}."
         if scored:
             close = ", ".join(f"{t.name} ({t.slug})" for _, _, t in scored[:3])
             message += f" Did you mean: {close}?"

@@ -494,3 +494,25 @@ def test_unclean_titles_are_neutralised_where_topics_add_and_teach_list_papers(
     assert "Untagged (1):" in taught.stderr and "2611.00999" in taught.stderr
     for said in (added.stderr, taught.stderr):
         assert not FORBIDDEN.search(said.replace("\n", " ")), FORBIDDEN.search(said)
+
+
+def test_a_byte_that_is_no_utf8_shows_as_a_replacement_not_as_nothing(tmp_path: Path) -> None:
+    # A file name or argument of another encoding reaches Python as a lone
+    # surrogate: dropped, the name shown was not the one given; repr'd, it read
+    # as the seven characters "\udcff".
+    env = {**os.environ, "PAPERTRACK_HOME": str(tmp_path / "home")}
+    env["PYTHONPATH"] = str(Path(__file__).parent.parent)
+    for args, shown in (
+        ([b"ingest", b"no\xffsuch.xml"], "no such file: no\ufffdsuch.xml."),
+        ([b"latest", b"gui\xffagents"], "no topic named 'gui\ufffdagents'."),
+    ):
+        done = subprocess.run(
+            [sys.executable.encode(), b"-m", b"papertrack", *args],
+            capture_output=True,
+            env=env,
+            cwd=tmp_path,
+            check=False,
+        )
+        said = done.stderr.decode("utf-8")
+        assert shown in said, said
+        assert "udcff" not in said

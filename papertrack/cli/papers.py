@@ -154,8 +154,7 @@ def ingest(
             # This process writes every batch (a fifth of the work), so past some 8
             # workers more only cost memory: 64 stops a typo forking thousands.
             max=64,
-            help="Processes that parse and tag a large snapshot, 1 to 64 [default: the CPU "
-            "count].",
+            help="Processes that parse and tag a large snapshot, 1 to 64 [default: the CPU count].",
             show_default=False,
         ),
     ] = None,
