@@ -197,7 +197,10 @@ def _rewindable(stream: IO[bytes]) -> bool:
 
 
 class _Replayed(io.RawIOBase):
-    """``taken`` (bytes already read from ``rest``), then the rest of ``rest``."""
+    """``taken`` (bytes already read from ``rest``), then the rest of ``rest``.
+
+    Closing it leaves ``rest`` open: its opener closes it (or, for stdin, does not).
+    """
 
     def __init__(self, taken: bytes, rest: IO[bytes]) -> None:
         self.taken = memoryview(taken)
@@ -215,9 +218,6 @@ class _Replayed(io.RawIOBase):
         data = self.rest.read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
-
-    def close(self) -> None:  # the caller closes ``rest`` (or, for stdin, does not)
-        super().close()
 
 
 def _past_blanks(stream: IO[bytes]) -> tuple[bytes, IO[bytes]]:
