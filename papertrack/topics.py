@@ -653,8 +653,9 @@ class Catalog:
                 problem = (
                     f"{path} defines the topic {slug!r} twice. Remove one."
                     if slug in seen
+                    # (The defaults are checked once, by the catalog: not at every start-up.)
                     else _clash(topic, [t for s, t in merged.items() if s != slug])
-                    if topic is not None
+                    if topic is not None and source == "user"
                     else None
                 )
                 if problem is not None:
