@@ -65,7 +65,12 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         getattr(p, "param_type_name", "") == "argument" and p.name in ("query", "definition")
         for p in ctx.command.params
     )
-    if type(error).__name__ == "NoSuchOption" and option[1:2] != "-" and takes_query:
+    if (
+        ctx is not None
+        and takes_query
+        and type(error).__name__ == "NoSuchOption"
+        and option[1:2] != "-"
+    ):
         # `search -agent`: a query's NOT, read by the shell's rules as an option.
         fix = (
             f"A query that starts with '-' goes after '--': {ctx.command_path} -- '-agent'. " + fix
