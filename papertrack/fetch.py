@@ -274,7 +274,7 @@ def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
             # answer of 4xx is no page of papers, whatever its body holds.
             return code, body
         raise FeedError(
-            f"{net.said(url)} answered HTTP {code} {response.reason}. Check the URL"
+            f"{net.said_url(url)} answered HTTP {code} {response.reason}. Check the URL"
         ) from None
     return code, body
 
@@ -412,7 +412,7 @@ def fetch_listing(
         if parsed.error:
             raise _Retry("a cut-off or malformed listing")
         if status >= 400:  # a feed of papers sent as an error is no listing
-            raise FeedError(f"{net.said(url)} answered HTTP {status}. Check the URL")
+            raise FeedError(f"{net.said_url(url)} answered HTTP {status}. Check the URL")
         return parsed, body
 
     def on_retry(reason: str, wait: float) -> None:
@@ -560,8 +560,8 @@ def _too_large(url: str, paged: bool = False) -> FeedError:
 
     fix = "Ask for fewer papers a page with --page-size" if paged else "Check --listing-url"
     return FeedError(
-        f"the answer of {net.said(url)} is larger than {MAX_FEED_BYTES // (1024 * 1024)} MB, more "
-        f"than papertrack reads from one page. {fix}"
+        f"the answer of {net.said_url(url)} is larger than {MAX_FEED_BYTES // (1024 * 1024)} "
+        f"MB, more than papertrack reads from one page. {fix}"
     )
 
 
@@ -760,7 +760,7 @@ def fetch_range(
             if parsed.error:
                 raise _Retry("a cut-off or malformed page")
             if status >= 400:  # a feed of papers sent as an error is no page of them
-                raise FeedError(f"{net.said(url)} answered HTTP {status}. Check the URL")
+                raise FeedError(f"{net.said_url(url)} answered HTTP {status}. Check the URL")
             total = _window_total(parsed.total_results, state)
             if not parsed.papers and not parsed.skipped and start < min(total, API_CAP):
                 # arxiv.py #43: a valid but empty page although more results exist (also

@@ -66,20 +66,6 @@ def _is_url(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
 
-def _without_password(url: str) -> str:
-    """``url`` with any password in it shown as ``***``: a source's name is printed and logged."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-    except ValueError:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
-
-
 def _fetch(url: str, timeout: float) -> IO[bytes]:
     """The body of ``url`` as a stream: a snapshot is read as it arrives, never held whole."""
     from papertrack import net
@@ -90,7 +76,7 @@ def _fetch(url: str, timeout: float) -> IO[bytes]:
         response = net.get(url, timeout=timeout, min_rate=MIN_RATE)
     except net.NetError as exc:
         raise FeedError(
-            f"could not fetch {net.said(_without_password(url))}: {exc.reason}. Check the URL"
+            f"could not fetch {net.said_url(url)}: {exc.reason}. Check the URL"
         ) from None
     if response.status >= 400:
         # The arXiv API sends its error feed with HTTP 400: parse it for the real message.
@@ -103,7 +89,7 @@ def _fetch(url: str, timeout: float) -> IO[bytes]:
         if body.lstrip().startswith(b"<"):
             return io.BytesIO(body)
         raise FeedError(
-            f"{net.said(_without_password(url))} answered HTTP {response.status} "
+            f"{net.said_url(url)} answered HTTP {response.status} "
             f"{response.reason}. Try again later"
         )
     return io.BufferedReader(response, buffer_size=1024 * 1024)
@@ -277,7 +263,11 @@ def ingest_source(
     from papertrack import feeds
 
     options = options or IngestOptions()
-    name = _without_password(source) if _is_url(source) else source  # as it is shown
+    name = source
+    if _is_url(source):
+        from papertrack.net import without_password
+
+        name = without_password(source)  # as it is shown and logged
     report = SourceReport(source=name)
     try:
         opened = stream = open_source(source, stdin=stdin)

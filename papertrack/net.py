@@ -47,6 +47,23 @@ class NetError(OSError):
         self.retryable = retryable
 
 
+def without_password(url: str) -> str:
+    """``url`` with any password in it shown as ``***``: a URL is printed and logged."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        if parts.password is None:
+            return url
+    except ValueError:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def said_url(url: str, width: int = 60) -> str:
+    """A URL made safe to quote in a message: :func:`said`, its password hidden."""
+    return said(without_password(url), width)
+
+
 def said(text: object, width: int = 60) -> str:
     """What a server said, made safe to quote in a message."""
     return shorten(visible(text), width)
@@ -150,8 +167,8 @@ def _split(url: str, what: str = "") -> urllib.parse.SplitResult:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises for a port out of range
     except ValueError as exc:
-        said_url = f"{what} {said(url)}, which is" if what else f"{said(url)} is"
-        raise NetError(f"{said_url} not a valid URL ({exc})", retryable=False) from None
+        named = f"{what} {said(url)}, which is" if what else f"{said(url)} is"
+        raise NetError(f"{named} not a valid URL ({exc})", retryable=False) from None
     return parts
 
 
@@ -187,7 +204,7 @@ def get(
     for _ in range(MAX_REDIRECTS + 1):
         parts = _split(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise NetError(f"{said(url)} is not an http(s) URL", retryable=False)
+            raise NetError(f"{said_url(url)} is not an http(s) URL", retryable=False)
         host = said(parts.hostname)
         conn = _connection(parts, timeout if end is None else min(timeout, deadline or timeout))
         # Percent-encoded as a browser would: a redirect to /café.xml or to a path
@@ -203,7 +220,7 @@ def get(
             # A host no name lookup can take (an empty or 64-character label).
             conn.close()
             raise NetError(
-                f"{said(url)} is not a valid URL ({exc.__class__.__name__})", retryable=False
+                f"{said_url(url)} is not a valid URL ({exc.__class__.__name__})", retryable=False
             ) from None
         except socket.gaierror:
             conn.close()
@@ -232,15 +249,15 @@ def get(
         moved = _split(location, "it redirects to")
         if moved.scheme.lower() not in ("http", "https"):
             raise NetError(
-                f"{said(url)} redirects to {said(location)}, which is not an http(s) address. "
+                f"{said_url(url)} redirects to {said(location)}, which is not an http(s) address. "
                 "Check the URL",
                 retryable=False,
             )
         if (moved.hostname or "").lower() != (first.hostname or "").lower():
             raise NetError(
-                f"{said(url)} redirects to another host ({said(moved.hostname)}), which "
+                f"{said_url(url)} redirects to another host ({said(moved.hostname)}), which "
                 "papertrack does not follow. Use that URL directly if you trust it",
                 retryable=False,
             )
         url = location
-    raise NetError(f"{said(url)} redirects more than {MAX_REDIRECTS} times", retryable=False)
+    raise NetError(f"{said_url(url)} redirects more than {MAX_REDIRECTS} times", retryable=False)

@@ -934,3 +934,11 @@ def test_pages_without_a_count_stop_at_the_api_cap(httpserver: HTTPServer) -> No
         result = fetch_api(httpserver.url_for("/api/query"))
     assert result.exit_code == 0, result.stderr
     assert len(calls) == 5
+
+
+def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=404)
+    url = f"http://reader:s3cret@127.0.0.1:{httpserver.port}/atom"
+    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    line = error_line(failed, 1, "answered HTTP 404")
+    assert "reader:***@127.0.0.1" in line and "s3cret" not in failed.stderr
