@@ -12,7 +12,7 @@ _RELATIVE = re.compile(
     r"^(?P<n>\d+|an?|one)\s*(?P<unit>d|w|m|y|days?|weeks?|months?|years?)(?:\s+ago)?$"
 )
 ACCEPTED = (
-    "a date such as 2026-08-01 or 'Aug 1 2026', 'today', 'yesterday', a weekday "
+    "a date such as 2026-08-01, 20260801 or 'Aug 1 2026', 'today', 'yesterday', a weekday "
     "('monday' is the last Monday, today included; 'last monday' the one before today), "
     "or a relative form such as '3 weeks ago', '10 days ago', '2w' or '1 month ago'"
 )
@@ -63,6 +63,15 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
         return _midnight(today - timedelta(days=back))
     if value.isdigit() and len(value) == 4 and value[0] != "0":
         return _midnight(date(int(value), 1, 1))  # a year: from its first day
+    if value.isdigit() and len(value) == 8:
+        # 20261201, as `date +%Y%m%d` and arXiv's API write a day.
+        try:
+            return _midnight(date(int(value[:4]), int(value[4:6]), int(value[6:])))
+        except ValueError:
+            raise UsageError(
+                f"{option} {text!r} is no day of the calendar (read as YYYYMMDD). "
+                f"Write a date such as {today.isoformat()}"
+            ) from None
     if _BARE_NUMBER.fullmatch(value):
         # dateutil reads "12" as the 12th of the default month, "-7" as January 7 and
         # "3.5" as the 3rd: nobody means that.
@@ -95,14 +104,23 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
         parsed: datetime | None
         try:
             parsed = parser.parse(text, default=datetime(today.year, 1, 1))
+            # The same text with another default month: a month that changes with it
+            # was never given ("12pm" is no day, and read as January 1).
+            undated = parser.parse(text, default=datetime(today.year, 2, 2)).month != parsed.month
         except (ValueError, OverflowError, parser.ParserError):
-            parsed = None
+            parsed, undated = None, False
+        if undated:
+            raise UsageError(
+                f"{option} {text!r} names no day. Give a date such as {today.isoformat()}"
+            )
         if parsed is not None:
+            # The day it names, from its start: papers have days, not times, and a
+            # time of day ("2026-06-26 09:00", what $(date) prints) left out every
+            # paper of that day. A time with an offset names its day in UTC.
             if parsed.tzinfo is None:
-                # A bare date means that day in UTC, like every stored time.
-                return parsed.replace(tzinfo=UTC)
+                return _midnight(parsed.date())  # a bare date means that day in UTC
             try:
-                return parsed.astimezone(UTC)
+                return _midnight(parsed.astimezone(UTC).date())
             except (ValueError, OverflowError):
                 pass  # an offset of a day or more, or past year 9999 in UTC
     raise UsageError(f"can't read {option} {text!r} as a date. Use {ACCEPTED}")

@@ -56,6 +56,29 @@ def test_bare_numbers_are_refused_with_what_to_write(text: str) -> None:
         parse_date(text, now=TUESDAY)
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("2026-06-26 09:00", date(2026, 6, 26)),  # what a script's $(date) prints
+        ("Fri Jun 26 23:59:59 UTC 2026", date(2026, 6, 26)),
+        ("2026-06-26T08:00:00+05:00", date(2026, 6, 26)),  # 03:00 UTC: that day
+        ("2026-06-26T01:00:00+05:00", date(2026, 6, 25)),  # 20:00 UTC the day before
+        ("20261201", date(2026, 12, 1)),  # date +%Y%m%d, and arXiv's API
+        ("Aug 2026", date(2026, 8, 1)),
+    ],
+)
+def test_a_date_with_a_time_or_in_another_form_is_its_whole_day(text: str, day: date) -> None:
+    # A time of day kept as given left out the papers of that day before it.
+    assert parse_date(text, now=TUESDAY) == datetime.combine(day, datetime.min.time(), UTC)
+
+
+@pytest.mark.parametrize(("text", "why"), [("12pm", "names no day"), ("20261341", "YYYYMMDD")])
+def test_a_time_alone_or_no_calendar_day_is_refused(text: str, why: str) -> None:
+    # "12pm" was read as January 1 of this year: eleven months of papers.
+    with pytest.raises(UsageError, match=why):
+        parse_date(text, now=TUESDAY)
+
+
 def test_the_cli_refuses_a_bare_number_in_one_line() -> None:
     error_line(run("latest", "--since", "12"), 2, "bare number", "days ago")
 
