@@ -287,6 +287,12 @@ def digest(
         # digest all came.
         slugs, followed = core.load_following(following_file())
         topics = followed_topics(catalog, slugs)
+        if not topics and slugs:
+            # Each was named above; following something that is gone is no usage slip.
+            raise PapertrackError(
+                "no topic you follow is a topic any more (each is named above). Follow "
+                "another with 'papertrack follow TOPIC', or put the topic back"
+            )
         if not topics:
             raise UsageError("you follow no topic. Run 'papertrack follow TOPIC' first")
         # One digest at a time: read state, build, show, save state. Two at once would
@@ -316,8 +322,8 @@ def digest(
             # cannot be saved stops the digest before anyone reads it, so the next run
             # shows the same papers, never a repeat of a delivered one. A write that then
             # fails (a full disk under `> file`, a closed stdout) puts the old mark back,
-            # so those papers are not lost; a reader that stops early (`| head`) took
-            # what it wanted.
+            # so those papers are not lost; so does a reader that stops early (`| head`,
+            # a mail command that dies): what it did not read comes again next time.
             into = target is None or writes_into(target)
             before = None if dry_run or not into else read_if_there(state_file())
             whole = True
@@ -332,8 +338,8 @@ def digest(
                     sys.stdout.flush()
                 elif into:
                     whole = write_output(target, data)
-            except BrokenPipeError:
-                raise
+                    if not whole and not dry_run:  # its reader stopped before the end
+                        _restore(state_file(), before)
             except (OSError, PapertrackError):
                 if not dry_run:
                     _restore(state_file(), before)
