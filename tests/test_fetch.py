@@ -7,6 +7,7 @@ bodies) are injected in front of the good answer.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -942,3 +943,16 @@ def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> N
     failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
     line = error_line(failed, 1, "answered HTTP 404")
     assert "reader:***@127.0.0.1" in line and "s3cret" not in failed.stderr
+
+
+def test_a_gzipped_answer_is_read_as_ingest_reads_it(httpserver: HTTPServer) -> None:
+    # A proxy or mirror that compresses unasked: fetch retried "a malformed body".
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(
+        gzip.compress(LISTING.read_bytes()),
+        headers={"Content-Encoding": "gzip"},
+        content_type="application/atom+xml",
+    )
+    url = httpserver.url_for("/atom")
+    result = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    assert result.exit_code == 0, result.stderr
+    assert "86 new" in result.stderr
