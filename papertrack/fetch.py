@@ -446,7 +446,9 @@ def fetch_listing(
         missed = _missed_listings(settings.home, categories, day)
         if missed:
             report.warnings.append(_missed_warning(missed))
-        elif missed is None and parsed.papers:
+        elif missed is None and parsed.papers and not report.new:
+            # (A listing older than the last one fetched, served late, may still
+            # bring papers: that one was not fetched before.)
             report.note = (
                 f"the listing of {day}, fetched before: rss.arxiv.org rebuilds its "
                 "listings at midnight US Eastern"

@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -956,3 +957,22 @@ def test_a_gzipped_answer_is_read_as_ingest_reads_it(httpserver: HTTPServer) -> 
     result = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
     assert result.exit_code == 0, result.stderr
     assert "86 new" in result.stderr
+
+
+def test_an_older_listing_served_late_is_not_called_fetched_before(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    raw = LISTING.read_text(encoding="utf-8")
+
+    def serve(day: str) -> Result:
+        httpserver.clear()
+        body = raw.replace("2025-08-20", day).encode()
+        httpserver.expect_request("/atom/cs.AI").respond_with_data(body)
+        url = httpserver.url_for("/atom")
+        return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
+
+    assert "86 new" in serve("2025-08-22").stderr
+    shutil.rmtree(isolated_home / "store")  # the papers go; the listings fetched stay known
+    late = serve("2025-08-21")  # never fetched, and older than the last
+    assert late.exit_code == 0, late.stderr
+    assert "86 new" in late.stderr and "fetched before" not in late.stderr
