@@ -86,11 +86,16 @@ def _fetch(url: str, timeout: float) -> IO[bytes]:
             body = b""
         finally:
             response.close()
-        if body.lstrip().startswith(b"<"):
-            return io.BytesIO(body)
+        if response.status == 400 and body.lstrip().startswith(b"<"):
+            return io.BytesIO(body)  # maybe the API's error feed, which says what is wrong
+        # A 404 is a wrong URL, a 500 (with the HTML page a proxy sends) the server's.
+        fix = (
+            "Try again later"
+            if response.status >= 500 or response.status == 429
+            else ("Check the URL")
+        )
         raise FeedError(
-            f"{net.said_url(url)} answered HTTP {response.status} "
-            f"{response.reason}. Try again later"
+            f"{net.said_url(url)} answered HTTP {response.status} {response.reason}. {fix}"
         )
     return io.BufferedReader(response, buffer_size=1024 * 1024)
 

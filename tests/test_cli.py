@@ -422,14 +422,20 @@ def test_ingest_from_a_url_served_on_loopback(httpserver) -> None:  # type: igno
         API_ERROR.read_bytes(), status=400, content_type="application/atom+xml"
     )
     httpserver.expect_request("/down").respond_with_data("Service Unavailable", status=503)
+    # What a proxy sends: a web page with its 500, and a 404 for a mistyped path.
+    page = "<!DOCTYPE html><html><title>500 Internal Server Error</title></html>"
+    httpserver.expect_request("/proxy").respond_with_data(page, status=500)
+    httpserver.expect_request("/typo").respond_with_data("<html>not here</html>", status=404)
     result = run(
         "ingest", httpserver.url_for("/atom/cs.AI"), httpserver.url_for("/api/query"),
-        httpserver.url_for("/down"),
+        httpserver.url_for("/down"), httpserver.url_for("/proxy"), httpserver.url_for("/typo"),
     )  # fmt: skip
     assert result.exit_code == 1
     assert "86 new" in result.stderr
     assert "incorrect id format for abc" in result.stderr  # the error feed came with HTTP 400
     assert "HTTP 503" in result.stderr
+    assert "/proxy answered HTTP 500 INTERNAL SERVER ERROR. Try again later." in result.stderr
+    assert "/typo answered HTTP 404 NOT FOUND. Check the URL." in result.stderr
     no_traceback(result)
     user_agents = {req.headers.get("User-Agent", "") for req, _ in httpserver.log}
     assert all(ua.startswith(f"papertrack/{__version__}") for ua in user_agents)
