@@ -634,8 +634,11 @@ class Store:
             text.close()
 
     def index_outdated(self) -> bool:
-        """Whether index.json predates :data:`SCHEMA`: the next writer rebuilds it."""
-        return self.exists() and self.index().schema < SCHEMA
+        """Whether index.json predates :data:`SCHEMA`, or is gone while week files are
+        there (read as it is, the store looked empty): the next writer rebuilds it."""
+        if not self.index_path.exists():
+            return self.marker_path.exists() and bool(self.weeks())
+        return self.index().schema < SCHEMA
 
     def tags_current(self, catalog: Catalog) -> bool:
         """Whether stored tags were computed with this catalog's definitions."""

@@ -383,6 +383,21 @@ def test_repair_retags_with_the_current_topics_when_the_index_is_lost(
     assert store.tags_current(current)
 
 
+@pytest.mark.parametrize("command", [["latest", "-n", "1000", "--json"], ["stats", "--json"]])
+def test_a_deleted_index_is_rebuilt_by_the_next_command_not_read_as_an_empty_store(
+    store: Store, command: list[str]
+) -> None:
+    # Without index.json the store read as empty: "No papers in the store yet",
+    # exit 0, beside TOTAL papers in their week files.
+    store.index_path.unlink()
+    result = run(*command)
+    assert result.exit_code == 0, result.stderr
+    assert "No papers in the store yet" not in result.stderr
+    shown = json.loads(result.stdout)
+    assert (len(shown) if command[0] == "latest" else shown["papers"]) == TOTAL
+    assert store.index_path.exists() and store.count() == TOTAL
+
+
 def test_two_weeks_keeps_the_newest_copy(store: Store) -> None:
     first = records(store)[0]
     paper_in_two_weeks(store)

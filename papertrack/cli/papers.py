@@ -415,7 +415,7 @@ def stats(
     """
     with errors():
         store = open_store()
-        if store.exists():
+        if store.exists() or store.index_outdated():  # (a lost index.json is rebuilt)
             fresh_tags(store, load_catalog())  # upgrades an index that predates category counts
         info = store.stats()
         rows = sorted(info.listed.items(), key=lambda kv: (-kv[1], kv[0]))
