@@ -385,13 +385,22 @@ class Store:
         return [paper_of_record(doc, path) for doc in docs]
 
     def get(self, arxiv_id: str) -> Paper | None:
-        """The stored paper with this versionless id, or None: one id shard and one week read."""
+        """The stored paper with this versionless id, or None: one id shard and one week read.
+
+        With the id map's file gone (deleted by hand; doctor --repair makes it again)
+        the week files, which are the truth, are read instead, newest first.
+        """
         week = IdMap(self).get(arxiv_id)
         if week is None:
-            return None
-        for doc in week_records(self.partition_path(week)).values():
-            if doc.get("arxiv_id") == arxiv_id:
-                return paper_of_record(doc, self.partition_path(week))
+            if self.shard_path(id_shard(arxiv_id)).exists():
+                return None
+            weeks = sorted(self.weeks(), key=week_sort_key, reverse=True)
+        else:
+            weeks = [week]
+        for week in weeks:
+            for doc in week_records(self.partition_path(week)).values():
+                if doc.get("arxiv_id") == arxiv_id:
+                    return paper_of_record(doc, self.partition_path(week))
         return None
 
     def search(

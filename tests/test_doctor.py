@@ -398,6 +398,16 @@ def test_a_deleted_index_is_rebuilt_by_the_next_command_not_read_as_an_empty_sto
     assert store.index_path.exists() and store.count() == TOTAL
 
 
+def test_a_deleted_id_map_file_does_not_hide_stored_papers(store: Store) -> None:
+    # show, explain and teach said "no paper 2508.13167 in the store, ingest it".
+    store.shard_path(id_shard("2508.13167")).unlink()
+    shown = run("show", "2508.13167", "--json")
+    assert shown.exit_code == 0, shown.stderr
+    assert json.loads(shown.stdout)["arxiv_id"] == "2508.13167"
+    assert run("topics", "explain", "2508.13167", "llm-agent-training").exit_code == 0
+    assert run("show", "2508.99999").exit_code == 1  # not stored is still not stored
+
+
 def test_two_weeks_keeps_the_newest_copy(store: Store) -> None:
     first = records(store)[0]
     paper_in_two_weeks(store)
