@@ -425,6 +425,21 @@ def test_a_damaged_taught_model_stops_no_command_and_keeps_the_examples(stored: 
     assert "Warning" not in run("latest", "gui-agents").stderr
 
 
+def test_a_teach_that_cannot_retag_says_what_it_did_keep(stored: Path) -> None:
+    week = max((stored / "store" / "papers").glob("*.json"))
+    week.write_bytes(week.read_bytes()[:-200])  # damaged: doctor --repair is the fix
+    result = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    error_line(
+        result,
+        1,
+        "the model of LLM Agent Training is refit and your examples are kept, but the "
+        "stored papers could not be retagged: store file",
+        "doctor --repair",
+    )
+    examples = json.loads((stored / "examples.json").read_text())["topics"]
+    assert examples == {"llm-agent-training": {CHAIN_OF_AGENTS: False}}
+
+
 def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> None:
     from papertrack.learn import describe
 

@@ -872,6 +872,14 @@ def topics_teach(
                     "tags catch up with it on the next command."
                 )
                 raise
+            except PapertrackError as exc:
+                # (A damaged week file.) What is done is said, not only what failed.
+                said = PapertrackError(
+                    f"the model of {chosen.name} is refit and your examples are kept, but "
+                    f"the stored papers could not be retagged: {str(exc).rstrip('.')}"
+                )
+                said.exit_code = exc.exit_code
+                raise said from exc
             now_in = {named[pid].arxiv_id for pid in ids or []}
             now_out = {named[pid].arxiv_id for pid in out_ids or []}
             n_in = sum(taught.values())
