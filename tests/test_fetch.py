@@ -392,6 +392,15 @@ def test_an_empty_weekend_listing_is_no_error(httpserver: HTTPServer) -> None:
     assert len(httpserver.log) == 1
 
 
+def fetch_listing_of(httpserver: HTTPServer, day: str, *args: str) -> Result:
+    """``fetch -c cs.AI`` of the recorded listing, served as the listing of ``day``."""
+    httpserver.clear()
+    body = LISTING.read_text(encoding="utf-8").replace("2025-08-20", day).encode()
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(body)
+    url = httpserver.url_for("/atom")
+    return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url, *args)
+
+
 def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers(
     httpserver: HTTPServer,
 ) -> None:
@@ -401,11 +410,7 @@ def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers
     raw = LISTING.read_text(encoding="utf-8")
 
     def serve(day: str) -> Result:
-        httpserver.clear()
-        body = raw.replace("2025-08-20", day).encode()
-        httpserver.expect_request("/atom/cs.AI").respond_with_data(body)
-        url = httpserver.url_for("/atom")
-        return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url, "-q")
+        return fetch_listing_of(httpserver, day, "-q")
 
     assert serve("2025-08-20").stderr == ""  # Wednesday: the first, nothing to compare
     httpserver.clear()
@@ -962,17 +967,8 @@ def test_a_gzipped_answer_is_read_as_ingest_reads_it(httpserver: HTTPServer) -> 
 def test_an_older_listing_served_late_is_not_called_fetched_before(
     httpserver: HTTPServer, isolated_home: Path
 ) -> None:
-    raw = LISTING.read_text(encoding="utf-8")
-
-    def serve(day: str) -> Result:
-        httpserver.clear()
-        body = raw.replace("2025-08-20", day).encode()
-        httpserver.expect_request("/atom/cs.AI").respond_with_data(body)
-        url = httpserver.url_for("/atom")
-        return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
-
-    assert "86 new" in serve("2025-08-22").stderr
+    assert "86 new" in fetch_listing_of(httpserver, "2025-08-22").stderr
     shutil.rmtree(isolated_home / "store")  # the papers go; the listings fetched stay known
-    late = serve("2025-08-21")  # never fetched, and older than the last
+    late = fetch_listing_of(httpserver, "2025-08-21")  # never fetched, older than the last
     assert late.exit_code == 0, late.stderr
     assert "86 new" in late.stderr and "fetched before" not in late.stderr
