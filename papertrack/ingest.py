@@ -89,13 +89,14 @@ def _fetch(url: str, timeout: float) -> IO[bytes]:
         if response.status == 400 and body.lstrip().startswith(b"<"):
             return io.BytesIO(body)  # maybe the API's error feed, which says what is wrong
         # A 404 is a wrong URL, a 500 (with the HTML page a proxy sends) the server's.
-        fix = (
-            "Try again later"
-            if response.status >= 500 or response.status == 429
-            else ("Check the URL")
-        )
+        late = response.status >= 500 or response.status == 429
+        fix = "Try again later" if late else "Check the URL"
+        from papertrack.feeds.syndication import html_title
+
+        title = html_title(body[:4096])
+        page = f' with a web page titled "{net.said(title, 80)}"' if title else ""
         raise FeedError(
-            f"{net.said_url(url)} answered HTTP {response.status} {response.reason}. {fix}"
+            f"{net.said_url(url)} answered HTTP {response.status} {response.reason}{page}. {fix}"
         )
     return io.BufferedReader(response, buffer_size=1024 * 1024)
 

@@ -434,7 +434,10 @@ def test_ingest_from_a_url_served_on_loopback(httpserver) -> None:  # type: igno
     assert "86 new" in result.stderr
     assert "incorrect id format for abc" in result.stderr  # the error feed came with HTTP 400
     assert "HTTP 503" in result.stderr
-    assert "/proxy answered HTTP 500 INTERNAL SERVER ERROR. Try again later." in result.stderr
+    assert (
+        '/proxy answered HTTP 500 INTERNAL SERVER ERROR with a web page titled "500 Internal '
+        'Server Error". Try again later.'
+    ) in result.stderr
     assert "/typo answered HTTP 404 NOT FOUND. Check the URL." in result.stderr
     no_traceback(result)
     user_agents = {req.headers.get("User-Agent", "") for req, _ in httpserver.log}

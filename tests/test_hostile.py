@@ -266,7 +266,12 @@ def test_html_page_served_over_http_is_named_as_html(
         page, status=status, content_type="text/html; charset=utf-8"
     )
     url = httpserver.url_for("/rss/cs.AI")
-    failed(run("ingest", url), f'Error: {url} is an HTML web page titled "{title}", not a feed.')
+    said = run("ingest", url)
+    if status == 200:
+        failed(said, f'Error: {url} is an HTML web page titled "{title}", not a feed.')
+    else:  # the status first: it says whose the fault is
+        fix = "Try again later." if status >= 500 else "Check the URL."
+        failed(said, f"Error: {url} answered HTTP {status} ", f'page titled "{title}". {fix}')
     assert len(httpserver.log) == 1
     unchanged(isolated_home, good)
 

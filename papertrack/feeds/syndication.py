@@ -158,12 +158,20 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
     return result
 
 
+def html_title(head: bytes) -> str | None:
+    """The title of the web page ``head`` begins (``""`` for one without), or None
+    when it is no web page."""
+    if not _HTML_RE.search(head[:1024]):
+        return None
+    found = _HTML_TITLE_RE.search(head)
+    return clean_text(strip_html(found.group(1).decode("utf-8", "replace"))) if found else ""
+
+
 def _refuse_html(head: bytes, source: str) -> None:
     """Raise a clear error when the document is a web page (a 503 or 404 page, a login wall)."""
-    if not _HTML_RE.search(head[:1024]):
+    title = html_title(head)
+    if title is None:
         return
-    found = _HTML_TITLE_RE.search(head)
-    title = clean_text(strip_html(found.group(1).decode("utf-8", "replace"))) if found else ""
     named = f' titled "{shorten(title, 80)}"' if title else ""
     raise FeedError(
         f"{source} is an HTML web page{named}, not a feed. The site may be down or the "
