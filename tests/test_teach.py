@@ -440,6 +440,15 @@ def test_a_teach_that_cannot_retag_says_what_it_did_keep(stored: Path) -> None:
     assert examples == {"llm-agent-training": {CHAIN_OF_AGENTS: False}}
 
 
+def test_an_example_id_edited_by_hand_is_not_taken_for_one_typed(stored: Path) -> None:
+    # "'notanid' is not an arXiv id" (exit 2) named an id the command line never had.
+    examples = {"topics": {"gui-agents": {"notanid": True}}}
+    (stored / "examples.json").write_text(json.dumps(examples), encoding="utf-8")
+    result = run("topics", "teach", "gui-agents", COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    assert "(2 in and 0 out in all)" in result.stderr
+
+
 def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> None:
     from papertrack.learn import describe
 

@@ -665,11 +665,19 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
 
 
 def _stored_papers(store: Store, ids: list[str]) -> list[Any]:
-    """The stored papers of ``ids``, skipping those not in the store."""
+    """The stored papers of ``ids``, skipping those not in the store (an id kept in
+    examples.json that is no id at all, edited by hand, names no stored paper)."""
     from papertrack.export import find_paper
 
-    found = (find_paper(store, pid) for pid in ids)
-    return [paper for paper in found if paper is not None]
+    found = []
+    for pid in ids:
+        try:
+            paper = find_paper(store, pid)
+        except UsageError:
+            paper = None
+        if paper is not None:
+            found.append(paper)
+    return found
 
 
 def _refit(
