@@ -43,6 +43,7 @@ from tinydb import TinyDB
 
 from papertrack.errors import StoreError
 from papertrack.files import TEMP_NAME, Lock, temp_files, write_atomic
+from papertrack.ids import id_month
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_sort_key, week_start
 from papertrack.models import Paper, Progress, paper_date_key
 from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage
@@ -388,13 +389,15 @@ class Store:
         """The stored paper with this versionless id, or None: one id shard and one week read.
 
         With the id map's file gone (deleted by hand; doctor --repair makes it again)
-        the week files, which are the truth, are read instead, newest first.
+        the week files that can hold the paper, which are the truth, are read instead:
+        those of the month its id was given in, and the undated one.
         """
         week = IdMap(self).get(arxiv_id)
         if week is None:
-            if self.shard_path(id_shard(arxiv_id)).exists():
+            month = id_month(arxiv_id)
+            if month is None or self.shard_path(id_shard(arxiv_id)).exists():
                 return None
-            weeks = sorted(self.weeks(), key=week_sort_key, reverse=True)
+            weeks = [w for w in self.weeks() if w == UNDATED or _in_month(w, month)]
         else:
             weeks = [week]
         for week in weeks:
@@ -680,6 +683,13 @@ class Store:
         with self.writer(catalog, progress) as writer, writer.holding():
             pass
         return writer.retagged
+
+
+def _in_month(week: str, month: tuple[int, int]) -> bool:
+    """Whether the ISO week that starts on ``week`` has a day in ``month`` (year, month)."""
+    start = date.fromisoformat(week)
+    end = start + timedelta(days=6)
+    return (start.year, start.month) <= month <= (end.year, end.month)
 
 
 class IdMap:
