@@ -686,10 +686,13 @@ class Store:
 
 
 def _in_month(week: str, month: tuple[int, int]) -> bool:
-    """Whether the ISO week that starts on ``week`` has a day in ``month`` (year, month)."""
+    """Whether the ISO week that starts on ``week`` can hold a paper whose id was given
+    in ``month`` (year, month): one with a day in that month, or the week after (a
+    paper known from a listing is dated by its announcement, days after submission)."""
     start = date.fromisoformat(week)
     end = start + timedelta(days=6)
-    return (start.year, start.month) <= month <= (end.year, end.month)
+    before = start - timedelta(days=7)
+    return (before.year, before.month) <= month <= (end.year, end.month)
 
 
 class IdMap:
