@@ -206,12 +206,9 @@ class Topic:
         if not self.model_file:
             return None
         if self._model is None:
-            from papertrack.learn import TopicModel
-
             try:
-                data = json.loads(Path(self.model_file).read_bytes())
-                loaded = TopicModel.from_json(data)
-            except (OSError, ValueError) as exc:
+                self.load_model()
+            except _MODEL_ERRORS as exc:
                 from papertrack.paths import data_dir, user_model_file
 
                 where = Path(self.model_file).resolve()
@@ -239,7 +236,16 @@ class Topic:
                     f"the model of topic {quoted(self.name)} ({self.model_file}) cannot be read "
                     f"({exc}). {fix}"
                 ) from None
-            object.__setattr__(self, "_model", loaded)
+        return self._model
+
+    def load_model(self) -> Any:
+        """:attr:`model`, read once, with the file's own error when it cannot be
+        (one of :data:`_MODEL_ERRORS`)."""
+        if self._model is None:
+            from papertrack.learn import TopicModel
+
+            data = json.loads(Path(self.model_file).read_bytes())
+            object.__setattr__(self, "_model", TopicModel.from_json(data))
         return self._model
 
     @property
@@ -387,9 +393,7 @@ def _topics_in(
                 raise QuerySyntaxError(f"{where}: {exc}", exc.column) from None
             except UsageError as exc:
                 raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
-            problem = (
-                model_problem(Path(topic.model_file)) if skipped is not None and model else None
-            )
+            problem = model_problem(topic) if skipped is not None and model else None
             if problem is not None:
                 # Read as the file is (not an edit being checked, whose model may be
                 # written next): a topic that cannot tag would stop every command.
@@ -406,16 +410,18 @@ def _topics_in(
     return result
 
 
-def model_problem(path: Path) -> str | None:
-    """Why the model file at ``path`` cannot be used ("is missing", "cannot be read
-    (…)"), or None. About a millisecond for a taught model's 100 KB."""
-    from papertrack.learn import TopicModel
+#: What reading a model file that is not a model raises.
+_MODEL_ERRORS = (OSError, ValueError, TypeError, KeyError, AttributeError)
 
+
+def model_problem(topic: Topic) -> str | None:
+    """Why ``topic``'s model file cannot be used ("is missing", "cannot be read
+    (…)"), or None; the model read is kept, so tagging does not read it again."""
     try:
-        TopicModel.from_json(json.loads(path.read_bytes()))
+        topic.load_model()
     except FileNotFoundError:
         return "is missing"
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+    except _MODEL_ERRORS as exc:
         return f"cannot be read ({type(exc).__name__}: {str(exc)[:80]})"
     return None
 
@@ -970,9 +976,10 @@ class Catalog:
             if taught.is_file():
                 # Derived data, made again by teaching: one damaged file must not
                 # stop every command, nor send the user to forget their examples.
-                problem = model_problem(taught)
+                taught_topic = dataclasses.replace(topic, model_file=str(taught), decide_rule="")
+                problem = model_problem(taught_topic)
                 if problem is None:
-                    topic = dataclasses.replace(topic, model_file=str(taught), decide_rule="")
+                    topic = taught_topic
                 else:
                     warnings.append(
                         f"the model taught to {quoted(topic.name)} ({taught}) {problem}: it "
