@@ -29,6 +29,7 @@ from typing import Any
 
 from papertrack.errors import FeedError, FeedTooLargeError, PapertrackError, UsageError
 from papertrack.files import Lock, StateFile
+from papertrack.ingest import GZIP_MAGIC
 from papertrack.models import Paper, UpsertResult
 
 # The UTC day, as arXiv dates are (submittedDate is in GMT); the CLI imports it from here.
@@ -263,7 +264,7 @@ def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
         if exc.retryable:
             raise _Retry(exc.reason) from None
         raise FetchError(f"{exc.reason}. Check the URL and your connection") from None
-    if body[:2] == b"\x1f\x8b":
+    if body[:2] == GZIP_MAGIC:
         # Gzip that papertrack did not ask for (a proxy's Content-Encoding, a .gz
         # mirror), as ingest reads it: unpacked, never past the limit of a page.
         import zlib

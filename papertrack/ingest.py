@@ -62,6 +62,10 @@ Progress = Callable[[SourceReport], None]
 ByteProgress = Callable[[str, int, int | None, int], None]
 
 
+#: The first two bytes of every gzip file, whatever its name says.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def _is_url(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
@@ -106,12 +110,12 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
     if source == "-":
         if stdin is None:
             raise FeedError("'-' needs standard input. Pipe a feed into papertrack")
-        if _first_bytes(stdin, 2) == b"\x1f\x8b":  # `gzip -c feed.xml | papertrack ingest -`
+        if _first_bytes(stdin, 2) == GZIP_MAGIC:  # `gzip -c feed.xml | papertrack ingest -`
             return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
         return stdin
     if _is_url(source):
         response = _fetch(source, timeout)
-        if getattr(response, "peek", lambda n: b"")(2)[:2] == b"\x1f\x8b":
+        if _first_bytes(response, 2) == GZIP_MAGIC:
             return gzip.GzipFile(fileobj=response, mode="rb")  # type: ignore[return-value]
         return response
     path = Path(source)
@@ -135,7 +139,7 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
         raise FeedError(
             f"could not read {source}: {exc.strerror or exc}. Name a feed or snapshot file"
         ) from None
-    if magic == b"\x1f\x8b":
+    if magic == GZIP_MAGIC:
         return gzip.open(handle, "rb")  # type: ignore[return-value]
     return handle
 
