@@ -44,6 +44,16 @@ class QuerySyntaxError(UsageError):
         self.column = column
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a cron daemon or a service manager stopping papertrack).
+
+    Raised where the command is, like Ctrl-C's KeyboardInterrupt, so every clean-up
+    that runs on Ctrl-C runs on it too: worker pools are stopped, partly written
+    files removed, the store left as after an interruption. Unhandled, Python died
+    on the signal at once and left its worker processes' semaphores to a warning.
+    """
+
+
 class JsonArrayError(ValueError):
     """A JSON array (``export -f json``) that breaks off or is malformed; says where.
 

@@ -242,6 +242,9 @@ def _start_worker(topics: list[tuple[Any, ...]], categories: tuple[str, ...], so
 
     # Ctrl-C is the parent's to handle: it stops the pool and reports what was kept.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent's SIGTERM handler raises; a worker is stopped by SIGTERM when its
+    # pool is (terminate()), and must simply die, not print a traceback.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _rare_gc()
     _exit_with_parent()
     catalog = Catalog(Topic(*spec) for spec in topics)

@@ -367,6 +367,57 @@ def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -
     assert {w: n for w, n in index.counts[ALL].items() if n} == dict(weeks)
 
 
+def test_sigterm_stops_an_ingest_like_ctrl_c_and_the_next_run_resumes(tmp_path: Path) -> None:
+    # cron, systemd and `kill` stop a long ingest with SIGTERM. Python's default died at
+    # once: no word of what was kept, and the worker pool's semaphores left to a
+    # "leaked semaphore objects" warning. It is handled as Ctrl-C is, with exit 143.
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
+    db = tmp_path / "s"
+    child = textwrap.dedent(
+        """
+        import sys, time
+        import papertrack.ingest as ingest
+        ingest.BATCH_SIZE = 200
+        save = ingest._Checkpoint.save
+        def save_then_wait(self, line, *args):
+            save(self, line, *args)
+            if line >= 600:
+                open(sys.argv[-1] + ".paused", "w").close()
+                time.sleep(120)
+        ingest._Checkpoint.save = save_then_wait
+        from papertrack.cli import main
+        sys.argv = ["papertrack", *sys.argv[1:]]
+        main()
+        """
+    )
+    args = [sys.executable, "-c", child, "--db", str(db), "ingest", "-j", "2", str(feed)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
+    paused = Path(str(feed) + ".paused")
+    deadline = time.monotonic() + 60
+    while not paused.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert paused.exists(), "the ingest never reached its third checkpoint"
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    assert stderr.strip().splitlines()[-1] == (
+        "Stopped by SIGTERM. Everything written before the interruption is kept."
+    )
+    assert "Traceback" not in stderr and "leaked" not in stderr, stderr
+
+    again = subprocess.run(
+        [sys.executable, "-m", "papertrack", "--db", str(db), "ingest", "-v", str(feed)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert "resumed at line" in again.stderr
+    assert len(records(Store(db))) == 3000
+
+
 def test_progress_reports_bytes_of_a_gz_snapshot(tmp_path: Path, catalog: Catalog) -> None:
     plain = snapshot(tmp_path / "snap.jsonl", synthetic=600)
     packed = tmp_path / "snap.jsonl.gz"

@@ -181,8 +181,18 @@ def _standard_output() -> None:
     )
 
 
+def _terminate(signum: int, frame: Any) -> NoReturn:
+    from papertrack.errors import Terminated
+
+    raise Terminated
+
+
 def main() -> None:
     """Console-script entry point."""
+    import signal
+
+    # SIGTERM stops a command as Ctrl-C does, clean-up included (exit 143, not 130).
+    signal.signal(signal.SIGTERM, _terminate)
     _standard_output()
     for stream in (sys.stderr,):
         # A terminal that cannot show some character (PYTHONIOENCODING=ascii, a
@@ -212,9 +222,12 @@ def main() -> None:
     except BrokenPipeError:
         _drop_output()
         raise SystemExit(status or 0) from None  # the reader stopped early: its choice
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        from papertrack.errors import Terminated
+
         _drop_output()
-        raise SystemExit(130) from None  # outside a command (while loading): no traceback
+        # Outside a command (while loading): no traceback.
+        raise SystemExit(143 if isinstance(stop, Terminated) else 130) from None
     except OSError as exc:
         from papertrack.cli.common import say
 

@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperCommand
 
 from papertrack import __version__, paths
-from papertrack.errors import PapertrackError, StoreError, UsageError
+from papertrack.errors import PapertrackError, StoreError, Terminated, UsageError
 from papertrack.text import visible
 
 if TYPE_CHECKING:
@@ -332,9 +332,15 @@ def errors(
             message += "."
         say(f"Error: {message}")
         raise typer.Exit(exc.exit_code) from None
-    except KeyboardInterrupt:
-        say(f"Interrupted. {interrupted}")
-        raise typer.Exit(130) from None
+    except KeyboardInterrupt as stop:
+        stopped = "Stopped by SIGTERM" if isinstance(stop, Terminated) else "Interrupted"
+        say(f"{stopped}. {interrupted}")
+        raise typer.Exit(interrupted_status(stop)) from None
+
+
+def interrupted_status(stop: KeyboardInterrupt) -> int:
+    """The exit status of a command stopped by a signal: 128 + its number, as shells say."""
+    return 143 if isinstance(stop, Terminated) else 130
 
 
 def _version(value: bool) -> None:
