@@ -120,7 +120,7 @@ def latest_papers(
     _at_least("limit", limit)
     start = _moment(since)
     topics = load_catalog()
-    slug = topics.find(topic).slug if topic else None
+    slug = topics.find(topic).slug if topic is not None else None
     unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
     _current(store, topics)
     return store.latest(
@@ -164,7 +164,7 @@ def search_papers(
 
     _at_least("limit", limit)
     topics = load_catalog()
-    slug = topics.find(topic).slug if topic else None
+    slug = topics.find(topic).slug if topic is not None else None
     _current(store, topics)
     unsaved = Topic(name="Query", slug="query", query=query)
     return run(store, unsaved, topic=slug, limit=limit).papers
@@ -184,6 +184,6 @@ def ask_question(
     _at_least("papers", papers)
     start = _moment(since)
     topics = load_catalog()
-    slug = topics.find(topic).slug if topic else None
+    slug = topics.find(topic).slug if topic is not None else None
     _current(store, topics)
     return answer_question(store, question, topic=slug, since=start, papers=papers)

@@ -748,6 +748,12 @@ class Catalog:
         raise UnknownTopicError(self._unknown(key, slug))
 
     def _unknown(self, key: str, slug: str) -> str:
+        if not key:
+            # `papertrack export -t "$TOPIC"` with TOPIC unset: say what went wrong.
+            return (
+                "the topic name is empty (a script's unset variable?). Name a topic: "
+                "'papertrack topics' lists them"
+            )
         for hid, name in self.hidden.items():
             if slug == hid or key.casefold() == name.casefold() or slugify(name) == slug:
                 return (

@@ -161,6 +161,22 @@ def test_an_unknown_topic_is_a_usage_error_that_lists_the_way_out(
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    "args",
+    [[a if a != "nosuch-topic" else "" for a in args] for args in UNKNOWN_TOPIC]
+    + [["ask", "", "how are agents trained?"]],
+    ids=lambda a: " ".join(a[:2]),
+)
+def test_an_empty_topic_is_refused_not_read_as_every_paper(
+    untouched: Path, args: list[str]
+) -> None:
+    # `papertrack export -t "$TOPIC" -o agents.bib` with TOPIC unset wrote the whole
+    # store into the topic's file, and `latest ""` listed every paper.
+    result = run(*args)
+    assert_error(result, 2, "the topic name is empty", "'papertrack topics' lists them")
+    assert result.stdout == ""
+
+
 def test_a_misspelt_topic_gets_suggestions(untouched: Path) -> None:
     line = assert_error(run("latest", "LLM agent trainin"), 2)
     assert "Did you mean: LLM Agent Training (llm-agent-training)?" in line

@@ -133,7 +133,7 @@ def search(
         unsaved = Topic(name="Query", slug="query", query=query)  # syntax errors stop here
         note_operator_words(query)
         catalog = load_catalog()
-        chosen = catalog.find(topic) if topic else None
+        chosen = catalog.find(topic) if topic is not None else None
         store = open_store()
         fresh_tags(store, catalog)
         with busy("Searching the store") as progress:
@@ -249,7 +249,7 @@ def export(
         if query is not None:
             note_operator_words(query)
         catalog = load_catalog()
-        chosen = catalog.find(topic) if topic else None
+        chosen = catalog.find(topic) if topic is not None else None
         start = parse_date(since) if since is not None else None
         store = open_store()
         fresh_tags(store, catalog)

@@ -326,7 +326,7 @@ def latest(
         if query is not None:
             note_operator_words(query)
         catalog = load_catalog()
-        chosen = catalog.find(topic) if topic else None
+        chosen = catalog.find(topic) if topic is not None else None
         start = parse_date(since) if since is not None else None
         store = open_store()
         fresh_tags(store, catalog)

@@ -181,7 +181,7 @@ def topics_explain(
 
     with errors():
         catalog = load_catalog()
-        chosen = catalog.find(topic) if topic else None
+        chosen = catalog.find(topic) if topic is not None else None
         parsed = parse_paper_id(arxiv_id)
         key = parsed[0] if parsed else arxiv_id.strip()
         store = open_store()
