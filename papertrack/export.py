@@ -356,7 +356,21 @@ def _bib_author(name: str) -> str:
     # strict parsers refuse the file): brace it, so it is one name as written.
     if "," in escaped or re.search(r"\band\b", escaped, re.IGNORECASE):
         return f"{{{escaped}}}"
+    words = escaped.split()
+    if len(words) >= 3 and words[-1] in _NAME_SUFFIXES:
+        # "Martin Luther King Jr." read as first "Martin Luther King", last "Jr.": it
+        # was cited as "Jr., M. L. K.". BibTeX's "von Last, Jr, First" form keeps the
+        # suffix where it belongs, and any lower-case particle ("de la") with the last name.
+        *given, last = words[:-1]
+        von = len(given)
+        while von > 1 and given[von - 1][:1].islower():
+            von -= 1
+        return f"{' '.join([*given[von:], last])}, {words[-1]}, {' '.join(given[:von])}"
     return escaped
+
+
+#: Name suffixes BibTeX must be told apart from the last name.
+_NAME_SUFFIXES = frozenset({"Jr.", "Jr", "Sr.", "Sr", "II", "III", "IV"})
 
 
 _MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 from xml.etree import ElementTree as ET
 
 from papertrack import momentum as core
@@ -84,40 +84,52 @@ SMALL_HEIGHT = 48
 # --------------------------------------------------------------------------- names
 
 
-def base_url_of(text: str) -> str:
-    """``text`` as the address the site is published at: ``http(s)://host[:port]/path/``.
+def web_address(text: str, option: str, fix: str) -> SplitResult:
+    """``text`` split as an ``http(s)://host/...`` address a feed may link to.
 
-    The scheme is lowered and a missing final ``/`` added. Refused: any other
-    scheme, no host (``https:///x``, as an unset shell variable leaves it),
-    credentials, a query or fragment (the file names would land inside them),
-    and spaces or control characters, none of which belong in a feed's links.
+    Refused: any other scheme (``javascript:``, ``file:``), no host (``https:///x``,
+    as an unset shell variable leaves it), credentials, which every feed would
+    publish, and spaces or control characters, none of which belong in a link.
 
     Raises:
-        UsageError: ``text`` is not such an address.
+        UsageError: ``text`` is not such an address; the message names ``option``.
     """
     shown = repr(clean(text)) if text.isprintable() else "given"
-    fix = "Use the folder's web address, e.g. https://example.org/papers/"
     if not text.isprintable() or any(c.isspace() for c in text):
-        raise UsageError(f"--base-url {shown} holds spaces or control characters. {fix}")
+        raise UsageError(f"{option} {shown} holds spaces or control characters. {fix}")
     try:
         parts = urlsplit(text)
         parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
     except ValueError:
-        raise UsageError(f"--base-url {shown} is not a web address. {fix}") from None
-    scheme = parts.scheme.lower()
+        raise UsageError(f"{option} {shown} is not a web address. {fix}") from None
     if "@" in parts.netloc:
         raise UsageError(
-            f"--base-url {shown} holds a user name or password, which every feed would "
-            f"publish. {fix}"
+            f"{option} {shown} holds a user name or password, which every feed would publish. {fix}"
         )
-    if scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--base-url {shown} is not a web address with a host. {fix}")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{option} {shown} is not a web address with a host. {fix}")
+    return parts
+
+
+def base_url_of(text: str) -> str:
+    """``text`` as the address the site is published at: ``http(s)://host[:port]/path/``.
+
+    The scheme is lowered and a missing final ``/`` added. Refused: what
+    :func:`web_address` refuses, and a query or fragment (the file names would
+    land inside them).
+
+    Raises:
+        UsageError: ``text`` is not such an address.
+    """
+    fix = "Use the folder's web address, e.g. https://example.org/papers/"
+    parts = web_address(text, "--base-url", fix)
     if parts.query or parts.fragment or text.endswith(("?", "#")):
         raise UsageError(
-            f"--base-url {shown} has a query or fragment, which the file names would follow. {fix}"
+            f"--base-url {clean(text)!r} has a query or fragment, which the file names "
+            f"would follow. {fix}"
         )
     path = parts.path if parts.path.endswith("/") else parts.path + "/"
-    return f"{scheme}://{parts.netloc}{path}"
+    return f"{parts.scheme.lower()}://{parts.netloc}{path}"
 
 
 def _stem(slug: str) -> str:

@@ -135,6 +135,30 @@ def test_atom_export_has_a_self_link(tmp_path: Path) -> None:
     assert self_link == piped.feed.id and self_link.startswith("urn:papertrack:export:")
 
 
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("-f", "atom", "--feed-url", "javascript:alert(1)"), "not a web address with a host"),
+        (("-f", "atom", "--feed-url", "file:///etc/passwd"), "not a web address with a host"),
+        (("-f", "atom", "--feed-url", "not a url"), "spaces or control characters"),
+        (("-f", "atom", "--feed-url", "https://u:pw@ex.org/f.xml"), "user name or password"),
+        (("-f", "bibtex", "--feed-url", "https://ex.org/f.xml"), "not of -f bibtex"),
+    ],
+)
+def test_a_feed_url_that_is_no_web_address_is_refused(
+    tmp_path: Path, args: tuple[str, ...], needle: str
+) -> None:
+    # Feed readers follow the self link: it was written as given, javascript: and all,
+    # and with another format the option was silently ignored.
+    assert run("ingest", str(LISTING)).exit_code == 0
+    target = tmp_path / "feed.xml"
+    result = run("export", *args, "-o", str(target))
+    no_traceback(result)
+    assert result.exit_code == 2 and needle in result.stderr, result.stderr
+    assert result.stderr.startswith("Error: --feed-url") and result.stderr.count("\n") == 1
+    assert not target.exists()
+
+
 def test_a_hostile_export_line_is_a_broken_line_not_a_crash(tmp_path: Path) -> None:
     good = {"arxiv_id": "2508.00001", "title": "Fine", "published": "2025-08-01T00:00:00Z"}
     lines = [
@@ -214,3 +238,24 @@ def test_bibtex_braces_names_with_commas() -> None:
     )
     entry = bibtex_entry(paper)
     assert "author        = {{Smith, Jr., John} and {Google, Inc.} and Ada Lovelace}" in entry
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        # BibTeX read the suffix as the last name: cited as "Jr., M. L. K.", sorted under J.
+        ("Martin Luther King Jr.", "King, Jr., Martin Luther"),
+        ("Alfred O. Hero III", "Hero, III, Alfred O."),
+        ("Jean de la Fontaine Jr.", "de la Fontaine, Jr., Jean"),
+        # Left as written: no suffix, or too few words to tell a given name from it.
+        ("Smith Jr.", "Smith Jr."),
+        ("Arun Kumar V", "Arun Kumar V"),
+        ("Ludwig van Beethoven", "Ludwig van Beethoven"),
+    ],
+)
+def test_bibtex_writes_a_name_suffix_in_the_von_last_jr_first_form(name: str, written: str) -> None:
+    from papertrack.export import bibtex_entry
+    from papertrack.models import Paper
+
+    entry = bibtex_entry(Paper(arxiv_id="2501.00001", title="T", authors=(name, "Ada Lovelace")))
+    assert f"author        = {{{written} and Ada Lovelace}}" in entry

@@ -346,6 +346,7 @@ def test_a_folder_that_is_not_a_site_is_refused_and_left_alone(
         (("--base-url", "https://user:pw@ex.org/"), "user name or password"),
         (("--base-url", "https://ex.org:99999/"), "not a web address"),
         (("--as-of", "0001-01-08"), "Choose a later date"),
+        (("--as-of", "9999-12-31"), "would end after it. Choose an earlier date"),
         (("-o", ""), "-o is empty"),
     ],
 )

@@ -245,6 +245,20 @@ def export(
             raise UsageError(
                 "no --format given. Name one: -f bibtex, -f atom, -f json, -f jsonl or -f csv"
             )
+        if feed_url is not None:
+            if fmt is not ExportFormat.atom:
+                raise UsageError(
+                    f"--feed-url is the self link of an Atom feed, not of -f {fmt.value}. "
+                    "Drop it, or export with -f atom"
+                )
+            from papertrack.site import web_address
+
+            # Feed readers follow it: a javascript: or file: address must not become one.
+            web_address(
+                feed_url,
+                "--feed-url",
+                "Use the feed's web address, e.g. https://example.org/agents.xml",
+            )
         unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
         if query is not None:
             note_operator_words(query)

@@ -86,9 +86,13 @@ def _past_calendar(day: date, window: int, weeks: int, *, fixed: bool = False) -
     ``fixed``: the command has no --window or --weeks (``site``), so only the day can change.
     """
     if fixed:
+        # Near year 1 the chart starts before the calendar; near 9999 its last week
+        # (Monday to Sunday) ends after it.
+        late = day.year > 5000
         return UsageError(
             f"--as-of {day} reaches past the calendar (year 1 to 9999): its {weeks}-week "
-            "chart would start before it. Choose a later date"
+            f"chart would {'end after' if late else 'start before'} it. "
+            f"Choose {'an earlier' if late else 'a later'} date"
         )
     return UsageError(
         f"--as-of {day} with --window {window} and --weeks {weeks} reaches past the "
