@@ -373,12 +373,40 @@ def _bib_author(name: str) -> str:
 _NAME_SUFFIXES = frozenset({"Jr.", "Jr", "Sr.", "Sr", "II", "III", "IV"})
 
 
+# A word between any opening and closing punctuation.
+_WORD_RE = re.compile(r"^([(\[\"'`]*)(.+?)([)\]\"',.:;!?]*)$")
+# A capital after the first letter or digit of a word or of one of its hyphenated
+# parts: an acronym or a name (LLM, GPT-4o, ReAct, UI-KOBE), not Title-Case
+# ("Knowledge-Oriented", which sentence case may lower).
+_KEEP_CASE_RE = re.compile(r"(?:^|-)[A-Za-z0-9][^ -]*[A-Z]")
+
+
+def _case_kept(title: str) -> str:
+    """``title`` with its acronyms and names braced: ``{GUI} Agents with {LLMs}``.
+
+    The standard BibTeX styles (plain, abbrv, alpha, acm, ...) print titles in
+    sentence case, so "GUI Agents with LLMs" came out "Gui agents with llms". Braces
+    keep a word as written; words capitalised only at the start are left to the
+    style. Punctuation stays outside, where the styles look for a colon.
+    """
+    words = []
+    for word in title.split(" "):
+        match = _WORD_RE.match(word)
+        if match and _KEEP_CASE_RE.search(match[2]):
+            # A group opening with a command is a "special character" to BibTeX,
+            # whose letters it still lowers: a second pair of braces stops that.
+            core = f"{{{match[2]}}}" if match[2].startswith("\\") else match[2]
+            word = f"{match[1]}{{{core}}}{match[3]}"
+        words.append(word)
+    return " ".join(words)
+
+
 _MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 def bibtex_entry(paper: Paper) -> str:
     """One ``@misc`` entry with eprint, archivePrefix, primaryClass, url and doi."""
-    fields: list[tuple[str, str]] = [("title", bibtex_escape(paper.title))]
+    fields: list[tuple[str, str]] = [("title", _case_kept(bibtex_escape(paper.title)))]
     if paper.authors:
         fields.append(("author", " and ".join(_bib_author(a) for a in paper.authors)))
     if paper.paper_date:

@@ -220,6 +220,10 @@ def parse_bibtex(text: str) -> list[tuple[str, str, dict[str, str]]]:
     return entries
 
 
+#: The braces export puts around a title's acronyms: {GUI}, ({LLaMA}).
+CASE_BRACES = re.compile(r"(?<![\\A-Za-z])\{([^{}\s]*)\}")
+
+
 def unescape(value: str) -> str:
     for plain, escaped in (
         ("\\", r"\textbackslash{}"),
@@ -250,9 +254,14 @@ def test_export_bibtex_is_parseable_escaped_and_stable(small: Path) -> None:
     assert re.search(r"^  month\s+= mar,$", first.stdout, re.MULTILINE)
     assert "month = {" not in first.stdout.replace("  ", " ")
     assert hostile["url"] == "https://arxiv.org/abs/2603.00005"
+    # Titles keep their acronyms' case against sentence-casing styles: {GUI}, {LLMs}.
+    titles = [f["title"] for _, _, f in entries]
+    assert sum("{LLM" in t or "{GUI}" in t for t in titles) >= 10
     # Every value of every entry keeps its braces balanced and its specials escaped.
     for _, _, fields in entries:
-        for value in fields.values():
+        for name, value in fields.items():
+            if name == "title":
+                value = CASE_BRACES.sub(r"\1", value)
             bare = re.sub(r"\\(textbackslash|textasciitilde|textasciicircum)\{\}|\\.", "", value)
             assert not re.search(r"[{}&%$#_~^\\]", bare), value
 

@@ -259,3 +259,23 @@ def test_bibtex_writes_a_name_suffix_in_the_von_last_jr_first_form(name: str, wr
 
     entry = bibtex_entry(Paper(arxiv_id="2501.00001", title="T", authors=(name, "Ada Lovelace")))
     assert f"author        = {{{written} and Ada Lovelace}}" in entry
+
+
+@pytest.mark.parametrize(
+    ("title", "written"),
+    [
+        # plain, abbrv, alpha and acm print titles in sentence case: "Gui agents with llms".
+        ("GUI Agents with LLMs: A Survey", "{GUI} Agents with {LLMs}: A Survey"),
+        ("ReAct, GPT-4o (LLaMA) and Qwen2.5-VL", "{ReAct}, {GPT-4o} ({LLaMA}) and {Qwen2.5-VL}"),
+        # Title Case alone is the style's to lower, hyphenated or not.
+        ("Knowledge-Oriented Agents That Act", "Knowledge-Oriented Agents That Act"),
+        # A group opening with a command is a special character BibTeX lowers inside.
+        ("$\\alpha$-LoRA", "{{\\$\\textbackslash{}alpha\\$-LoRA}}"),
+    ],
+)
+def test_bibtex_titles_brace_acronyms_against_sentence_case(title: str, written: str) -> None:
+    from papertrack.export import bibtex_entry
+    from papertrack.models import Paper
+
+    entry = bibtex_entry(Paper(arxiv_id="2501.00001", title=title))
+    assert f"title         = {{{written}}}" in entry
