@@ -49,12 +49,32 @@ __all__ = [
 ]
 
 
-def open_store(path: str | Path | None = None) -> Store:
-    """The store at ``path``, or the default one (PAPERTRACK_DB, PAPERTRACK_HOME, the data home)."""
-    from papertrack import paths
-    from papertrack.store import Store
+def open_store(path: str | Path | None = None, *, create: bool = False) -> Store:
+    """The store at ``path``, or the default one (PAPERTRACK_DB, PAPERTRACK_HOME, the data home).
 
-    return Store(Path(path) if path is not None else paths.store_dir(None))
+    Raises:
+        StoreError: ``path`` (or PAPERTRACK_DB) names no store and ``create`` is false,
+            as on the command line: a mistyped path answered "no papers" instead.
+            With ``create``, the first ingest makes the store there.
+        UsageError: ``path`` is not a path.
+    """
+    import os
+
+    from papertrack import paths
+    from papertrack.errors import StoreError
+    from papertrack.store import Store
+    from papertrack.text import visible
+
+    if path is not None and not isinstance(path, str | os.PathLike):
+        raise UsageError(f"path is {type(path).__name__}, not a path. Pass a str or a Path")
+    named = path is not None or bool(os.environ.get("PAPERTRACK_DB"))
+    where = Path(path) if path is not None else paths.store_dir(None)
+    if named and not create and not os.path.exists(where):
+        raise StoreError(
+            f"no store at {visible(str(where))}. Check the path, or pass create=True "
+            "to make one there with ingest_files"
+        )
+    return Store(where)
 
 
 def load_catalog() -> Catalog:
@@ -66,23 +86,36 @@ def load_catalog() -> Catalog:
     return Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
 
 
-def _moment(since: datetime | date | None) -> datetime | None:
+def _moment(since: datetime | date | None, name: str = "since") -> datetime | None:
     """``since`` as an aware datetime: a date is its midnight UTC, a naive datetime UTC."""
-    from datetime import UTC
-
     if since is None:
         return None
     if isinstance(since, datetime):
         return since if since.tzinfo is not None else since.replace(tzinfo=UTC)
     if isinstance(since, date):
         return datetime(since.year, since.month, since.day, tzinfo=UTC)
-    raise UsageError(f"since is {type(since).__name__}, not a date or datetime. Pass one")
+    raise UsageError(
+        f"{name} is {type(since).__name__}, not a date or datetime. Pass a "
+        "datetime.date or datetime.datetime (papertrack.dates.parse_date reads text)"
+    )
 
 
 def _day(as_of: datetime | date | None) -> date | None:
     """``as_of`` as a calendar day (a datetime's day in UTC)."""
-    moment = _moment(as_of)
+    moment = _moment(as_of, "as_of")
     return moment.astimezone(UTC).date() if moment is not None else None
+
+
+def _slug(topics: Catalog, topic: object, *, required: bool = False) -> str | None:
+    """The slug of the topic ``topic`` names; None for None unless ``required``."""
+    if topic is None and not required:
+        return None
+    if not isinstance(topic, str):
+        raise UsageError(
+            f"topic is {type(topic).__name__}, not a topic's name or slug. "
+            "Name one, e.g. 'gui-agents' (load_catalog() lists them)"
+        )
+    return topics.find(topic).slug
 
 
 def _at_least(name: str, value: int, least: int = 1) -> int:
@@ -96,13 +129,20 @@ def _current(store: Store, topics: Catalog) -> None:
         store.refresh(topics)
 
 
-def ingest_files(store: Store, sources: Iterable[str]) -> IngestReport:
-    """Read feed files or URLs into ``store`` (as ``papertrack ingest`` does)."""
+def ingest_files(store: Store, sources: Iterable[str | Path]) -> IngestReport:
+    """Read feed files or URLs into ``store`` (as ``papertrack ingest`` does); the
+    store is made if it is not there (open it with ``create=True``)."""
     from papertrack.ingest import ingest as run
 
+    if isinstance(sources, str | Path):
+        # A str is an Iterable[str] too: its characters were read as file names.
+        raise UsageError(
+            f"sources is one {type(sources).__name__}, not a list of them. "
+            f"Pass [{str(sources)!r}]"
+        )
     topics = load_catalog()
     with store.writer(topics) as writer:
-        return run(list(sources), writer)
+        return run([str(source) for source in sources], writer)
 
 
 def latest_papers(
@@ -120,7 +160,7 @@ def latest_papers(
     _at_least("limit", limit)
     start = _moment(since)
     topics = load_catalog()
-    slug = topics.find(topic).slug if topic is not None else None
+    slug = _slug(topics, topic)
     unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
     _current(store, topics)
     return store.latest(
@@ -148,11 +188,19 @@ def topic_momentum(
     _at_least("weeks", weeks)
     given = _day(as_of)
     topics = load_catalog()
-    chosen = topics.find(topic)
+    chosen = topics.find(_slug(topics, topic, required=True) or "")
     _current(store, topics)
     day = given or store.newest_day() or core.today()
     days = store.index().days
-    return core.measure_topic(days, chosen.slug, chosen.name, as_of=day, window=window, weeks=weeks)
+    try:
+        return core.measure_topic(
+            days, chosen.slug, chosen.name, as_of=day, window=window, weeks=weeks
+        )
+    except ValueError:
+        raise UsageError(
+            f"as_of {day} with window {window} and weeks {weeks} reaches past the calendar "
+            "(year 1 to 9999). Choose another day or fewer weeks"
+        ) from None
 
 
 def search_papers(
@@ -164,7 +212,7 @@ def search_papers(
 
     _at_least("limit", limit)
     topics = load_catalog()
-    slug = topics.find(topic).slug if topic is not None else None
+    slug = _slug(topics, topic)
     _current(store, topics)
     unsaved = Topic(name="Query", slug="query", query=query)
     return run(store, unsaved, topic=slug, limit=limit).papers
@@ -184,6 +232,6 @@ def ask_question(
     _at_least("papers", papers)
     start = _moment(since)
     topics = load_catalog()
-    slug = topics.find(topic).slug if topic is not None else None
+    slug = _slug(topics, topic)
     _current(store, topics)
     return answer_question(store, question, topic=slug, since=start, papers=papers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime, time
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 import pytest
@@ -63,6 +63,47 @@ def test_dates_and_numbers_are_read_or_refused_as_the_commands_would(isolated_ho
     ):
         with pytest.raises(PapertrackError, match="; it must be|not a date"):
             call()
+
+
+def test_odd_arguments_are_papertracks_errors_naming_the_argument(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    store = papertrack.open_store()
+    papertrack.ingest_files(store, [str(LISTING)])
+    for call, message in (
+        # Raw ValueError, AttributeError and TypeError from deep inside, before.
+        (lambda: papertrack.topic_momentum(store, "gui-agents", as_of=date(1, 1, 1)), "calendar"),
+        (lambda: papertrack.topic_momentum(store, "gui-agents", as_of=date(9999, 12, 31)), "9999"),
+        (lambda: papertrack.topic_momentum(store, None), "topic is NoneType"),  # type: ignore[arg-type]
+        (lambda: papertrack.latest_papers(store, 5), "topic is int"),  # type: ignore[arg-type]
+        (lambda: papertrack.search_papers(store, "x", topic=b"gui"), "topic is bytes"),  # type: ignore[arg-type]
+        (
+            lambda: papertrack.topic_momentum(store, "gui-agents", as_of="2026-03-18"),
+            "as_of is str",
+        ),  # type: ignore[arg-type]
+        (lambda: papertrack.open_store(5), "path is int"),  # type: ignore[arg-type]
+        # A str is iterable: each of its characters was read as a file name.
+        (lambda: papertrack.ingest_files(store, str(LISTING)), "not a list"),
+    ):
+        with pytest.raises(PapertrackError, match=message):
+            call()
+    assert papertrack.latest_papers(store, limit=1)  # nothing of the store was touched
+
+
+def test_a_store_path_that_names_nothing_is_an_error_unless_asked_to_create(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on the command line: a mistyped path answered "no papers" for ever.
+    missing = tmp_path / "no-such-store"
+    with pytest.raises(PapertrackError, match="no store at .*no-such-store"):
+        papertrack.open_store(missing)
+    monkeypatch.setenv("PAPERTRACK_DB", str(missing))
+    with pytest.raises(PapertrackError, match="no store at"):
+        papertrack.open_store()
+    assert not missing.exists()
+    made = papertrack.open_store(missing, create=True)
+    papertrack.ingest_files(made, [LISTING])  # a Path is a source too
+    assert papertrack.open_store(missing).count() == made.count() > 0
 
 
 def test_importing_papertrack_loads_no_api() -> None:
