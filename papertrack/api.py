@@ -137,8 +137,7 @@ def ingest_files(store: Store, sources: Iterable[str | Path]) -> IngestReport:
     if isinstance(sources, str | Path):
         # A str is an Iterable[str] too: its characters were read as file names.
         raise UsageError(
-            f"sources is one {type(sources).__name__}, not a list of them. "
-            f"Pass [{str(sources)!r}]"
+            f"sources is one {type(sources).__name__}, not a list of them. Pass [{str(sources)!r}]"
         )
     topics = load_catalog()
     with store.writer(topics) as writer:

@@ -497,7 +497,8 @@ def atom_entry(paper: Paper, now: datetime) -> str:
             for affiliation in paper.author_affiliations[index]:
                 sub_element(author, "arxiv:affiliation", affiliation)
     link = _entry_id(paper) if stored_arxiv_id(paper.arxiv_id) else paper.url
-    if link and link.startswith(("http://", "https://")):
+    linked = bool(link) and link.startswith(("http://", "https://"))
+    if linked:
         sub_element(entry, "link", rel="alternate", type="text/html", href=web_link(link))
     if paper.pdf_url and paper.pdf_url.startswith(("http://", "https://")):
         pdf = web_link(paper.pdf_url)
@@ -506,6 +507,10 @@ def atom_entry(paper: Paper, now: datetime) -> str:
         sub_element(entry, "category", term=category)
     if paper.abstract:
         sub_element(entry, "summary", paper.abstract, type="text")
+    if not linked:
+        # RFC 4287 §4.1.1.1: an entry without an alternate link must have content
+        # (an entry of another feed whose link was no web address, or none).
+        sub_element(entry, "content", paper.abstract, type="text")
     if paper.primary_category:
         sub_element(entry, "arxiv:primary_category", term=paper.primary_category)
     for name in ("comment", "journal_ref", "doi"):

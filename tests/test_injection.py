@@ -383,6 +383,15 @@ def test_atom_export_reads_back_as_the_original_text(tmp_path: Path, isolated_ho
     assert [link.href for link in quote.links] == ["https://ok.example/a%22%20onclick=%22alert(6)"]
     javascript = next(e for e in parsed.entries if e.title == "zebra with a javascript link")
     assert javascript.get("links", []) == []
+    # RFC 4287 §4.1.1.1: with no alternate link, an entry must carry content.
+    for element in root.findall(atom + "entry"):
+        alternate = [
+            link for link in element.findall(atom + "link") if link.get("rel") == "alternate"
+        ]
+        content = element.find(atom + "content")
+        assert bool(alternate) != (content is not None), ET.tostring(element)
+    (content,) = [c["value"] for c in javascript.get("content", [])]
+    assert content == stored[javascript.title].abstract
 
 
 # --------------------------------------------------------------------------- an old store
