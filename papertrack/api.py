@@ -229,6 +229,8 @@ def ask_question(
     from papertrack.ask import answer_question
 
     _at_least("papers", papers)
+    if not isinstance(question, str) or not question.strip():
+        raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
     start = _moment(since)
     topics = load_catalog()
     slug = _slug(topics, topic)

@@ -60,6 +60,11 @@ STOPWORDS = frozenset(
 #: Papers of the index's best groups read from the store at a time (topic, date).
 POOL = 200
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
+# What a stop ends without ending a sentence: abbreviations and initials.
+_ABBREVIATION_END = re.compile(
+    r"(?:^|[\s(])(?:e\.g|i\.e|et al|vs|cf|Dr|Mr|Ms|Mrs|Prof|Fig|Figs|Eq|Eqs|Sec|No|approx|"
+    r"resp|[A-Z])\.$"
+)
 _TOO_SIMILAR = 0.5
 _PER_PAPER = 2
 
@@ -265,9 +270,21 @@ class Answer:
 
 
 def sentences_of(text: str) -> list[str]:
-    """The sentences of an abstract (joined lines, whitespace squeezed)."""
+    """The sentences of an abstract (joined lines, whitespace squeezed).
+
+    A stop after an abbreviation ("e.g. GPT", "Dr. GRPO", "vs. RL", "et al. (2024)")
+    or an initial ("J. Smith") ends no sentence: "by integrating SD-GRPO into Dr."
+    was quoted as a sentence of its own. About 1,450 of 83,510 real abstracts have
+    such a stop before a capital.
+    """
     flat = " ".join(text.split())
-    return [s.strip() for s in _SENTENCE_END.split(flat) if len(s.strip()) > 20]
+    parts: list[str] = []
+    for part in _SENTENCE_END.split(flat):
+        if parts and _ABBREVIATION_END.search(parts[-1]):
+            parts[-1] += " " + part
+        else:
+            parts.append(part)
+    return [s.strip() for s in parts if len(s.strip()) > 20]
 
 
 def _idf(words: Iterable[str], store: Store) -> dict[str, float]:

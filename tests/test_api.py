@@ -82,6 +82,7 @@ def test_odd_arguments_are_papertracks_errors_naming_the_argument(
             "as_of is str",
         ),  # type: ignore[arg-type]
         (lambda: papertrack.open_store(5), "path is int"),  # type: ignore[arg-type]
+        (lambda: papertrack.ask_question(store, "  "), "the question is empty"),
         # A str is iterable: each of its characters was read as a file name.
         (lambda: papertrack.ingest_files(store, str(LISTING)), "not a list"),
     ):

@@ -260,6 +260,19 @@ def test_check_citations_and_sentences() -> None:
         "First sentence is here.",
         "Second one (with a dot e.g. here) ends.",
     ]
+    # A stop before a capital after an abbreviation or an initial ends no sentence: the
+    # first quote for "what is GRPO?" was "Finally, by integrating SD-GRPO into Dr."
+    abstract = (
+        "Finally, by integrating SD-GRPO into Dr. GRPO, we improve on both. Results of "
+        "Smith et al. (2024) hold, e.g. GPT-4 and i.e. Llama, RL vs. SFT alike. "
+        "J. Smith found it too. See Fig. 3 for the curves of each method."
+    )
+    assert sentences_of(abstract) == [
+        "Finally, by integrating SD-GRPO into Dr. GRPO, we improve on both.",
+        "Results of Smith et al. (2024) hold, e.g. GPT-4 and i.e. Llama, RL vs. SFT alike.",
+        "J. Smith found it too.",
+        "See Fig. 3 for the curves of each method.",
+    ]
     assert question_words("What is the role of GUI agents in RL?") == [
         "role",
         "gui",
