@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from datetime import UTC, date, datetime, time, timedelta
 
 from papertrack.errors import UsageError
@@ -39,6 +40,20 @@ def _midnight(day: date) -> datetime:
 
 
 _BARE_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
+
+
+#: Time-zone names that `date` prints and that mean one offset (in seconds east of
+#: UTC): "Tue Jun 23 23:00:00 EST 2026" is Jun 24 in UTC. Ambiguous names (CST, IST)
+#: are left out and the time read as written.
+_ZONES = {
+    name: hours * 3600
+    for name, hours in {
+        "EST": -5, "EDT": -4, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+        "AKST": -9, "AKDT": -8, "HST": -10, "WET": 0, "WEST": 1, "CET": 1, "CEST": 2,
+        "EET": 2, "EEST": 3, "MSK": 3, "JST": 9, "KST": 9, "HKT": 8, "SGT": 8,
+        "AEST": 10, "AEDT": 11, "NZST": 12, "NZDT": 13,
+    }.items()
+}  # fmt: skip
 
 
 def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
@@ -103,10 +118,15 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
 
         parsed: datetime | None
         try:
-            parsed = parser.parse(text, default=datetime(today.year, 1, 1))
-            # The same text with another default month: a month that changes with it
-            # was never given ("12pm" is no day, and read as January 1).
-            undated = parser.parse(text, default=datetime(today.year, 2, 2)).month != parsed.month
+            with warnings.catch_warnings():
+                # A zone name dateutil does not know (CST is China's or the US's) is
+                # left out, the time read as written: no UnknownTimezoneWarning on stderr.
+                warnings.simplefilter("ignore")
+                parsed = parser.parse(text, default=datetime(today.year, 1, 1), tzinfos=_ZONES)
+                # The same text with another default month: a month that changes with
+                # it was never given ("12pm" is no day, and read as January 1).
+                again = parser.parse(text, default=datetime(today.year, 2, 2), tzinfos=_ZONES)
+            undated = again.month != parsed.month
         except (ValueError, OverflowError, parser.ParserError):
             parsed, undated = None, False
         if undated:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from datetime import UTC, date, datetime
 
 import pytest
@@ -70,6 +71,25 @@ def test_bare_numbers_are_refused_with_what_to_write(text: str) -> None:
 def test_a_date_with_a_time_or_in_another_form_is_its_whole_day(text: str, day: date) -> None:
     # A time of day kept as given left out the papers of that day before it.
     assert parse_date(text, now=TUESDAY) == datetime.combine(day, datetime.min.time(), UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # $(date) on a machine outside UTC: the zone was ignored (Jun 23, not Jun 24)
+        # and dateutil printed an UnknownTimezoneWarning on stderr.
+        ("Tue Jun 23 23:00:00 EST 2026", date(2026, 6, 24)),
+        ("Tue Jun 23 18:00:00 PDT 2026", date(2026, 6, 24)),
+        ("Tue Jun 23 01:00:00 CEST 2026", date(2026, 6, 22)),
+        # CST is China's and the US's: read as written.
+        ("Tue Jun 23 23:00:00 CST 2026", date(2026, 6, 23)),
+        ("Tue Jun 23 23:00:00 XYZT 2026", date(2026, 6, 23)),
+    ],
+)
+def test_a_time_zone_name_from_date_is_read_quietly(text: str, day: date) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        assert parse_date(text, now=TUESDAY) == datetime.combine(day, datetime.min.time(), UTC)
 
 
 @pytest.mark.parametrize(("text", "why"), [("12pm", "names no day"), ("20261341", "YYYYMMDD")])
