@@ -497,8 +497,8 @@ def atom_entry(paper: Paper, now: datetime) -> str:
             for affiliation in paper.author_affiliations[index]:
                 sub_element(author, "arxiv:affiliation", affiliation)
     link = _entry_id(paper) if stored_arxiv_id(paper.arxiv_id) else paper.url
-    linked = bool(link) and link.startswith(("http://", "https://"))
-    if linked:
+    linked = link is not None and link.startswith(("http://", "https://"))
+    if link is not None and linked:
         sub_element(entry, "link", rel="alternate", type="text/html", href=web_link(link))
     if paper.pdf_url and paper.pdf_url.startswith(("http://", "https://")):
         pdf = web_link(paper.pdf_url)
