@@ -840,3 +840,17 @@ def test_a_feed_cut_after_one_entry_says_one_entry() -> None:
     error.position = (3, 0)
     assert cut_off("f.xml", error, 1).endswith("kept the 1 entry that arrived whole")
     assert cut_off("f.xml", error, 2).endswith("kept the 2 entries that arrived whole")
+
+
+def test_an_export_line_with_affiliations_for_its_first_authors_keeps_them() -> None:
+    # Another tool's JSON Lines leave out trailing authors without affiliations: every
+    # affiliation was dropped. More lists than authors cannot be placed, and are.
+    from papertrack.feeds.authors import export_record_authors
+
+    record = {"authors": ["Ada", "Bo", "Cy"], "author_affiliations": [["MIT"], ["ETH"]]}
+    assert export_record_authors(record) == (("Ada", "Bo", "Cy"), (("MIT",), ("ETH",), ()))
+    record["author_affiliations"] = [["MIT"], ["ETH"], ["CMU"], ["UCL"]]
+    assert export_record_authors(record) == (("Ada", "Bo", "Cy"), ())
+    # An author named twice is kept once: whose list is whose can no longer be told.
+    record = {"authors": ["Ada", "Ada", "Cy"], "author_affiliations": [["MIT"], ["ETH"]]}
+    assert export_record_authors(record) == (("Ada", "Cy"), ())

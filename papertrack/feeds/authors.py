@@ -186,8 +186,12 @@ def export_record_authors(record: dict[str, Any]) -> Authors:
     ):
         raise FeedError("has author_affiliations that are not lists of text")
     affiliations = tuple(unique(clean_text(n) for n in a) for a in raw)
-    if len(affiliations) != len(authors):
-        affiliations = ()
+    if len(affiliations) < len(authors) and len(authors) == len(value or ()):
+        # Lists for the first authors only (another tool's export leaves out the
+        # trailing authors that have none): the others have none.
+        affiliations += ((),) * (len(authors) - len(affiliations))
+    elif len(affiliations) != len(authors):
+        affiliations = ()  # more lists than authors, or authors merged: no telling whose
     return authors, affiliations if any(affiliations) else ()
 
 
