@@ -186,12 +186,17 @@ def export_record_authors(record: dict[str, Any]) -> Authors:
     ):
         raise FeedError("has author_affiliations that are not lists of text")
     affiliations = tuple(unique(clean_text(n) for n in a) for a in raw)
-    if len(affiliations) < len(authors) and len(authors) == len(value or ()):
+    given = [clean_text(v) for v in value or ()]
+    if len(affiliations) < len(given):
         # Lists for the first authors only (another tool's export leaves out the
         # trailing authors that have none): the others have none.
-        affiliations += ((),) * (len(authors) - len(affiliations))
-    elif len(affiliations) != len(authors):
-        affiliations = ()  # more lists than authors, or authors merged: no telling whose
+        affiliations += ((),) * (len(given) - len(affiliations))
+    if len(affiliations) != len(given):
+        affiliations = ()  # more lists than authors: no telling whose is whose
+    elif len(authors) != len(given):
+        # An author named twice is kept once, with the lists of the first naming.
+        first = dict(reversed(list(zip(given, affiliations, strict=True))))
+        affiliations = tuple(first[name] for name in authors)
     return authors, affiliations if any(affiliations) else ()
 
 
