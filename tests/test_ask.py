@@ -74,6 +74,9 @@ def test_a_topic_and_since_narrow_the_papers(store: Store) -> None:
     everything = asked(QUESTION)
     narrowed = asked("llm-agent-training", QUESTION)
     assert narrowed["topic"] == "llm-agent-training"
+    # --topic, as search and export take it, is the same as the topic before the question.
+    assert asked("--topic", "llm-agent-training", QUESTION) == narrowed
+    error_line(run("ask", "gui-agents", QUESTION, "-t", "llm-agent-training"), 2, "Give one")
     for paper in narrowed["papers"]:  # type: ignore[attr-defined]
         assert "llm-agent-training" in paper["tags"]
     assert everything["papers"] != narrowed["papers"] or all(

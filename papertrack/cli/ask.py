@@ -50,6 +50,16 @@ def ask(
             show_default=False,
         ),
     ],
+    topic_option: Annotated[
+        str | None,
+        typer.Option(
+            "--topic",
+            "-t",
+            help="The topic to ask about, as search and export take it (or give it before "
+            "the question).",
+            show_default=False,
+        ),
+    ] = None,
     since: Annotated[
         str | None,
         typer.Option(
@@ -96,7 +106,7 @@ def ask(
     \b
         papertrack ask 'how are GUI agents trained with reinforcement learning?'
         papertrack ask llm-agent-training 'which rewards are used for multi-turn tool use?'
-        papertrack ask gui-agents 'how do agents ground instructions on screen?' -f markdown
+        papertrack ask -t gui-agents 'how do agents ground instructions on screen?' -f markdown
         papertrack ask 'world models for planning' --since '8 weeks ago' --format json
         papertrack ask 'agent memory' --context | llm -s 'Answer concisely'
     """
@@ -109,7 +119,12 @@ def ask(
                 "give a topic and one question. Put the question in quotes: "
                 "papertrack ask gui-agents 'how are they evaluated?'"
             )
-        topic = catalog.find(words[0]) if len(words) == 2 else None
+        if topic_option is not None and len(words) == 2:
+            raise UsageError(
+                f"two topics given: {words[0]!r} and --topic {topic_option!r}. Give one"
+            )
+        named = words[0] if len(words) == 2 else topic_option
+        topic = catalog.find(named) if named is not None else None
         if (context or llm) and (as_json or fmt is not AskFormat.text):
             # The context pack and a model's reply are text; a script asking for
             # JSON must not get them quietly instead.
