@@ -316,46 +316,66 @@ def test_a_gz_snapshot_resumes_past_its_compressed_size(tmp_path: Path, catalog:
     assert len(records(store)) == 1100
 
 
-def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -> None:
-    feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
-    db = tmp_path / "s"
-    child = textwrap.dedent(
-        """
-        import sys, time
-        import papertrack.ingest as ingest
-        ingest.BATCH_SIZE = 200
-        save = ingest._Checkpoint.save
-        def save_then_wait(self, line, *args):
-            save(self, line, *args)
-            if line >= 600:  # three batches stored: wait here to be killed
-                open(sys.argv[-1] + ".paused", "w").close()
-                time.sleep(120)
-        ingest._Checkpoint.save = save_then_wait
-        from papertrack.cli import main
-        sys.argv = ["papertrack", *sys.argv[1:]]
-        main()
-        """
+#: A papertrack run whose ingest stops after its third checkpoint (600 lines, in
+#: batches of 200) and waits there, to be killed or stopped.
+PAUSED_INGEST = textwrap.dedent(
+    """
+    import sys, time
+    import papertrack.ingest as ingest
+    ingest.BATCH_SIZE = 200
+    save = ingest._Checkpoint.save
+    def save_then_wait(self, line, *args):
+        save(self, line, *args)
+        if line >= 600:  # three batches stored: wait here to be killed
+            open(sys.argv[-1] + ".paused", "w").close()
+            time.sleep(120)
+    ingest._Checkpoint.save = save_then_wait
+    from papertrack.cli import main
+    sys.argv = ["papertrack", *sys.argv[1:]]
+    main()
+    """
+)
+#: The environment that runs this checkout's papertrack in a child process.
+CHILD_ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+
+
+def paused_ingest(feed: Path, db: Path, workers: int) -> subprocess.Popen[str]:
+    """An ingest of ``feed`` into ``db``, waiting after its third checkpoint."""
+    args = ["--db", str(db), "ingest", "-j", str(workers), str(feed)]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAUSED_INGEST, *args],
+        env=CHILD_ENV,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    args = [sys.executable, "-c", child, "--db", str(db), "ingest", "-j", "1", str(feed)]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
-    proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE)
     paused = Path(str(feed) + ".paused")
     deadline = time.monotonic() + 60
     while not paused.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert paused.exists(), "the ingest never reached its third checkpoint"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert proc.returncode == -signal.SIGKILL, "the ingest ended before it could be killed"
+    return proc
 
-    child_again = child.replace("ingest._Checkpoint.save = save_then_wait", "")
-    again = subprocess.run(
-        [sys.executable, "-c", child_again, *args[3:6], "-v", *args[6:]],
-        env=env,
+
+def ingest_again(feed: Path, db: Path) -> subprocess.CompletedProcess[str]:
+    """The same ingest run again, to the end, saying where it resumed (-v)."""
+    return subprocess.run(
+        [sys.executable, "-m", "papertrack", "--db", str(db), "ingest", "-v", str(feed)],
+        env=CHILD_ENV,
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -> None:
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
+    db = tmp_path / "s"
+    proc = paused_ingest(feed, db, workers=1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the ingest ended before it could be killed"
+
+    again = ingest_again(feed, db)
     assert again.returncode == 0, again.stderr
     assert "resumed at line" in again.stderr
     # The counts are the whole file's, and say so: 3,000 new, not the rest alone.
@@ -373,31 +393,7 @@ def test_sigterm_stops_an_ingest_like_ctrl_c_and_the_next_run_resumes(tmp_path: 
     # "leaked semaphore objects" warning. It is handled as Ctrl-C is, with exit 143.
     feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
     db = tmp_path / "s"
-    child = textwrap.dedent(
-        """
-        import sys, time
-        import papertrack.ingest as ingest
-        ingest.BATCH_SIZE = 200
-        save = ingest._Checkpoint.save
-        def save_then_wait(self, line, *args):
-            save(self, line, *args)
-            if line >= 600:
-                open(sys.argv[-1] + ".paused", "w").close()
-                time.sleep(120)
-        ingest._Checkpoint.save = save_then_wait
-        from papertrack.cli import main
-        sys.argv = ["papertrack", *sys.argv[1:]]
-        main()
-        """
-    )
-    args = [sys.executable, "-c", child, "--db", str(db), "ingest", "-j", "2", str(feed)]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
-    proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
-    paused = Path(str(feed) + ".paused")
-    deadline = time.monotonic() + 60
-    while not paused.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert paused.exists(), "the ingest never reached its third checkpoint"
+    proc = paused_ingest(feed, db, workers=2)
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 143, stderr
@@ -406,13 +402,7 @@ def test_sigterm_stops_an_ingest_like_ctrl_c_and_the_next_run_resumes(tmp_path: 
     )
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr
 
-    again = subprocess.run(
-        [sys.executable, "-m", "papertrack", "--db", str(db), "ingest", "-v", str(feed)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    again = ingest_again(feed, db)
     assert again.returncode == 0, again.stderr
     assert "resumed at line" in again.stderr
     assert len(records(Store(db))) == 3000
