@@ -55,6 +55,7 @@ __all__ = [
     "fold",
     "parse_query",
     "query_terms",
+    "symbol_words",
     "tokenize",
     "unaccent_tex",
 ]
@@ -552,6 +553,26 @@ def operator_words(text: str) -> list[str]:
         return []
     found = [t.text for t in tokens if t.kind == "WORD" and t.text.upper() in _OPERATORS]
     return list(dict.fromkeys(found))
+
+
+#: A programming language's name that folding cuts to a letter: C++, C#, F#.
+_SYMBOL_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Za-z](?:\+\+|#)(?![A-Za-z0-9])")
+
+
+def symbol_words(text: str) -> list[tuple[str, str]]:
+    """The names in ``text`` such as ``C++`` and ``C#``, each with the word it is
+    matched as (``c``): words are letters and digits, so "C++" also finds "Hepatitis C"."""
+    try:
+        tokens = _lex(text)
+    except QuerySyntaxError:
+        return []
+    found = [
+        match.group()
+        for t in tokens
+        if t.kind in ("WORD", "PHRASE")
+        for match in _SYMBOL_NAME.finditer(t.text)
+    ]
+    return [(name, fold(name).strip()) for name in dict.fromkeys(found)]
 
 
 def query_terms(node: Node, positive: bool = True) -> Iterator[tuple[Term | Category, bool]]:

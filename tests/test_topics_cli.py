@@ -607,6 +607,13 @@ def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: 
         assert "to match; operators are written in capitals:" in note, args
     capitals = run("search", "agent OR benchmark")
     assert "operators are written" not in capitals.stderr
+    # C++ is matched as "c", and so finds "Hepatitis C": the note says why.
+    for args in (["search", "C++ OR agent"], ["latest", "--query", '"F# code" OR agent']):
+        result = run(*args)
+        assert result.exit_code == 0, (args, result.stderr)
+        name, word = ("C++", "c") if "C++" in args[-1] else ("F#", "f")
+        assert f"Note: '{name}' is matched as the word '{word}'" in result.stderr
+    assert "is matched as the word" not in run("search", "A+ grade OR Cpp").stderr
     mistyped = run("topics", "test", "gui-agent", "--json")
     assert mistyped.exit_code == 0
     assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr

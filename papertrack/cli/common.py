@@ -651,7 +651,7 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
 def note_operator_words(query: str) -> None:
     """Say so when ``query`` holds ``or``/``and``/``not`` in lower case, which are
     words to match: only AND, OR and NOT in capitals are operators."""
-    from papertrack.query import operator_words
+    from papertrack.query import operator_words, symbol_words
 
     words = operator_words(query)
     if words:
@@ -660,6 +660,12 @@ def note_operator_words(query: str) -> None:
         say(
             f"Note: {shown} in the query {'is a word' if len(words) == 1 else 'are words'} "
             f"to match; operators are written in capitals: {operators}."
+        )
+    for name, word in symbol_words(query):
+        # C++ cannot be told from C: a search that also lists "Hepatitis C" says why.
+        say(
+            f"Note: {visible(name)!r} is matched as the word {word!r} (words are letters "
+            "and digits), so it also finds other uses of that letter."
         )
 
 
