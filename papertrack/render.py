@@ -368,7 +368,11 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
     (none below :data:`NARROW_LIST` columns of ``width``)."""
     narrow = width is not None and width < NARROW_LIST
     narrowest = width is not None and width < NARROWEST_LIST
-    table = Table(title=Text(safe(title), style="bold"), title_justify="left")
+    # Below 60 columns no padding at the table's edges: at 40, with counts in the
+    # thousands, the table took 42 columns, and its title was cut to the table's width.
+    table = Table(
+        title=Text(safe(title), style="bold"), title_justify="left", pad_edge=not narrowest
+    )
     if not narrowest:
         table.add_column("#", justify="right", style="dim", no_wrap=True)
     table.add_column("Topic", style="bold", min_width=10, overflow="fold")

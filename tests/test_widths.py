@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -150,10 +151,35 @@ def test_narrow_lists_cut_no_number_and_leave_a_column_out(
     for row in json.loads(run("trending", "--as-of", "2025-08-31", "--json").stdout):
         before = "no data" if row["previous"] == 0 else f"{row['previous']:,}"
         assert re.search(rf"│ +{row['current']:,} │ +({before}|0) │", trending.stdout)
-    names = re.findall(r"^│ (?:\s*\d+ │ )?(\S.*?)\s*│", trending.stdout, re.M)
+    names = re.findall(r"^│ ?(?:\s*\d+ │ )?(\S.*?)\s*│", trending.stdout, re.M)
     assert names and all(name.strip() for name in names)  # no topic column 0 wide
     wide = run("trending", "--as-of", "2025-08-31", env={"COLUMNS": "80"})
     assert "Weeks" in wide.stdout and "Source" in run("topics", env={"COLUMNS": "80"}).stdout
+
+
+def test_trending_with_counts_in_the_thousands_fits_40_columns_title_and_all() -> None:
+    """On a store of 83,510 papers `trending` at 40 columns drew 42: the right border
+    went, and the title, cut at the table's width, lost the comma of "Jun 26, 2026"."""
+    from rich.console import Console
+
+    from papertrack.momentum import measure
+    from papertrack.render import trending_table
+
+    monday = date(2026, 6, 22)
+    days = {(monday - timedelta(weeks=k)).isoformat(): [300] * 7 for k in range(12)}
+    topic = {week: [250] * 7 for week in days}
+    results = [
+        measure(topic, days, as_of=date(2026, 6, 26), topic=f"t{n}", name="Computer-Use Agents")
+        for n in range(3)
+    ]
+    title = "Trending — the last four weeks to Jun 26, 2026 against the four weeks before"
+    console = Console(width=40, record=True, file=io.StringIO())
+    console.print(trending_table(results, title, width=40))
+    shown = console.export_text()
+    lines = shown.splitlines()
+    assert max(len(line) for line in lines) <= 40
+    assert " ".join(" ".join(lines[:3]).split()).startswith(title)
+    assert "7,000" in shown
 
 
 @pytest.mark.parametrize("width", ["0", "7"])
