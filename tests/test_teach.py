@@ -577,6 +577,20 @@ def test_a_removed_topics_model_and_examples_go_with_it(stored: Path) -> None:
     assert len(tagged("agent-memory")) == trial["matches"]
 
 
+def test_a_hidden_default_keeps_its_teaching_and_says_so(stored: Path) -> None:
+    """Hiding a default is undone by deleting one line: what it was taught comes back
+    with it. The message said nothing of it, and the docs said remove deletes it."""
+    result = run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    result = run("topics", "remove", "gui-agents")
+    assert result.exit_code == 0, result.stderr
+    assert "Its 1 taught example is kept for when it comes back." in result.stderr
+    assert "gui-agents" in json.loads((stored / "examples.json").read_text())["topics"]
+    (stored / "topics.toml").unlink()  # brought back, as the message says
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    assert shown["taught"]["out"] == [CHAIN_OF_AGENTS]
+
+
 def test_a_topic_redefined_by_its_query_drops_the_model_of_the_old_definition(
     stored: Path,
 ) -> None:

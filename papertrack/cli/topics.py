@@ -509,6 +509,19 @@ def _drop_model(slug: str) -> str:
     )
 
 
+def _taught_kept(slug: str) -> str:
+    """What a hidden default topic keeps of its teaching, to say so (it comes back with it)."""
+    from papertrack import training
+
+    count = len(training.load_examples(paths.user_examples_file()).get(slug, {}))
+    if not count:
+        return ""
+    return (
+        f" Its {count:,} taught example{'s are' if count != 1 else ' is'} kept for when it "
+        "comes back."
+    )
+
+
 def _forget_examples(slug: str) -> str:
     """Delete a topic's taught model and examples (it is removed, or forgets them);
     what to tell the user."""
@@ -949,6 +962,7 @@ def topics_remove(
                 f"Hid the default topic {quoted(edit.name)} ({edit.slug}): {edit.path} now holds "
                 f"'hidden = true' for it (delete that entry to bring it back).{tagged}"
             )
+            message += _taught_kept(edit.slug)
         else:
             named = f"{quoted(edit.name)} ({edit.slug})"
             message = f"Removed your topic {named} from {edit.path}.{tagged}"
