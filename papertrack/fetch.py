@@ -746,6 +746,8 @@ def fetch_range(
         total = saved.get("total")
         if offset and isinstance(total, int) and not isinstance(total, bool) and total > 0:
             state["total"] = total  # the count the window it continues reported
+        if saved.get("stuck") is not None:
+            state["stuck"] = saved["stuck"]
     state["range"] = [first.isoformat(), last.isoformat()]
     client = _Client(settings, report)
     pages_total: int | None = None
@@ -754,14 +756,26 @@ def fetch_range(
         if progress is not None:
             progress(FetchProgress(report.pages, pages_total, report.papers, retry, wait))
 
+    seen: frozenset[str] = frozenset()  # the ids of the page before, in this window
     while state["windows"]:
         low, high = (date.fromisoformat(d) for d in state["windows"][0])
         start: int = state["start"]
+        place = [*state["windows"][0], start]
+        if not start:
+            seen = frozenset()
+        emptied = [False]  # whether the last answer was the empty page of the glitch
         query = api_query(cats, low, high)
         url = _api_url(settings.api_url, query, start, size)
         label = f"{', '.join(cats)} {low}..{high} from result {start}"
 
-        def check(status: int, body: bytes, start: int = start, url: str = url) -> feeds.ParsedFeed:
+        def check(
+            status: int,
+            body: bytes,
+            start: int = start,
+            url: str = url,
+            emptied: list[bool] = emptied,
+            seen: frozenset[str] = seen,
+        ) -> feeds.ParsedFeed:
             try:
                 parsed = feeds.parse_feed(body, url)
             except FeedError as exc:
@@ -775,13 +789,46 @@ def fetch_range(
             if status >= 400:  # a feed of papers sent as an error is no page of them
                 raise FeedError(f"{net.said_url(url)} answered HTTP {status}. Check the URL")
             total = _window_total(parsed.total_results, state)
+            emptied[0] = False
             if not parsed.papers and not parsed.skipped and start < min(total, API_CAP):
                 # arxiv.py #43: a valid but empty page although more results exist (also
                 # when this page says there are none, after an earlier page said more).
+                emptied[0] = True
                 raise _Retry(f"an empty page although {total:,} results are reported")
+            if start and len(parsed.papers) > 1 and {p.arxiv_id for p in parsed.papers} == seen:
+                # A server (or a caching proxy) that ignores start sent the page before
+                # again: walking on counted the same papers "unchanged" up to the count.
+                raise _Retry(f"the page before result {start} again")
             return parsed
 
-        parsed = client.page(url, label, check, notify)
+        try:
+            parsed = client.page(url, label, check, notify)
+        except FetchError:
+            if not emptied[0]:
+                raise
+            if state.get("stuck") != place:
+                # The count may be arXiv's passing glitch: the next run tries this page
+                # again, and is told where it stopped.
+                state["stuck"] = place
+                checkpoint.save(state)
+                raise
+            # A second run in a row at the same empty page: the count is wrong, and
+            # stopping here for good kept every later run (and a cron job's digest)
+            # from getting past it. The window ends where its papers did.
+            report.warnings.append(
+                f"{', '.join(cats)} {low}..{high}: arXiv reports "
+                f"{_window_total(None, state) or 'more'} results but sent none past "
+                f"result {start}, on two runs; taken as the end of that window"
+            )
+            state["windows"].pop(0)
+            state["start"] = 0
+            state.pop("total", None)
+            state.pop("stuck", None)
+            state["pages"] = int(state["pages"]) + 1
+            checkpoint.save(state if state["windows"] else None)
+            continue
+        state.pop("stuck", None)
+        seen = frozenset(p.arxiv_id for p in parsed.papers)
         total = _window_total(parsed.total_results, state)
         received = len(parsed.papers) + parsed.skipped
         report.pages += 1
@@ -808,7 +855,9 @@ def fetch_range(
             # whole page size skipped the rest for good. Without any count of results,
             # a full page means there may be more.
             following = start + received
-            if parsed.total_results is None and not total:
+            if (parsed.total_results is None and not total) or (received and total < following):
+                # No count, or one this very page contradicts (0 results on a page of
+                # 30): a full page means there may be more.
                 more = received >= size and following < API_CAP  # a server ignoring start
             else:
                 more = received > 0 and following < min(total, API_CAP)

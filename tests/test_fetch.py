@@ -925,22 +925,79 @@ def test_a_resumed_range_keeps_the_count_an_earlier_page_reported(
 
 
 def test_pages_without_a_count_stop_at_the_api_cap(httpserver: HTTPServer) -> None:
-    """A server that ignores start and sends the same full page without a count was
-    asked for pages forever."""
+    """Full pages without a count were asked for forever."""
     from papertrack import fetch
 
     calls = []
 
-    def same_page(request: Request) -> Response:
-        calls.append(request.args["start"])
-        return short_page(10, None)(0, 10)
+    def next_page(request: Request) -> Response:
+        start = int(request.args["start"])
+        calls.append(start)
+        return short_page(10, None)(start, 10)
 
-    httpserver.expect_request("/api/query").respond_with_handler(same_page)
+    httpserver.expect_request("/api/query").respond_with_handler(next_page)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fetch, "API_CAP", 50)
+        patch.setattr(fetch, "API_CAP", 20)
         result = fetch_api(httpserver.url_for("/api/query"))
     assert result.exit_code == 0, result.stderr
-    assert len(calls) == 5
+    assert calls == [0, 10]
+
+
+@pytest.mark.parametrize("total", [None, 600])
+def test_a_server_that_ignores_start_is_an_error_not_the_same_papers_again(
+    httpserver: HTTPServer, total: int | None
+) -> None:
+    """A server or caching proxy that ignores start sent the first page for every start:
+    the fetch walked to the count (or the cap), reported '30 new, 570 unchanged' and
+    exit 0, and 570 of the papers were never received."""
+    calls = []
+
+    def same_page(request: Request) -> Response:
+        calls.append(int(request.args["start"]))
+        return short_page(10, total)(0, 10)
+
+    httpserver.expect_request("/api/query").respond_with_handler(same_page)
+    result = fetch_api(httpserver.url_for("/api/query"), "--retries", "1")
+    line = error_line(result, 1, "the page before result 10 again", "fetched before are kept")
+    assert "run the same command again to resume" in line
+    assert calls == [0, 10, 10]
+    assert len(stored()) == 10
+
+
+def test_a_count_the_page_itself_contradicts_is_read_as_no_count(httpserver: HTTPServer) -> None:
+    """A page of 10 saying 0 results ended the window after it: 15 of 25 papers never
+    asked for, exit 0."""
+    api = FakeArxiv(httpserver)
+    api.faults[0] = [short_page(10, 0)]
+    result = fetch_api(api.url)
+    assert result.exit_code == 0, result.stderr
+    assert api.starts() == [0, 10, 20]
+    assert {p["arxiv_id"] for p in stored()} == ids(ENTRIES[:25])
+
+
+def test_an_empty_page_on_two_runs_ends_the_window_instead_of_every_run(
+    httpserver: HTTPServer,
+) -> None:
+    """A count arXiv never fills (1,000 reported, 25 sent) failed at the empty page after
+    the last paper, and every later run resumed there and failed again: a cron line
+    'fetch -q && digest' never got past it."""
+    api = FakeArxiv(httpserver, total=25)
+
+    def inflated(start: int, size: int) -> Response:
+        body = api_page(start, size, 25).decode()
+        return Response(re.sub(r"(<opensearch:totalResults>)\d+", r"\g<1>1000", body))
+
+    for start in (0, 10, 20, 25):
+        api.faults[start] = [inflated] * 10
+    first = fetch_api(api.url, "--retries", "1")
+    error_line(first, 1, "empty page although 1,000 results", "run the same command again")
+    assert len(stored()) == 25
+    again = fetch_api(api.url, "--retries", "1")
+    assert again.exit_code == 0, again.stderr
+    assert "reports 1000 results but sent none past result 25, on two runs" in again.stderr
+    assert api.starts()[-2:] == [25, 25] and api.starts().count(0) == 1
+    # Nothing is left stuck in the checkpoint: the next run starts afresh.
+    assert not (Path(os.environ["PAPERTRACK_HOME"]) / "fetch-checkpoint.json").exists()
 
 
 def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> None:
