@@ -413,7 +413,7 @@ def fetch_listing(
 
     def check(status: int, body: bytes) -> tuple[feeds.ParsedFeed, bytes]:
         try:
-            parsed = feeds.parse_feed(body, url)
+            parsed = feeds.parse_feed(body, net.without_password(url))
         except FeedError as exc:
             if isinstance(exc, FeedTooLargeError):
                 raise _too_large(url) from None
@@ -777,7 +777,7 @@ def fetch_range(
             seen: frozenset[str] = seen,
         ) -> feeds.ParsedFeed:
             try:
-                parsed = feeds.parse_feed(body, url)
+                parsed = feeds.parse_feed(body, net.without_password(url))
             except FeedError as exc:
                 if isinstance(exc, FeedTooLargeError):
                     raise _too_large(url, paged=True) from None

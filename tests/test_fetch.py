@@ -1008,6 +1008,20 @@ def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> N
     assert "reader:***@127.0.0.1" in line and "s3cret" not in failed.stderr
 
 
+def test_a_password_in_a_fetch_url_stays_out_of_warnings_and_the_log(
+    httpserver: HTTPServer,
+) -> None:
+    # Warnings about a feed's papers named the feed by its URL, password and all.
+    body = LISTING.read_bytes().replace(b"<published>2025-08-20", b"<published>2099-08-20", 1)
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(body)
+    url = f"http://reader:s3cret@127.0.0.1:{httpserver.port}/atom"
+    done = run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
+    assert done.exit_code == 0, done.stderr
+    assert "cannot be right" in done.stderr and "reader:***@127.0.0.1" in done.stderr
+    log = Path(os.environ["PAPERTRACK_HOME"]) / "papertrack.log"
+    assert "s3cret" not in done.stderr and "s3cret" not in log.read_text(encoding="utf-8")
+
+
 def test_a_gzipped_answer_is_read_as_ingest_reads_it(httpserver: HTTPServer) -> None:
     # A proxy or mirror that compresses unasked: fetch retried "a malformed body".
     httpserver.expect_request("/atom/cs.AI").respond_with_data(
