@@ -34,6 +34,14 @@ FETCH_KEYS: dict[str, tuple[type, ...]] = {
 }
 
 
+#: What each kind of value is, as an error message says it.
+_KIND_WORDS: dict[tuple[type, ...], str] = {
+    (list, str): 'a list of categories, e.g. ["cs.AI", "cs.CL"]',
+    (str,): 'text in quotes, e.g. "https://export.arxiv.org/api/query"',
+    (int,): "a whole number, e.g. 2000",
+    (int, float): "a number of seconds, e.g. 3",
+}
+
 #: The sections the file may have.
 SECTIONS = frozenset({"fetch"})
 
@@ -76,7 +84,7 @@ def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
             raise UsageError(f"unknown key {key!r} in [fetch] of {path}. Known keys: {known}")
         if isinstance(value, bool) or not isinstance(value, kinds):
             raise UsageError(
-                f"{key} in [fetch] of {path} has the wrong type. See 'papertrack fetch --help'"
+                f"{key} in [fetch] of {path} has the wrong type: it must be {_KIND_WORDS[kinds]}"
             )
     section = dict(section)
     categories = section.get("categories")

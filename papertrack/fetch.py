@@ -129,6 +129,16 @@ class FetchSettings:
                 f"timeout {self.timeout:g} is not a number of seconds up to {MAX_SECONDS:,}. "
                 "Set --timeout or timeout in config.toml to e.g. 60"
             )
+        for name, url in (("api-url", self.api_url), ("listing-url", self.listing_url)):
+            if "#" in url:
+                # The query was appended after the fragment, which is never sent: the
+                # server got a bare request, and the error blamed arXiv.
+                from papertrack.net import said_url
+
+                raise UsageError(
+                    f"--{name} {said_url(url)} has a #fragment, which is never sent to the "
+                    f"server. Remove it (--{name} or {name.replace('-', '_')} in config.toml)"
+                )
 
 
 @dataclass
@@ -263,7 +273,10 @@ def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
     except net.NetError as exc:
         if exc.retryable:
             raise _Retry(exc.reason) from None
-        raise FetchError(f"{exc.reason}. Check the URL and your connection") from None
+        # A reason that says its own fix (a redirect papertrack does not follow) keeps
+        # it alone: two fixes read as contradicting each other.
+        fix = "" if ". " in exc.reason else ". Check the URL and your connection"
+        raise FetchError(f"{exc.reason}{fix}") from None
     if body[:2] == GZIP_MAGIC:
         # Gzip that papertrack did not ask for (a proxy's Content-Encoding, a .gz
         # mirror), as ingest reads it: unpacked, never past the limit of a page.
@@ -338,7 +351,8 @@ class _Client:
                 settings.sleep(delay)
         done = self.report.pages
         kept = (
-            f"the {done:,} page{'s' if done != 1 else ''} fetched before are kept; "
+            f"the {done:,} page{'s' if done != 1 else ''} fetched before "
+            f"{'are' if done != 1 else 'is'} kept; "
             "run the same command again to resume"
             if done
             else "run the same command again later"

@@ -259,5 +259,11 @@ def get(
                 "papertrack does not follow. Use that URL directly if you trust it",
                 retryable=False,
             )
+        if first.scheme.lower() == "https" and moved.scheme.lower() != "https":
+            raise NetError(
+                f"{said_url(url)} redirects from https to {said_url(location)}, which "
+                "papertrack does not follow: the answer would come unencrypted",
+                retryable=False,
+            )
         url = location
     raise NetError(f"{said_url(url)} redirects more than {MAX_REDIRECTS} times", retryable=False)

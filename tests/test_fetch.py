@@ -185,7 +185,11 @@ def test_exhausted_retries_keep_earlier_pages_and_a_rerun_resumes(httpserver: HT
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     # Each retry is said (a long wait is never silent), then the one error line.
-    assert lines[:-1] == ["Retrying in 0 s: HTTP 503 (Rate exceeded.)."] * 2
+    # A wait under ten seconds is said in tenths: "0 s" read as no wait at all.
+    assert len(lines) == 3
+    assert all(
+        re.fullmatch(r"Retrying in 0\.\d s: HTTP 503 \(Rate exceeded\.\)\.", x) for x in lines[:2]
+    )
     assert lines[-1].startswith("Error: arXiv kept answering HTTP 503")
     assert "run the same command again to resume" in result.stderr
     assert "Traceback" not in result.stderr
@@ -353,7 +357,7 @@ def test_listing_is_the_default_and_a_cut_off_one_is_retried(httpserver: HTTPSer
     result = run(*args)
     assert result.exit_code == 0, result.stderr
     assert result.stderr.strip().splitlines() == [
-        "Retrying in 0 s: a cut-off or malformed listing.",
+        "Retrying in 0.0 s: a cut-off or malformed listing.",
         "cs.AI, cs.CL: 86 new, 0 updated, 0 unchanged, 1 page retried",
     ]
     assert len(httpserver.log) == 2
@@ -653,6 +657,62 @@ def test_config_categories_of_another_type_is_one_clear_line(isolated_home: Path
         error_line(result, 2, "categories in [fetch] of", "config.toml")
 
 
+@pytest.mark.parametrize(
+    ("line", "wanted"),
+    [
+        ('interval = "3"', "interval in [fetch] of"),
+        ("page_size = 1.5", "page_size in [fetch] of"),
+        ("api_url = 3", "api_url in [fetch] of"),
+    ],
+)
+def test_a_config_value_of_the_wrong_type_says_what_it_must_be(
+    isolated_home: Path, line: str, wanted: str
+) -> None:
+    # "has the wrong type. See 'papertrack fetch --help'", which does not say.
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "config.toml").write_text(f"[fetch]\n{line}\n")
+    kind = {"i": "a number of seconds, e.g. 3", "p": "a whole number, e.g. 2000", "a": "text"}
+    error_line(run("fetch"), 2, wanted, f"it must be {kind[line[0]]}")
+
+
+@pytest.mark.parametrize("option", ["--api-url", "--listing-url"])
+def test_a_url_with_a_fragment_is_refused_before_any_request(
+    httpserver: HTTPServer, option: str
+) -> None:
+    # The query went after the '#', which is never sent: the server got a bare request.
+    url = httpserver.url_for("/api/query") + "#top"
+    result = run("fetch", "-c", "cs.AI", "--days", "1", option, url)
+    error_line(result, 2, f"{option} http://", "has a #fragment", "Remove it")
+    assert httpserver.log == []
+
+
+def test_a_redirect_from_https_to_http_is_not_followed(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the host was compared: an https URL redirected to http on the same host was
+    followed, and the answer came unencrypted."""
+    import http.client
+
+    from papertrack import net
+
+    # The local server speaks plain HTTP: every connection goes to it, the https one too.
+    monkeypatch.setattr(
+        net,
+        "_connection",
+        lambda parts, timeout: http.client.HTTPConnection("127.0.0.1", httpserver.port),
+    )
+    httpserver.expect_request("/api/query").respond_with_data(
+        "", status=301, headers={"Location": f"http://localhost:{httpserver.port}/plain"}
+    )
+    httpserver.expect_request("/plain").respond_with_data(LISTING.read_bytes())
+    with pytest.raises(net.NetError, match="redirects from https to http://localhost") as caught:
+        net.get(f"https://localhost:{httpserver.port}/api/query", timeout=5)
+    assert not caught.value.retryable
+    assert [req.path for req, _ in httpserver.log] == ["/api/query"]
+    with net.get(f"http://localhost:{httpserver.port}/api/query", timeout=5) as followed:
+        assert followed.status == 200  # http to http is followed as before
+
+
 def test_a_config_section_that_means_nothing_is_refused_and_a_bom_is_read(
     isolated_home: Path, httpserver: HTTPServer
 ) -> None:
@@ -716,7 +776,7 @@ def test_the_retry_line_reads_whole_at_80_columns(
     assert code == 0, text
     lines = [line.strip() for chunk in text.split("\n") for line in chunk.split("\r")]
     # The reason is a line of its own, whole; the bar keeps its page and paper counts.
-    assert "Retrying in 0 s: HTTP 503 (Rate exceeded.)." in lines, lines
+    assert "Retrying in 0.0 s: HTTP 503 (Rate exceeded.)." in lines, lines
     assert all(len(line) <= 80 for line in lines)
     assert "…" not in text
     assert "5 new, 0 updated, 0 unchanged, 1 page retried" in text
@@ -958,7 +1018,9 @@ def test_a_server_that_ignores_start_is_an_error_not_the_same_papers_again(
 
     httpserver.expect_request("/api/query").respond_with_handler(same_page)
     result = fetch_api(httpserver.url_for("/api/query"), "--retries", "1")
-    line = error_line(result, 1, "the page before result 10 again", "fetched before are kept")
+    line = error_line(
+        result, 1, "the page before result 10 again", "the 1 page fetched before is kept"
+    )
     assert "run the same command again to resume" in line
     assert calls == [0, 10, 10]
     assert len(stored()) == 10

@@ -24,6 +24,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.errors import UsageError
+from papertrack.text import counted
 
 if TYPE_CHECKING:
     from papertrack.fetch import FetchProgress
@@ -35,10 +36,15 @@ _API_URL = "https://export.arxiv.org/api/query"
 _LISTING_URL = "https://rss.arxiv.org/atom"
 
 
+def _seconds(wait: float) -> str:
+    """A wait as said: '0.2 s' below ten seconds ('0 s' read as no wait at all), else whole."""
+    return f"{wait:.1f} s" if wait < 10 else f"{wait:,.0f} s"
+
+
 def _say_retries(event: FetchProgress) -> None:
     """Without a progress bar, each retry is a line: a long wait is never silent."""
     if event.retry:
-        say(f"Retrying in {event.wait:,.0f} s: {event.retry}.")
+        say(f"Retrying in {_seconds(event.wait)}: {event.retry}.")
 
 
 @contextlib.contextmanager
@@ -76,7 +82,7 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
                 # message: inside the bar's description it pushed the bar, the page
                 # count and the time off an 80-column line and was cut with "…".
                 bar.console.print(
-                    escape(f"Retrying in {event.wait:,.0f} s: {event.retry}."), highlight=False
+                    escape(f"Retrying in {_seconds(event.wait)}: {event.retry}."), highlight=False
                 )
             note = f"waiting {event.wait:,.0f} s" if event.retry else "fetching"
             bar.update(
@@ -236,7 +242,7 @@ def fetch(
             else:
                 report = fetch_range(cats, first, last, upsert, settings, progress=progress)
         if report.resumed_at and not quiet:
-            say(f"Resumed after {report.resumed_at:,} pages fetched by an earlier run.")
+            say(f"Resumed after {counted(report.resumed_at, 'page')} fetched by an earlier run.")
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
         if not quiet:
