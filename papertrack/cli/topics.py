@@ -349,9 +349,9 @@ def topics_add(
     """Add a topic to your topics file, or redefine one with --replace.
 
     The query is checked first: one that does not parse is refused with the column
-    of the mistake, and the file is left as it was. A topic with the slug of a
-    default topic replaces that default; a slug already in use needs --replace,
-    which rewrites the topic's entry whole (options left out are dropped).
+    of the mistake, and the file is left as it was. A slug already in use, yours
+    or a default topic's, needs --replace: it redefines that topic, rewriting its
+    entry whole (options left out are dropped).
     Comments and the rest of the file stay as you wrote them. Stored papers are
     retagged for the new definition straight away.
 
