@@ -883,3 +883,34 @@ def test_an_add_interrupted_in_its_retag_says_the_topic_is_added(
         "tags catch up at the next command that reads them."
     )
     assert {CHAIN_OF_AGENTS, COMPUTER_RL} <= set(tagged("chain-agents"))
+
+
+@pytest.mark.parametrize(
+    ("now", "gained", "lost", "said"),
+    [
+        (605, 384, 2, "more than twice the 223 papers"),
+        (100, 0, 101, "less than half the 201 papers"),
+        (300, 80, 3, None),  # 223 to 300: the counts say enough
+        (12, 10, 0, None),  # too small a topic before to call it a swing
+    ],
+)
+def test_a_teach_that_doubles_or_halves_a_topic_says_so(
+    capsys: pytest.CaptureFixture[str], now: int, gained: int, lost: int, said: str | None
+) -> None:
+    """Three more examples took a topic made from five from 223 papers to 605, mostly off
+    its theme, and the counts alone did not say so."""
+    from papertrack.cli.topics import _say_swing
+    from papertrack.writer import Retagged
+
+    class Counted:
+        def count(self, slug: str) -> int:
+            assert slug == "diffusion-robots"
+            return now
+
+    _say_swing("diffusion-robots", {"diffusion-robots": Retagged(gained, lost)}, Counted())  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    if said is None:
+        assert err == ""
+    else:
+        assert f"Note: the topic is {said} it had." in " ".join(err.split())
+        assert "topics teach diffusion-robots --unteach ID..." in err

@@ -743,6 +743,24 @@ def _say_changes(slug: str, changes: dict[str, Retagged], store: Store, catalog:
             )
 
 
+def _say_swing(slug: str, changes: dict[str, Retagged], store: Store) -> None:
+    """A word when a teach doubled or halved the topic: a topic made from a few
+    examples moves its threshold with each one (223 papers became 605, mostly off
+    its theme, on three more examples), and the counts alone did not say so."""
+    change = changes.get(slug)
+    if change is None:
+        return
+    now = store.count(slug)
+    before = now - change.gained + change.lost
+    if before < 10 or before // 2 < now < before * 2:
+        return
+    say(
+        f"Note: the topic is {'more than twice' if now > before else 'less than half'} "
+        f"the {before:,} papers it had. Look over the papers above; "
+        f"'papertrack topics teach {slug} --unteach ID...' takes back an example."
+    )
+
+
 def _say_topic_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
     change = changes.get(slug)
     gained, lost = (change.gained, change.lost) if change else (0, 0)
@@ -924,6 +942,7 @@ def topics_teach(
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
             _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
+            _say_swing(chosen.slug, changes, store)
             if choice.model.meta.get("like"):
                 _say_breadth(store, chosen.slug)
 
