@@ -782,7 +782,11 @@ def _say_topic_changes(slug: str, changes: dict[str, Retagged], store: Store) ->
 
 def _say_figures(choice: Any) -> None:
     figures = choice.rules.get(choice.decide)
-    if not figures:
+    if choice.decide == "query" and not figures:
+        # A query topic taught a few papers: its model decides nothing, and a note on
+        # how that model did read as if it did.
+        say("It decides by its query; the papers you taught are decided as taught.")
+    elif not figures:
         say(
             f"It decides by {choice.decide}. "
             f"{choice.model.meta.get('note', 'Not measured')}. Teach it more examples "
