@@ -920,3 +920,21 @@ def test_a_teach_that_doubles_or_halves_a_topic_says_so(
     else:
         assert f"Note: the topic is {said} it had." in " ".join(err.split())
         assert "topics teach diffusion-robots --unteach ID..." in err
+
+
+def test_teaching_what_was_taught_already_changes_nothing_and_says_so(stored: Path) -> None:
+    """It refit for seconds to the same model and said 'Taught 1 paper'."""
+    first = run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS)
+    assert first.exit_code == 0, first.stderr
+    model = stored / "models" / "gui-agents.json"
+    written = model.stat().st_mtime_ns
+    again = run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS)
+    assert again.exit_code == 0, again.stderr
+    assert again.stderr.strip() == (
+        "The paper named was taught to GUI Agents (gui-agents) so already: nothing changed."
+    )
+    assert model.stat().st_mtime_ns == written
+    # Taught the other way, it is a change.
+    flipped = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS)
+    assert flipped.exit_code == 0, flipped.stderr
+    assert "Taught GUI Agents (gui-agents) 1 paper in and 0 out" in flipped.stderr

@@ -895,6 +895,14 @@ def topics_teach(
                 taught[named[pid].arxiv_id] = True
             for pid in out_ids or []:
                 taught[named[pid].arxiv_id] = False
+            if given and not forget and not forgotten and taught == examples.get(chosen.slug):
+                # Every paper named was taught so already: a refit would give the same
+                # model after seconds of work, and "Taught 1 paper" read as a change.
+                say(
+                    f"{'Each paper' if len(given) > 1 else 'The paper'} named was taught to "
+                    f"{chosen.name} ({chosen.slug}) so already: nothing changed."
+                )
+                return
             if from_examples and not any(taught.values()):
                 raise UsageError(
                     f"{chosen.name} is made from your examples, and this would leave it none "
