@@ -528,7 +528,13 @@ def topic_card(info: Mapping[str, Any]) -> Group:
     parts += [Text(""), grid, Text(""), Text("query", style="dim")]
     query = str(info["query"]).strip("\n").splitlines()
     if query:
-        parts.append(Text(safe("\n".join("  " + line for line in query))))
+        from rich.padding import Padding
+
+        # Each line at its own indent, wrapped within it: a long line of a default
+        # query wrapped to the margin, and the query's layout was lost.
+        for line in query:
+            indent = 2 + len(line) - len(line.lstrip())
+            parts.append(Padding(Text(safe(line.strip())), (0, 0, 0, indent)))
     else:
         parts.append(Text("  none: it decides by its model alone", style="dim"))
     return Group(*parts)

@@ -138,6 +138,21 @@ def test_topics_show_prints_the_definition_and_counts(stored: None) -> None:
     assert "  AND agent*" in table  # the query as written, indented
 
 
+def test_topics_show_wraps_each_query_line_at_its_own_indent(stored: None) -> None:
+    """A long line of a default query wrapped to the left margin ('OR llama3' and
+    '"reinforcement learning"' at column 0), and the query's layout was lost."""
+    from papertrack.topics import Catalog
+
+    shown = run("topics", "show", "llm-agent-training", env={"COLUMNS": "60"})
+    assert shown.exit_code == 0, shown.stderr
+    block = shown.stdout.split("\nquery\n", 1)[1].splitlines()
+    query = Catalog.default().find("llm-agent-training").query.strip("\n").splitlines()
+    assert len(block) > len(query)  # lines were wrapped
+    assert all(line.startswith("  ") or not line.strip() for line in block), block
+    # Every word of the query is shown, in order.
+    assert " ".join(" ".join(block).split()) == " ".join(" ".join(query).split())
+
+
 def test_topics_show_unknown_topic_is_a_usage_error() -> None:
     result = run("topics", "show", "llm-agent-trainin")
     assert result.exit_code == 2
