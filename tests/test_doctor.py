@@ -230,6 +230,17 @@ def test_no_store_yet_is_not_a_problem(isolated_home: Path) -> None:
     assert not isolated_home.exists(), "a check creates nothing"
 
 
+@pytest.mark.parametrize("args", [["doctor"], ["doctor", "--repair"], ["doctor", "--json"]])
+def test_a_store_path_that_names_nothing_is_an_error(isolated_home: Path, args: list[str]) -> None:
+    # A cron health check of a mistyped --db said "nothing to check", exit 0, as if
+    # all were well; every command that reads calls it an error.
+    missing = isolated_home / "no-such-store"
+    result = run("--db", str(missing), *args)
+    line = error_line(result, 1, "no store at", "which --db or PAPERTRACK_DB names")
+    assert "no-such-store" in line
+    assert not missing.exists()
+
+
 @pytest.mark.parametrize("damage", CASES, ids=[c.__name__ for c in CASES])
 def test_doctor_finds_names_and_repairs(
     damage: Callable[[Store], Damage], store: Store, catalog: Catalog

@@ -179,7 +179,10 @@ def doctor(
         papertrack doctor --json | jq '.problems[].file'
     """
     with errors():
+        # As every command that reads: a store --db or PAPERTRACK_DB names must be
+        # there. A cron health check of a mistyped path said "nothing to check", exit 0.
+        store = open_store()
         if repair:
-            _repair(open_store(create=True), as_json)
+            _repair(store, as_json)
         else:
-            _check(open_store(create=True), as_json)
+            _check(store, as_json)
