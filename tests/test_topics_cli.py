@@ -86,6 +86,7 @@ def test_topics_list_counts_agree_with_latest(stored: None) -> None:
             mine = tagged[row["topic"]]
             assert row["papers"] == len(mine)
             assert row["last_4_weeks"] == sum(first <= p["paper_date"][:10] <= as_of for p in mine)
+            assert row["as_of"] == as_of
             recent += row["last_4_weeks"]
         if as_of == AS_OF:
             assert recent >= 20  # the listing's Aug 20 papers are in the window
@@ -532,6 +533,8 @@ def test_topics_count_the_last_weeks_of_a_store_that_is_behind(sample_home: Path
     assert "Note: the newest paper in the store is from Jun 26, 2026" in listed.stderr
     rows = {row["topic"]: row for row in json.loads(listed.stdout)}
     assert 0 < rows["llm-agent-training"]["last_4_weeks"] < rows["llm-agent-training"]["papers"]
+    # A script reads which 28 days were counted from the rows, not from stderr.
+    assert {row["as_of"] for row in rows.values()} == {"2026-06-26"}
     shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
     assert shown["last_4_weeks"] == rows["llm-agent-training"]["last_4_weeks"]
     assert shown["as_of"] == "2026-06-26"

@@ -164,7 +164,8 @@ AsOfOpt = Annotated[
     str | None,
     typer.Option(
         "--as-of",
-        help="Count up to this day (UTC; default today): 2026-09-30, 'Sep 30 2026', '1 week ago'.",
+        help="Count up to this day (UTC; default today, or the newest paper's day when it is "
+        "more than 4 weeks old): 2026-09-30, 'Sep 30 2026', '1 week ago'.",
         show_default=False,
     ),
 ]

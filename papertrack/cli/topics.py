@@ -136,6 +136,9 @@ def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
         "categories": list(topic.categories),
         "papers": store.count(topic.slug) if counted else 0,
         "last_4_weeks": recent_count(store, topic.slug, as_of) if counted else 0,
+        # The day the 4 weeks end: today, or the newest paper's on a store not fetched
+        # for 4 weeks (a script could not tell which from the counts).
+        "as_of": as_of.isoformat(),
     }
 
 
