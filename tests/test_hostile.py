@@ -585,8 +585,14 @@ def test_api_entries_without_id_are_skipped_and_bad_dates_leave_them_undated(
     ]
     entries.append(api_entry("2601.00020v1", "No date", "").replace("<published></published>", ""))
     entries.append("<entry><title>No id at all</title><summary>x</summary></entry>")
-    result = ok(run("ingest", "-v", str(write(tmp_path / "api.xml", api_page(entries)))))
-    assert "(api): 7 papers: 7 new, 0 updated, 0 unchanged, 1 skipped" in result.stderr
+    feed = write(tmp_path / "api.xml", api_page(entries))
+    # Without -v (a cron ingest) the warning goes to the log alone; it left no trace.
+    quiet = ok(run("ingest", str(feed)))
+    assert "cannot be right" not in quiet.stderr
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert "Warning: " in logged and "ignored 5 dates that cannot be right" in logged
+    result = ok(run("ingest", "-v", str(feed)))
+    assert "(api): 7 papers: 0 new, 0 updated, 7 unchanged, 1 skipped" in result.stderr
     assert "ignored 5 dates that cannot be right" in result.stderr
     store = Store(isolated_home / "store")
     dated = store.get("2601.00001")

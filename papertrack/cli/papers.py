@@ -30,6 +30,7 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
+    log,
     newest_paper_note,
     no_blank_category,
     note_operator_words,
@@ -229,15 +230,21 @@ def ingest(
 
 
 def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
-    """What ingest says about each source as it is done: errors always, the rest with -v."""
+    """What ingest says about each source as it is done: errors always, the rest with -v.
+    Warnings (dates ignored, fields cut) go to the log always: a cron ingest has no
+    -v, and kept no trace of the papers it re-dated."""
 
     def progress(item: SourceReport) -> None:
         if item.error:
             say(f"Error: {visible(item.error).rstrip('.')}.")  # one line, whatever it quotes
         elif verbose:
             say(_source_line(item))
-        for warning in item.warnings if verbose else ():
-            say(f"Warning: {visible(warning)}")  # one line, whatever it quotes
+        for warning in item.warnings:
+            line = f"Warning: {visible(warning)}"  # one line, whatever it quotes
+            if verbose:
+                say(line)
+            else:
+                log(line)
 
     return progress
 
