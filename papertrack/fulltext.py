@@ -58,7 +58,7 @@ __all__ = [
 #: The index file's name in the store directory (SQLite adds a -journal beside it while writing).
 FILE = "search.sqlite"
 #: Bump when what is indexed, or how, changes: an index of another version is rebuilt.
-VERSION = "1"
+VERSION = "2"  # 2: ø, ł, ı, æ... folded to o, l, i, ae
 
 _SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5("

@@ -105,12 +105,21 @@ _TEX_ACCENT = re.compile(r"\\(?:['\"`^~=.]|[uvHckrb](?=[\s{]))\s*")
 _DROPPED = frozenset({"Mn", "Mc", "Me", "Cf"})
 
 
+#: Letters NFKD does not split into a base letter and an accent, folded as a reader
+#: of the name would type it: "Søgaard" is found by "Sogaard", "Łukasz" by "Lukasz",
+#: "Yıldırım" by "Yildirim" (lower case: folding has lowered them first).
+_UNSPLIT = str.maketrans(
+    {"ø": "o", "ł": "l", "ı": "i", "đ": "d", "ð": "d", "ħ": "h", "ŧ": "t", "æ": "ae",
+     "œ": "oe", "þ": "th", "ŀ": "l"}
+)  # fmt: skip
+
+
 def _fold_run(match: re.Match[str]) -> str:
     # NFKD splits "é" into "e" + a combining accent and "ﬁ" into "fi". Accents
     # and invisible format characters (soft hyphens, zero-width spaces: "LL\u200bM"
     # is "llm") are dropped; other non-alphanumerics (dashes, curly quotes)
     # become spaces.
-    run = unicodedata.normalize("NFKD", match.group()).casefold()
+    run = unicodedata.normalize("NFKD", match.group()).casefold().translate(_UNSPLIT)
     return "".join(
         char if char.isalnum() else ("" if unicodedata.category(char) in _DROPPED else " ")
         for char in run

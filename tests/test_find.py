@@ -152,6 +152,28 @@ def test_search_formats_and_empty(small: Path) -> None:
     assert "No papers in the store match. Words side by side must all match" in empty.stderr
 
 
+def test_a_name_is_found_as_a_reader_types_it(tmp_path: Path) -> None:
+    """'Søgaard', 'Łódź' and 'Yıldırım' have no accent for folding to drop: typed
+    'Sogaard', 'Lodz' or 'Yildirim' they found nothing."""
+    ingest(
+        make_feed(
+            tmp_path / "names.xml",
+            [
+                ("2601.00011", "Søgaard's corpus from Łódź", "A study.", "05 Jan 2026"),
+                ("2601.00012", "Notes by Yıldırım", "Another study.", "06 Jan 2026"),
+            ],
+        )
+    )
+    for query, wanted in (
+        ("title:sogaard", ["2601.00011"]),
+        ("Lodz", ["2601.00011"]),
+        ("title:Łódź", ["2601.00011"]),
+        ('"notes by yildirim"', ["2601.00012"]),
+    ):
+        found = json.loads(run("search", query, "--json").stdout)
+        assert [p["arxiv_id"] for p in found] == wanted, query
+
+
 @pytest.mark.parametrize("command", [["search", "zebra"], ["ask", "how do zebras cross?"]])
 def test_an_empty_store_says_how_to_fill_it(command: list[str]) -> None:
     result = run(*command)

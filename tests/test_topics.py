@@ -88,6 +88,9 @@ def catalog() -> Catalog:
         ("LL\u200bM fine\u00adtuning", ["llm", "finetuning"]),
         ("cs.AI  snake_case\tGPT-4o", ["cs", "ai", "snake", "case", "gpt", "4o"]),
         ("$\\alpha$-divergence, ω", ["alpha", "divergence", "ω"]),
+        # Letters with no accent to drop, as a reader of the name types them.
+        ("Søgaard, Łukasz Yıldırım", ["sogaard", "lukasz", "yildirim"]),
+        ("ÆRØ Œuvre Þór Đorđe", ["aero", "oeuvre", "thor", "dorde"]),
         ("", []),
     ],
 )
