@@ -229,6 +229,15 @@ class TextIndex:
         except (sqlite3.Error, StoreError):
             return False
 
+    def other_version(self) -> bool:
+        """Whether the file was made by a papertrack that indexed otherwise (the next
+        search rebuilds it: no damage, nothing to repair)."""
+        try:
+            db = self._connect()
+            return db is not None and self._meta(db, "version") not in (None, VERSION)
+        except (sqlite3.Error, StoreError):
+            return False
+
     def damage(self) -> str | None:
         """What SQLite's structural check finds wrong with the file (None: nothing).
 

@@ -660,3 +660,25 @@ def test_an_id_map_folder_that_is_a_file_stops_the_repair_before_it_writes(store
     store.ids_dir.unlink()
     assert run("doctor", "--repair").exit_code == 0
     assert run("doctor").exit_code == 0
+
+
+def test_a_search_index_of_an_earlier_version_is_no_problem_and_the_next_search_rebuilds_it(
+    store: Store,
+) -> None:
+    """After an upgrade that indexes otherwise, doctor failed every cron health check
+    once ('search.sqlite is behind the week files') for what the next search redoes."""
+    import sqlite3
+
+    from papertrack.fulltext import VERSION
+
+    with sqlite3.connect(store.search_path) as db:
+        db.execute("UPDATE meta SET value = '0' WHERE key = 'version'")
+    db.close()
+    checked = run("doctor")
+    assert checked.exit_code == 0, checked.stderr
+    assert "No problems found." in checked.stderr
+    assert run("search", "agent*").exit_code == 0
+    with sqlite3.connect(store.search_path) as db:
+        (version,) = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    db.close()
+    assert version == VERSION
