@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -100,6 +101,37 @@ _LAYOUT = frozenset(
     {MARKER, "papers", "ids", "index.json", ".lock", ".dirty", "resume", "damaged", "vectors"}
     | {"search.sqlite", "search.sqlite-wal", "search.sqlite-shm", "search.sqlite-journal"}
 )
+
+
+#: What the folders of a store hold, by name: week files, id shards and checkpoints
+#: (.json), kept vectors (.bin), week files kept aside by a repair (NAME.json.TIME).
+_FOLDER_FILES = {
+    "papers": re.compile(r"[^/]+\.json"),
+    "ids": re.compile(r"[^/]+\.json"),
+    "resume": re.compile(r"[^/]+\.json"),
+    "vectors": re.compile(r"[^/]+\.bin"),
+    "damaged": re.compile(r"[^/]+\.json\.[^/]+"),
+}
+
+
+def _foreign_inside(path: Path, names: AbstractSet[str]) -> str | None:
+    """The first entry (``papers/notes.pdf``) of a store's folders in ``path`` that no
+    store holds, or None. Only a folder without the marker is looked into: it is a
+    store made before the marker, or someone's folder that happens to use the names."""
+    for folder, pattern in _FOLDER_FILES.items():
+        if folder not in names:
+            continue
+        inside = path / folder
+        if not inside.is_dir():
+            return folder
+        try:
+            entries = os.listdir(inside)
+        except OSError:
+            return None  # unreadable: the command that reads it says so
+        for entry in sorted(entries):
+            if not (pattern.fullmatch(entry) or TEMP_NAME.fullmatch(entry)):
+                return f"{folder}/{entry}"
+    return None
 
 
 # --------------------------------------------------------------------------- keys
@@ -231,7 +263,11 @@ class Store:
                     f"{exc.strerror or exc}. Check its permissions"
                 ) from None
             if names <= _LAYOUT:
-                return  # empty, being made, or made before the marker: the next writer marks it
+                foreign = _foreign_inside(self.path, names)
+                if foreign is None:
+                    return  # empty, being made, or made before the marker: the next writer marks it
+                # ~/research holding only papers/ full of PDFs looked like a store.
+                names = {foreign}
             shown = ", ".join(sorted(visible(n) for n in names)[:3])
             more = ", …" if len(names) > 3 else ""
             raise StoreError(

@@ -71,6 +71,27 @@ def test_a_folder_that_is_not_a_store_is_refused_and_left_alone(
     assert all(path.read_bytes() == data for path, data in files.items())
 
 
+@pytest.mark.parametrize(
+    "inside",
+    ["papers/thesis.pdf", "ids/scan.png", "resume/cv.docx", "vectors/notes.txt", "papers/sub/x"],
+)
+@pytest.mark.parametrize("command", [["ingest", str(LISTING)], ["doctor", "--repair"]])
+def test_a_folder_using_a_stores_folder_names_for_other_files_is_refused(
+    tmp_path: Path, inside: str, command: list[str]
+) -> None:
+    # ~/research holding nothing but papers/ full of PDFs passed for a store made
+    # before the marker: the week files were written beside the PDFs.
+    folder = tmp_path / "research"
+    mine = folder / inside
+    mine.parent.mkdir(parents=True)
+    mine.write_bytes(b"mine")
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    result = run("--db", str(folder), *command)
+    error_line(result, 1, "is not a papertrack store", inside.split("/sub")[0])
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+    assert mine.read_bytes() == b"mine"
+
+
 def test_the_root_of_the_file_system_is_refused_without_walking_it() -> None:
     started = time.monotonic()
     error_line(run("--db", "/", "doctor"), 1, "is not a papertrack store")
