@@ -383,12 +383,18 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
         _count_column(table, "Share")
     if not narrow:
         table.add_column("Weeks", no_wrap=True, style="cyan")
-    few = False
+    few = gaps = False
     for n, m in enumerate(results, start=1):
         change = change_label(m)
         if m.low_count and change != "–":
             change += "*"
             few = True
+        windows = (m.current, m.previous)
+        if change != "–" and any(0 < w.covered_days < w.days for w in windows):
+            # As momentum says: with days of no data the counts are compared per day
+            # of data, so "15 │ 10 │ 0%" is no error; it was shown with no word of why.
+            change += "†"
+            gaps = True
         share = "–" if m.share is None else format_share(m.share, short=True)
         cells: list[str | Text] = [
             Text(safe(m.name)),
@@ -401,8 +407,13 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
         if not narrow:
             cells.append(sparkline([w.count for w in m.weeks]))
         table.add_row(*cells)
+    notes = []
     if few:
-        table.caption = "* fewer than 10 papers in a window: too few to call a trend"
+        notes.append("* fewer than 10 papers in a window: too few to call a trend")
+    if gaps:
+        notes.append("† a window has days with no data: compared per day of data")
+    if notes:
+        table.caption = "\n".join(notes)
         table.caption_justify = "left"
     return table
 

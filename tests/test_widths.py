@@ -223,3 +223,28 @@ def test_a_narrow_momentum_chart_keeps_every_week_and_count(
         count = "no data" if week["count"] is None else f"{week['count']:,}"
         line = rf"^{re.escape(label)} +(?:[^\d\s]+ +)?{count}\b"
         assert re.search(line, shown.stdout, re.M), (label, count)
+
+
+def test_trending_marks_a_change_measured_over_days_with_no_data() -> None:
+    """'15 │ 10 │ 0%' with no word of why: with days of no data the change is per day
+    of data, which momentum says and trending did not."""
+    from rich.console import Console
+
+    from papertrack.momentum import measure
+    from papertrack.render import trending_table
+
+    monday = date(2026, 6, 22)
+    full = {(monday - timedelta(weeks=k)).isoformat(): [30] * 7 for k in range(12)}
+    gappy = dict(full)
+    gappy[(monday - timedelta(weeks=6)).isoformat()] = [0] * 7  # a week of the window before
+    topic = {week: [10 if day else 0 for day in days] for week, days in gappy.items()}
+    as_of = date(2026, 6, 28)
+    shown = []
+    for days in (full, gappy):
+        console = Console(width=100, record=True, file=io.StringIO())
+        result = measure(topic, days, as_of=as_of, topic="t", name="Topic")
+        console.print(trending_table([result], "Trending", width=100))
+        shown.append(console.export_text())
+    assert "†" not in shown[0] and "no data" not in shown[0]
+    assert "†" in shown[1]
+    assert "† a window has days with no data: compared per day of data" in shown[1]
