@@ -55,6 +55,7 @@ __all__ = [
     "fold",
     "parse_query",
     "query_terms",
+    "comments_of",
     "symbol_words",
     "tokenize",
     "unaccent_tex",
@@ -256,7 +257,8 @@ _SPACE_RE = re.compile(r"\s+")
 _WORD_RE = re.compile(r'[^\s()"]+')
 
 
-def _lex(text: str) -> list[_Token]:
+def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
+    """The tokens of ``text``; the text of each comment goes to ``comments`` if given."""
     tokens: list[_Token] = []
     i, n = 0, len(text)
     while i < n:
@@ -266,6 +268,8 @@ def _lex(text: str) -> list[_Token]:
         elif char == "#":
             # A comment runs to the end of the line, for long queries in topics.toml.
             end = text.find("\n", i)
+            if comments is not None:
+                comments.append(text[i : n if end == -1 else end])
             i = n if end == -1 else end
         elif char == "(":
             tokens.append(_Token("LPAREN", char, i + 1))
@@ -329,6 +333,7 @@ class _Parser:
     """Recursive descent over ``_lex`` tokens; ``scope`` is the field set by ``title:`` etc."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.tokens = _lex(text)
         self.pos = 0
         self.depth = 0
@@ -343,8 +348,11 @@ class _Parser:
 
     def parse(self) -> Node:
         if self.peek().kind == "END":
+            # '#MeToo' is all comment: say so, or "empty" reads as a bug.
+            comment = " ('#' starts a comment: quote it, \"#metoo\")" if "#" in self.text else ""
             raise QuerySyntaxError(
-                'empty query. Write at least one word, e.g. agent or "language model".', 1
+                f'empty query{comment}. Write at least one word, e.g. agent or "language model".',
+                1,
             )
         node = self.or_expr("text")
         token = self.peek()
@@ -562,6 +570,17 @@ def operator_words(text: str) -> list[str]:
         return []
     found = [t.text for t in tokens if t.kind == "WORD" and t.text.upper() in _OPERATORS]
     return list(dict.fromkeys(found))
+
+
+def comments_of(text: str) -> list[str]:
+    """The comments of ``text`` (``# ...`` to the end of a line), as written: what a
+    query typed on one line leaves out ("robot #1 OR agent" is the query "robot")."""
+    found: list[str] = []
+    try:
+        _lex(text, found)
+    except QuerySyntaxError:
+        return []
+    return [c for c in found if c[1:].strip()]
 
 
 #: A programming language's name that folding cuts to a letter: C++, C#, F#.

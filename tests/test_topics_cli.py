@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ok, run
+from helpers import error_line, ok, run
 
 from papertrack.store import Store
 from papertrack.topics import tokenize
@@ -632,6 +632,16 @@ def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: 
         name, word = ("C++", "c") if "C++" in args[-1] else ("F#", "f")
         assert f"Note: '{name}' is matched as the word '{word}'" in result.stderr
     assert "is matched as the word" not in run("search", "A+ grade OR Cpp").stderr
+    # '#' starts a comment, for topics.toml: typed on one line it took the rest of the
+    # query with it, while the header showed the whole query.
+    commented = run("search", "robot #1 OR agent", "--json")
+    assert commented.exit_code == 0, commented.stderr
+    assert "Note: '#1 OR agent' is a comment ('#' runs to the end of the line)" in (
+        commented.stderr
+    )
+    assert json.loads(commented.stdout) == json.loads(run("search", "robot", "--json").stdout)
+    assert "is a comment" not in run("search", '"#1" OR agent').stderr
+    error_line(run("search", "#MeToo"), 2, "empty query ('#' starts a comment")
     mistyped = run("topics", "test", "gui-agent", "--json")
     assert mistyped.exit_code == 0
     assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr

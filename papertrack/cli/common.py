@@ -652,7 +652,7 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
 def note_operator_words(query: str) -> None:
     """Say so when ``query`` holds ``or``/``and``/``not`` in lower case, which are
     words to match: only AND, OR and NOT in capitals are operators."""
-    from papertrack.query import operator_words, symbol_words
+    from papertrack.query import comments_of, operator_words, symbol_words
 
     words = operator_words(query)
     if words:
@@ -661,6 +661,13 @@ def note_operator_words(query: str) -> None:
         say(
             f"Note: {shown} in the query {'is a word' if len(words) == 1 else 'are words'} "
             f"to match; operators are written in capitals: {operators}."
+        )
+    for comment in comments_of(query):
+        # A comment is for the long queries of topics.toml; typed on one line, the
+        # rest of the query went with it while the header showed it all.
+        say(
+            f"Note: {visible(comment)!r} is a comment ('#' runs to the end of the line) "
+            "and is left out of the query. Put it in quotes to match it."
         )
     for name, word in symbol_words(query):
         # C++ cannot be told from C: a search that also lists "Hepatitis C" says why.
