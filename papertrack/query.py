@@ -349,7 +349,12 @@ class _Parser:
     def parse(self) -> Node:
         if self.peek().kind == "END":
             # '#MeToo' is all comment: say so, or "empty" reads as a bug.
-            comment = " ('#' starts a comment: quote it, \"#metoo\")" if "#" in self.text else ""
+            comment = (
+                " (all of it is a comment: '#' runs to the end of the line; quote a word "
+                "that starts with '#')"
+                if "#" in self.text
+                else ""
+            )
             raise QuerySyntaxError(
                 f'empty query{comment}. Write at least one word, e.g. agent or "language model".',
                 1,

@@ -178,7 +178,7 @@ def test_str_of_a_tree_parses_back_to_the_same_tree(query: str) -> None:
     [
         ("", 1, "empty query. "),
         ("   \n ", 1, "empty query. "),
-        ("# just a comment", 1, "empty query. "),
+        ("# just a comment", 1, "empty query (all of it is a comment"),
         (
             "agent AND (llm OR gpt",
             11,

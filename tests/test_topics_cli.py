@@ -641,7 +641,7 @@ def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: 
     )
     assert json.loads(commented.stdout) == json.loads(run("search", "robot", "--json").stdout)
     assert "is a comment" not in run("search", '"#1" OR agent').stderr
-    error_line(run("search", "#MeToo"), 2, "empty query ('#' starts a comment")
+    error_line(run("search", "#MeToo"), 2, "empty query (all of it is a comment")
     mistyped = run("topics", "test", "gui-agent", "--json")
     assert mistyped.exit_code == 0
     assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr
