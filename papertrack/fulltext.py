@@ -38,6 +38,7 @@ import os
 import re
 import sqlite3
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,9 @@ __all__ = [
 #: The index file's name in the store directory (SQLite adds a -journal beside it while writing).
 FILE = "search.sqlite"
 #: Bump when what is indexed, or how, changes: an index of another version is rebuilt.
-VERSION = "2"  # 2: ø, ł, ı, æ... folded to o, l, i, ae
+VERSION = "2 unicode " + unicodedata.unidata_version
+# 2: ø, ł, ı, æ... folded to o, l, i, ae. The Unicode database folding reads is part
+# of it: a Python whose NFKD splits other letters rebuilds the index too.
 
 _SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5("
