@@ -499,6 +499,13 @@ class _Parser:
         words: list[str] = []
         prefix: list[bool] = []
         for chunk, column in chunks:
+            if scope != "author" and ("$" in chunk or "\\" in chunk):
+                # A paper's TeX is read as it renders ($\alpha$ is α): a query copied
+                # from arXiv, "$\alpha$-divergences", read as "alpha divergences" and
+                # found nothing. (Authors' TeX accents are dropped, not rendered.)
+                from papertrack.tex import render_tex
+
+                chunk = render_tex(chunk)
             chunk_words, chunk_prefix = _text_word(chunk, column)
             words.extend(chunk_words)
             prefix.extend([False] * (len(chunk_words) - 1) + [chunk_prefix])
