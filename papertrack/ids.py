@@ -99,7 +99,22 @@ def parse_paper_id(text: str) -> tuple[str, int | None] | None:
     its scheme or to the HTML view, arXiv's DOI (``10.48550/arXiv.2508.13167``, also
     as a doi.org link) and ``arXiv: 2508.13167``. For ids a user types, never for
     feeds: a feed entry keyed by a doi.org link is not read as that arXiv paper."""
-    return parse_arxiv_id(text) or _parse(text, _TYPED_PREFIX_RE)
+    found = parse_arxiv_id(text) or _parse(text, _TYPED_PREFIX_RE)
+    if found is None and isinstance(text, str) and "/" in text:
+        # Typed, an old-style id's case may be off ("HEP-PH/0301050"): the archive is
+        # lower case and the subject class upper case, whatever was typed.
+        fixed = _OLD_CASE_RE.sub(_old_case, text)
+        if fixed != text:
+            found = parse_arxiv_id(fixed) or _parse(fixed, _TYPED_PREFIX_RE)
+    return found
+
+
+_OLD_CASE_RE = re.compile(r"([A-Za-z]+(?:-[A-Za-z]+)?)(?:\.([A-Za-z]{2}))?/(?=\d{7})", re.ASCII)
+
+
+def _old_case(match: re.Match[str]) -> str:
+    subject = f".{match[2].upper()}" if match[2] else ""
+    return f"{match[1].lower()}{subject}/"
 
 
 def _parse(text: str, wrappers: re.Pattern[str]) -> tuple[str, int | None] | None:

@@ -161,3 +161,21 @@ def test_new_scheme_round_trip(yy: int, mm: int, number: int, version: int | Non
     assert parse_arxiv_id(text) == (arxiv_id, version)
     assert parse_arxiv_id(f"https://arxiv.org/abs/{text}") == (arxiv_id, version)
     assert parse_arxiv_id(f"oai:arXiv.org:{text}") == (arxiv_id, version)
+
+
+@pytest.mark.parametrize(
+    ("typed", "parsed"),
+    [
+        # `show HEP-PH/0301050` was refused: typed, an old-style id's case may be off.
+        ("HEP-PH/0301050", ("hep-ph/0301050", None)),
+        ("Math.gt/0309136v2", ("math/0309136", 2)),
+        ("https://arxiv.org/abs/HEP-TH/9901001", ("hep-th/9901001", None)),
+    ],
+)
+def test_a_typed_old_style_id_in_any_case_is_read(
+    typed: str, parsed: tuple[str, int | None]
+) -> None:
+    from papertrack.ids import parse_arxiv_id, parse_paper_id
+
+    assert parse_paper_id(typed) == parsed
+    assert parse_arxiv_id(typed) is None  # a feed's id is taken as written
