@@ -135,7 +135,8 @@ def search_papers(
     bounded by ``2 * limit`` papers however large the store. Every match must be
     seen to be sure no title hit is missed, except that once ``limit`` title
     hits are in hand after a whole week, older weeks can only add older papers
-    that rank below them, and the scan stops there: the answer is exact either way.
+    that rank below them, and the scan stops there (for a query no title can hit,
+    once ``limit`` matches are): the answer is exact either way.
     ``progress`` is told (weeks read, weeks in all) before each week file.
     """
     from papertrack.matching import PaperText
@@ -149,7 +150,11 @@ def search_papers(
     for done, week in enumerate(weeks):
         if progress is not None:
             progress(done, len(weeks))
-        if len(title_hits) >= limit:
+        # With no word that could hit a title (NOT agent, abstract:model*, category:cs.*)
+        # every match ranks by date alone, as in latest: it read the whole store (4-5 s
+        # at 83,510 papers) for what the newest weeks hold.
+        enough = title_hits if in_title is not None else other_hits
+        if len(enough) >= limit:
             result.complete = False
             break
         for paper in store.search_week(week, query.matches_fields, within):
