@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from papertrack.models import IngestReport, Paper
     from papertrack.momentum import Momentum
     from papertrack.store import Store
-    from papertrack.topics import Catalog
+    from papertrack.topics import Catalog, Topic
 
 __all__ = [
     "ask_question",
@@ -106,16 +106,19 @@ def _day(as_of: datetime | date | None) -> date | None:
     return moment.astimezone(UTC).date() if moment is not None else None
 
 
-def _slug(topics: Catalog, topic: object, *, required: bool = False) -> str | None:
-    """The slug of the topic ``topic`` names; None for None unless ``required``."""
-    if topic is None and not required:
-        return None
+def _find(topics: Catalog, topic: object) -> Topic:
+    """The topic ``topic`` names (``Catalog.find``), which must be a str."""
     if not isinstance(topic, str):
         raise UsageError(
             f"topic is {type(topic).__name__}, not a topic's name or slug. "
             "Name one, e.g. 'gui-agents' (load_catalog() lists them)"
         )
-    return topics.find(topic).slug
+    return topics.find(topic)
+
+
+def _slug(topics: Catalog, topic: object) -> str | None:
+    """The slug of the topic ``topic`` names; None for None (all papers)."""
+    return None if topic is None else _find(topics, topic).slug
 
 
 def _at_least(name: str, value: int, least: int = 1) -> int:
@@ -187,7 +190,7 @@ def topic_momentum(
     _at_least("weeks", weeks)
     given = _day(as_of)
     topics = load_catalog()
-    chosen = topics.find(_slug(topics, topic, required=True) or "")
+    chosen = _find(topics, topic)
     _current(store, topics)
     day = given or store.newest_day() or core.today()
     days = store.index().days

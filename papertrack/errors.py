@@ -54,6 +54,11 @@ class Terminated(KeyboardInterrupt):
     """
 
 
+def stop_status(stop: KeyboardInterrupt) -> int:
+    """The exit status of a command stopped by a signal: 128 + its number, as shells say."""
+    return 143 if isinstance(stop, Terminated) else 130
+
+
 class JsonArrayError(ValueError):
     """A JSON array (``export -f json``) that breaks off or is malformed; says where.
 

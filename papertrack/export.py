@@ -502,8 +502,9 @@ def atom_entry(paper: Paper, now: datetime) -> str:
             for affiliation in paper.author_affiliations[index]:
                 sub_element(author, "arxiv:affiliation", affiliation)
     link = _entry_id(paper) if stored_arxiv_id(paper.arxiv_id) else paper.url
-    linked = link is not None and link.startswith(("http://", "https://"))
-    if link is not None and linked:
+    if link is not None and not link.startswith(("http://", "https://")):
+        link = None  # a javascript: or file: link is no link
+    if link is not None:
         sub_element(entry, "link", rel="alternate", type="text/html", href=web_link(link))
     if paper.pdf_url and paper.pdf_url.startswith(("http://", "https://")):
         pdf = web_link(paper.pdf_url)
@@ -512,7 +513,7 @@ def atom_entry(paper: Paper, now: datetime) -> str:
         sub_element(entry, "category", term=category)
     if paper.abstract:
         sub_element(entry, "summary", paper.abstract, type="text")
-    if not linked:
+    if link is None:
         # RFC 4287 §4.1.1.1: an entry without an alternate link must have content
         # (an entry of another feed whose link was no web address, or none).
         sub_element(entry, "content", paper.abstract, type="text")

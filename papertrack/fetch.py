@@ -640,6 +640,14 @@ def _window_total(reported: int | None, state: dict[str, Any]) -> int:
     return reported if reported else int(state.get("total", 0))
 
 
+def _next_window(state: dict[str, Any]) -> None:
+    """Done with the first window of ``state``: the next starts from its first result."""
+    state["windows"].pop(0)
+    state["start"] = 0
+    state.pop("total", None)
+    state.pop("stuck", None)
+
+
 def _state_lock(home: Path) -> Lock:
     return Lock(home / STATE_LOCK_FILE, STATE_LOCK_TIMEOUT, "the lock of the fetch's state files")
 
@@ -834,10 +842,7 @@ def fetch_range(
                 f"{_window_total(None, state) or 'more'} results but sent none past "
                 f"result {start}, on two runs; taken as the end of that window"
             )
-            state["windows"].pop(0)
-            state["start"] = 0
-            state.pop("total", None)
-            state.pop("stuck", None)
+            _next_window(state)
             state["pages"] = int(state["pages"]) + 1
             checkpoint.save(state if state["windows"] else None)
             continue
@@ -881,9 +886,7 @@ def fetch_range(
                     state["total"] = total
                     pages_total = report.pages + -(-(min(total, API_CAP) - following) // size)
             else:
-                state["windows"].pop(0)
-                state["start"] = 0
-                state.pop("total", None)
+                _next_window(state)
         state["pages"] = int(state["pages"]) + 1
         checkpoint.save(state if state["windows"] else None)
         notify()

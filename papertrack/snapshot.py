@@ -19,7 +19,6 @@ import hashlib
 import multiprocessing
 import os
 import re
-import signal
 import zlib
 from collections import deque
 from collections.abc import Iterator
@@ -238,13 +237,10 @@ def _rare_gc() -> None:
 
 def _start_worker(topics: list[tuple[Any, ...]], categories: tuple[str, ...], source: str) -> None:
     global _WORKER
+    from papertrack.parallel import worker_signals
     from papertrack.topics import Catalog, Topic
 
-    # Ctrl-C is the parent's to handle: it stops the pool and reports what was kept.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The parent's SIGTERM handler raises; a worker is stopped by SIGTERM when its
-    # pool is (terminate()), and must simply die, not print a traceback.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    worker_signals()
     _rare_gc()
     _exit_with_parent()
     catalog = Catalog(Topic(*spec) for spec in topics)

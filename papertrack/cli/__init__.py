@@ -223,11 +223,11 @@ def main() -> None:
         _drop_output()
         raise SystemExit(status or 0) from None  # the reader stopped early: its choice
     except KeyboardInterrupt as stop:
-        from papertrack.errors import Terminated
+        from papertrack.errors import stop_status
 
         _drop_output()
         # Outside a command (while loading): no traceback.
-        raise SystemExit(143 if isinstance(stop, Terminated) else 130) from None
+        raise SystemExit(stop_status(stop)) from None
     except OSError as exc:
         from papertrack.cli.common import say
 

@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperCommand
 
 from papertrack import __version__, paths
-from papertrack.errors import PapertrackError, StoreError, Terminated, UsageError
+from papertrack.errors import PapertrackError, StoreError, Terminated, UsageError, stop_status
 from papertrack.text import visible
 
 if TYPE_CHECKING:
@@ -336,12 +336,7 @@ def errors(
     except KeyboardInterrupt as stop:
         stopped = "Stopped by SIGTERM" if isinstance(stop, Terminated) else "Interrupted"
         say(f"{stopped}. {interrupted}")
-        raise typer.Exit(interrupted_status(stop)) from None
-
-
-def interrupted_status(stop: KeyboardInterrupt) -> int:
-    """The exit status of a command stopped by a signal: 128 + its number, as shells say."""
-    return 143 if isinstance(stop, Terminated) else 130
+        raise typer.Exit(stop_status(stop)) from None
 
 
 def _version(value: bool) -> None:
