@@ -22,24 +22,22 @@ from typing import Any
 
 from papertrack.errors import UsageError
 
-#: key -> accepted Python types, per section.
-FETCH_KEYS: dict[str, tuple[type, ...]] = {
-    "categories": (list, str),
-    "api_url": (str,),
-    "listing_url": (str,),
-    "page_size": (int,),
-    "retries": (int,),
-    "interval": (int, float),
-    "timeout": (int, float),
-}
+#: What each kind of value may be: the Python types accepted, and how an error
+#: message says it.
+_CATEGORIES = ((list, str), 'a list of categories, e.g. ["cs.AI", "cs.CL"]')
+_TEXT = ((str,), 'text in quotes, e.g. "https://export.arxiv.org/api/query"')
+_WHOLE = ((int,), "a whole number, e.g. 2000")
+_SECONDS = ((int, float), "a number of seconds, e.g. 3")
 
-
-#: What each kind of value is, as an error message says it.
-_KIND_WORDS: dict[tuple[type, ...], str] = {
-    (list, str): 'a list of categories, e.g. ["cs.AI", "cs.CL"]',
-    (str,): 'text in quotes, e.g. "https://export.arxiv.org/api/query"',
-    (int,): "a whole number, e.g. 2000",
-    (int, float): "a number of seconds, e.g. 3",
+#: key -> (accepted Python types, what they are in words), per section.
+FETCH_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "categories": _CATEGORIES,
+    "api_url": _TEXT,
+    "listing_url": _TEXT,
+    "page_size": _WHOLE,
+    "retries": _WHOLE,
+    "interval": _SECONDS,
+    "timeout": _SECONDS,
 }
 
 #: The sections the file may have.
@@ -78,14 +76,13 @@ def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
     if not isinstance(section, dict):
         raise UsageError(f"[fetch] in {path} must be a table. Write it as a [fetch] section")
     for key, value in section.items():
-        kinds = FETCH_KEYS.get(key)
-        if kinds is None:
+        kind = FETCH_KEYS.get(key)
+        if kind is None:
             known = ", ".join(FETCH_KEYS)
             raise UsageError(f"unknown key {key!r} in [fetch] of {path}. Known keys: {known}")
-        if isinstance(value, bool) or not isinstance(value, kinds):
-            raise UsageError(
-                f"{key} in [fetch] of {path} has the wrong type: it must be {_KIND_WORDS[kinds]}"
-            )
+        types, words = kind
+        if isinstance(value, bool) or not isinstance(value, types):
+            raise UsageError(f"{key} in [fetch] of {path} has the wrong type: it must be {words}")
     section = dict(section)
     categories = section.get("categories")
     if isinstance(categories, str):
