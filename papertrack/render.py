@@ -592,6 +592,27 @@ def trial_view(trial: Trial, title: str) -> Group:
     return Group(*parts)
 
 
+def _in_by(item: TopicExplanation) -> str:
+    """What put a paper in a topic, as `topics explain ID` says it: the user's
+    teaching, a topic that implies it, or the topic's own rule, and whether its
+    query matches (the terms it found are not the reason when it does not)."""
+    from papertrack.topics import decided
+
+    if item.taught:
+        return "in: taught by you"
+    fired = item.model is not None and item.model.fired
+    if item.implied_by and not decided(item.decide, fired, item.query_matched):
+        return f"in: implied by {', '.join(item.implied_by)}"
+    if item.decide == "query" or (item.decide == "either" and not fired):
+        return "in by its query"
+    if item.decide == "both" or (item.decide == "either" and item.query_matched):
+        return "in by its model and its query"
+    if not item.has_query:
+        return "in by its model"
+    said = "matches too" if item.query_matched else "does not match"
+    return f"in by its model; its query {said}"
+
+
 def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], asked: bool) -> Group:
     """`topics explain`: the terms of each matching topic found, and in which fields.
 
@@ -612,21 +633,30 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
             title_justify="left",
         )
         table.add_column("Topic", style="bold")
-        table.add_column("Term")
+        table.add_column("Why; the query's terms found")
         table.add_column("Found in", style="green")
         for item in explanations:
-            if not item.hits:  # in by its model alone, or by a topic that implies it
-                how = f"implied by {', '.join(item.implied_by)}" if item.implied_by else "its model"
-                how = "taught by you" if item.taught else how
-                table.add_row(Text(safe(item.name)), Text(safe(how), style="dim"), Text(""))
+            table.add_row(
+                Text(safe(item.name)),
+                Text(safe(_in_by(item)), style="italic"),
+                Text(""),
+                end_section=not item.hits,
+            )
             for n, hit in enumerate(item.hits):
                 table.add_row(
-                    Text(safe(item.name)) if n == 0 else Text(""),
+                    Text(""),
                     Text(safe(hit.term)),
                     Text(", ".join(hit.fields)),
                     end_section=n == len(item.hits) - 1,
                 )
         parts.append(table)
+        if any(item.model is not None for item in explanations):
+            parts.append(
+                Text(
+                    safe(f"What a model weighed: papertrack topics explain {paper.arxiv_id} TOPIC"),
+                    style="dim",
+                )
+            )
         return Group(*parts)
     item = explanations[0]
     verdict = "is in" if item.matched else "is not in"

@@ -432,6 +432,35 @@ def test_explain_a_paper_lists_its_topics_terms_and_fields(stored: None) -> None
     assert "Chain-of-Agents" in table and "title, abstract" in table
 
 
+def test_explain_a_paper_says_what_put_it_in_each_topic(stored: None) -> None:
+    """The terms a topic's query found are not why a paper is in it when its model
+    decided and the query does not match: each topic says what put the paper in."""
+    seen: set[str] = set()
+    for paper in papers():
+        if not paper["tags"]:
+            continue
+        topics = data("topics", "explain", paper["arxiv_id"], "--json")["topics"]
+        kinds = {}
+        for item in topics:
+            fired = bool(item["model"] and item["model"]["fired"])
+            if item["implied_by"] and not (fired or item["query_matched"]):
+                kinds["implied"] = "in: implied by " + ", ".join(item["implied_by"])
+            elif item["decide"] == "model" and fired and not item["query_matched"]:
+                kinds["model alone"] = "in by its model; its query does not match"
+            elif item["decide"] == "model" and fired:
+                kinds["model and query"] = "in by its model; its query matches too"
+        if not kinds.keys() - seen:
+            continue
+        table = ok("topics", "explain", paper["arxiv_id"]).stdout
+        flat = " ".join(table.replace("│", " ").split())
+        for kind, why in kinds.items():
+            assert why in flat, (paper["arxiv_id"], kind, flat)
+            seen.add(kind)
+        if {"model alone", "model and query"} <= seen:
+            break
+    assert {"model alone", "model and query"} <= seen
+
+
 def test_explain_why_a_paper_is_not_in_a_topic(stored: None) -> None:
     assert BROWSECOMP not in {p["arxiv_id"] for p in papers("llm-agent-training")}
     result = data("topics", "explain", BROWSECOMP, "llm-agent-training", "--json")

@@ -163,7 +163,8 @@ def topics_explain(
     fmt: ViewFormatOpt = ViewFormat.table,
     as_json: JsonOpt = False,
 ) -> None:
-    """Explain which topics a paper is in: which terms matched, in which field.
+    """Explain which topics a paper is in: what put it in each (its model, its query,
+    a topic that implies it, your teaching) and which query terms were found where.
 
     With a TOPIC, goes through that topic's conditions (its category filter and
     each AND-ed part of its query) and says which the paper meets; when it is not
