@@ -303,6 +303,7 @@ def ingest_source(
             parsed = feeds.parse_feed(data, name)
             report.kind = parsed.kind
             report.skipped = parsed.skipped
+            report.skipped_ids = parsed.skipped_ids
             report.warnings.extend(parsed.warnings)
             papers = parsed.papers
             keep = category_test(options.categories)

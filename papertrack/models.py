@@ -249,7 +249,9 @@ class SourceReport:
     new: int = 0
     updated: int = 0
     unchanged: int = 0
+    #: Entries dropped for want of an arXiv id, and the ids of the first few as given.
     skipped: int = 0
+    skipped_ids: list[str] = field(default_factory=list)
     #: Papers left out by a category filter.
     filtered: int = 0
     #: The line an interrupted ingest of this file was resumed at.

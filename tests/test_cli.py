@@ -46,6 +46,25 @@ def test_ingest_is_idempotent_and_says_so() -> None:
     assert again.stdout == ""
 
 
+def test_ingest_names_the_entries_it_skips_without_an_arxiv_id(tmp_path: Path) -> None:
+    """A feed entry with no valid arXiv id cannot be stored: said without -v, by id,
+    while the feed's other papers are stored and the exit is 0."""
+    page = API_PAGE.read_text(encoding="utf-8")
+    page = page.replace("2202.12139", "2202.1213").replace("2405.13786", "2413.13786")
+    broken = tmp_path / "page.xml"
+    broken.write_text(page, encoding="utf-8")
+    result = ingest(broken)
+    assert result.exit_code == 0, result.stderr
+    assert "papers: 98 new" in result.stderr
+    warning = next(line for line in result.stderr.splitlines() if "skipped" in line)
+    assert warning.startswith("Warning: ")
+    assert "skipped 2 entries without a valid arXiv id" in warning
+    assert "'http://arxiv.org/abs/2202.1213v1'" in warning
+    assert "'http://arxiv.org/abs/2413.13786v1'" in warning
+    ids = {p["arxiv_id"] for p in json.loads(run("latest", "--json", "-n", "1000").stdout)}
+    assert len(ids) == 98 and "2202.12139" not in ids
+
+
 def test_ingest_every_format_together() -> None:
     result = ingest(API_PAGE, LISTING, KAGGLE)
     assert "3 sources ok; papers: 386 new" in result.stderr

@@ -239,6 +239,9 @@ def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
             say(f"Error: {visible(item.error).rstrip('.')}.")  # one line, whatever it quotes
         elif verbose:
             say(_source_line(item))
+        if item.skipped:
+            # Said without -v too: papers a feed holds were not stored.
+            say(f"Warning: {_skipped_line(item)}")
         for warning in item.warnings:
             line = f"Warning: {visible(warning)}"  # one line, whatever it quotes
             if verbose:
@@ -247,6 +250,21 @@ def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
                 log(line)
 
     return progress
+
+
+def _skipped_line(item: SourceReport) -> str:
+    """Which entries of a feed were dropped for want of an arXiv id, the first few named."""
+    count = item.skipped
+    named = ", ".join(repr(visible(i)) for i in item.skipped_ids)
+    more = count - len(item.skipped_ids)
+    if named and more > 0:
+        named += f" and {more:,} more"
+    entries = "entry" if count == 1 else "entries"
+    return (
+        f"{visible(item.source)}: skipped {count:,} {entries} without a valid arXiv id"
+        f"{': ' + named if named else ''}. They were not stored; an arXiv id looks "
+        "like 2401.00001 or hep-th/9901001."
+    )
 
 
 def _hint_categories(report: IngestReport, category: list[str]) -> None:

@@ -83,7 +83,7 @@ def read_api_page(
     result.total_results = int_or_none(field(feed, "opensearch_totalresults"))
     affiliations = read_affiliations(data) if b"affiliation" in data else {}
     for entry in entries:
-        collect(result, api_paper(entry, affiliations, dates))
+        collect(result, api_paper(entry, affiliations, dates), field(entry, "id"))
     start = int_or_none(field(feed, "opensearch_startindex"))
     total = result.total_results or 0
     if not entries and result.error is None and (start or 0) < total:

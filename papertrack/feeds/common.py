@@ -38,14 +38,24 @@ class ParsedFeed:
     total_results: int | None = None
     error: str | None = None
     skipped: int = 0
+    #: The ids (as the feed wrote them) of the first skipped entries, to name them.
+    skipped_ids: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     resumption_token: str | None = None
 
 
-def collect(result: ParsedFeed, paper: Paper | None) -> None:
-    """Add ``paper`` to ``result``, or count it as skipped when the entry gave none."""
+#: How many skipped entries a feed's report names.
+NAMED_SKIPS = 5
+
+
+def collect(result: ParsedFeed, paper: Paper | None, entry_id: object = None) -> None:
+    """Add ``paper`` to ``result``, or count it as skipped when the entry gave none;
+    ``entry_id`` is the id the entry gave, to name it."""
     if paper is None:
         result.skipped += 1
+        if len(result.skipped_ids) < NAMED_SKIPS:
+            named = shorten(clean_text(entry_id), 80) if isinstance(entry_id, str) else ""
+            result.skipped_ids.append(named or "(no id)")
     else:
         result.papers.append(paper)
 

@@ -143,15 +143,15 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
 
     if kind == "api":
         read_api_page(result, feed, entries, data, dates, source)
-    elif kind == "listing":
-        for entry in entries:
-            collect(result, listing_paper(entry, channel_date, dates))
-    elif kind == "legacy-rss":
-        for entry in entries:
-            collect(result, legacy_paper(entry, channel_date, dates))
     else:
         for entry in entries:
-            collect(result, generic_paper(entry, dates))
+            if kind == "listing":
+                paper = listing_paper(entry, channel_date, dates)
+            elif kind == "legacy-rss":
+                paper = legacy_paper(entry, channel_date, dates)
+            else:
+                paper = generic_paper(entry, dates)
+            collect(result, paper, field(entry, "id") or field(entry, "link"))
     warning = dates.warning(source)
     if warning:
         result.warnings.append(warning)
