@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from helpers import run
+from helpers import kaggle_line, run
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -676,3 +676,40 @@ def test_an_index_of_the_previous_schema_is_rebuilt(tmp_path: Path) -> None:
     assert after == before
     assert json.loads(index_path.read_text())["meta"]["1"]["schema"] == SCHEMA
     assert not Store(tmp_path / "store").index_outdated()
+
+
+@pytest.mark.parametrize(("behind", "shifted"), [(3, False), (7, False), (8, True), (23, True)])
+def test_a_store_more_than_a_week_behind_is_measured_at_its_newest_paper(
+    tmp_path: Path, behind: int, shifted: bool
+) -> None:
+    """A window that ran past the newest paper counted days the store knows nothing of:
+    three weeks behind, four weeks to today were 3 days of data against 28, and every
+    topic read as a drop of 50-90%. More than a week behind, the views measure at the
+    newest paper's day and say so; a few days behind (a weekend) is current."""
+    newest = m.today() - timedelta(days=behind)
+    lines = []
+    for n in range(70):
+        day = newest - timedelta(days=n)
+        created = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+        lines.append(
+            kaggle_line(
+                f"{day:%y%m}.{n + 1:05d}",
+                "Language model agents",
+                versions=[{"version": "v1", "created": created.strftime("%a, %d %b %Y %X GMT")}],
+            )
+        )
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    store = tmp_path / "store"
+    assert run("--db", str(store), "ingest", str(feed)).exit_code == 0
+    for command in (["momentum", "large-language-models"], ["trending"], ["topics"]):
+        result = run("--db", str(store), *command, "--json")
+        assert result.exit_code == 0, result.stderr
+        data = json.loads(result.stdout)
+        first = data if isinstance(data, dict) else data[0]
+        assert first["as_of"] == (newest if shifted else m.today()).isoformat(), command
+        noted = "Note: the newest paper in the store is from" in result.stderr
+        assert noted is shifted, (command, result.stderr)
+    counted = momentum_json(store, "large-language-models")
+    if shifted:  # one paper a day, every day: four full weeks against four full weeks
+        assert (counted["current"], counted["previous"], counted["change_pct"]) == (28, 28, 0)

@@ -165,7 +165,7 @@ AsOfOpt = Annotated[
     typer.Option(
         "--as-of",
         help="Count up to this day (UTC; default today, or the newest paper's day when it is "
-        "more than 4 weeks old): 2026-09-30, 'Sep 30 2026', '1 week ago'.",
+        "more than a week old): 2026-09-30, 'Sep 30 2026', '1 week ago'.",
         show_default=False,
     ),
 ]
@@ -513,25 +513,37 @@ def newest_paper_note(store: Store) -> str:
     return f" The newest stored paper is from {format_day(newest)}." if newest else ""
 
 
-def behind_store_day(store: Store, day: date, window: int = 4, quiet: bool = False) -> date:
+#: A store whose newest paper is more than this many days older than today is
+#: behind: arXiv announces every weekday, so even a holiday break leaves a current
+#: store a few days behind at most.
+BEHIND_DAYS = 7
+
+
+def behind_store_day(store: Store, day: date, quiet: bool = False) -> date:
     """``day`` (today, no --as-of given), or the store's newest paper's day if that is
-    more than ``window`` weeks before it: a store that is behind (the bundled sample,
-    or one whose fetch stopped) is never shown as current and never as empty. Says
-    so on stderr unless ``quiet``."""
+    more than :data:`BEHIND_DAYS` before it: a store that is behind (the bundled
+    sample, or one whose fetch stopped) is never shown as current and never as empty.
+    Says so on stderr unless ``quiet``.
+
+    A window that runs past the newest paper holds days the store knows nothing of:
+    with a store three weeks behind, four weeks "to today" were three days of data
+    and 25 of none, and a weekday's papers read per day against four whole weeks
+    turned every topic into a drop of 50% to 90%.
+    """
     from datetime import timedelta
 
     if not store.exists():
         return day
     newest = store.newest_day()
-    if newest is None or newest > day - timedelta(days=7 * window):
+    if newest is None or newest >= day - timedelta(days=BEHIND_DAYS):
         return day
     if not quiet:
         from papertrack.render import format_day
 
         say(
             f"Note: the newest paper in the store is from {format_day(newest)}, more than "
-            f"{window} week{'s' if window != 1 else ''} ago: showing the store as of that day. "
-            "Fetch new papers, or choose the day with --as-of."
+            "a week ago: showing the store as of that day. Fetch new papers, or choose the "
+            "day with --as-of."
         )
     return newest
 

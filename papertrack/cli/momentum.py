@@ -111,15 +111,15 @@ def as_of_day(
 ) -> date:
     """The day to measure at: --as-of, else today, else the store's newest paper's day.
 
-    A store that is behind today (its newest paper is older than the window, as a
-    bundled sample or a store whose fetch stopped is) is never shown as current and
-    never as empty: the views measure at its newest paper and say so on stderr. An
+    A store that is behind today (its newest paper is more than a week old, as a
+    bundled sample's or a stopped fetch's is) is never shown as current and never
+    as empty: the views measure at its newest paper and say so on stderr. An
     --as-of after today is measured as given, with a note that its last weeks are
     still to come. ``fixed``: the command has no --window or --weeks to name in an error.
     """
     day = _as_of(as_of, window, weeks, fixed=fixed)
     if as_of is None:
-        return behind_store_day(store, day, window, quiet)
+        return behind_store_day(store, day, quiet)
     from papertrack.momentum import today
 
     if day > today() and not quiet:

@@ -199,7 +199,7 @@ def topics_list(
     """List every topic with its stored papers: all, and in the last 4 weeks.
 
     The last 4 weeks are the 28 days ending with --as-of (default today, UTC; or the
-    newest stored paper's day, if that is more than 4 weeks ago), as in
+    newest stored paper's day, if that is more than a week ago), as in
     'papertrack momentum'. Source is 'default' (the bundled catalog) or 'user'
     (your topics file; see 'papertrack path').
 
