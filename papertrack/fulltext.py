@@ -59,7 +59,7 @@ __all__ = [
 #: The index file's name in the store directory (SQLite adds a -journal beside it while writing).
 FILE = "search.sqlite"
 #: Bump when what is indexed, or how, changes: an index of another version is rebuilt.
-VERSION = "2 unicode " + unicodedata.unidata_version
+VERSION = "3 unicode " + unicodedata.unidata_version
 # 2: ø, ł, ı, æ... folded to o, l, i, ae. The Unicode database folding reads is part
 # of it: a Python whose NFKD splits other letters rebuilds the index too.
 

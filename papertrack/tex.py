@@ -40,8 +40,12 @@ math, a formula of bare text (no command, brace or script) is only rendered when
 is written like math: no space just inside either dollar and no digit right after the
 closing one (Pandoc's rule): ``$n$`` renders, ``$5 and $10`` stays as written.
 
-Outside math, Greek letters and symbols stay as written (``\\alpha`` outside ``$`` is
-not TeX), and a plain group keeps its braces (``{BERT}``).
+Outside math, Greek letters are rendered too: abstracts write ``{\\alpha}-Cloak`` and
+``\\epsilon-greedy`` for the letter (a group holding just one loses its braces); other
+math symbols stay as written, and a plain group keeps its braces (``{BERT}``). A
+formula that is not plain still names its Greek letters: ``$\\alpha < \\frac{1}{2L}$``
+→ ``$α < \\frac{1}{2L}$``, so a search for α finds it. ``\\textsuperscript{2}`` is
+``²``, ``\\textsubscript{2}`` is ``₂``.
 
 The function is total and cheap: it never raises; it runs in time linear in the
 markup (a tokenizer with no backtracking, a parser with an explicit stack, groups
@@ -83,8 +87,27 @@ TEXT_ARG_COMMANDS = frozenset(
         "textmd",
         "text",
         "mbox",
+        "textsuperscript",
+        "textsubscript",
     }
 )
+#: Raised and lowered text: the argument in Unicode's superscript or subscript
+#: characters when it has one for every character (``P\textsuperscript{2}-DPO`` →
+#: ``P²-DPO``, which search folds back to "p2"), else the argument as it is
+#: (``4\textsuperscript{th}`` → ``4th``).
+_SCRIPTS = {
+    "textsuperscript": str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"),
+    "textsubscript": str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"),
+}
+
+
+def _raise(text: str, table: dict[int, int]) -> str:
+    """``text`` in the characters of ``table`` if it has one for each (spaces aside)."""
+    raised = text.translate(table)
+    changed = all(c != r or c.isspace() for c, r in zip(text, raised, strict=True))
+    return raised if changed else text
+
+
 #: Commands whose braced argument keeps the current mode (math inside ``$``).
 MATH_ARG_COMMANDS = frozenset(
     {
@@ -240,8 +263,10 @@ OPERATORS = frozenset(
 MAX_DEPTH = 32
 
 _MATH_WORDS: dict[str, str] = {**GREEK, **MATH_SYMBOLS, **{name: name for name in OPERATORS}}
-# Commands that mean the same in text and in math.
-_TEXT_WORDS = {"ldots": "…", "dots": "…"}
+# Commands rendered in running text: those that mean the same in text and in math,
+# and Greek letters, which only math has but abstracts write outside it too
+# ("{\alpha}-Cloak", "\epsilon-greedy") for the letter.
+_TEXT_WORDS = {"ldots": "…", "dots": "…", **GREEK}
 # Control symbols (backslash and one non-letter) rendered in both modes.
 _ESCAPES = {
     "%": "%",
@@ -396,6 +421,8 @@ class _Renderer:
                     ok = ok and good
                     if was_script and len(piece) != 1:
                         piece = "{" + piece + "}"  # 10^{-3}: the braces say how far
+                elif (letter := self.greek_alone(item)) is not None:
+                    piece = letter  # {\alpha}-Translution: α-Translution
                 else:  # a plain group in text: {BERT} keeps its braces
                     kept = "{" + self.run(item.items, 0, len(item.items), mode)[0] + "}"
             else:
@@ -424,10 +451,14 @@ class _Renderer:
                                 arg, _INNER_MODE if text_arg and math else mode
                             )
                             ok = ok and good
+                            if name in _SCRIPTS:
+                                piece = _raise(piece, _SCRIPTS[name])
                             if was_script and len(piece) != 1:
                                 piece = "{" + piece + "}"  # x^\text{max}
                             i = j + 1
-                    elif not keep:
+                    elif keep:
+                        piece = GREEK.get(name)  # $\alpha < \frac{1}{2}$ still names α
+                    else:
                         piece = _MATH_WORDS.get(name) if math else _TEXT_WORDS.get(name)
                         if piece is not None and name in OPERATORS:
                             # Keep the name a word of its own: m\log n, \log{n}, \log\alpha.
@@ -501,6 +532,13 @@ class _Renderer:
                 break
             i += 1
         return i if seen else None
+
+    def greek_alone(self, group: _Group) -> str | None:
+        """The Greek letter a group holds alone (``{\alpha}``, ``{ \varepsilon }``), or None."""
+        words = [item for item in group.items if not self.is_space(item)]
+        if len(words) != 1 or isinstance(words[0], _Group) or words[0][0] != _WORD:
+            return None
+        return GREEK.get(self.s[words[0][1] + 1 : words[0][2]])
 
     def is_space(self, item: _Item) -> bool:
         if isinstance(item, _Group):

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from papertrack import tex
+from papertrack.query import tokenize
 from papertrack.tex import render_tex
 from papertrack.text import decode_tex_accents
 
@@ -145,7 +146,8 @@ def test_scripts_keep_their_mark_and_lose_braces_of_one_character() -> None:
         r"\foo{x}",  # unknown commands
         r"\cite{smith2020} shows",
         r"\cite{\bf x}",
-        r"\alpha outside math",
+        r"\times outside math",  # a symbol outside math
+        r"\alphabet",  # no Greek letter: one control word
         "{BERT}-based",  # a plain group in text
         r"\textbf x",  # an argument that is not braced
         r"\textbf{unclosed",
@@ -161,6 +163,46 @@ def test_left_as_written(written: str) -> None:
 def test_formula_that_is_not_plain_keeps_delimiters_but_loses_formatting() -> None:
     assert render_tex(r"$\mathbf{x}^\top$") == r"$x^\top$"
     assert render_tex(r"$\textbf{A}\frac{1}{2}$") == r"$A\frac{1}{2}$"
+
+
+def test_a_formula_that_is_not_plain_still_names_its_greek_letters() -> None:
+    """A search for α found $\\bf C^\\alpha$ but not $\\alpha < \\frac{1}{2L}$."""
+    assert render_tex(r"$\alpha < \frac{1}{2L}$") == r"$α < \frac{1}{2L}$"
+    assert render_tex(r"$\tilde O(T^\alpha)$") == r"$\tilde O(T^α)$"
+    assert "α" in tokenize(render_tex(r"step size $\alpha < \frac{1}{2L}$ converges"))
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (r"{\alpha}-Translution", "α-Translution"),
+        (r"Pure {\varepsilon}-Differentially Private", "Pure ε-Differentially Private"),
+        (r"{ \beta }-VAE", "β-VAE"),
+        (r"\epsilon-greedy exploration", "ε-greedy exploration"),
+        (r"{\alpha \beta} pairs", "{α β} pairs"),
+    ],
+)
+def test_greek_letters_outside_math_are_the_letters(written: str, shown: str) -> None:
+    """Titles write {\\alpha}-Cloak for the letter; read as written, a search for α
+    missed them and the tables showed the backslash."""
+    assert render_tex(written) == shown
+
+
+@pytest.mark.parametrize(
+    ("written", "shown", "words"),
+    [
+        (r"P\textsuperscript{2}-DPO", "P²-DPO", ["p2", "dpo"]),
+        (r"M\textsuperscript{4}Fuse", "M⁴Fuse", ["m4fuse"]),
+        (r"H\textsubscript{2}O splitting", "H₂O splitting", ["h2o", "splitting"]),
+        (r"the 4\textsuperscript{th} place", "the 4th place", ["the", "4th", "place"]),
+    ],
+)
+def test_raised_and_lowered_text_reads_as_printed(
+    written: str, shown: str, words: list[str]
+) -> None:
+    """P\\textsuperscript{2}-DPO is found by "P2-DPO", the name as printed."""
+    assert render_tex(written) == shown
+    assert tokenize(shown) == words
 
 
 def test_arguments_of_unknown_commands_keep_their_braces() -> None:
