@@ -339,18 +339,22 @@ def _measure(
 def rank(results: Iterable[Momentum]) -> list[Momentum]:
     """Topics by change over the window, fastest growing first; ties by current count.
 
-    A topic that is *new* (none in the previous window, some now) ranks above any
-    percentage; topics whose change cannot be told (nothing in either window, or
-    no data) come last. Remaining ties go by name.
+    Topics with too few papers to call a trend (:attr:`Momentum.low_count`) rank
+    after the others: 4 papers against 2 is +100%, and it topped the list above a
+    topic of 66 papers. Within each part, a topic that is *new* (none in the
+    previous window, some now) ranks above any percentage; topics whose change
+    cannot be told (nothing in either window, or no data) come last. Remaining ties
+    go by name.
     """
 
-    def key(m: Momentum) -> tuple[int, float, int, str]:
+    def key(m: Momentum) -> tuple[int, int, float, int, str]:
         pct = m.change_pct
+        few = int(m.low_count)
         if pct is not None:
-            return (1, -pct, -m.current.count, m.name.casefold())
+            return (few, 1, -pct, -m.current.count, m.name.casefold())
         if m.current.count and m.previous.covered_days:
-            return (0, 0.0, -m.current.count, m.name.casefold())
-        return (2, 0.0, -m.current.count, m.name.casefold())
+            return (few, 0, 0.0, -m.current.count, m.name.casefold())
+        return (2, 2, 0.0, -m.current.count, m.name.casefold())
 
     return sorted(results, key=key)
 
@@ -423,7 +427,7 @@ def describe(m: Momentum) -> str:
     elif pct is None:
         text += f", new: none in {earlier}"
     elif pct == 0 and now.count == before.count and now.covered_days == before.covered_days:
-        text += f", unchanged on {earlier}"
+        text += f", unchanged from {earlier}"
     elif pct == 0:
         # Counts compare per day of data: 10 in 5 days is as many as 14 in 7.
         rate_now, rate_before = now.count * before.covered_days, before.count * now.covered_days

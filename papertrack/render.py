@@ -240,7 +240,9 @@ def topics_table(
         cells.append(Text(safe(row["topic"])))
         if not narrow:
             cells.append(Text(safe(row["source"])))
-        cells += [Text(f"{row['papers']:,}"), Text(f"{row['last_4_weeks']:,}")]
+        recent = row["last_4_weeks"]
+        cells.append(Text(f"{row['papers']:,}"))
+        cells.append(Text("no data", style="dim italic") if recent is None else Text(f"{recent:,}"))
         table.add_row(*cells)
     return table
 
@@ -301,7 +303,7 @@ def momentum_chart(m: Momentum, width: int = 40, compact: bool = False) -> Table
     current = [n for n, w in enumerate(m.weeks) if w.current]
     for n, week in enumerate(m.weeks):
         label = week_label(week.start, m.as_of)
-        bracket = _bracket(n, current, m.window_weeks) + ("" if week.complete else " so far")
+        bracket = _bracket(n, current, m) + ("" if week.complete else " so far")
         if compact:
             label, bracket = label.removeprefix("Week of "), bracket[:1]
         table.add_row(
@@ -319,10 +321,17 @@ def _bar_cells(week: WeekBucket, top: int, width: int) -> tuple[Text, Text]:
     return cells, Text(f"{week.count:,}")
 
 
-def _bracket(n: int, rows: list[int], window: int) -> str:
+def _bracket(n: int, rows: list[int], m: Momentum) -> str:
+    """The mark beside row ``n`` of the chart: the bracket over the weeks that overlap
+    the current window, its first row saying the window's first day when that is not
+    the first bar's Monday (its bar counts days before the window: the bracketed bars
+    added up to 70 where the sentence said 48)."""
     if n not in rows:
         return ""
-    label = window_phrase(window)
+    label = window_phrase(m.window_weeks)
+    first = m.current.first
+    if n == rows[0] and first != m.weeks[n].start:
+        label += f", from {first:%b} {first.day}"
     if len(rows) == 1:
         return f"◀ {label}"
     if n == rows[0]:
@@ -336,9 +345,9 @@ COMPACT_CHART = 60
 
 
 def chart_width(console_width: int) -> int:
-    """Cells for the longest bar: 40, less on a narrow terminal (labels and counts need
-    ~45, ~25 in a compact chart)."""
-    room = console_width - (25 if console_width < COMPACT_CHART else 45)
+    """Cells for the longest bar: 40, less on a narrow terminal (labels, counts and the
+    bracket's "last four weeks, from May 30" need ~58, ~25 in a compact chart)."""
+    room = console_width - (25 if console_width < COMPACT_CHART else 58)
     return max(8, min(40, room))
 
 
@@ -409,7 +418,9 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
         table.add_row(*cells)
     notes = []
     if few:
-        notes.append("* fewer than 10 papers in a window: too few to call a trend")
+        notes.append(
+            "* fewer than 10 papers in a window: too few to call a trend, ranked after the others"
+        )
     if gaps:
         notes.append("† a window has days with no data: compared per day of data")
     if notes:
@@ -498,8 +509,13 @@ def topic_card(info: Mapping[str, Any]) -> Group:
     grid.add_row(
         "papers",
         Text(
-            f"{info['papers']:,} stored, {info['last_4_weeks']:,} in the last 4 weeks "
-            f"(to {info['as_of']})"
+            f"{info['papers']:,} stored, "
+            + (
+                f"{info['last_4_weeks']:,} in the last 4 weeks"
+                if info["last_4_weeks"] is not None
+                else "no data for the last 4 weeks: the store holds no paper of them"
+            )
+            + f" (to {info['as_of']})"
         ),
     )
     if info.get("decide"):

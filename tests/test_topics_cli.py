@@ -569,8 +569,14 @@ def test_topics_count_the_last_weeks_of_a_store_that_is_behind(sample_home: Path
     assert shown["as_of"] == "2026-06-26"
     momentum = json.loads(run("momentum", "llm-agent-training", "--json").stdout)
     assert momentum["current"] == rows["llm-agent-training"]["last_4_weeks"]
+    # 28 days the store holds no paper of are no data, never zero, as momentum says.
     today = json.loads(run("topics", "--json", "--as-of", "2026-12-01").stdout)
-    assert {row["topic"]: row["last_4_weeks"] for row in today}["llm-agent-training"] == 0
+    assert {row["last_4_weeks"] for row in today} == {None}
+    assert "no data" in run("topics", "--as-of", "2026-12-01").stdout
+    shown = run("topics", "show", "gui-agents", "--as-of", "2026-12-01").stdout
+    assert "no data for the last 4 weeks" in " ".join(shown.split())
+    momentum = json.loads(run("momentum", "gui-agents", "--as-of", "2026-12-01", "--json").stdout)
+    assert momentum["windows"]["current"]["covered_days"] == 0
 
 
 def test_a_hidden_default_topic_is_named_as_hidden_not_unknown(isolated_home: Path) -> None:

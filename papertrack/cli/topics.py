@@ -126,6 +126,9 @@ def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
     from papertrack.diagnose import recent_count
 
     counted = store.exists()
+    recent: int | None = recent_count(store, topic.slug, as_of) if counted else 0
+    if counted and not recent and not recent_count(store, None, as_of):
+        recent = None  # no paper at all in those 28 days: no data, never zero (as momentum)
     return {
         # "topic", as in every other command's JSON (momentum, trending, following).
         "topic": topic.slug,
@@ -135,7 +138,7 @@ def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
         "query": topic.query,
         "categories": list(topic.categories),
         "papers": store.count(topic.slug) if counted else 0,
-        "last_4_weeks": recent_count(store, topic.slug, as_of) if counted else 0,
+        "last_4_weeks": recent,
         # The day the 4 weeks end: today, or the newest paper's on a store not fetched
         # for 4 weeks (a script could not tell which from the counts).
         "as_of": as_of.isoformat(),
