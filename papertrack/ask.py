@@ -65,6 +65,9 @@ _ABBREVIATION_END = re.compile(
     r"(?:^|[\s(])(?:e\.g|i\.e|et al|vs|cf|Dr|Mr|Ms|Mrs|Prof|Fig|Figs|Eq|Eqs|Sec|No|approx|"
     r"resp|[A-Z])\.$"
 )
+#: A sentence that points somewhere ("Project page: https://…", "code at github.com/…"):
+#: it says where the work is, not what it found, and is never an answer's sentence.
+_LINK = re.compile(r"https?://|www\.|github\.com|huggingface\.co", re.IGNORECASE)
 _TOO_SIMILAR = 0.5
 _PER_PAPER = 2
 
@@ -85,13 +88,50 @@ def _stem(word: str) -> str:
     return word
 
 
+#: What may follow a stem in a form of the same word ("agent": agents, agentic;
+#: "screen": screens, screening), as against a longer word that only begins alike
+#: ("code": codebooks; "author": authoritarian), and after a stem's final "e" is
+#: dropped ("code": coding; "generate": generation).
+_ENDINGS = frozenset("s es ed ing ings er ers ation ations ic ive".split())
+_AFTER_E = frozenset("ing ings ed ion ions ation ations ive".split())
+#: How much a word that only begins like a question word counts against one of its
+#: forms, in a sentence's score.
+_PREFIX_ONLY = 0.3
+
+
+def _form_of(word: str, stem: str, candidate: str) -> bool:
+    """Whether ``candidate`` is a form of the question word ``word`` (stem ``stem``)."""
+    if candidate == word:
+        return True
+    if candidate.startswith(stem) and candidate[len(stem) :] in _ENDINGS | {""}:
+        return True
+    base = stem[:-1] if stem.endswith("e") else None
+    return base is not None and (candidate.startswith(base) and candidate[len(base) :] in _AFTER_E)
+
+
+def _forms(word: str) -> list[str]:
+    """The forms of a question word the index is asked for as whole words."""
+    stem = _stem(word)
+    forms = {word, stem, *(stem + ending for ending in _ENDINGS)}
+    if stem.endswith("e"):
+        forms |= {stem[:-1] + ending for ending in _AFTER_E}
+    return sorted(forms)
+
+
 def _fts_terms(words: Sequence[str]) -> list[str]:
-    """FTS5 terms for the question's words: a prefix of each word's stem (4 letters or more)."""
+    """FTS5 terms for the question's words: a prefix of each word's stem (4 letters or
+    more), and its forms as whole words, so that a paper with the word itself outranks
+    one with a longer word that only begins alike ("code" against "codebooks")."""
     terms = []
     for word in words:
         stem = _stem(word)
         quoted = '"' + stem.replace('"', '""') + '"'
-        terms.append(quoted + " *" if len(stem) >= 4 else quoted)
+        if len(stem) < 4:
+            terms.append(quoted)
+            continue
+        terms.append(quoted + " *")
+        forms = " OR ".join('"' + f.replace('"', '""') + '"' for f in _forms(word))
+        terms.append(f"({forms})")
     return list(dict.fromkeys(terms))
 
 
@@ -324,17 +364,23 @@ def answer_question(
     if not answer.considered:
         return answer
     words = question_words(question)
-    stems = {_stem(w) for w in words}
+    stems = {_stem(w): w for w in words}
     weight = _idf(stems, store)
     best = answer.considered[0].score or 1.0
     candidates: list[tuple[float, int, str, set[str]]] = []
     for rank, ranked in enumerate(answer.considered):
         for sentence in sentences_of(ranked.paper.abstract):
+            if _LINK.search(sentence):
+                continue  # "Code is available at https://…": where, not what
             held = set(tokenize(sentence))
-            hits = {s for s in stems if any(w.startswith(s) for w in held)}
-            if not hits:
+            coverage = 0.0
+            for stem, word in stems.items():
+                if any(_form_of(word, stem, w) for w in held):
+                    coverage += weight[stem]
+                elif any(w.startswith(stem) for w in held):
+                    coverage += _PREFIX_ONLY * weight[stem]
+            if not coverage:
                 continue
-            coverage = sum(weight[s] for s in hits)
             length = max(8, len(held))
             score = coverage / math.sqrt(length / 8) + 0.5 * max(ranked.score, 0) / best
             candidates.append((score, rank, sentence, held))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -97,6 +98,9 @@ def test_text_and_markdown_list_the_cited_papers(store: Store) -> None:
     markdown = run("ask", QUESTION, "-f", "markdown")
     assert markdown.stdout.startswith("## how are language model agents")
     assert "](https://arxiv.org/abs/" in markdown.stdout
+    # Each paper's line: its link, a spaced dash, its authors ("…)— Siqi Pei" ran together).
+    listed = [line for line in markdown.stdout.splitlines() if re.match(r"\d+\. \[", line)]
+    assert listed and all(") — " in line for line in listed), listed
 
 
 def test_the_context_pack_numbers_the_papers_and_pipes_into_a_model(store: Store) -> None:
@@ -422,3 +426,50 @@ def test_an_entry_of_another_feed_is_not_linked_as_arxiv(
     pack = run("ask", "wombat agents", "--context").stdout
     assert "[1] Wombat agents (blog-post-7, 2026-01-05)" in pack
     assert "arXiv:" not in pack and "Authors:" not in pack
+
+
+def test_an_answer_ranks_the_words_asked_above_words_that_only_begin_alike(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """'code generation' was answered first by a paper on image codebooks (code* matched
+    codebooks), with a "Code is available at https://…" line quoted as an answer."""
+    feed = tmp_path / "code.jsonl"
+    feed.write_text(
+        "\n".join(
+            [
+                kaggle_line(
+                    "2601.00021",
+                    "Code generation with verifiers",
+                    abstract="We study code generation with unit-test verifiers. Verifiers "
+                    "raise pass rates of code generation by 12 points on hard tasks. Code "
+                    "and data for code generation are at https://github.com/example/verify.",
+                ),
+                kaggle_line(
+                    "2601.00022",
+                    "Codebooks for image generation",
+                    abstract="We learn codebooks for autoregressive image generation. "
+                    "Larger codebooks improve the fidelity of generation on ImageNet.",
+                ),
+            ]
+        )
+        + "\n",
+        "utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    answer = asked("code generation")
+    papers = answer["papers"]
+    assert papers[0]["arxiv_id"] == "2601.00021", papers  # type: ignore[index]
+    texts = [s["text"] for s in answer["answer"]]  # type: ignore[attr-defined]
+    assert texts and not any("https://" in t or "github.com" in t for t in texts), texts
+    assert answer["answer"][0]["cite"] == 1  # type: ignore[index]
+
+
+def test_a_search_field_in_a_question_is_said_and_left_out(store: Store) -> None:
+    """'author:lecun world models' answered about papers that say "authored"."""
+    done = run("ask", f"author:smith {QUESTION}", "--json")
+    assert done.exit_code == 0, done.stderr
+    assert "Note: ask reads the question as words; 'author' is no field here" in done.stderr
+    assert "papertrack search 'author:smith'" in done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["question"] == f"smith {QUESTION}"
+    assert "author" not in question_words(answer["question"])

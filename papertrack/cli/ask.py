@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
@@ -135,6 +136,15 @@ def ask(
         question = " ".join(words[-1].split())
         if not question:
             raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
+        field = _FIELD.search(question)
+        if field is not None:
+            # "author:lecun world models" answered with papers that say "authored".
+            say(
+                f"Note: ask reads the question as words; {field.group(1)!r} is no field "
+                f"here and is left out. To find papers by a field, use papertrack search "
+                f"'{visible(field.group(0))}'."
+            )
+            question = " ".join(_FIELD.sub(r"\2", question).split()) or question
         start = None
         if since is not None:
             from papertrack.dates import parse_date
@@ -180,6 +190,13 @@ def ask(
         _emit(answer, pick_format(fmt, as_json), names)
 
 
+#: A search field written into a question ("author:lecun", "title: memory"): ask does
+#: not read fields, and took "author" for a word of the question.
+_FIELD = re.compile(
+    r"(?<![\w-])(title|abstract|author|category|ti|abs|au|cat):\s*(\S*)", re.IGNORECASE
+)
+
+
 def _names(paper: Paper) -> str:
     from papertrack.render import format_names
 
@@ -217,7 +234,8 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
             lines.append(
                 f"{c.n}. "
                 + (f"[{title}]({url})" if url else title)
-                + markdown_escape(by(c))
+                # clean() trims the text it escapes: the space before the dash was lost.
+                + (f" — {markdown_escape(_names(c.paper))}" if c.paper.authors else "")
                 + f", {day(c)}, {markdown_escape(reference(c.paper))}"
             )
     else:
