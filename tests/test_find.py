@@ -149,7 +149,27 @@ def test_search_formats_and_empty(small: Path) -> None:
     assert run("search", "zebra  crossing*").stdout.startswith("search: zebra crossing*")
     empty = run("search", "okapi", "--json")
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
-    assert "No papers in the store match. Words side by side must all match" in empty.stderr
+    assert "No papers in the store match. Check the spelling" in empty.stderr
+    two = run("search", "okapi zebra", "--json")
+    assert "No papers in the store match. Words side by side must all match" in two.stderr
+
+
+def test_search_for_a_papers_id_finds_the_paper_first(small: Path, tmp_path: Path) -> None:
+    """An id copied into search found only the papers citing it, and "arXiv:2601.00001"
+    was an unknown field: the paper itself comes first, then the papers naming it."""
+    citing = make_feed(
+        tmp_path / "citing.xml",
+        [("2604.00006", "A newer follow-up", "We extend arXiv:2601.00001 to cars.", "06 Apr 2026")],
+    )
+    ingest(citing)
+    for typed in ("2601.00001", "arXiv:2601.00001", "https://arxiv.org/abs/2601.00001v1"):
+        result = run("search", typed, "--format", "jsonl")
+        assert result.exit_code == 0, result.stderr
+        ids = [json.loads(line)["arxiv_id"] for line in result.stdout.splitlines()]
+        assert ids == ["2601.00001", "2604.00006"], (typed, ids)
+    missing = run("search", "2601.09999")
+    assert missing.exit_code == 0 and missing.stdout == ""
+    assert "No paper 2601.09999 in the store" in missing.stderr
 
 
 def test_a_name_is_found_as_a_reader_types_it(tmp_path: Path) -> None:

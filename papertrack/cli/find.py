@@ -125,13 +125,20 @@ def search(
         papertrack search 'title:rl OR "reinforcement learning"' --topic llm-agent-training
         papertrack search 'author:"Yann LeCun"' --format jsonl
     """
-    from papertrack.export import search_papers
+    from papertrack.export import find_paper, search_papers
+    from papertrack.ids import parse_paper_id
     from papertrack.topics import Topic
 
     with errors():
         fmt = pick_format(fmt, as_json)
-        unsaved = Topic(name="Query", slug="query", query=query)  # syntax errors stop here
-        note_operator_words(query)
+        # A paper's id, as copied (2606.23444, arXiv:2606.23444, its abs link): that
+        # paper first, then the papers whose text names it. The id alone matched only
+        # papers citing it, and "arXiv:" was an unknown field.
+        named = parse_paper_id(query.strip()) if len(query.split()) == 1 else None
+        text = query if named is None else f'"{named[0]}"'
+        unsaved = Topic(name="Query", slug="query", query=text)  # syntax errors stop here
+        if named is None:
+            note_operator_words(query)
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic is not None else None
         store = open_store()
@@ -144,6 +151,11 @@ def search(
                 limit=limit,
                 progress=progress,
             )
+        if named is not None:
+            paper = find_paper(store, named[0])
+            if paper is not None and (chosen is None or chosen.slug in paper.tags):
+                others = [p for p in found.papers if p.arxiv_id != paper.arxiv_id]
+                found.papers = [paper, *others][:limit]
         scope = f"{chosen.name}: " if chosen else ""
         header = f"{scope}search: {' '.join(query.split())}"
 
@@ -156,11 +168,22 @@ def search(
         emit_papers(found.papers, fmt, table)
         if not found.papers:
             where = f"the papers of {chosen.name}" if chosen else "the store"
-            say(
-                common.NO_PAPERS_YET
-                if common.store_is_empty(store)
-                else f"No papers in {where} match. {common.FEWER_WORDS}"
-            )
+            if common.store_is_empty(store):
+                say(common.NO_PAPERS_YET)
+            elif named is not None:
+                say(
+                    f"No paper {named[0]} in {where}, and none of its papers names it. "
+                    "Ingest a feed that lists it ('papertrack fetch' or 'papertrack ingest "
+                    "FILE'), or check the id."
+                )
+            elif len(query.split()) == 1:
+                # "Words side by side must all match" made no sense for one word.
+                say(
+                    f"No papers in {where} match. Check the spelling, or end the word with "
+                    "* for its longer forms: agent* finds agents and agentic."
+                )
+            else:
+                say(f"No papers in {where} match. {common.FEWER_WORDS}")
 
 
 # --------------------------------------------------------------------------- export
