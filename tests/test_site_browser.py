@@ -61,6 +61,8 @@ MEASURE = """(() => {
       return {height: b.height, width: b.width, left: b.left,
               partial: r.parentElement.classList.contains('partial')}; }),
     labels: all('#momentum text.week-label', t => t.textContent),
+    labelBoxes: all('#momentum text.week-label', t => { const b = t.getBoundingClientRect();
+      return {left: b.left, right: b.right}; }),
     counts: all('#momentum text.count', t => t.textContent),
     soFar: all('#momentum text.so-far', t => t.textContent),
     titles: all('#papers h3', h => h.innerText),
@@ -145,7 +147,14 @@ def test_a_topic_page_as_a_reader_sees_it(
     weeks = shown["momentum"]["weeks"]
     assert len(seen["bars"]) == len(weeks) == 12
     starts = [date.fromisoformat(w["week_start"]) for w in weeks]
-    assert seen["labels"] == [f"{d:%b} {d.day}" for d in starts]
+    # Every other week, the last always; each label inside the chart, none touching
+    # the next: "Sep 14" lost its "S" to the chart's left edge, and at 10 px each
+    # week's label ran into its neighbour's.
+    assert seen["labels"] == [f"{d:%b} {d.day}" for d in starts][(len(starts) - 1) % 2 :: 2]
+    boxes = seen["labelBoxes"]
+    assert seen["chart"]["left"] - 0.5 <= boxes[0]["left"]
+    assert boxes[-1]["right"] <= seen["chart"]["right"] + 0.5
+    assert all(a["right"] < b["left"] for a, b in zip(boxes, boxes[1:], strict=False)), boxes
     assert seen["counts"] == [str(w["count"]) for w in weeks]
     top = max(w["count"] for w in weeks)
     tallest = max(b["height"] for b in seen["bars"])
