@@ -193,15 +193,32 @@ def _index_rank(
     batch: list[tuple[str, str, float]] = []
     size = POOL
 
+    # With a topic: each week's papers of the topic, once its file is read. Batches
+    # grow 4 times over and reach the same weeks again: a question about a narrow
+    # topic read week files 131 times over 40 weeks (6.5 s against 1-2 s without).
+    of_topic: dict[str, dict[str, Paper]] = {}
+
+    def dated(paper: Paper) -> bool:
+        return since is None or (paper.paper_date is not None and paper.paper_date >= since)
+
     def read() -> None:
+        if topic is not None:
+            for week in dict.fromkeys(week for _, week, _ in batch):
+                if week not in of_topic:
+                    found = store.search_week(week, topic=topic)
+                    of_topic[week] = {paper.arxiv_id: paper for paper in found}
+            for pid, week, score in batch:
+                paper = of_topic[week].get(pid)
+                if paper is not None and dated(paper):
+                    ranked.append(Ranked(paper, score))
+            batch.clear()
+            return
         within: dict[str, set[str]] = {}
         for pid, week, _ in batch:
             within.setdefault(week, set()).add(pid)
         scores = {pid: score for pid, _, score in batch}
         for paper in store.papers_within(within):
-            if (topic is None or topic in paper.tags) and (
-                since is None or (paper.paper_date is not None and paper.paper_date >= since)
-            ):
+            if dated(paper):
                 ranked.append(Ranked(paper, scores[paper.arxiv_id]))
         batch.clear()
 

@@ -471,12 +471,17 @@ class Store:
                 yield week, paper
 
     def search_week(
-        self, week: str, match: FieldMatcher | None = None, within: Candidates | None = None
+        self,
+        week: str,
+        match: FieldMatcher | None = None,
+        within: Candidates | None = None,
+        topic: str | None = None,
     ) -> list[Paper]:
-        """The papers of one week file (``match`` accepts, when given), in no set order."""
+        """The papers of one week file (``match`` accepts and tagged ``topic``, when
+        given), in no set order."""
         if within is not None and week not in within:
             return []
-        return self._search_partition(week, None, match, within.get(week) if within else None)
+        return self._search_partition(week, topic, match, within.get(week) if within else None)
 
     def papers_within(self, within: Candidates) -> list[Paper]:
         """The stored papers ``within`` names, reading only their weeks (in no set order)."""

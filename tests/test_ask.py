@@ -87,6 +87,17 @@ def test_a_topic_and_since_narrow_the_papers(store: Store) -> None:
     recent = asked(QUESTION, "--since", "2025-08-19")
     for paper in recent["papers"]:  # type: ignore[attr-defined]
         assert paper["paper_date"] >= "2025-08-19"
+    # The papers a topic's question weighs are the best of that topic's papers in the
+    # whole store's ranking (each week file is read once for them, not once a batch).
+    from papertrack.ask import rank_papers
+
+    every = rank_papers(store, QUESTION, limit=10_000)
+    for slug in ("llm-agent-training", "large-language-models", "gui-agents"):
+        within = [r for r in every if slug in r.paper.tags]
+        top = rank_papers(store, QUESTION, topic=slug, limit=3)
+        assert [(r.paper.arxiv_id, round(r.score, 3)) for r in top] == [
+            (r.paper.arxiv_id, round(r.score, 3)) for r in within[:3]
+        ], slug
 
 
 def test_text_and_markdown_list_the_cited_papers(store: Store) -> None:
