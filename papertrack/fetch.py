@@ -447,7 +447,7 @@ def fetch_listing(
     parsed, body = _Client(settings, report).page(url, "the listing", check, on_retry)
     report.pages = 1
     report.skipped += parsed.skipped
-    report.warnings.extend(parsed.warnings)
+    report.warnings.extend(parsed.warnings + parsed.notices)
     if parsed.papers:
         report.add(upsert(parsed.papers), len(parsed.papers))
     else:
@@ -852,7 +852,7 @@ def fetch_range(
         received = len(parsed.papers) + parsed.skipped
         report.pages += 1
         report.skipped += parsed.skipped
-        report.warnings.extend(parsed.warnings)
+        report.warnings.extend(parsed.warnings + parsed.notices)
         if parsed.papers:
             report.add(upsert(parsed.papers), len(parsed.papers))
         if total > API_CAP and low < high:

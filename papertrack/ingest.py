@@ -305,6 +305,7 @@ def ingest_source(
             report.skipped = parsed.skipped
             report.skipped_ids = parsed.skipped_ids
             report.warnings.extend(parsed.warnings)
+            report.notices.extend(parsed.notices)
             papers = parsed.papers
             keep = category_test(options.categories)
             if keep is not None:

@@ -258,6 +258,8 @@ class SourceReport:
     resumed_at: int | None = None
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: Warnings said even without -v (an empty page that claims results).
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

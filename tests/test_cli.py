@@ -65,6 +65,17 @@ def test_ingest_names_the_entries_it_skips_without_an_arxiv_id(tmp_path: Path) -
     assert len(ids) == 98 and "2202.12139" not in ids
 
 
+def test_a_snapshots_broken_lines_are_said_once(tmp_path: Path) -> None:
+    """Broken lines are the error's; they were said again as entries without an id."""
+    lines = KAGGLE.read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([*lines[:50], '{"id": "cut', *lines[50:]]) + "\n", "utf-8")
+    result = run("ingest", str(broken))
+    assert result.exit_code == 1
+    assert "skipped 1 broken line (line 51)" in result.stderr
+    assert "without a valid arXiv id" not in result.stderr
+
+
 def test_ingest_every_format_together() -> None:
     result = ingest(API_PAGE, LISTING, KAGGLE)
     assert "3 sources ok; papers: 386 new" in result.stderr

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
+from helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -224,7 +225,7 @@ def test_api_invalid_id_dropped_silently_by_arxiv() -> None:
     assert [p.arxiv_id for p in result.papers] == ["1707.08567"]
 
 
-def test_api_empty_page_with_results_promised_warns() -> None:
+def test_api_empty_page_with_results_promised_warns(tmp_path: Path) -> None:
     # The intermittent "valid but empty page" of arxiv.py #43, made from
     # the real empty page by promising 5 results.
     data = raw(API26 + "id_0000.0000_s0_m100_8b51d9633a68.xml").replace(
@@ -232,9 +233,14 @@ def test_api_empty_page_with_results_promised_warns() -> None:
     )
     result = parse_feed(data, "page")
     assert result.papers == [] and result.total_results == 5
-    assert result.warnings == [
-        "page: the arXiv API returned an empty page although it reports 5 results; retry later"
-    ]
+    said = "the arXiv API returned an empty page although it reports 5 results; retry later"
+    assert result.notices == [f"page: {said}"]
+    # ingest says it without -v: the page is not what it claims to be.
+    page = tmp_path / "page.xml"
+    page.write_bytes(data)
+    done = run("ingest", str(page))
+    assert done.exit_code == 0, done.stderr
+    assert f"Warning: {page}: {said}" in done.stderr.splitlines()
 
 
 # --- arXiv API, legacy (2016) layout ------------------------------------------------

@@ -239,9 +239,12 @@ def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
             say(f"Error: {visible(item.error).rstrip('.')}.")  # one line, whatever it quotes
         elif verbose:
             say(_source_line(item))
-        if item.skipped:
-            # Said without -v too: papers a feed holds were not stored.
+        if item.skipped_ids:
+            # Said without -v too: papers a feed holds were not stored. (A snapshot's
+            # broken lines are counted as skipped too, and said in its error.)
             say(f"Warning: {_skipped_line(item)}")
+        for notice in item.notices:
+            say(f"Warning: {visible(notice)}")
         for warning in item.warnings:
             line = f"Warning: {visible(warning)}"  # one line, whatever it quotes
             if verbose:

@@ -89,7 +89,7 @@ def read_api_page(
     if not entries and result.error is None and (start or 0) < total:
         # arXiv intermittently serves a valid but empty page although more
         # results exist (arxiv.py #43); the caller should retry.
-        result.warnings.append(
+        result.notices.append(
             f"{source}: the arXiv API returned an empty page although it reports "
             f"{total:,} results; retry later"
         )

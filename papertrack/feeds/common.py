@@ -41,6 +41,8 @@ class ParsedFeed:
     #: The ids (as the feed wrote them) of the first skipped entries, to name them.
     skipped_ids: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Warnings said even without -v: the page is not what it claims to be.
+    notices: list[str] = field(default_factory=list)
     resumption_token: str | None = None
 
 
