@@ -187,6 +187,18 @@ def test_show_of_a_version_not_stored_says_which_one_it_shows(sample: Path) -> N
     assert f"Note: {pid}v{version + 1} is not stored; showing the stored version (v{version})" in (
         other.stderr
     )
+    assert f"Ingest a feed that lists v{version + 1} to store it." in other.stderr
+    # An older version: no ingest brings it back over the newer one, so none is advised.
+    older = next(
+        p
+        for p in json.loads(run("latest", "-n", "10000", "--json").stdout)
+        if (p["version"] or 0) > 1
+    )
+    before = run("show", f"{older['arxiv_id']}v1")
+    assert before.exit_code == 0
+    assert f"showing the stored version (v{older['version']})" in before.stderr
+    assert "The store keeps a paper's newest version." in before.stderr
+    assert "Ingest a feed" not in before.stderr
     # As people copy it too: the HTML view's link names the version as well.
     html = run("show", f"https://arxiv.org/html/{pid}v{version + 1}", "--json")
     assert f"Note: {pid}v{version + 1} is not stored" in html.stderr

@@ -83,9 +83,15 @@ def show(
         asked = parse_paper_id(paper_id)
         if asked is not None and asked[1] is not None and asked[1] != paper.version:
             stored = f"v{paper.version}" if paper.version else "no version named"
+            # An older version is never stored over a newer one: no ingest brings it.
+            how = (
+                "The store keeps a paper's newest version."
+                if paper.version and asked[1] < paper.version
+                else f"Ingest a feed that lists v{asked[1]} to store it."
+            )
             common.say(
                 f"Note: {asked[0]}v{asked[1]} is not stored; showing the stored version "
-                f"({stored}). Ingest a feed that lists v{asked[1]} to store it."
+                f"({stored}). {how}"
             )
         if as_json:
             emit_json(paper.to_dict())
