@@ -133,15 +133,34 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
         ) from exc
     try:
         # peek, not read and seek: a pipe (`<(cat feed.xml)`, a FIFO) cannot seek back.
-        magic = handle.peek(2)[:2]  # type: ignore[attr-defined]
+        magic = handle.peek(6)[:6]  # type: ignore[attr-defined]
     except OSError as exc:  # /proc/self/mem and other files that refuse a read
         handle.close()
         raise FeedError(
             f"could not read {source}: {exc.strerror or exc}. Name a feed or snapshot file"
         ) from None
-    if magic == GZIP_MAGIC:
+    if magic[:2] == GZIP_MAGIC:
         return gzip.open(handle, "rb")  # type: ignore[return-value]
+    for start, kind, undo in _OTHER_PACKINGS:
+        if magic.startswith(start):
+            handle.close()
+            raise FeedError(
+                f"{source} is {kind}; papertrack reads plain and .gz files. "
+                f"Unpack it first ({undo} {source})"
+            )
     return handle
+
+
+#: Packings papertrack does not read, by their first bytes: (magic, what it is, the
+#: command that unpacks it). Kaggle's arXiv snapshot downloads as a zip archive, and
+#: was called "not an RSS/Atom feed, arXiv API page or JSON lines file".
+_OTHER_PACKINGS = (
+    (b"PK\x03\x04", "a zip archive", "unzip"),
+    (b"BZh", "bzip2-compressed", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "unxz -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "7z x"),
+)
 
 
 def _first_bytes(stream: IO[bytes], size: int) -> bytes:

@@ -76,6 +76,41 @@ def test_a_snapshots_broken_lines_are_said_once(tmp_path: Path) -> None:
     assert "without a valid arXiv id" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("pack", "kind", "undo"),
+    [
+        ("zip", "a zip archive", "unzip"),
+        ("bz2", "bzip2-compressed", "bunzip2 -k"),
+        ("xz", "xz-compressed", "unxz -k"),
+    ],
+)
+def test_a_packed_snapshot_is_named_with_the_command_that_unpacks_it(
+    tmp_path: Path, pack: str, kind: str, undo: str
+) -> None:
+    """Kaggle's arXiv snapshot downloads as a zip: it was 'not an RSS/Atom feed, arXiv
+    API page or JSON lines file', which said nothing of what to do."""
+    import bz2
+    import lzma
+    import zipfile
+
+    data = KAGGLE.read_bytes()
+    packed = tmp_path / f"arxiv.{pack}"
+    if pack == "zip":
+        with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("arxiv-metadata-oai-snapshot.json", data)
+    else:
+        packed.write_bytes(bz2.compress(data) if pack == "bz2" else lzma.compress(data))
+    ingest(LISTING)
+    result = run("ingest", str(packed))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        f"Error: {packed} is {kind}; papertrack reads plain and .gz files. "
+        f"Unpack it first ({undo} {packed})."
+    )
+    again = run("ingest", str(LISTING))  # what was stored before is all there
+    assert "papers: 0 new, 0 updated, 86 unchanged" in again.stderr
+
+
 def test_ingest_every_format_together() -> None:
     result = ingest(API_PAGE, LISTING, KAGGLE)
     assert "3 sources ok; papers: 386 new" in result.stderr
