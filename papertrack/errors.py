@@ -45,7 +45,8 @@ class QuerySyntaxError(UsageError):
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, a cron daemon or a service manager stopping papertrack).
+    """SIGTERM (``kill``, a cron daemon or a service manager stopping papertrack), or
+    SIGHUP (the terminal or the ssh session closed); ``signum`` says which.
 
     Raised where the command is, like Ctrl-C's KeyboardInterrupt, so every clean-up
     that runs on Ctrl-C runs on it too: worker pools are stopped, partly written
@@ -53,10 +54,21 @@ class Terminated(KeyboardInterrupt):
     on the signal at once and left its worker processes' semaphores to a warning.
     """
 
+    def __init__(self, signum: int = 15) -> None:
+        super().__init__()
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        """The signal's name: SIGTERM, SIGHUP."""
+        import signal
+
+        return signal.Signals(self.signum).name
+
 
 def stop_status(stop: KeyboardInterrupt) -> int:
     """The exit status of a command stopped by a signal: 128 + its number, as shells say."""
-    return 143 if isinstance(stop, Terminated) else 130
+    return 128 + stop.signum if isinstance(stop, Terminated) else 130
 
 
 class JsonArrayError(ValueError):

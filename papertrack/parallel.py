@@ -55,7 +55,7 @@ def worker_count() -> int:
 
 
 def worker_signals() -> None:
-    """Signals in a forked worker: Ctrl-C is the parent's, SIGTERM the default's.
+    """Signals in a forked worker: Ctrl-C and SIGHUP are the parent's, SIGTERM the default's.
 
     Ctrl-C reaches the whole process group: the parent stops the pool and reports
     what was kept, and the workers must not each print a traceback of their own.
@@ -66,6 +66,8 @@ def worker_signals() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A closed terminal hangs up the whole process group: the parent stops the pool.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def _start() -> None:

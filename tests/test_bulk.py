@@ -387,18 +387,22 @@ def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -
     assert {w: n for w, n in index.counts[ALL].items() if n} == dict(weeks)
 
 
-def test_sigterm_stops_an_ingest_like_ctrl_c_and_the_next_run_resumes(tmp_path: Path) -> None:
-    # cron, systemd and `kill` stop a long ingest with SIGTERM. Python's default died at
-    # once: no word of what was kept, and the worker pool's semaphores left to a
-    # "leaked semaphore objects" warning. It is handled as Ctrl-C is, with exit 143.
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_stops_an_ingest_like_ctrl_c_and_the_next_run_resumes(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    # cron, systemd and `kill` stop a long ingest with SIGTERM, a closed terminal or
+    # ssh session with SIGHUP. Python's default died at once: no word of what was
+    # kept, and the worker pool's semaphores left to a "leaked semaphore objects"
+    # warning. Each is handled as Ctrl-C is, with exit 128 + its number.
     feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
     db = tmp_path / "s"
     proc = paused_ingest(feed, db, workers=2)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(stop)
     _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 143, stderr
+    assert proc.returncode == 128 + stop, stderr
     assert stderr.strip().splitlines()[-1] == (
-        "Stopped by SIGTERM. Everything written before the interruption is kept."
+        f"Stopped by {stop.name}. Everything written before the interruption is kept."
     )
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr
 

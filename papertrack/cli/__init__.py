@@ -184,15 +184,19 @@ def _standard_output() -> None:
 def _terminate(signum: int, frame: Any) -> NoReturn:
     from papertrack.errors import Terminated
 
-    raise Terminated
+    raise Terminated(signum)
 
 
 def main() -> None:
     """Console-script entry point."""
     import signal
 
-    # SIGTERM stops a command as Ctrl-C does, clean-up included (exit 143, not 130).
+    # SIGTERM stops a command as Ctrl-C does, clean-up included (exit 143, not 130),
+    # and so does SIGHUP (a closed terminal or ssh session: 129), unless it is
+    # ignored, as under nohup, which must keep the command running.
     signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _terminate)
     _standard_output()
     for stream in (sys.stderr,):
         # A terminal that cannot show some character (PYTHONIOENCODING=ascii, a

@@ -334,7 +334,7 @@ def errors(
         say(f"Error: {message}")
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt as stop:
-        stopped = "Stopped by SIGTERM" if isinstance(stop, Terminated) else "Interrupted"
+        stopped = f"Stopped by {stop.name}" if isinstance(stop, Terminated) else "Interrupted"
         say(f"{stopped}. {interrupted}")
         raise typer.Exit(stop_status(stop)) from None
 
