@@ -502,6 +502,22 @@ def test_kaggle_authors_string_fallback_decodes_tex() -> None:
     )
 
 
+def test_kaggle_versions_are_read_in_version_order_whatever_the_lists_order() -> None:
+    """A reversed versions list stored v1 with v11's date as the paper date, and an
+    'updated' before it."""
+    record = json.loads(raw(KAGGLE).splitlines()[0])
+    versions = [
+        {"version": f"v{n}", "created": f"Mon, {n:02d} Apr 2007 19:18:42 GMT"} for n in range(1, 12)
+    ]
+    in_order = parse_jsonl_line(json.dumps(dict(record, versions=versions)), "snapshot", 1)
+    for shuffled in (versions[::-1], versions[5:] + versions[:5]):
+        paper = parse_jsonl_line(json.dumps(dict(record, versions=shuffled)), "snapshot", 1)
+        assert paper.version == 11
+        assert (paper.published, paper.updated) == (in_order.published, in_order.updated)
+    assert in_order.published is not None and in_order.published.day == 1
+    assert in_order.updated is not None and in_order.updated.day == 11
+
+
 def test_kaggle_broken_line_names_its_number() -> None:
     lines = raw(KAGGLE).splitlines()[:3]
     broken = b"\n".join([lines[0], lines[1][:-40], lines[2]]) + b"\n"

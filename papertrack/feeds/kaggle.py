@@ -95,13 +95,17 @@ def parse_jsonl_line(
         [v for v in raw_versions if isinstance(v, dict)] if isinstance(raw_versions, list) else []
     )
     try:
-        version = version_number(versions[-1].get("version")) if versions else None
+        numbers = [version_number(v.get("version")) for v in versions]
     except FeedError as exc:
         raise FeedError(f"{source}: line {lineno} has a {exc}. Check the line") from None
-    # The paper date is the first version's submission: versions[0], not
-    # update_date, which is the last metadata change (docs/feeds.md, "Kaggle snapshot").
-    published = rfc2822(versions[0].get("created")) if versions else None
-    updated = rfc2822(versions[-1].get("created")) if versions else None
+    # In version order, whatever order the list is in (the snapshot's is v1 first; a
+    # reversed list stored v1 with v11's date as the paper date).
+    order = sorted(range(len(versions)), key=lambda i: (numbers[i] or 0, i))
+    version = numbers[order[-1]] if versions else None
+    # The paper date is the first version's submission: v1's, not update_date, which
+    # is the last metadata change (docs/feeds.md, "Kaggle snapshot").
+    published = rfc2822(versions[order[0]].get("created")) if versions else None
+    updated = rfc2822(versions[order[-1]].get("created")) if versions else None
     # As in XML feeds (see EntryDates): a date before arXiv or in the future cannot be right.
     rule = dates or DateRule.at(None)
     published, updated = rule.check_pair(published, updated)
