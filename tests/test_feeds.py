@@ -569,6 +569,21 @@ def test_oai_get_record_arxiv_raw() -> None:
     assert paper.source == "oai"
 
 
+def test_oai_versions_are_read_in_version_order() -> None:
+    """arXivRaw lists v1 first; listed the other way round, v2's date became the
+    paper date and v1's the update."""
+    data = raw(OAI + "GetRecordResponse.xml")
+    v1 = re.search(rb'<version version="v1">.*?</version>', data)
+    v2 = re.search(rb'<version version="v2">.*?</version>', data)
+    assert v1 is not None and v2 is not None
+    swapped = data.replace(v1.group(0) + v2.group(0), v2.group(0) + v1.group(0))
+    assert swapped != data
+    (paper,) = parse_feed(swapped, "swapped.xml").papers
+    assert paper.version == 2
+    assert paper.published == utc(2013, 2, 8, 21, 0, 1)
+    assert paper.updated == utc(2013, 4, 2, 1, 50, 8)
+
+
 def test_oai_list_records() -> None:
     data = raw(OAI + "ListRecordsResponse.xml")
     result = parsed(OAI + "ListRecordsResponse.xml")

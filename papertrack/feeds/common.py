@@ -8,7 +8,7 @@ same way (:func:`tex`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
@@ -123,6 +123,13 @@ def version_number(value: Any) -> int | None:
     if number > MAX_VERSION:
         raise FeedError(f"version {shorten(str(number), 24)}, out of range (1 to {MAX_VERSION})")
     return number
+
+
+def version_order(numbers: Sequence[int | None]) -> list[int]:
+    """The places of a paper's versions (their numbers, None for none) from first to
+    last: a snapshot or OAI record lists them v1 first, but a list out of order
+    took the last listed as the newest and the first as the paper's date."""
+    return sorted(range(len(numbers)), key=lambda i: (numbers[i] or 0, i))
 
 
 # --- the date rule ---------------------------------------------------------------

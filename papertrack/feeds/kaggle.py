@@ -33,6 +33,7 @@ from .common import (
     rfc2822,
     tex,
     version_number,
+    version_order,
 )
 from .exports import ArrayLines, is_export_record, looks_like_json_array, paper_from_export
 
@@ -100,7 +101,7 @@ def parse_jsonl_line(
         raise FeedError(f"{source}: line {lineno} has a {exc}. Check the line") from None
     # In version order, whatever order the list is in (the snapshot's is v1 first; a
     # reversed list stored v1 with v11's date as the paper date).
-    order = sorted(range(len(versions)), key=lambda i: (numbers[i] or 0, i))
+    order = version_order(numbers)
     version = numbers[order[-1]] if versions else None
     # The paper date is the first version's submission: v1's, not update_date, which
     # is the last metadata change (docs/feeds.md, "Kaggle snapshot").

@@ -28,6 +28,7 @@ from .common import (
     rfc2822,
     tex,
     version_number,
+    version_order,
     ymd,
 )
 from .xml import cut_off, iter_elements
@@ -44,11 +45,11 @@ def _raw_versions(meta: ET.Element) -> tuple[int | None, datetime | None, dateti
     if not versions:
         return None, None, None
     numbers = [version_number(v.get("version")) for v in versions]
-    known = [n for n in numbers if n is not None]
+    order = version_order(numbers)
     return (
-        max(known) if known else None,
-        rfc2822(versions[0].findtext(_ARXIV_RAW + "date")),
-        rfc2822(versions[-1].findtext(_ARXIV_RAW + "date")),
+        numbers[order[-1]],
+        rfc2822(versions[order[0]].findtext(_ARXIV_RAW + "date")),
+        rfc2822(versions[order[-1]].findtext(_ARXIV_RAW + "date")),
     )
 
 
