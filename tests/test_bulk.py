@@ -738,3 +738,29 @@ def test_a_category_that_matches_nothing_gets_a_hint(tmp_path: Path) -> None:
     right = CliRunner().invoke(app, ["--db", db, "ingest", "-c", "cs.*", str(KAGGLE)])
     again = CliRunner().invoke(app, ["--db", db, "ingest", "-c", "cs.*", str(KAGGLE)])
     assert "No paper matched" not in right.stderr + again.stderr  # stored, then unchanged
+
+
+def test_an_error_at_a_terminal_is_on_a_line_of_its_own_under_the_byte_bar(
+    tmp_path: Path,
+) -> None:
+    """A cut-off .gz snapshot, the likeliest failure of a big download: its error was
+    written straight after the progress bar, on the bar's own line."""
+    import re
+
+    from helpers import run_in_pty
+
+    plain = snapshot(tmp_path / "snap.jsonl", synthetic=6000)
+    packed = gzip.compress(plain.read_bytes(), compresslevel=1)
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed[: len(packed) * 3 // 4])
+    env = {**CHILD_ENV, "PAPERTRACK_HOME": str(tmp_path / "home")}
+    code, seen = run_in_pty("ingest", str(cut), env=env, columns=100)
+    assert code == 1
+    text = seen.decode("utf-8", "replace")
+    assert re.search(r"[\d.]+/[\d.]+ [kM]?B", text)  # the byte bar was drawn
+    at = text.index("Error: could not read")
+    before = text[:at].rsplit("\n", 1)[-1]
+    # What the terminal keeps of the line before "Error:": a carriage return and a
+    # line clear may come first, no text.
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", before).rsplit("\r", 1)[-1]
+    assert shown == "", repr(before)

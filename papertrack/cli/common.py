@@ -262,6 +262,12 @@ def store_is_empty(store: Store) -> bool:
     return not store.exists() or store.count() == 0
 
 
+#: A progress display drawing on stderr now (a snapshot's byte bar): messages are
+#: printed through it, above the bar. Written past it, an error was glued to the end
+#: of the bar's line.
+live: Any = None
+
+
 def say(message: str) -> None:
     """A message for people on stderr, printed as plain text (never as Rich markup).
 
@@ -269,7 +275,12 @@ def say(message: str) -> None:
     can be read later (see :func:`log`).
     """
     message = visible(message, keep_lines=True)
-    typer.echo(message, err=True)
+    if live is not None:
+        from rich.text import Text
+
+        live.console.print(Text(message), soft_wrap=True)
+    else:
+        typer.echo(message, err=True)
     log(message)
 
 

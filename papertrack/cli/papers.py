@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from papertrack import paths
+from papertrack.cli import common
 from papertrack.cli.common import (
     EXIT_CODES,
     FEWER_WORDS,
@@ -101,6 +102,7 @@ def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
         console=err(),
         transient=True,
     ) as bar:
+        common.live = bar
         tasks: dict[str, TaskID] = {}
 
         def update(source: str, done: int, total: int | None, papers: int) -> None:
@@ -109,7 +111,10 @@ def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
                 tasks[source] = bar.add_task(name, total=total, papers=0)
             bar.update(tasks[source], completed=done, total=total, papers=papers)
 
-        yield update
+        try:
+            yield update
+        finally:
+            common.live = None
 
 
 def _summary(report: IngestReport) -> str:
