@@ -6,6 +6,9 @@ can print it after ``Error: `` unchanged.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 
 class PapertrackError(Exception):
     """Base class of every error papertrack reports without a traceback."""
@@ -64,6 +67,39 @@ class Terminated(KeyboardInterrupt):
         import signal
 
         return signal.Signals(self.signum).name
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP until the block is done, then let the first
+    one that came act as it would have.
+
+    For a store's write of one batch (under a second): stopped inside it, the
+    write was undone or cut short and left the ``.dirty`` marker, so that after a
+    clean "Interrupted. Everything written before the interruption is kept."
+    ``doctor`` reported damage. A signal a command ignores stays ignored, and a
+    thread other than the main one (which cannot set handlers) holds nothing.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    before = {}
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        handler = signal.getsignal(number)
+        if handler is not None and handler is not signal.SIG_IGN:
+            before[number] = handler
+            signal.signal(number, lambda signum, _frame: came.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+    if came:
+        signal.raise_signal(came[0])
 
 
 def stop_status(stop: KeyboardInterrupt) -> int:

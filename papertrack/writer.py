@@ -372,6 +372,14 @@ class StoreWriter:
                     self._batch.moves.append((pid, new_week))
 
     def _commit(self, parts: _Partitions, shards: _Shards) -> None:
+        """Write one batch; a Ctrl-C, SIGTERM or SIGHUP that comes meanwhile acts once
+        it is written whole (see :func:`papertrack.errors.stops_held`)."""
+        from papertrack.errors import stops_held
+
+        with stops_held():
+            self._write_batch(parts, shards)
+
+    def _write_batch(self, parts: _Partitions, shards: _Shards) -> None:
         # Mark dirty; write the partitions (the truth), id shards and index (derived)
         # to temp files, then put them all in place; unmark. A failed write (a full
         # disk) leaves the store as it was. A kill during the renames leaves whole

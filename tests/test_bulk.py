@@ -764,3 +764,65 @@ def test_an_error_at_a_terminal_is_on_a_line_of_its_own_under_the_byte_bar(
     # line clear may come first, no text.
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", before).rsplit("\r", 1)[-1]
     assert shown == "", repr(before)
+
+
+MID_WRITE_INGEST = textwrap.dedent(
+    """
+    import sys, time
+    import papertrack.ingest as ingest
+    import papertrack.writer as writer
+    ingest.BATCH_SIZE = 200
+    flush = writer._Partitions.flush
+    writes = []
+    def slow_flush(self):
+        flush(self)
+        writes.append(1)
+        if len(writes) == 3:  # inside the third batch's write: stop it here
+            open(sys.argv[-1] + ".writing", "w").close()
+            time.sleep(3)
+    writer._Partitions.flush = slow_flush
+    from papertrack.cli import main
+    sys.argv = ["papertrack", *sys.argv[1:]]
+    main()
+    """
+)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_inside_a_batchs_write_lets_the_batch_finish(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """Stopped in the middle of a batch's write, an ingest said everything written was
+    kept, and left the .dirty marker of a write cut short: doctor then reported
+    damage and asked for a repair. The batch's write now ends first."""
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
+    db = tmp_path / "s"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", MID_WRITE_INGEST, "--db", str(db), "ingest", "-j", "1", str(feed)],
+        env=CHILD_ENV,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    writing = Path(str(feed) + ".writing")
+    deadline = time.monotonic() + 60
+    while not writing.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert writing.exists(), "the ingest never reached its third write"
+    proc.send_signal(stop)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == (130 if stop == signal.SIGINT else 128 + stop), stderr
+    assert "Everything written before the interruption is kept." in stderr
+    assert not (db / ".dirty").exists()
+    assert not Store(db).temp_files()
+    checked = subprocess.run(
+        [sys.executable, "-m", "papertrack", "--db", str(db), "doctor"],
+        env=CHILD_ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert len(records(Store(db))) == 600  # three whole batches, the third included
+    again = ingest_again(feed, db)
+    assert again.returncode == 0, again.stderr
+    assert len(records(Store(db))) == 3000
