@@ -305,6 +305,7 @@ def ingest_source(
         return report
     try:
         head, stream = _head(opened)
+        _refuse_utf16_json(head, name)
         if feeds.looks_like_jsonl(head):
             # export -f jsonl writes arxiv_id first; the snapshot's lines start with "id".
             own = head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b'{"arxiv_id"')
@@ -343,6 +344,26 @@ def ingest_source(
         if opened is not stdin:
             opened.close()
     return report
+
+
+def _refuse_utf16_json(head: bytes, name: str) -> None:
+    """JSON lines saved as UTF-16 (Windows PowerShell's ``>``) are refused, saying how
+    to convert them: with a byte-order mark they were "not a feed", without one half
+    read, the papers of broken lines lost. (XML says its own encoding.)"""
+    marks = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+    codec = marks.get(head[:2])
+    if codec is not None:
+        head = head[2:]
+    elif len(head) >= 4 and (head[1:4:2] == b"\0\0" or head[0:3:2] == b"\0\0"):
+        codec = "utf-16-le" if head[1:4:2] == b"\0\0" else "utf-16-be"
+    else:
+        return
+    text = head[: len(head) // 2 * 2].decode(codec, "replace").lstrip()
+    if text.startswith(("{", "[")):
+        raise FeedError(
+            f"{name} is UTF-16 text; papertrack reads JSON in UTF-8. Convert it: "
+            f"iconv -f UTF-16 -t UTF-8 {name} > converted.jsonl"
+        )
 
 
 def _sizes(options: IngestOptions) -> dict[str, int]:

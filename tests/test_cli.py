@@ -111,6 +111,26 @@ def test_a_packed_snapshot_is_named_with_the_command_that_unpacks_it(
     assert "papers: 0 new, 0 updated, 86 unchanged" in again.stderr
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_json_lines_in_utf16_are_refused_with_the_conversion(tmp_path: Path, codec: str) -> None:
+    """What PowerShell's '>' writes: with a byte-order mark it was 'not a feed',
+    without one read half, a paper lost for each 'broken line'. XML in UTF-16, which
+    names its encoding, is read."""
+    text = KAGGLE.read_text(encoding="utf-8")
+    saved = tmp_path / "snapshot.jsonl"
+    saved.write_bytes(text.encode(codec))
+    result = run("ingest", str(saved))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        f"Error: {saved} is UTF-16 text; papertrack reads JSON in UTF-8. Convert it: "
+        f"iconv -f UTF-16 -t UTF-8 {saved} > converted.jsonl."
+    )
+    page = API_PAGE.read_text(encoding="utf-8").replace("encoding='UTF-8'", "encoding='UTF-16'")
+    xml = tmp_path / "page.xml"
+    xml.write_bytes(page.encode(codec if codec == "utf-16" else "utf-16"))
+    assert "papers: 100 new" in ingest(xml).stderr
+
+
 def test_ingest_every_format_together() -> None:
     result = ingest(API_PAGE, LISTING, KAGGLE)
     assert "3 sources ok; papers: 386 new" in result.stderr
