@@ -306,6 +306,13 @@ def ingest_source(
     try:
         head, stream = _head(opened)
         _refuse_utf16_json(head, name)
+        if head.removeprefix(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0].strip() == b"{":
+            # What `jq .` prints: each of its lines read as a broken JSON line, with
+            # advice to download the file again.
+            raise FeedError(
+                f"{name} is JSON spread over many lines, not JSON lines (one record a "
+                f"line). Put each record on one line: jq -c . {name} > lines.jsonl"
+            )
         if feeds.looks_like_jsonl(head):
             # export -f jsonl writes arxiv_id first; the snapshot's lines start with "id".
             own = head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b'{"arxiv_id"')

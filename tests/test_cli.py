@@ -131,6 +131,23 @@ def test_json_lines_in_utf16_are_refused_with_the_conversion(tmp_path: Path, cod
     assert "papers: 100 new" in ingest(xml).stderr
 
 
+def test_one_pretty_printed_json_record_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """What `jq .` prints: every line was a 'broken line', with advice to download the
+    file again. A pretty-printed array of records is read."""
+    record = json.loads(KAGGLE.read_text(encoding="utf-8").splitlines()[0])
+    pretty = tmp_path / "one.json"
+    pretty.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    result = run("ingest", str(pretty))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        f"Error: {pretty} is JSON spread over many lines, not JSON lines (one record a "
+        f"line). Put each record on one line: jq -c . {pretty} > lines.jsonl."
+    )
+    listed = tmp_path / "list.json"
+    listed.write_text(json.dumps([record], indent=2), encoding="utf-8")
+    assert "papers: 1 new" in ingest(listed).stderr
+
+
 def test_ingest_every_format_together() -> None:
     result = ingest(API_PAGE, LISTING, KAGGLE)
     assert "3 sources ok; papers: 386 new" in result.stderr
