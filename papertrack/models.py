@@ -322,7 +322,12 @@ def merge_papers(stored: Paper | None, incoming: Paper) -> Paper:
     else:
         base, other = stored, incoming
     changes: dict[str, Any] = {}
+    # An older version's date is not the newer one's: a listing announcing v2 has no
+    # 'updated', and v1's was shown as v2's.
+    older = (other.version or 0) < (base.version or 0)
     for name in _FILLABLE:
+        if name == "updated" and older:
+            continue
         if not getattr(base, name) and getattr(other, name):
             changes[name] = getattr(other, name)
     if not base.title and other.title:

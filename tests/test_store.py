@@ -125,6 +125,29 @@ def test_newer_version_updates_and_older_never_overwrites(store: Store, catalog:
     assert store.count("agents") == 0 and store.count("vision") == 1
 
 
+def test_a_newer_version_without_a_date_of_its_own_keeps_none_of_the_older(
+    store: Store, catalog: Catalog
+) -> None:
+    """A listing announcing v2 carries no 'updated': v1's was shown as v2's. Fields
+    the versions share (the v1 date, the journal) are still filled in."""
+    from dataclasses import replace
+
+    v1 = replace(paper("2509.13400", "2025-09-15"), journal_ref="J. Agents 1")
+    v2 = replace(paper("2509.13400", "2025-09-15", version=2), updated=None, published=None)
+    with store.writer(catalog) as w:
+        w.upsert([v1])
+        w.upsert([v2])
+    [stored] = store.latest(None)
+    assert stored.version == 2
+    assert stored.updated is None
+    assert stored.published == v1.published and stored.journal_ref == "J. Agents 1"
+    with store.writer(catalog) as w:  # the same version again: its own date stays
+        w.upsert([replace(v2, updated=day("2025-09-22"))])
+        w.upsert([replace(v2, updated=None)])
+    [stored] = store.latest(None)
+    assert stored.updated == day("2025-09-22")
+
+
 def test_listing_paper_moves_week_when_its_submission_date_arrives(
     store: Store, catalog: Catalog
 ) -> None:
