@@ -118,6 +118,8 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
         if _first_bytes(response, 2) == GZIP_MAGIC:
             return gzip.GzipFile(fileobj=response, mode="rb")  # type: ignore[return-value]
         return response
+    if not source.strip():  # an unset shell variable: Path("") is the current folder
+        raise FeedError("an empty name is no file. Name a feed file, a URL, or - for stdin")
     path = Path(source)
     try:
         handle: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller

@@ -366,7 +366,8 @@ def test_listing_truncated_download_keeps_only_whole_entries() -> None:
     assert len(result.papers) == 86 == data.count(b"</entry>")
     assert result.error == (
         f"{TRUNCATED}: the feed is cut off or malformed at line 1233, column 84 "
-        "(no element found); kept the 86 entries that arrived whole"
+        "(no element found); kept the 86 entries that arrived whole. Download it again if "
+        "it was cut short"
     )
     assert "2508.13435" not in by_id(result)  # the entry that was cut
     assert result.papers == parsed(LISTING).papers
@@ -875,8 +876,8 @@ def test_a_feed_cut_after_one_entry_says_one_entry() -> None:
 
     error = ET.ParseError("no element found: line 3, column 0")
     error.position = (3, 0)
-    assert cut_off("f.xml", error, 1).endswith("kept the 1 entry that arrived whole")
-    assert cut_off("f.xml", error, 2).endswith("kept the 2 entries that arrived whole")
+    assert "kept the 1 entry that arrived whole. Download it again" in cut_off("f.xml", error, 1)
+    assert "kept the 2 entries that arrived whole. Download it again" in cut_off("f.xml", error, 2)
 
 
 def test_an_export_line_with_affiliations_for_its_first_authors_keeps_them() -> None:

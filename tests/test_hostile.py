@@ -185,9 +185,10 @@ def kaggle_record() -> dict[str, Any]:
             "skipped 3 broken items (items 1, 2, 3)",
         ),
         (
-            "pretty.json",  # one JSON object over many lines: every line is broken
+            "pretty.json",  # one JSON object over many lines: not JSON lines
             json.dumps(kaggle_record(), indent=2).encode() + b"\n",
-            "(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and ",
+            "is JSON spread over many lines, not JSON lines (one record a line). Put each "
+            "record on one line: jq -c .",
         ),
     ],
     ids=["zero-bytes", "binary-garbage", "json-array", "json-document"],

@@ -127,6 +127,7 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
                 f"{source}: the feed is cut off or malformed at line {repair.line}, "
                 f"column {repair.column} ({repair.reason}); "
                 f"kept the {counted(repair.whole, 'entry', 'entries')} that arrived whole"
+                f"{_xml.FETCH_AGAIN}"
             )
             if repair.document is None:
                 entries = []

@@ -205,4 +205,9 @@ def cut_off(source: str, error: ET.ParseError, kept: int) -> str:
     return (
         f"{source}: the feed is cut off or malformed at line {line}, column {column} "
         f"({reason}); kept the {counted(kept, 'entry', 'entries')} that arrived whole"
+        f"{FETCH_AGAIN}"
     )
+
+
+#: How to fix a cut-off feed, after what its error says was kept.
+FETCH_AGAIN = ". Download it again if it was cut short"
