@@ -380,6 +380,11 @@ def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -
     assert "resumed at line" in again.stderr
     # The counts are the whole file's, and say so: 3,000 new, not the rest alone.
     assert "; counts include the earlier run's): 3,000 papers: 3,000 new" in again.stderr
+    # And without -v, in the summary every run prints.
+    assert again.stderr.rstrip().splitlines()[-1] == (
+        "1 source ok; papers: 3,000 new, 0 updated, 0 unchanged (resumed where an "
+        "interrupted ingest stopped: its papers are counted too)"
+    )
     stored = records(Store(db))  # fails on any paper stored twice
     assert len(stored) == 3000
     index = Store(db).index()
