@@ -339,20 +339,23 @@ PAUSED_INGEST = textwrap.dedent(
 CHILD_ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
 
 
-def paused_ingest(feed: Path, db: Path, workers: int) -> subprocess.Popen[str]:
-    """An ingest of ``feed`` into ``db``, waiting after its third checkpoint."""
+def paused_ingest(
+    feed: Path, db: Path, workers: int, script: str = "", at: str = ".paused"
+) -> subprocess.Popen[str]:
+    """An ingest of ``feed`` into ``db`` by ``script`` (:data:`PAUSED_INGEST`: waiting
+    after its third checkpoint), once it has made the file ``feed`` + ``at``."""
     args = ["--db", str(db), "ingest", "-j", str(workers), str(feed)]
     proc = subprocess.Popen(
-        [sys.executable, "-c", PAUSED_INGEST, *args],
+        [sys.executable, "-c", script or PAUSED_INGEST, *args],
         env=CHILD_ENV,
         stderr=subprocess.PIPE,
         text=True,
     )
-    paused = Path(str(feed) + ".paused")
+    paused = Path(str(feed) + at)
     deadline = time.monotonic() + 60
     while not paused.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert paused.exists(), "the ingest never reached its third checkpoint"
+    assert paused.exists(), f"the ingest never made {paused.name}"
     return proc
 
 
@@ -802,17 +805,7 @@ def test_a_stop_inside_a_batchs_write_lets_the_batch_finish(
     damage and asked for a repair. The batch's write now ends first."""
     feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
     db = tmp_path / "s"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", MID_WRITE_INGEST, "--db", str(db), "ingest", "-j", "1", str(feed)],
-        env=CHILD_ENV,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    writing = Path(str(feed) + ".writing")
-    deadline = time.monotonic() + 60
-    while not writing.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert writing.exists(), "the ingest never reached its third write"
+    proc = paused_ingest(feed, db, workers=1, script=MID_WRITE_INGEST, at=".writing")
     proc.send_signal(stop)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == (130 if stop == signal.SIGINT else 128 + stop), stderr
