@@ -63,6 +63,10 @@ def test_ingest_names_the_entries_it_skips_without_an_arxiv_id(tmp_path: Path) -
     assert "'http://arxiv.org/abs/2413.13786v1'" in warning
     ids = {p["arxiv_id"] for p in json.loads(run("latest", "--json", "-n", "1000").stdout)}
     assert len(ids) == 98 and "2202.12139" not in ids
+    # With -q too: a cron job hears of papers it did not store, and of nothing else.
+    quiet = run("ingest", "-q", str(broken))
+    assert quiet.exit_code == 0
+    assert [line.split(":")[0] for line in quiet.stderr.splitlines()] == ["Warning"]
 
 
 def test_a_snapshots_broken_lines_are_said_once(tmp_path: Path) -> None:
