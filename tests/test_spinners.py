@@ -57,3 +57,27 @@ def test_a_retag_shows_a_spinner_at_a_terminal_only(store: dict[str, str]) -> No
     piped = run("topics", "add", "Zebras too", "--query", "zebra*")
     assert piped.exit_code == 0, piped.stderr
     assert "Retagging" not in piped.stderr and not SPINNER.search(piped.stderr)
+
+
+def test_a_store_without_its_index_and_with_a_changed_topic_says_each_step(
+    store: dict[str, str], isolated_home: Path
+) -> None:
+    """Both at once (a store from an older papertrack): the index was built under the
+    retag's spinner, which counted its papers as week files ("week file 2,001 of
+    83,510"). It is built first, under its own."""
+    from papertrack.store import Store
+
+    stored = Store(isolated_home / "store")
+    stored.search_path.unlink()
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Zebras"\nquery = "zebra*"\n', encoding="utf-8"
+    )
+    code, seen = run_in_pty("latest", "-n", "1", env=store)
+    text = seen.decode("utf-8", "replace")
+    assert code == 0, text
+    built = text.find("Building the search index (once)…")
+    retagged = text.find("Retagging stored papers for the changed topics…")
+    assert 0 <= built < retagged, text[:400]
+    weeks = len(stored.weeks())
+    for shown in re.findall(r"week file [\d,]+ of ([\d,]+)", text):
+        assert int(shown.replace(",", "")) == weeks
