@@ -92,7 +92,7 @@ def _stem(word: str) -> str:
 #: "screen": screens, screening), as against a longer word that only begins alike
 #: ("code": codebooks; "author": authoritarian), and after a stem's final "e" is
 #: dropped ("code": coding; "generate": generation).
-_ENDINGS = frozenset("s es ed ing ings er ers ation ations ic ive".split())
+_ENDINGS = frozenset("s es ed ing ings er ers ation ations ic ive".split()) | {""}
 _AFTER_E = frozenset("ing ings ed ion ions ation ations ive".split())
 #: How much a word that only begins like a question word counts against one of its
 #: forms, in a sentence's score.
@@ -103,7 +103,7 @@ def _form_of(word: str, stem: str, candidate: str) -> bool:
     """Whether ``candidate`` is a form of the question word ``word`` (stem ``stem``)."""
     if candidate == word:
         return True
-    if candidate.startswith(stem) and candidate[len(stem) :] in _ENDINGS | {""}:
+    if candidate.startswith(stem) and candidate[len(stem) :] in _ENDINGS:
         return True
     base = stem[:-1] if stem.endswith("e") else None
     return base is not None and (candidate.startswith(base) and candidate[len(base) :] in _AFTER_E)

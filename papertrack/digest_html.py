@@ -101,6 +101,24 @@ def _week_label(start: date) -> str:
     return f"{start:%b} {start.day}"
 
 
+def label_weeks(starts: Sequence[date], bar_width: int, gap: int) -> tuple[WeekLabel, ...]:
+    """The labels under bars of weeks starting ``starts``: every :data:`LABEL_EVERY`
+    week counted back from the last, which always has one; the first and the last
+    aligned with the chart's edges, so that neither is cut off."""
+    pitch = bar_width + gap
+    labels = []
+    for i, start in enumerate(starts):
+        if (len(starts) - 1 - i) % LABEL_EVERY:
+            continue
+        if i == len(starts) - 1 and i:
+            labels.append(WeekLabel(i * pitch + bar_width, _week_label(start), "end"))
+        elif i == 0:
+            labels.append(WeekLabel(0, _week_label(start), "start"))
+        else:
+            labels.append(WeekLabel(i * pitch + bar_width // 2, _week_label(start)))
+    return tuple(labels)
+
+
 def chart(
     weeks: Sequence[tuple[date, int | None]],
     *,
@@ -151,17 +169,7 @@ def chart(
     last = weeks[-1][0].isoformat() if weeks else ""
     if not week_labels:
         return Chart(width, top + height + label_height, tuple(bars), summary, first, last, peak)
-    pitch = bar_width + gap
-    labels = []
-    for i, (start, _) in enumerate(weeks):
-        if (len(weeks) - 1 - i) % LABEL_EVERY:
-            continue
-        if i == len(weeks) - 1 and i:
-            labels.append(WeekLabel(i * pitch + bar_width, _week_label(start), "end"))
-        elif i == 0:
-            labels.append(WeekLabel(0, _week_label(start), "start"))
-        else:
-            labels.append(WeekLabel(i * pitch + bar_width // 2, _week_label(start)))
+    labels = label_weeks([start for start, _ in weeks], bar_width, gap)
     note = PARTIAL_NOTE if so_far else ""
     rows = 3 if note else 2  # week labels, caption, and the note on a line of its own
     axis = top + height
@@ -173,7 +181,7 @@ def chart(
         first,
         last,
         peak,
-        tuple(labels),
+        labels,
         note,
         axis,
         axis + label_height - 2,

@@ -34,6 +34,7 @@ from papertrack.models import Paper, UpsertResult
 
 # The UTC day, as arXiv dates are (submittedDate is in GMT); the CLI imports it from here.
 from papertrack.momentum import today as today
+from papertrack.text import counted
 
 __all__ = [
     "API_CAP",
@@ -351,8 +352,7 @@ class _Client:
                 settings.sleep(delay)
         done = self.report.pages
         kept = (
-            f"the {done:,} page{'s' if done != 1 else ''} fetched before "
-            f"{'are' if done != 1 else 'is'} kept; "
+            f"the {counted(done, 'page')} fetched before {'are' if done != 1 else 'is'} kept; "
             "run the same command again to resume"
             if done
             else "run the same command again later"

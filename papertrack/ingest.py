@@ -292,6 +292,7 @@ def ingest_source(
 ) -> SourceReport:
     """Ingest one source; parse problems end up in ``report.error``, never as an exception."""
     from papertrack import feeds
+    from papertrack.feeds.common import UTF8_BOM
 
     options = options or IngestOptions()
     name = source
@@ -308,7 +309,8 @@ def ingest_source(
     try:
         head, stream = _head(opened)
         _refuse_utf16_json(head, name)
-        if head.removeprefix(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0].strip() == b"{":
+        start = head.removeprefix(UTF8_BOM).lstrip()
+        if start.split(b"\n", 1)[0].strip() == b"{":
             # What `jq .` prints: each of its lines read as a broken JSON line, with
             # advice to download the file again.
             raise FeedError(
@@ -317,7 +319,7 @@ def ingest_source(
             )
         if feeds.looks_like_jsonl(head):
             # export -f jsonl writes arxiv_id first; the snapshot's lines start with "id".
-            own = head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b'{"arxiv_id"')
+            own = start.startswith(b'{"arxiv_id"')
             report.kind = "export" if own else "kaggle"
             _Snapshot(stream, name, writer, report, options, **_sizes(options)).run()
         elif feeds.looks_like_json_array(head):

@@ -398,8 +398,7 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
         if m.low_count and change != "–":
             change += "*"
             few = True
-        windows = (m.current, m.previous)
-        if change != "–" and any(0 < w.covered_days < w.days for w in windows):
+        if change != "–" and m.partial:
             # As momentum says: with days of no data the counts are compared per day
             # of data, so "15 │ 10 │ 0%" is no error; it was shown with no word of why.
             change += "†"

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -284,13 +284,13 @@ def _change(m: core.Momentum) -> tuple[str, str]:
 
 
 def _chart(m: core.Momentum, large: bool) -> Chart:
-    from papertrack.digest_html import chart
+    from papertrack.digest_html import chart, label_weeks
 
     weeks = [(w.start, w.count) for w in m.weeks]
     partial = [not w.complete for w in m.weeks]
     current = [w.current for w in m.weeks]
     if large:
-        return chart(
+        drawn = chart(
             weeks,
             bar_width=LARGE["bar_width"],
             gap=LARGE["gap"],
@@ -300,6 +300,10 @@ def _chart(m: core.Momentum, large: bool) -> Chart:
             partial=partial,
             current=current,
         )
+        # The digest's labels (every other week), under the site's own axis: at 10 px
+        # one a week ran into each other and the first was cut at the chart's edge.
+        starts = [start for start, _ in weeks]
+        return replace(drawn, labels=label_weeks(starts, LARGE["bar_width"], LARGE["gap"]))
     return chart(weeks, height=SMALL_HEIGHT, label_height=0, partial=partial, current=current)
 
 

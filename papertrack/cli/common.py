@@ -626,19 +626,23 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
             "writable to retag them."
         )
         return
-    # A store from before the full-text index (or after a write it missed): built
-    # once, here, so that searches do not each read every week file. First, when the
-    # index file is current: a retag then reads only the papers a changed query can
-    # match, and did not build it under its own spinner ("week file 2,001 of 83,510").
-    if not outdated and store.text_index_missing():
-        with busy("Building the search index (once)", unit="paper") as progress:
-            store.text_index(progress)
+
+    def build_text_index() -> None:
+        # A store from before the full-text index (or after a write it missed): built
+        # once, here, so that searches do not each read every week file.
+        if store.text_index_missing():
+            with busy("Building the search index (once)", unit="paper") as progress:
+                store.text_index(progress)
+
+    # First, when the index file is current: a retag then reads only the papers a
+    # changed query can match, and did not build it under its own spinner ("week
+    # file 2,001 of 83,510"). An outdated index file is rebuilt by the retag first.
+    if not outdated:
+        build_text_index()
     if not current or outdated:
         with busy("Retagging stored papers for the changed topics") as progress:
             store.refresh(catalog, progress)
-    if store.text_index_missing():
-        with busy("Building the search index (once)", unit="paper") as progress:
-            store.text_index(progress)
+    build_text_index()
 
 
 _Formats = TypeVar("_Formats", bound=StrEnum)

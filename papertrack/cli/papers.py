@@ -44,7 +44,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
-from papertrack.text import visible
+from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -127,8 +127,7 @@ def _summary(report: IngestReport) -> str:
     counts = f"{totals.new:,} new, {totals.updated:,} updated, {totals.unchanged:,} unchanged"
     # A resumed snapshot's counts are the whole file's: "83,510 new" after a kill at
     # 35,000 read as 83,510 papers new to this run.
-    resumed = [item for item in report.sources if item.resumed_at]
-    if resumed:
+    if any(item.resumed_at for item in report.sources):
         counts += " (resumed where an interrupted ingest stopped: its papers are counted too)"
     return f"{sources}; papers: {counts}"
 
@@ -272,9 +271,9 @@ def _skipped_line(item: SourceReport) -> str:
     more = count - len(item.skipped_ids)
     if named and more > 0:
         named += f" and {more:,} more"
-    entries = "entry" if count == 1 else "entries"
     return (
-        f"{visible(item.source)}: skipped {count:,} {entries} without a valid arXiv id"
+        f"{visible(item.source)}: skipped {counted(count, 'entry', 'entries')} without a "
+        "valid arXiv id"
         f"{': ' + named if named else ''}. They were not stored; an arXiv id looks "
         "like 2401.00001 or hep-th/9901001."
     )
