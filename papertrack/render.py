@@ -7,6 +7,7 @@ or one holding a terminal escape sequence prints literally and harmlessly.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -214,6 +215,19 @@ def _count_column(table: Table, header: str) -> None:
     table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
 
 
+def fold_at_hyphens(slug: str, width: int) -> str:
+    """``slug`` in lines of at most ``width``, broken after a hyphen where it can be:
+    "llm-agent-" and "training", not "llm-agent-tr" and "aining". A part longer than
+    ``width`` is left whole, for the table to fold."""
+    lines = [""]
+    for part in re.split(r"(?<=-)", slug):
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append(part)
+        else:
+            lines[-1] += part
+    return "\n".join(lines)
+
+
 def topics_table(
     rows: Sequence[Mapping[str, object]], title: str = "Topics", width: int | None = None
 ) -> Table:
@@ -227,17 +241,28 @@ def topics_table(
         table.add_column("Name", style="bold", ratio=1, overflow="fold" if narrow else "ellipsis")
     # The slug is what a user types: never wrapped or cut; the name wraps instead.
     slug_width = max((len(str(row["topic"])) for row in rows), default=4)
+    recent_header = "Last 4 weeks"
+    fold_width = 0
     if narrowest:  # the one text column left: folded rather than pushing counts off
-        table.add_column("Slug", style="cyan", overflow="fold", min_width=10)
+        table.add_column("Slug", style="cyan", overflow="fold", min_width=6)
+        # What the counts leave the slug: 10 for the borders and padding of three
+        # columns, the counts at their widest, the header in two lines.
+        recent_header = "Last 4\nweeks"
+        widest = [
+            max([len(header)] + [len(f"{row[key] or 0:,}") for row in rows])
+            for key, header in (("papers", "Papers"), ("last_4_weeks", "Last 4"))
+        ]
+        fold_width = max(6, (width or 0) - 10 - sum(widest))
     else:
         table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
     if not narrow:
         table.add_column("Source")
     _count_column(table, "Papers")
-    table.add_column("Last 4 weeks", justify="right", min_width=6)  # the header may wrap
+    table.add_column(recent_header, justify="right", min_width=6)  # the header may wrap
     for row in rows:
         cells = [] if narrowest else [Text(safe(row["name"]))]
-        cells.append(Text(safe(row["topic"])))
+        slug = safe(row["topic"])
+        cells.append(Text(fold_at_hyphens(slug, fold_width) if fold_width else slug))
         if not narrow:
             cells.append(Text(safe(row["source"])))
         recent = row["last_4_weeks"]

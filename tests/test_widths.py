@@ -157,6 +157,38 @@ def test_narrow_lists_cut_no_number_and_leave_a_column_out(
     assert "Weeks" in wide.stdout and "Source" in run("topics", env={"COLUMNS": "80"}).stdout
 
 
+@pytest.mark.parametrize("width", ["32", "40", "47", "59"])
+def test_a_slug_too_long_for_a_narrow_topics_list_breaks_after_a_hyphen(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 40 to 47 columns `topics` showed "llm-agent-tr" over "aining": a slug folded
+    mid-word, where a reader sees two words. Below 60 the header of the last column
+    takes two lines, so most slugs fit whole; a longer one breaks after a hyphen."""
+    monkeypatch.setenv("COLUMNS", width)
+    topics = run("topics")
+    assert topics.exit_code == 0, topics.stderr
+    lines = topics.stdout.splitlines()
+    assert max(len(line) for line in lines) <= int(width)
+    slugs: list[list[str]] = []
+    for line in topics.stdout.split("┩", 1)[1].splitlines():
+        cells = line.split("│")
+        if len(cells) < 4:
+            continue
+        if cells[2].strip():  # a count: a new row
+            slugs.append([])
+        slugs[-1].append(cells[1].strip())
+    wanted = [row["topic"] for row in json.loads(run("topics", "--json").stdout)]
+    assert ["".join(parts) for parts in slugs] == wanted
+    column = max(len(part) for parts in slugs for part in parts)
+    for parts in slugs:  # a word wider than the column is folded: nothing else can be
+        if all(len(word) < column for word in "".join(parts).split("-")):
+            assert all(part.endswith("-") for part in parts[:-1]), parts
+    if int(width) >= 47:  # the longest default slug is 25 characters
+        assert all(len(parts) == 1 for parts in slugs)
+    else:
+        assert any(len(parts) > 1 for parts in slugs)
+
+
 def test_trending_with_counts_in_the_thousands_fits_40_columns_title_and_all() -> None:
     """On a store of 83,510 papers `trending` at 40 columns drew 42: the right border
     went, and the title, cut at the table's width, lost the comma of "Jun 26, 2026"."""
