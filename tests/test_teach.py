@@ -83,6 +83,24 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
     assert not (stored / "models" / "llm-agent-training.json").exists()
 
 
+def test_teaching_what_the_topic_already_decides_says_so(stored: Path) -> None:
+    """The help's own example taught a paper the topic already had, and another it
+    already left out, and said only "+2 papers tagged": a user who thought the paper
+    was missed learned nothing of it."""
+    before = tagged("llm-agent-training")
+    outside = first_not_in(before)
+    result = run("topics", "teach", "llm-agent-training", f"{CHAIN_OF_AGENTS}v7", "--not", outside)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"Note: {CHAIN_OF_AGENTS}v7 is not stored; teaching the stored")
+    already = next(line for line in lines if line.startswith("Already so"))
+    assert f"{CHAIN_OF_AGENTS} was in LLM Agent Training and {outside} was out" in already
+    # Taught the other way round, neither is "already so".
+    result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    assert "Already so" not in result.stderr and "Note:" not in result.stderr
+
+
 def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path) -> None:
     before, outside, result = teach_one_in_and_one_out()
     shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
@@ -114,11 +132,19 @@ def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path
     # The last example forgotten: the shipped model and its tags are back.
     result = run("topics", "teach", "llm-agent-training", "--unteach", outside)
     assert result.exit_code == 0, result.stderr
-    assert "Forgot every example taught to LLM Agent Training" in result.stderr
+    # What was asked is what is said: one example, the last (it read "Forgot every
+    # example", as --forget does).
+    said = f"Forgot {outside}, the last of the examples taught to LLM Agent Training"
+    assert said in result.stderr and "its shipped model again" in result.stderr
     assert sorted(tagged("llm-agent-training")) == sorted(before)
     assert not (stored / "models" / "llm-agent-training.json").exists()
     shown = json.loads(run("topics", "show", "llm-agent-training", "--json").stdout)
     assert shown["taught"] == {"in": [], "out": []}
+    # Nothing left to forget: said so, and nothing is retagged.
+    again = run("topics", "teach", "llm-agent-training", "--forget")
+    assert again.exit_code == 0, again.stderr
+    assert "no taught examples and no taught model: nothing to forget" in again.stderr
+    assert "papers tagged" not in again.stderr
     # A damaged examples file does not stop the card: it says so, and taught is null.
     (stored / "examples.json").write_text("{broken", encoding="utf-8")
     damaged = run("topics", "show", "llm-agent-training", "--json")
@@ -763,7 +789,7 @@ def test_a_topic_made_from_examples_keeps_one_in_and_a_query_topic_can_forget(
     assert CHAIN_OF_AGENTS not in tagged("zorb")
     result = run("topics", "teach", "zorb", "--forget")
     assert result.exit_code == 0, result.stderr
-    assert "Forgot every example taught to Zorb" in result.stderr
+    assert "Forgot the 1 example taught to Zorb (zorb): it decides by its query" in result.stderr
     assert tagged("zorb") == queried
     assert not (stored / "models" / "zorb.json").exists()
 

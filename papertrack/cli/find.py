@@ -78,21 +78,7 @@ def show(
                 f"no paper {resolve_id(paper_id)} in the store. Ingest a feed that lists it "
                 f"('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
             )
-        from papertrack.ids import parse_paper_id
-
-        asked = parse_paper_id(paper_id)
-        if asked is not None and asked[1] is not None and asked[1] != paper.version:
-            stored = f"v{paper.version}" if paper.version else "no version named"
-            # An older version is never stored over a newer one: no ingest brings it.
-            how = (
-                "The store keeps a paper's newest version."
-                if paper.version and asked[1] < paper.version
-                else f"Ingest a feed that lists v{asked[1]} to store it."
-            )
-            common.say(
-                f"Note: {asked[0]}v{asked[1]} is not stored; showing the stored version "
-                f"({stored}). {how}"
-            )
+        common.note_other_version(paper_id, paper, "showing")
         if as_json:
             emit_json(paper.to_dict())
             return

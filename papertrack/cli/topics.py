@@ -30,6 +30,7 @@ from papertrack.cli.common import (
     many_values,
     no_blank_category,
     note_operator_words,
+    note_other_version,
     open_store,
     out,
     pick_format,
@@ -466,13 +467,29 @@ def _taught_like(topic: Topic) -> bool:
     return bool(meta.get("like") or old)
 
 
-def _forget(chosen: Topic, store: Store) -> None:
+def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
     """Drop a topic's examples and taught model: a default topic goes back to its
-    shipped model, one of the user's to its query; and retag."""
+    shipped model, one of the user's to its query; and retag. ``last``: the examples
+    --unteach named, when they were the last ones (what was asked is what is said)."""
+    from papertrack import training
+
+    count = len(training.load_examples(paths.user_examples_file()).get(chosen.slug, {}))
+    had_model = paths.user_model_file(chosen.slug).is_file()
+    named = f"{chosen.name} ({chosen.slug})"
+    if not count and not had_model:
+        say(f"{named} has no taught examples and no taught model: nothing to forget.")
+        return
     _forget_examples(chosen.slug)
+    back = "its shipped model" if chosen.source == "default" else "its query"
+    if last:
+        done = f"Forgot {last}, the last of the examples taught to {named}"
+    elif count:
+        done = f"Forgot the {_examples_count(count)} taught to {named}"
+    else:
+        done = f"Deleted the model taught to {named}"
+    say(f"{done}: it decides by {back} again.")
     catalog = load_catalog()
     changes = _retag(store, catalog)
-    say(f"Forgot every example taught to {chosen.name} ({chosen.slug}).")
     _say_changes(chosen.slug, changes, store, catalog)
 
 
@@ -663,6 +680,29 @@ def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
         taught.pop(key, None)
         forgotten.add(key)
     return forgotten
+
+
+def _already_said(already: list[str], named: dict[str, Any], topic: Topic, ids: list[str]) -> str:
+    """ "Already so before: 2508.13167 was in GUI Agents and 2508.12365 out; ..." """
+    ins = [named[pid].arxiv_id for pid in already if pid in ids]
+    outs = [named[pid].arxiv_id for pid in already if pid not in ids]
+    parts = []
+    if ins:
+        parts.append(f"{_listed(ins)} {'was' if len(ins) == 1 else 'were'} in {topic.name}")
+    if outs:
+        parts.append(f"{_listed(outs)} {'was' if len(outs) == 1 else 'were'} out")
+    kept = (
+        "It is kept as an example, so it stays so"
+        if len(already) == 1
+        else "They are kept as examples, so they stay so"
+    )
+    return f"Already so before this teach: {' and '.join(parts)}. {kept} whatever the model scores."
+
+
+def _listed(items: list[str]) -> str:
+    """ "A", "A and B", "A, B and C" (the first five, then "and N more")."""
+    shown = items[:5] + ([f"{len(items) - 5:,} more"] if len(items) > 5 else [])
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
@@ -883,6 +923,8 @@ def topics_teach(
                 return
             fresh_tags(store, catalog)
             named = _taught_papers(store, given)
+            for pid in given:
+                note_other_version(pid, named[pid], "teaching")
             both = {named[pid].arxiv_id for pid in ids or []}
             both &= {named[pid].arxiv_id for pid in out_ids or []}
             if both:
@@ -895,7 +937,7 @@ def topics_teach(
             if forgotten and not taught and not given and not from_examples:
                 # Every example unlearned: as --forget, a default topic goes back to
                 # its shipped model, one of the user's to its query.
-                _forget(chosen, store)
+                _forget(chosen, store, last=_listed(sorted(forgotten)))
                 return
             for pid in ids or []:
                 taught[named[pid].arxiv_id] = True
@@ -914,6 +956,15 @@ def topics_teach(
                     f"{chosen.name} is made from your examples, and this would leave it none "
                     "in the topic. Name at least one paper that is in it"
                 )
+            # A paper the topic already decides as taught: teaching it pins it, and the
+            # refit may still move others; a user who thought it missed wants to know.
+            already = [
+                pid
+                for pid, inside in [(p, True) for p in ids or []]
+                + [(p, False) for p in out_ids or []]
+                if (chosen.slug in named[pid].tags) == inside
+                and named[pid].arxiv_id not in examples.get(chosen.slug, {})
+            ]
             # Papers taught before that this store lacks (the store may have changed with
             # --db) are still pinned; they are fitted on where the labels have them.
             known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
@@ -958,6 +1009,8 @@ def topics_teach(
                 if (n_in, n_out) != (len(now_in), len(now_out)):
                     told += f" ({n_in:,} in and {n_out:,} out in all)"
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
+                if already:
+                    say(_already_said(already, named, chosen, ids or []))
             _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
             _say_swing(chosen.slug, changes, store)
