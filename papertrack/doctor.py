@@ -26,7 +26,7 @@ from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of
 from papertrack.models import Paper, Progress, mend_record
 from papertrack.storage import PAPERS_TABLE, shape_problem, week_problem
 from papertrack.store import Store, UnlistedFolder, id_shard
-from papertrack.text import visible
+from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
     from papertrack.salvage import RepairReport, Salvage, repair_store, salvage_records
@@ -184,7 +184,13 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
             papers[paper.arxiv_id].append((week, _shell(paper)))
     checkup.placed = {pid: [w for w, _ in copies] for pid, copies in papers.items()}
     _check_two_weeks(checkup)
+    first_shard_problem = len(checkup.problems)
     damaged_shards = _check_shards(store, checkup, unreadable)
+    # The cause first: "has 591 entries pointing at a week file that does not hold
+    # the paper" did not say the file was gone.
+    checkup.problems[first_shard_problem:first_shard_problem] = _missing_weeks(
+        store, checkup, {path.stem for path in files}
+    )
     _check_missing_from_map(checkup, damaged_shards)
     _check_index(store, checkup, papers, unreadable)
     _check_text_index(store, checkup, unreadable)
@@ -397,6 +403,24 @@ def _check_shards(store: Store, checkup: Checkup, unreadable: set[str]) -> set[s
                 )
             )
     return damaged
+
+
+def _missing_weeks(store: Store, checkup: Checkup, on_disk: set[str]) -> list[Problem]:
+    """A week file the id map places papers in that is not there (deleted by hand)."""
+    placed: dict[str, list[str]] = defaultdict(list)
+    for pid, week in checkup.id_map.items():
+        if week not in on_disk:
+            placed[week].append(pid)
+    return [
+        Problem(
+            relative_name(store, store.partition_path(week)),
+            "missing-week",
+            f"is missing: the id map places {counted(len(ids), 'paper')} there "
+            f"({name_some(sorted(ids))}); restore it from a backup if you have one, "
+            "else the repair goes on without them",
+        )
+        for week, ids in sorted(placed.items())
+    ]
 
 
 def _check_missing_from_map(checkup: Checkup, damaged_shards: set[str]) -> None:

@@ -404,7 +404,10 @@ class Store:
         path = self.partition_path(week)
         # The week file's records as TinyDB stores them, filtered here: a TinyDB
         # Query costs ~10 us a record, 40 ms of a cold `latest` that reads two weeks.
-        docs: Iterable[dict[str, Any]] = week_records(path).values()
+        records = week_records(path)
+        if not records:
+            self.missing_week(week=week)
+        docs: Iterable[dict[str, Any]] = records.values()
         if ids is not None:
             docs = [doc for doc in docs if doc.get("arxiv_id") in ids]
         if topic is not None:
@@ -437,7 +440,10 @@ class Store:
         else:
             weeks = [week]
         for week in weeks:
-            for doc in week_records(self.partition_path(week)).values():
+            records = week_records(self.partition_path(week))
+            if not records:
+                self.missing_week(week=week)
+            for doc in records.values():
                 if doc.get("arxiv_id") == arxiv_id:
                     return paper_of_record(doc, self.partition_path(week))
         return None
@@ -495,10 +501,48 @@ class Store:
         """The weeks the index says hold papers of ``topic`` (:data:`ALL`: any paper)."""
         return {week for week, n in self.index().counts.get(topic, {}).items() if n > 0}
 
-    def weeks(self) -> list[str]:
-        """Every partition key on disk, newest first."""
+    def weeks(self, *, check: bool = True) -> list[str]:
+        """Every partition key on disk, newest first.
+
+        Raises:
+            StoreError: with ``check``, a week file the index counts papers in is not
+                there (:meth:`missing_week`): read without it, an export wrote 12% of
+                the store fewer and said nothing. A rebuild passes ``check=False``.
+        """
         keys = [p.stem for p in self.week_paths()]
+        if check:
+            self.missing_week(set(keys))
         return sorted(keys, key=week_sort_key, reverse=True)
+
+    def missing_week(self, on_disk: AbstractSet[str] | None = None, week: str = "") -> None:
+        """Refuse to read on when a week file the index counts papers in is gone: ``week``,
+        or any not in ``on_disk``. A write cut short (the ``.dirty`` marker) may leave
+        such a week, which the next writer's rebuild sets right: no error then.
+
+        Raises:
+            StoreError: the file is missing, with how many papers it held.
+        """
+        if not self.exists() or self.dirty_path.exists():
+            return
+        counts = self.index().counts.get(ALL, {})
+        if on_disk is not None:
+            gone = sorted(w for w, n in counts.items() if n > 0 and w not in on_disk)
+        else:
+            gone = (
+                [week] if counts.get(week, 0) > 0 and not self.partition_path(week).exists() else []
+            )
+        if not gone:
+            return
+        lost = sum(counts[w] for w in gone)
+        what = visible(str(self.partition_path(gone[0])))
+        if len(gone) > 1:
+            what += f" and {len(gone) - 1:,} more week file{'s' if len(gone) > 2 else ''}"
+        raise StoreError(
+            f"store file {what} {'is' if len(gone) == 1 else 'are'} missing: the index "
+            f"counts {lost:,} paper{'s' if lost != 1 else ''} there. Restore "
+            f"{'it' if len(gone) == 1 else 'them'} from a backup, or run 'papertrack doctor "
+            "--repair' to go on without those papers"
+        )
 
     def week_paths(self) -> list[Path]:
         """Every week file on disk (``papers/*.json``, no hidden ones), in name order.

@@ -239,9 +239,13 @@ class StoreWriter:
             # Leftovers of killed writers (a live writer's temp files are not listed).
             with contextlib.suppress(OSError):
                 stray.unlink()
-        lost_index = not self.store.index_path.exists() and bool(self.store.weeks())
+        lost_index = not self.store.index_path.exists() and bool(self.store.weeks(check=False))
         if self._dirty.exists() or self.store.index_outdated() or lost_index:
             self.rebuild()
+        else:
+            # A week file gone by hand: writing on would count its papers twice when
+            # they came again, and no reader could tell. Restored or repaired first.
+            self.store.weeks()
         # A private copy: the writer bumps counts before they are committed.
         self.index = copy.deepcopy(self.store.index())
         self.text_live = self.text.synced_with(self.index.generation)
@@ -572,7 +576,7 @@ class StoreWriter:
             except StoreError:
                 return None  # a damaged shard: rebuilt below anyway
 
-        for week in self.store.weeks():
+        for week in self.store.weeks(check=False):
             for paper in self.store.read_partition(week):
                 seen = best.get(paper.arxiv_id)
                 if seen is None:

@@ -155,10 +155,13 @@ def shard_damaged(store: Store) -> Damage:
 
 
 def week_file_deleted(store: Store) -> Damage:
-    """A week file removed by hand: the id map still names its papers."""
+    """A week file removed by hand: the id map still names its papers. Readers took
+    the store without it for the whole: an export wrote the rest and exited 0, and
+    an ingest of those papers again counted them twice."""
     docs = records(store)
     store.partition_path(WEEK).unlink()
-    return Damage(f"ids/{id_shard('2508.13167')}.json", sorted(d["arxiv_id"] for d in docs))
+    readers = (("export", "-f", "jsonl"), ("show", "2508.13167"), ("ingest", str(LISTING)))
+    return Damage(PART, sorted(d["arxiv_id"] for d in docs), readers=readers)
 
 
 def paper_in_two_weeks(store: Store) -> Damage:
