@@ -894,6 +894,13 @@ def test_a_broad_topic_from_examples_says_so_and_replacing_examples_is_said(
     assert "made from these 2 examples alone: 1 example taught before was dropped" in again.stderr
     taught = json.loads((sample_home / "examples.json").read_text())["topics"]["llm-unlearning"]
     assert sorted(taught) == sorted([first, second])
+    # The ids dropped are named in a command that teaches them again: examples.json
+    # no longer holds them, and "teach them again" could not be done.
+    command = again.stderr.split("To teach it again: ", 1)[1].split("\n", 1)[0]
+    assert command == f"papertrack topics teach llm-unlearning {third}"
+    assert run(*command.split()[1:]).exit_code == 0
+    taught = json.loads((sample_home / "examples.json").read_text())["topics"]["llm-unlearning"]
+    assert sorted(taught) == sorted([first, second, third])
 
 
 def test_an_add_interrupted_in_its_retag_says_the_topic_is_added(

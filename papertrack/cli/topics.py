@@ -590,17 +590,24 @@ def _learn_from_examples(
     taught = dict.fromkeys(papers, True)
     choice = _refit(store, draft, taught, papers, like=True)
     examples = training.load_examples(paths.user_examples_file())
-    dropped = set(examples.get(chosen_slug) or {}) - set(taught)
+    earlier = examples.get(chosen_slug) or {}
+    dropped = {pid: inside for pid, inside in earlier.items() if pid not in taught}
     examples[chosen_slug] = taught
     training.save_examples(paths.user_examples_file(), examples)
     if dropped:
-        # --replace --like makes the topic anew from these papers: said, not silent.
+        # --replace --like makes the topic anew from these papers: said, not silent,
+        # and with the ids, which examples.json no longer holds.
         were = "was" if len(dropped) == 1 else "were"
+        ins = sorted(pid for pid, inside in dropped.items() if inside)
+        outs = sorted(pid for pid, inside in dropped.items() if not inside)
+        again = " ".join(
+            ["papertrack topics teach", chosen_slug, *ins, *(["--not", *outs] if outs else [])]
+        )
         say(
             f"The topic is made from {'this' if len(taught) == 1 else 'these'} "
             f"{_examples_count(len(taught))} alone: "
-            f"{_examples_count(len(dropped))} taught before {were} dropped (teach "
-            f"{'it' if len(dropped) == 1 else 'them'} again with 'papertrack topics teach')."
+            f"{_examples_count(len(dropped))} taught before {were} dropped. To teach "
+            f"{'it' if len(dropped) == 1 else 'them'} again: {again}"
         )
     return choice
 
