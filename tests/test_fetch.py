@@ -553,6 +553,11 @@ def test_config_file_supplies_categories_and_endpoints(
     assert result.exit_code == 0, result.stderr
     assert len(stored()) == 86
     assert [req.path for req, _ in httpserver.log] == ["/mirror/cs.AI+cs.CL"]
+    # -q prints nothing, and the log still says what the night's fetch did: with -q,
+    # as the cron line of the docs has it, a successful run left no line at all.
+    assert result.stderr == "" and result.stdout == ""
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert logged.endswith("Z [fetch] cs.AI, cs.CL: 86 new, 0 updated, 0 unchanged\n")
     (isolated_home / "config.toml").write_text("[fetch]\ncategory = ['cs.AI']\n")
     bad = run("fetch")
     assert bad.exit_code == 2

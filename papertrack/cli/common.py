@@ -147,7 +147,12 @@ FormatOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
 #: --json of a command that has no --format.
 JsonOnlyOpt = Annotated[bool, typer.Option("--json", help="Write JSON instead of text.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="Print nothing on success (the log still says what was done)."
+    ),
+]
 
 
 class ViewFormat(StrEnum):
@@ -174,6 +179,9 @@ AsOfOpt = Annotated[
 class State:
     db: str | None = None
     log_file: str | None = None
+    #: The command running, as the log names it: "fetch", "topics teach". (Taken from
+    #: the arguments it read "fetch -c" and "fetch -q" for two runs of one command.)
+    command: str = "papertrack"
 
 
 state = State()
@@ -268,12 +276,17 @@ def store_is_empty(store: Store) -> bool:
 live: Any = None
 
 
-def say(message: str) -> None:
+def say(message: str, *, quiet: bool = False) -> None:
     """A message for people on stderr, printed as plain text (never as Rich markup).
 
     Every message also goes to the log file, so a cron job's summaries and errors
-    can be read later (see :func:`log`).
+    can be read later (see :func:`log`). With ``quiet`` (a command's --quiet) it goes
+    to the log alone: `fetch -q` in cron printed nothing, as asked, and left no
+    record of what it fetched either.
     """
+    if quiet:
+        log(message)
+        return
     message = visible(message, keep_lines=True)
     if live is not None:
         from rich.text import Text
@@ -302,7 +315,7 @@ def log(message: str) -> Path | None:
             return None
         path = home / LOG_NAME
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    command = visible(" ".join(sys.argv[1:3])) or "papertrack"
+    command = visible(state.command)
     message = visible(message, keep_lines=True)
     # Split at "\n" alone: splitlines also breaks at characters visible() keeps.
     lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.rstrip("\n").split("\n"))
@@ -358,6 +371,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_options(
+    ctx: typer.Context,
     db: Annotated[
         str | None,
         typer.Option(
@@ -386,6 +400,7 @@ def main_options(
     """Track arXiv papers by topic."""
     state.db = db
     state.log_file = log_file
+    state.command = ctx.invoked_subcommand or "papertrack"
     # Rich reads COLUMNS, NO_COLOR and the terminal once, when a console is built:
     # each run builds its own (a Python caller running several commands, or the
     # tests, may change them in between).

@@ -112,8 +112,8 @@ def follow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
                 f"The next digest shows the papers of the last {core.FIRST_DIGEST_DAYS} days "
                 "in what you just followed, not every one since your first digest."
             )
-        for line in lines if not quiet else ():
-            say(line)
+        for line in lines:
+            say(line, quiet=quiet)
 
 
 @contextlib.contextmanager
@@ -165,8 +165,7 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
             slug = known[0] if known else catalog.find(name).slug
             drop.append(slug)
         for slug in dict.fromkeys(drop):
-            if not quiet:
-                say(f"Unfollowed {slug}." if slug in slugs else f"Not following {slug}.")
+            say(f"Unfollowed {slug}." if slug in slugs else f"Not following {slug}.", quiet=quiet)
         save_following(following_file(), [s for s in slugs if s not in drop], times)
 
 

@@ -47,11 +47,17 @@ def _say_retries(event: FetchProgress) -> None:
         say(f"Retrying in {_seconds(event.wait)}: {event.retry}.")
 
 
+def _log_retries(event: FetchProgress) -> None:
+    """With --quiet, each retry goes to the log alone."""
+    if event.retry:
+        say(f"Retrying in {_seconds(event.wait)}: {event.retry}.", quiet=True)
+
+
 @contextlib.contextmanager
 def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress], None] | None]:
     """A Rich progress bar on stderr; else retry lines, or nothing with --quiet."""
     if not show:
-        yield None if quiet else _say_retries
+        yield _log_retries if quiet else _say_retries
         return
     from rich.markup import escape
     from rich.progress import (
@@ -241,12 +247,14 @@ def fetch(
                 report = fetch_listing(cats, upsert, settings, progress=progress)
             else:
                 report = fetch_range(cats, first, last, upsert, settings, progress=progress)
-        if report.resumed_at and not quiet:
-            say(f"Resumed after {counted(report.resumed_at, 'page')} fetched by an earlier run.")
+        if report.resumed_at:
+            say(
+                f"Resumed after {counted(report.resumed_at, 'page')} fetched by an earlier run.",
+                quiet=quiet,
+            )
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
-        if not quiet:
-            say(report.summary())
+        say(report.summary(), quiet=quiet)
 
 
 def _categories(given: list[str] | None, conf: dict[str, Any], conf_path: Path) -> list[str]:

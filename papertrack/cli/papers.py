@@ -230,8 +230,7 @@ def ingest(
                 on_bytes=on_bytes,
             )
             report = run_ingest(names, writer, stdin=stdin, progress=progress, options=options)
-        if not quiet or report.failed:
-            say(_summary(report))
+        say(_summary(report), quiet=quiet and not report.failed)
         if category:
             _hint_categories(report, category)
         if report.failed:

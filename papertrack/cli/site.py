@@ -115,7 +115,6 @@ def site(
         gathered = core.gather(store, chosen, day, limit=limit, known=names)
         files = core.render_site(gathered, day, names=names, base_url=base_url)
         report = core.write_site(folder, files, lock_timeout=lock_timeout())
-        if not quiet:
-            say(report.summary(len(chosen), day))
-            if store.count() == 0:
-                say(EMPTY_STORE)
+        say(report.summary(len(chosen), day), quiet=quiet)
+        if not quiet and store.count() == 0:
+            say(EMPTY_STORE)

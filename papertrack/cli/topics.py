@@ -35,6 +35,7 @@ from papertrack.cli.common import (
     out,
     pick_format,
     say,
+    state,
 )
 from papertrack.cli.output import emit, emit_json
 from papertrack.errors import PapertrackError, UsageError
@@ -170,6 +171,7 @@ def topics_main(
         papertrack topics explain 2508.13167 llm-agent-training
         papertrack topics remove gui-agents
     """
+    state.command = f"topics {ctx.invoked_subcommand or 'list'}"
     if ctx.invoked_subcommand is None:
         topics_list(fmt, as_json, as_of)
         return
