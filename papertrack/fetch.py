@@ -726,8 +726,15 @@ def fetch_range(
     settings: FetchSettings,
     *,
     progress: Callable[[FetchProgress], None] | None = None,
+    run: str = "",
 ) -> FetchReport:
     """Fetch every paper of ``categories`` submitted from ``first`` to ``last`` from the API.
+
+    ``run`` names the range as the user asked for it ("--days 1", "--backfill 12"):
+    only a run of that name resumes this one's checkpoint. Keyed by categories alone,
+    a nightly ``--days 1`` took over a stopped ``--backfill 4``: it fetched the
+    backfill's window instead of its own two days, then deleted the backfill's
+    checkpoint, whose other windows were lost.
 
     Windows whose query exceeds the API's 30,000-result cap are split in halves by
     date; each window is paged in ``settings.page_size`` slices, sorted by submission
@@ -752,7 +759,7 @@ def fetch_range(
     digest = hashlib.sha1(settings.api_url.encode()).hexdigest()[:8]
     # Keyed without the dates, so that a run resumed on a later day (when --days or
     # --backfill end today) still skips what the interrupted run finished.
-    key = f"api {'+'.join(sorted(cats))} size={size} {digest}"
+    key = f"api {'+'.join(sorted(cats))} size={size} {digest}" + (f" {run}" if run else "")
     checkpoint = _Checkpoint(settings.home, key)
     saved = checkpoint.load()
     state: dict[str, Any] = {"windows": [[first.isoformat(), last.isoformat()]], "start": 0}

@@ -275,6 +275,35 @@ def test_a_backfill_resumed_on_a_later_day_skips_what_was_finished(
     assert not (isolated_home / "fetch-checkpoint.json").exists()
 
 
+def test_a_nightly_days_run_leaves_a_stopped_backfill_to_resume(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """The checkpoint was keyed by categories alone: a nightly --days 1 after a stopped
+    --backfill fetched the backfill's window instead of its own days, then deleted
+    the backfill's checkpoint, so the backfill started over."""
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+    backfill = (date(2026, 7, 11), date(2026, 8, 7))
+    with pytest.raises(KeyboardInterrupt):
+        fetch_range(
+            ["cs.AI"], *backfill, _upsert(store), settings,
+            progress=stop_after_first_page, run="--backfill 4",
+        )  # fmt: skip
+    api.calls.clear()
+    nightly = fetch_range(
+        ["cs.AI"], date(2026, 8, 6), date(2026, 8, 7), _upsert(store), settings, run="--days 1"
+    )
+    assert nightly.resumed_at is None
+    assert all("202608060000 TO 202608072359" in q for q in api.queries())
+    api.calls.clear()
+    resumed = fetch_range(["cs.AI"], *backfill, _upsert(store), settings, run="--backfill 4")
+    assert resumed.resumed_at == 1
+    assert api.starts()[0] == 10  # on from the page it stopped after
+    assert all("202607110000 TO 202608072359" in q for q in api.queries())
+    assert not (isolated_home / "fetch-checkpoint.json").exists()
+
+
 def test_resume_plan_arithmetic() -> None:
     d = date.fromisoformat
     state = {"range": ["2026-08-01", "2026-08-31"], "windows": [["2026-08-16", "2026-08-31"]]}

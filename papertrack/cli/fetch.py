@@ -246,7 +246,17 @@ def fetch(
             if first is None:
                 report = fetch_listing(cats, upsert, settings, progress=progress)
             else:
-                report = fetch_range(cats, first, last, upsert, settings, progress=progress)
+                # The range as asked: a --days run and a --backfill keep apart checkpoints.
+                run = (
+                    f"--since {first}"
+                    if since is not None
+                    else f"--days {days}"
+                    if days is not None
+                    else f"--backfill {backfill}"
+                )
+                report = fetch_range(
+                    cats, first, last, upsert, settings, progress=progress, run=run
+                )
         if report.resumed_at:
             say(
                 f"Resumed after {counted(report.resumed_at, 'page')} fetched by an earlier run.",
