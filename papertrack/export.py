@@ -194,6 +194,9 @@ def iter_papers(
 
     since_week = week_of(since) if since else None
     weeks = store.weeks()
+    # A writer may move a paper to another week (a newer version, a better date)
+    # between the reads of two weeks: its two copies are listed once.
+    seen: set[str] = set()
     for done, week in enumerate(weeks):
         if progress is not None:
             progress(done, len(weeks))
@@ -205,7 +208,9 @@ def iter_papers(
             for p in papers
             if (topic is None or topic in p.tags)
             and (since is None or (p.paper_date is not None and p.paper_date >= since))
+            and p.arxiv_id not in seen
         ]
+        seen.update(p.arxiv_id for p in keep)
         yield from sorted(keep, key=paper_date_key, reverse=True)
 
 

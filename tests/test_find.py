@@ -590,3 +590,51 @@ def test_output_to_dev_stdout_appends_to_what_the_shell_opened(
     assert cut.returncode == 0, cut.stderr
     # Nothing claims the whole export was written when its reader took 10 bytes.
     assert b"Error" not in cut.stderr and b"Wrote" not in cut.stderr
+
+
+@pytest.mark.parametrize("to_file", [True, False], ids=["to a file", "to stdout"])
+def test_an_export_while_papers_move_between_weeks_lists_each_once(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, to_file: bool
+) -> None:
+    """An export during an ingest that moved papers to other weeks (newer versions
+    with other dates) listed a paper twice, breaking BibTeX with a repeated key, and
+    missed another, and exited 0. Here a writer moves the newest week's paper to the
+    oldest week and the oldest week's paper to the newest, once the newest week is read."""
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from papertrack.api import load_catalog, open_store
+    from papertrack.store import Store
+
+    store = open_store()
+    newest, oldest = store.get("2603.00003"), store.get("2512.00004")
+    assert newest is not None and oldest is not None
+    moved = [
+        replace(newest, version=2, published=datetime(2025, 12, 2, tzinfo=UTC)),
+        replace(oldest, version=2, published=datetime(2026, 3, 4, tzinfo=UTC)),
+    ]
+    reading = Store.search_week
+    calls: list[str] = []
+
+    def search_week(self: Store, week: str, *args: object, **kwargs: object) -> object:
+        calls.append(week)
+        found = reading(self, week, *args, **kwargs)  # type: ignore[arg-type]
+        if len(calls) == 1:  # the newest week is read: now the writer moves them
+            with self.writer(load_catalog()) as writer:
+                writer.upsert(moved)
+        return found
+
+    monkeypatch.setattr(Store, "search_week", search_week)
+    target = tmp_path / "papers.jsonl"
+    result = run("export", "-f", "jsonl", *(["-o", str(target)] if to_file else []))
+    assert result.exit_code == 0, result.stderr
+    lines = (target.read_text(encoding="utf-8") if to_file else result.stdout).splitlines()
+    ids = [json.loads(line)["arxiv_id"] for line in lines]
+    assert len(ids) == len(set(ids))  # never twice
+    if to_file:  # read again, the store as it is now: every paper, the moved ones new
+        assert sorted(ids) == sorted(p.arxiv_id for _, p in open_store().search(None))
+        versions = {json.loads(line)["arxiv_id"]: json.loads(line)["version"] for line in lines}
+        assert versions["2603.00003"] == versions["2512.00004"] == 2
+        assert "Warning" not in result.stderr
+    else:  # streamed: it cannot be read again, and says so
+        assert "Warning: the store was written while it was exported" in result.stderr

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Callable, Iterator
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -32,6 +33,10 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
+
+if TYPE_CHECKING:
+    from papertrack.models import Paper
+    from papertrack.store import Store
 
 TopicOpt = Annotated[
     str | None,
@@ -189,6 +194,29 @@ class ExportFormat(StrEnum):
     atom = "atom"
 
 
+#: Reads of the store for an export to a file, before the last one holds its lock.
+EXPORT_TRIES = 3
+
+
+def _export_snapshot(store: Store, write: Callable[[io.StringIO], int]) -> tuple[io.StringIO, int]:
+    """An export as one consistent state of the store: written again while a writer
+    changed the store meanwhile (a paper moved between weeks was listed twice, or
+    missed, by an export during an ingest), the last time under the store lock."""
+    for _ in range(EXPORT_TRIES - 1):
+        before = store.index().generation
+        buffer = io.StringIO()
+        count = write(buffer)
+        if store.index().generation == before:
+            return buffer, count
+    lock = store.lock()
+    lock.acquire()
+    try:
+        buffer = io.StringIO()
+        return buffer, write(buffer)
+    finally:
+        lock.release()
+
+
 @app.command(epilog=EXIT_CODES)
 def export(
     fmt: Annotated[
@@ -287,25 +315,41 @@ def export(
         stdout = sys.stdout
         # No spinner while the export itself scrolls past on the same terminal.
         with busy("Exporting", show=target is not None or not stdout.isatty()) as progress:
-            papers = iter_papers(
-                store,
-                topic=chosen.slug if chosen else None,
-                since=start,
-                match=unsaved.matches_fields if unsaved else None,
-                within=store.candidates(unsaved.node) if unsaved else None,
-                progress=progress,
-            )
+
+            def papers() -> Iterator[Paper]:
+                return iter_papers(
+                    store,
+                    topic=chosen.slug if chosen else None,
+                    since=start,
+                    match=unsaved.matches_fields if unsaved else None,
+                    within=store.candidates(unsaved.node) if unsaved else None,
+                    progress=progress,
+                )
+
             if target is None:
-                count = write_export(papers, fmt.value, stdout, title=title, self_url=feed_url)
+                before = store.index().generation
+                count = write_export(papers(), fmt.value, stdout, title=title, self_url=feed_url)
+                if store.index().generation != before:
+                    # Streamed as read: it cannot be read again, and a pipe's reader
+                    # may be slow, so the store is not locked for it either.
+                    say(
+                        "Warning: the store was written while it was exported (an ingest "
+                        "or fetch): a paper moved to another week meanwhile may be missing. "
+                        "Export again once it is done, or to a file with -o."
+                    )
                 if count == 0 and start is not None:
                     day = start.date().isoformat()
                     say(f"No paper is dated {day} or later.{newest_paper_note(store)}")
                 return
             # Collected first, then written in one atomic replace: a reader of the
             # file (a feed reader polling it) never sees half an export.
-            buffer = io.StringIO()
             self_url = feed_url or target.resolve().as_uri()
-            count = write_export(papers, fmt.value, buffer, title=title, self_url=self_url)
+            buffer, count = _export_snapshot(
+                store,
+                lambda into: write_export(
+                    papers(), fmt.value, into, title=title, self_url=self_url
+                ),
+            )
             if not write_output(target, buffer.getvalue().encode("utf-8")):
                 return  # its reader stopped early (`| head`): nothing to report
         note = newest_paper_note(store) if count == 0 and start is not None else ""
