@@ -577,18 +577,17 @@ def topic_card(info: Mapping[str, Any]) -> Group:
     if info["description"]:
         parts.append(Text(safe(info["description"])))
     parts += [Text(""), grid, Text(""), Text("query", style="dim")]
-    query = str(info["query"]).strip("\n").splitlines()
-    if query:
-        from rich.padding import Padding
-
-        # Each line at its own indent, wrapped within it: a long line of a default
-        # query wrapped to the margin, and the query's layout was lost.
-        for line in query:
-            indent = 2 + len(line) - len(line.lstrip())
-            parts.append(Padding(Text(safe(line.strip())), (0, 0, 0, indent)))
-    else:
+    if not str(info["query"]).strip():
         parts.append(Text("  none: it decides by its model alone", style="dim"))
     return Group(*parts)
+
+
+def query_lines(query: str) -> list[Text]:
+    """A topic's query as written, a line each, indented by two: to be printed
+    unwrapped (``soft_wrap``), so that it can be copied whole. Wrapped to the
+    terminal, a comment went on in a line without its '#', and the query copied
+    from the card did not parse."""
+    return [Text("  " + safe(line)) for line in query.strip("\n").splitlines()]
 
 
 def trial_view(trial: Trial, title: str) -> Group:

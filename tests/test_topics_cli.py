@@ -139,19 +139,23 @@ def test_topics_show_prints_the_definition_and_counts(stored: None) -> None:
     assert "  AND agent*" in table  # the query as written, indented
 
 
-def test_topics_show_wraps_each_query_line_at_its_own_indent(stored: None) -> None:
-    """A long line of a default query wrapped to the left margin ('OR llama3' and
-    '"reinforcement learning"' at column 0), and the query's layout was lost."""
+def test_topics_show_prints_the_query_as_written_so_a_copy_of_it_parses(stored: None) -> None:
+    """Wrapped to the terminal, a comment of a default query went on in a line without
+    its '#', and the query copied from the card to make a variant did not parse
+    ("unbalanced parenthesis at column 5049"). Each line is printed whole, as written."""
     from papertrack.topics import Catalog
 
     shown = run("topics", "show", "llm-agent-training", env={"COLUMNS": "60"})
     assert shown.exit_code == 0, shown.stderr
-    block = shown.stdout.split("\nquery\n", 1)[1].splitlines()
+    block = shown.stdout.split("\nquery\n", 1)[1].rstrip("\n").splitlines()
     query = Catalog.default().find("llm-agent-training").query.strip("\n").splitlines()
-    assert len(block) > len(query)  # lines were wrapped
-    assert all(line.startswith("  ") or not line.strip() for line in block), block
-    # Every word of the query is shown, in order.
-    assert " ".join(" ".join(block).split()) == " ".join(" ".join(query).split())
+    assert max(len(line) for line in query) > 60  # lines wider than the terminal
+    assert block == ["  " + line for line in query]
+    copied = "\n".join(line[2:] for line in block)
+    tried = run("topics", "test", copied, "--json")
+    assert tried.exit_code == 0, tried.stderr
+    # Its comments are on purpose: no note for each (there was one a comment line).
+    assert "is a comment" not in tried.stderr
 
 
 def test_topics_show_unknown_topic_is_a_usage_error() -> None:

@@ -722,9 +722,10 @@ def note_operator_words(query: str) -> None:
             f"Note: {shown} in the query {'is a word' if len(words) == 1 else 'are words'} "
             f"to match; operators are written in capitals: {operators}."
         )
-    for comment in comments_of(query):
-        # A comment is for the long queries of topics.toml; typed on one line, the
-        # rest of the query went with it while the header showed it all.
+    # A comment is for the long queries of topics.toml; typed on one line, the rest of
+    # the query went with it while the header showed it all. A query of several lines
+    # (one copied from `topics show`) has its comments on purpose.
+    for comment in comments_of(query) if "\n" not in query.strip() else ():
         say(
             f"Note: {visible(comment)!r} is a comment ('#' runs to the end of the line) "
             "and is left out of the query. Put it in quotes to match it."

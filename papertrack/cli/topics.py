@@ -284,6 +284,8 @@ def topics_show(
             from papertrack import render
 
             out().print(render.topic_card(info))
+            for line in render.query_lines(str(info["query"])):
+                out().print(line, soft_wrap=True)
 
 
 def _taught_ids(slug: str) -> dict[str, list[str]] | None:
