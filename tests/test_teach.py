@@ -971,3 +971,47 @@ def test_teaching_what_was_taught_already_changes_nothing_and_says_so(stored: Pa
     flipped = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS)
     assert flipped.exit_code == 0, flipped.stderr
     assert "Taught GUI Agents (gui-agents) 1 paper in and 0 out" in flipped.stderr
+
+
+def test_a_paper_taught_the_other_way_is_said(stored: Path) -> None:
+    """Taught in, then --not: the example flipped without a word (a wrong id pasted
+    is the likelier cause)."""
+    before = tagged("llm-agent-training")
+    outside = first_not_in(before)
+    assert run("topics", "teach", "llm-agent-training", outside).exit_code == 0
+    result = run("topics", "teach", "llm-agent-training", "--not", outside)
+    assert result.exit_code == 0, result.stderr
+    assert f"Note: {outside} was taught in before; it is taught out now." in result.stderr
+    again = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert "was taught" not in again.stderr
+
+
+def test_a_teach_that_moves_the_topic_against_what_was_taught_says_so(
+    stored: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two right examples more took a topic made from examples from 180 papers to
+    130, every one of the 50 on its theme, and the report read as a success."""
+    from papertrack.cli.topics import _say_against
+    from papertrack.store import Store
+    from papertrack.writer import Retagged
+
+    store = Store(stored / "store")
+    slug = "large-language-models"
+    now = store.count(slug)
+    assert now >= 10
+    capsys.readouterr()
+    lost = {slug: Retagged(gained=0, lost=now // 2)}  # from 1.5 times its size
+    _say_against(slug, lost, store, ["2501.00001", "2501.00002"], [], set())
+    said = capsys.readouterr().err
+    assert (
+        f"teaching papers in left the topic smaller ({now + now // 2:,} papers to {now:,})" in said
+    )
+    assert f"'papertrack topics teach {slug} --unteach 2501.00001 2501.00002'" in said
+    # Taught in and the topic grew, taught both ways, or examples forgotten: nothing.
+    gained = {slug: Retagged(gained=now // 2, lost=0)}
+    _say_against(slug, gained, store, ["2501.00001"], [], set())
+    _say_against(slug, lost, store, ["2501.00001"], ["2501.00003"], set())
+    _say_against(slug, lost, store, ["2501.00001"], [], {"2501.00004"})
+    assert capsys.readouterr().err == ""
+    _say_against(slug, gained, store, [], ["2501.00003"], set())
+    assert "teaching papers out left the topic larger" in capsys.readouterr().err

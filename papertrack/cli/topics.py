@@ -818,6 +818,41 @@ def _say_swing(slug: str, changes: dict[str, Retagged], store: Store) -> None:
     )
 
 
+def _say_against(
+    slug: str,
+    changes: dict[str, Retagged],
+    store: Store,
+    now_in: list[str],
+    now_out: list[str],
+    forgotten: set[str],
+) -> None:
+    """A word when a teach moved the topic against what was taught: papers taught in
+    and the topic smaller. Two right examples more took a topic made from examples
+    from 180 papers to 130, all 50 on its theme (its threshold rises as its examples
+    grow alike), and the advice after it was to teach more."""
+    change = changes.get(slug)
+    if change is None or forgotten or bool(now_in) == bool(now_out):
+        return
+    now = store.count(slug)
+    before = now - change.gained + change.lost
+    net = now - before
+    if before >= 10 and not before // 2 < now < before * 2:
+        return  # _say_swing has said it
+    if now_in and net < 0 and -net >= max(5, before // 20):
+        what, ids = "in", now_in
+    elif now_out and net > 0 and net >= max(5, before // 20):
+        what, ids = "out", now_out
+    else:
+        return
+    say(
+        f"Note: teaching papers {what} left the topic {'smaller' if what == 'in' else 'larger'} "
+        f"({before:,} papers to {now:,}): a model moves its threshold with its examples. "
+        f"Look over the {'untagged' if what == 'in' else 'newly tagged'} papers above; "
+        f"'papertrack topics teach {slug} --unteach {' '.join(ids)}' takes "
+        f"{'it' if len(ids) == 1 else 'them'} back."
+    )
+
+
 def _say_topic_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
     change = changes.get(slug)
     gained, lost = (change.gained, change.lost) if change else (0, 0)
@@ -950,6 +985,13 @@ def topics_teach(
                 # its shipped model, one of the user's to its query.
                 _forget(chosen, store, last=_listed(sorted(forgotten)))
                 return
+            # Taught the other way before: a wrong id pasted, or a change of mind.
+            flipped = sorted(
+                named[pid].arxiv_id
+                for pid, inside in [(p, False) for p in ids or []]
+                + [(p, True) for p in out_ids or []]
+                if taught.get(named[pid].arxiv_id) is inside
+            )
             for pid in ids or []:
                 taught[named[pid].arxiv_id] = True
             for pid in out_ids or []:
@@ -1022,9 +1064,14 @@ def topics_teach(
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
                 if already:
                     say(_already_said(already, named, chosen, ids or []))
+                for aid in flipped:
+                    now = "in" if taught[aid] else "out"
+                    was = "out" if taught[aid] else "in"
+                    say(f"Note: {aid} was taught {was} before; it is taught {now} now.")
             _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
             _say_swing(chosen.slug, changes, store)
+            _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten)
             if choice.model.meta.get("like"):
                 _say_breadth(store, chosen.slug)
 
