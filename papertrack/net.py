@@ -9,7 +9,14 @@ Every request has limits a misbehaving server cannot stretch:
   :data:`RATE_GRACE` seconds the average speed must stay above it;
 * bodies read whole are capped (``limit``), redirects are followed only on the
   same host (at most :data:`MAX_REDIRECTS`), and a name that does not resolve or a
-  refused connection fails at once instead of being retried.
+  refused connection fails at once instead of being retried (a name lookup that
+  failed for the moment, EAI_AGAIN, as when the network is not up yet, is retried).
+
+Requests go through the proxy that ``http_proxy``/``https_proxy`` (or the system's
+settings, as :func:`urllib.request.getproxies` reads them) name, except for hosts
+``no_proxy`` names and the loopback addresses; an https request tunnels through it
+(CONNECT). A user name and password in the URL (``https://user:pass@host/...``) or in
+the proxy's are sent as HTTP Basic authentication, to that host or proxy alone.
 
 Everything a server says (reason phrase, body, Location) is untrusted: it reaches a
 message only through :func:`papertrack.text.visible` and cut short.
@@ -172,8 +179,48 @@ def _split(url: str, what: str = "") -> urllib.parse.SplitResult:
     return parts
 
 
-def _connection(parts: urllib.parse.SplitResult, timeout: float) -> http.client.HTTPConnection:
+def _basic(user: str | None, password: str | None) -> str:
+    """An HTTP Basic credential of a URL's user name and password."""
+    import base64
+
+    pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+
+
+def proxy_for(parts: urllib.parse.SplitResult) -> urllib.parse.SplitResult | None:
+    """The proxy a request to ``parts`` goes through, split, or None (none named,
+    ``no_proxy`` names the host, or the host is this machine)."""
+    import ipaddress
+    import urllib.request
+
     host = parts.hostname or ""
+    try:
+        if host == "localhost" or ipaddress.ip_address(host).is_loopback:
+            return None
+    except ValueError:
+        pass
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if not proxy or urllib.request.proxy_bypass(host):
+        return None
+    return _split(proxy if "://" in proxy else f"http://{proxy}", f"the {parts.scheme}_proxy")
+
+
+def _connection(
+    parts: urllib.parse.SplitResult,
+    timeout: float,
+    proxy: urllib.parse.SplitResult | None = None,
+) -> http.client.HTTPConnection:
+    host = parts.hostname or ""
+    if proxy is not None:
+        through = proxy.hostname or ""
+        if parts.scheme == "https":
+            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                through, proxy.port or 80, timeout=timeout, context=ssl.create_default_context()
+            )
+            auth = {"Proxy-Authorization": _basic(proxy.username, proxy.password)}
+            conn.set_tunnel(host, parts.port or 443, headers=auth if proxy.username else None)
+            return conn
+        return http.client.HTTPConnection(through, proxy.port or 80, timeout=timeout)
     if parts.scheme == "https":
         return http.client.HTTPSConnection(
             host, parts.port, timeout=timeout, context=ssl.create_default_context()
@@ -206,15 +253,29 @@ def get(
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise NetError(f"{said_url(url)} is not an http(s) URL", retryable=False)
         host = said(parts.hostname)
-        conn = _connection(parts, timeout if end is None else min(timeout, deadline or timeout))
+        proxy = proxy_for(parts)
+        # Who is connected to: the proxy, when there is one (its refusal is not the host's).
+        peer = host if proxy is None else f"the proxy {said(proxy.hostname)}"
+        conn = _connection(
+            parts, timeout if end is None else min(timeout, deadline or timeout), proxy
+        )
         # Percent-encoded as a browser would: a redirect to /café.xml or to a path
         # with a space in it is a valid request, not a crash or a retried "drop".
         path = urllib.parse.quote(parts.path or "/", safe=_PATH_SAFE)
         target = urllib.parse.urlunsplit(
             ("", "", path, urllib.parse.quote(parts.query, safe=_QUERY_SAFE), "")
         )
+        sent = {"User-Agent": USER_AGENT, **(headers or {})}
+        if parts.username is not None:  # redirects stay on this host
+            sent["Authorization"] = _basic(parts.username, parts.password)
+        if proxy is not None and parts.scheme == "http":
+            # A plain-http proxy is asked for the whole URL (without the user name).
+            netloc = parts.netloc.rpartition("@")[2]
+            target = urllib.parse.urlunsplit((parts.scheme, netloc, target, "", ""))
+            if proxy.username is not None:
+                sent["Proxy-Authorization"] = _basic(proxy.username, proxy.password)
         try:
-            conn.request("GET", target, headers={"User-Agent": USER_AGENT, **(headers or {})})
+            conn.request("GET", target, headers=sent)
             raw = conn.getresponse()
         except (UnicodeError, http.client.InvalidURL) as exc:
             # A host no name lookup can take (an empty or 64-character label).
@@ -222,21 +283,40 @@ def get(
             raise NetError(
                 f"{said_url(url)} is not a valid URL ({exc.__class__.__name__})", retryable=False
             ) from None
-        except socket.gaierror:
+        except socket.gaierror as exc:
             conn.close()
+            if exc.errno == getattr(socket, "EAI_AGAIN", None):
+                # "Temporary failure in name resolution": a laptop's cron run just
+                # after waking, before its network is up.
+                raise NetError(f"could not resolve {peer} for now", retryable=True) from None
             raise NetError(
-                f"could not resolve {host}: no network, or a typo in the URL", retryable=False
+                f"could not resolve {peer}: no network, or a typo in the "
+                f"{'URL' if proxy is None else 'proxy setting'}",
+                retryable=False,
             ) from None
         except ConnectionRefusedError:
             conn.close()
-            raise NetError(f"{host} refused the connection", retryable=False) from None
+            raise NetError(f"{peer} refused the connection", retryable=False) from None
         except TimeoutError:
             conn.close()
-            raise NetError(f"a timeout waiting for {host}", retryable=True) from None
-        except (OSError, http.client.HTTPException) as exc:
+            raise NetError(f"a timeout waiting for {peer}", retryable=True) from None
+        except OSError as exc:
+            conn.close()
+            if proxy is not None and str(exc).startswith("Tunnel connection failed"):
+                # The proxy's answer to CONNECT: 407 (credentials), 403 (not allowed)...
+                answer = said(str(exc).partition(":")[2].strip())
+                raise NetError(
+                    f"{peer} would not connect to {host} ({answer}). Check the proxy "
+                    "setting (https_proxy) and its user name and password",
+                    retryable=answer.startswith(("502", "503", "504")),
+                ) from None
+            raise NetError(
+                f"a dropped connection ({exc.__class__.__name__}) from {peer}", retryable=True
+            ) from None
+        except http.client.HTTPException as exc:
             conn.close()
             raise NetError(
-                f"a dropped connection ({exc.__class__.__name__}) from {host}", retryable=True
+                f"a dropped connection ({exc.__class__.__name__}) from {peer}", retryable=True
             ) from None
         response = Response(conn, raw, url, timeout=timeout, deadline=end, min_rate=min_rate)
         if raw.status not in (301, 302, 303, 307, 308) or not raw.headers.get("Location"):

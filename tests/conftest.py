@@ -25,6 +25,11 @@ def _isolate(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(folder / "fetch-pace"))
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("NO_COLOR", "1")
+    # A machine's proxy settings (a CI runner's, for its package index) are not the
+    # tests': their servers are on 127.0.0.1, and the proxy tests set their own.
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
     return home
 
 

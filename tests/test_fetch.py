@@ -733,7 +733,7 @@ def test_a_redirect_from_https_to_http_is_not_followed(
     monkeypatch.setattr(
         net,
         "_connection",
-        lambda parts, timeout: http.client.HTTPConnection("127.0.0.1", httpserver.port),
+        lambda parts, timeout, proxy=None: http.client.HTTPConnection("127.0.0.1", httpserver.port),
     )
     httpserver.expect_request("/api/query").respond_with_data(
         "", status=301, headers={"Location": f"http://localhost:{httpserver.port}/plain"}
@@ -1139,3 +1139,121 @@ def test_an_older_listing_served_late_is_not_called_fetched_before(
     late = fetch_listing_of(httpserver, "2025-08-21")  # never fetched, older than the last
     assert late.exit_code == 0, late.stderr
     assert "86 new" in late.stderr and "fetched before" not in late.stderr
+
+
+class _Proxy:
+    """An HTTP proxy on 127.0.0.1 that answers every GET with the recorded listing
+    itself and refuses CONNECT with 407, keeping what it was asked."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        asked: list[tuple[str, str, dict[str, str]]] = []
+        body = LISTING.read_bytes()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+                asked.append(("GET", self.path, dict(self.headers)))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/atom+xml")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_CONNECT(self) -> None:  # noqa: N802
+                asked.append(("CONNECT", self.path, dict(self.headers)))
+                self.send_response(407, "Proxy Authentication Required")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.asked = asked
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_fetch_goes_through_the_proxy_the_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """http_proxy and https_proxy were ignored: behind a university's proxy fetch could
+    never work, and its error blamed the network or the URL."""
+    proxy = _Proxy()
+    try:
+        monkeypatch.setenv("http_proxy", proxy.url.replace("http://", "http://ann:s%40cret@"))
+        result = run("fetch", "-c", "cs.AI", "--listing-url", "http://arxiv.example/rss")
+        assert result.exit_code == 0, result.stderr
+        assert len(stored()) == 86
+        [(verb, path, headers)] = proxy.asked
+        # The whole URL to the proxy, the host as the target's, the proxy's credentials.
+        assert (verb, path) == ("GET", "http://arxiv.example/rss/cs.AI")
+        assert headers["Host"] == "arxiv.example"
+        assert headers["Proxy-Authorization"] == "Basic YW5uOnNAY3JldA=="  # ann:s@cret
+        # A host no_proxy names, and this machine, are asked directly.
+        monkeypatch.setenv("no_proxy", "arxiv.example")
+        direct = run("fetch", "-c", "cs.AI", "--listing-url", "http://arxiv.example/rss")
+        assert "arxiv.example" in direct.stderr and len(proxy.asked) == 1
+        monkeypatch.delenv("no_proxy")
+        # https tunnels through it: the proxy's refusal is said as the proxy's.
+        monkeypatch.setenv("https_proxy", proxy.url)
+        tunnel = run("fetch", "-c", "cs.AI", "--listing-url", "https://arxiv.example/rss")
+        line = error_line(tunnel, 1, "the proxy 127.0.0.1 would not connect to arxiv.example")
+        assert "407 Proxy Authentication Required" in line and "https_proxy" in line
+        assert proxy.asked[-1][:2] == ("CONNECT", "arxiv.example:443")
+    finally:
+        proxy.close()
+
+
+def test_a_user_and_password_in_the_url_are_sent_to_that_host(httpserver: HTTPServer) -> None:
+    """They were hidden in messages and never sent: an authenticated mirror answered
+    401, blamed on the URL."""
+    seen: list[str | None] = []
+
+    def answer(request: Request) -> Response:
+        seen.append(request.headers.get("Authorization"))
+        return Response(LISTING.read_bytes(), content_type="application/atom+xml")
+
+    httpserver.expect_request("/rss/cs.AI").respond_with_handler(answer)
+    url = httpserver.url_for("/rss").replace("http://", "http://ann:s%40cret@")
+    result = run("fetch", "-c", "cs.AI", "--listing-url", url)
+    assert result.exit_code == 0, result.stderr
+    assert seen == ["Basic YW5uOnNAY3JldA=="]
+    assert "cret" not in result.stderr
+
+
+def test_a_name_lookup_that_fails_for_now_is_retried(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EAI_AGAIN, as a laptop's cron run right after waking gets before its network is
+    up, failed the run at once; a name that does not exist still does."""
+    import socket
+
+    httpserver.expect_request("/rss/cs.AI").respond_with_data(
+        LISTING.read_bytes(), content_type="application/atom+xml"
+    )
+    lookup = socket.getaddrinfo
+    failures = [socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")]
+
+    def getaddrinfo(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return lookup(*args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"),
+                 "--interval", "0.01")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    host = httpserver.host
+    assert "Retrying in" in result.stderr and f"could not resolve {host} for now" in result.stderr
+    assert len(stored()) == 86
+    failures.append(socket.gaierror(socket.EAI_NONAME, "Name or service not known"))
+    gone = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"))
+    error_line(gone, 1, f"could not resolve {host}: no network, or a typo in the URL")
+    assert "Retrying" not in gone.stderr
