@@ -95,10 +95,23 @@ def test_teaching_what_the_topic_already_decides_says_so(stored: Path) -> None:
     assert lines[0].startswith(f"Note: {CHAIN_OF_AGENTS}v7 is not stored; teaching the stored")
     already = next(line for line in lines if line.startswith("Already so"))
     assert f"{CHAIN_OF_AGENTS} was in LLM Agent Training and {outside} was out" in already
-    # Taught the other way round, neither is "already so".
+    # Nothing to learn: the model is kept, with them pinned, and no other paper moves
+    # (a refit for a paper a topic already left out moved 126 other tags).
+    assert "its model is kept" in lines[1] and "no other paper moves" in already
+    assert "+0 papers tagged, 0 untagged" in result.stderr
+    assert sorted(tagged("llm-agent-training")) == sorted(before)
+    model = json.loads((stored / "models" / "llm-agent-training.json").read_text())
+    assert model["meta"]["pinned"] == {CHAIN_OF_AGENTS: True, outside: False}
+    from papertrack.topics import Catalog
+
+    shipped = json.loads(Path(Catalog.default().find("llm-agent-training").model_file).read_text())
+    assert model["weights"] == shipped["weights"] and model["threshold"] == shipped["threshold"]
+    # Taught the other way round, neither is "already so": each flip is said, and refit.
     result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
     assert result.exit_code == 0, result.stderr
-    assert "Already so" not in result.stderr and "Note:" not in result.stderr
+    assert "Already so" not in result.stderr and "refit its model" in result.stderr
+    assert f"Note: {outside} was taught out before; it is taught in now." in result.stderr
+    assert f"Note: {CHAIN_OF_AGENTS} was taught in before; it is taught out now." in result.stderr
 
 
 def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path) -> None:

@@ -693,7 +693,36 @@ def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
     return forgotten
 
 
-def _already_said(already: list[str], named: dict[str, Any], topic: Topic, ids: list[str]) -> str:
+def _current(topic: Topic) -> bool:
+    """Whether ``topic``'s model is one this papertrack would fit: the shipped one, or
+    one taught since the taught models kept what they were made by (an older one is
+    refit when taught, whatever it is taught)."""
+    from pathlib import Path
+
+    from papertrack.learn import FEATURE_SET
+
+    if Path(topic.model_file).resolve() != paths.user_model_file(topic.slug).resolve():
+        return True
+    meta = topic.model.meta
+    return "like" in meta and not _outdated(meta, FEATURE_SET)
+
+
+def _pin(topic: Topic, taught: dict[str, bool]) -> None:
+    """Write ``topic``'s model as it is, with ``taught`` as its pinned examples."""
+    import dataclasses
+
+    from papertrack import training
+
+    model = topic.model
+    meta = dict(model.meta)
+    meta["pinned"] = dict(sorted(taught.items()))
+    meta["taught"] = {"in": sum(taught.values()), "out": sum(not v for v in taught.values())}
+    training.save_model(dataclasses.replace(model, meta=meta), paths.user_model_file(topic.slug))
+
+
+def _already_said(
+    already: list[str], named: dict[str, Any], topic: Topic, ids: list[str], *, refit: bool = True
+) -> str:
     """ "Already so before: 2508.13167 was in GUI Agents and 2508.12365 out; ..." """
     ins = [named[pid].arxiv_id for pid in already if pid in ids]
     outs = [named[pid].arxiv_id for pid in already if pid not in ids]
@@ -707,7 +736,10 @@ def _already_said(already: list[str], named: dict[str, Any], topic: Topic, ids: 
         if len(already) == 1
         else "They are kept as examples, so they stay so"
     )
-    return f"Already so before this teach: {' and '.join(parts)}. {kept} whatever the model scores."
+    said = f"Already so before this teach: {' and '.join(parts)}. {kept} whatever the model scores"
+    if not refit:
+        said += "; the model is not refit for what it already decides, so no other paper moves"
+    return said + "."
 
 
 def _listed(items: list[str]) -> str:
@@ -1018,10 +1050,26 @@ def topics_teach(
                 if (chosen.slug in named[pid].tags) == inside
                 and named[pid].arxiv_id not in examples.get(chosen.slug, {})
             ]
-            # Papers taught before that this store lacks (the store may have changed with
-            # --db) are still pinned; they are fitted on where the labels have them.
-            known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
-            choice = _refit(store, chosen, taught, known)
+            # Every paper named is decided so already: pinned as examples, the model
+            # kept. A refit for them moved other tags (+99 and -27 for a paper the
+            # topic of 30,000 already left out), where the user meant no change.
+            keep_model = (
+                given
+                and len(already) == len(given)
+                and not forgotten
+                and not flipped
+                and chosen.model_file
+                and chosen.decide != "query"
+                and _current(chosen)
+            )
+            if keep_model:
+                choice = None
+                _pin(chosen, taught)
+            else:
+                # Papers taught before that this store lacks (the store may have changed
+                # with --db) are still pinned; they are fitted on where the labels have them.
+                known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+                choice = _refit(store, chosen, taught, known)
             examples[chosen.slug] = taught
             training.save_examples(paths.user_examples_file(), examples)
             refreshed = load_catalog()
@@ -1061,18 +1109,20 @@ def topics_teach(
                     told += f" and forgot {_examples_count(len(forgotten))}"
                 if (n_in, n_out) != (len(now_in), len(now_out)):
                     told += f" ({n_in:,} in and {n_out:,} out in all)"
-                say(f"Taught {chosen.name} ({chosen.slug}) {told}; refit its model.")
+                fitted = "refit its model" if choice is not None else "its model is kept"
+                say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
                 if already:
-                    say(_already_said(already, named, chosen, ids or []))
+                    say(_already_said(already, named, chosen, ids or [], refit=choice is not None))
                 for aid in flipped:
                     now = "in" if taught[aid] else "out"
                     was = "out" if taught[aid] else "in"
                     say(f"Note: {aid} was taught {was} before; it is taught {now} now.")
-            _say_figures(choice)
+            if choice is not None:
+                _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
             _say_swing(chosen.slug, changes, store)
             _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten)
-            if choice.model.meta.get("like"):
+            if choice is not None and choice.model.meta.get("like"):
                 _say_breadth(store, chosen.slug)
 
 
