@@ -643,11 +643,25 @@ def test_a_topic_redefined_by_its_query_drops_the_model_of_the_old_definition(
     assert "The model taught to its earlier definition is deleted; its 2 examples" in (
         result.stderr
     )
-    assert not (stored / "models" / "agent-memory.json").exists()
     assert json.loads(run("topics", "show", "agent-memory", "--json").stdout)["decide"] == "query"
-    # The examples stay, for a teach of the new definition.
+    # The examples stay, decided as taught with the new definition at once (listed as
+    # taught and not applied, a paper taught out led the topic until the next teach).
     examples = json.loads((stored / "examples.json").read_text())["topics"]["agent-memory"]
     assert examples == {CHAIN_OF_AGENTS: True, COMPUTER_RL: True}
+    model = json.loads((stored / "models" / "agent-memory.json").read_text())
+    assert model["meta"]["pinned"] == examples and model["meta"]["decide"] == "query"
+    assert {CHAIN_OF_AGENTS, COMPUTER_RL} <= set(tagged("agent-memory"))
+
+
+def test_a_default_redefined_by_a_query_keeps_a_paper_taught_out_out(stored: Path) -> None:
+    assert run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    result = run("topics", "add", "GUI Agents", "--query", "agent*", "--replace")
+    assert result.exit_code == 0, result.stderr
+    assert "its 1 example stays, decided as taught with this definition" in result.stderr
+    assert CHAIN_OF_AGENTS not in tagged("gui-agents")  # agent* matches it
+    assert COMPUTER_RL in tagged("gui-agents")
+    explained = run("topics", "explain", CHAIN_OF_AGENTS, "gui-agents")
+    assert "You taught it this paper is out" in " ".join(explained.stdout.split())
 
 
 def test_teaching_a_default_redefined_by_its_own_query_keeps_that_query(stored: Path) -> None:

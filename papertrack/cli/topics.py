@@ -425,6 +425,11 @@ def topics_add(
             else:
                 edit = edit_file("", write=True)
             dropped = "" if like else _drop_model(edit.slug)
+            if not like and _examples_of(edit.slug):
+                # Kept for the new definition, and in use at once: listed as taught
+                # by `topics show` while not applied, a paper taught out was the
+                # first of the topic's papers until the next teach.
+                _apply_examples(edit.slug)
         # Ctrl-C from here on (the retag) leaves the topic added: said, so that running
         # the command again, refused for the slug now taken, is no surprise.
         made = (
@@ -531,9 +536,25 @@ def _drop_model(slug: str) -> str:
         return ". The model taught to its earlier definition is deleted"
     kept = f"its {count:,} examples stay" if count != 1 else "its 1 example stays"
     return (
-        f". The model taught to its earlier definition is deleted; {kept}, and "
-        f"'papertrack topics teach {slug} ID' fits a model to this definition with them"
+        f". The model taught to its earlier definition is deleted; {kept}, decided as "
+        "taught with this definition"
     )
+
+
+def _examples_of(slug: str) -> dict[str, bool]:
+    from papertrack import training
+
+    return dict(training.load_examples(paths.user_examples_file()).get(slug, {}))
+
+
+def _apply_examples(slug: str) -> None:
+    """Fit the topic ``slug`` as now defined to the examples kept for it (a topic
+    redefined by its query keeps what it was taught)."""
+    topic = load_catalog().find(slug)
+    store = open_store(create=True)
+    taught = _examples_of(slug)
+    known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+    _refit(store, topic, taught, known)
 
 
 def _taught_kept(slug: str) -> str:
