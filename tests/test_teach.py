@@ -609,6 +609,10 @@ def test_a_removed_topics_model_and_examples_go_with_it(stored: Path) -> None:
     result = run("topics", "remove", "agent-memory")
     assert result.exit_code == 0, result.stderr
     assert "Its model and its 2 taught examples were deleted." in result.stderr
+    # With their ids, in the command that teaches them again: nothing else has them.
+    again = sorted([CHAIN_OF_AGENTS, COMPUTER_RL])
+    last = result.stderr.rstrip("\n").splitlines()[-1]
+    assert last == f"To teach them again: papertrack topics teach agent-memory {' '.join(again)}"
     assert not (stored / "models" / "agent-memory.json").exists()
     assert "agent-memory" not in json.loads((stored / "examples.json").read_text())["topics"]
     result = run("topics", "add", "Agent Memory", "--query", "memory")

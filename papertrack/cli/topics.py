@@ -576,7 +576,8 @@ def _forget_examples(slug: str) -> str:
     from papertrack import training
 
     examples = training.load_examples(paths.user_examples_file())
-    count = len(examples.pop(slug, {}))
+    taught = examples.pop(slug, {})
+    count = len(taught)
     if count:
         training.save_examples(paths.user_examples_file(), examples)
     path = paths.user_model_file(slug)
@@ -588,7 +589,19 @@ def _forget_examples(slug: str) -> str:
     if not parts:
         return ""
     verb = "was" if parts == ["model"] or parts == ["1 taught example"] else "were"
-    return f" Its {' and its '.join(parts)} {verb} deleted."
+    said = f" Its {' and its '.join(parts)} {verb} deleted."
+    if count:
+        # Their ids, or they could not be taught again (to the default brought back),
+        # on a line of their own at the end.
+        said += f"\nTo teach {'it' if count == 1 else 'them'} again: {_teach_command(slug, taught)}"
+    return said
+
+
+def _teach_command(slug: str, taught: dict[str, bool]) -> str:
+    """The command that teaches ``slug`` the examples ``taught`` again."""
+    ins = sorted(pid for pid, inside in taught.items() if inside)
+    outs = sorted(pid for pid, inside in taught.items() if not inside)
+    return " ".join(["papertrack topics teach", slug, *ins, *(["--not", *outs] if outs else [])])
 
 
 def _learn_from_examples(
@@ -623,11 +636,7 @@ def _learn_from_examples(
         # --replace --like makes the topic anew from these papers: said, not silent,
         # and with the ids, which examples.json no longer holds.
         were = "was" if len(dropped) == 1 else "were"
-        ins = sorted(pid for pid, inside in dropped.items() if inside)
-        outs = sorted(pid for pid, inside in dropped.items() if not inside)
-        again = " ".join(
-            ["papertrack topics teach", chosen_slug, *ins, *(["--not", *outs] if outs else [])]
-        )
+        again = _teach_command(chosen_slug, dropped)
         say(
             f"The topic is made from {'this' if len(taught) == 1 else 'these'} "
             f"{_examples_count(len(taught))} alone: "
@@ -1176,6 +1185,7 @@ def topics_remove(
             before = store.count(load_catalog().find(topic).slug)
             tagged = f" {before:,} stored paper{'s' if before != 1 else ''} had its tag."
         edit = remove_topic(paths.user_topics_file(), paths.default_topics_file(), topic)
+        again = ""
         if edit.action is Action.hid:
             message = (
                 f"Hid the default topic {quoted(edit.name)} ({edit.slug}): {edit.path} now holds "
@@ -1187,7 +1197,8 @@ def topics_remove(
             message = f"Removed your topic {named} from {edit.path}.{tagged}"
             # What it was taught belongs to it: left behind, it would take over the next
             # topic with this slug (the default it brings back, say).
-            message += _forget_examples(edit.slug)
+            forgot, _, again = _forget_examples(edit.slug).partition("\n")
+            message += forgot
             if edit.restored is not None:
                 message += (
                     f" The default topic {quoted(edit.restored.name)} with this slug is back; run "
@@ -1199,7 +1210,7 @@ def topics_remove(
                 f" You still follow it, and the digest warns of that: run 'papertrack "
                 f"unfollow {edit.slug}'."
             )
-        say(message)
+        say(message + (f"\n{again}" if again else ""))
 
 
 def _followed(slug: str) -> bool:
