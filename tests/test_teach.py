@@ -1046,3 +1046,16 @@ def test_a_teach_that_moves_the_topic_against_what_was_taught_says_so(
     assert capsys.readouterr().err == ""
     _say_against(slug, gained, store, [], ["2501.00003"], set())
     assert "teaching papers out left the topic larger" in capsys.readouterr().err
+
+
+def test_examples_that_share_little_are_said_to(stored: Path) -> None:
+    """ "held out in turn, 1 of 4 reach the threshold" read as neutrally as "4 of 4",
+    though it is the one figure that says the examples are not one theme."""
+    ids = sorted(p["arxiv_id"] for p in json.loads(run("latest", "--json", "-n", "40").stdout))
+    made = run("topics", "add", "Grab Bag", "--like", *ids[::8])
+    assert made.exit_code == 0, made.stderr
+    model = json.loads((stored / "models" / "grab-bag.json").read_text())
+    held = model["meta"]["held_out_recall"]
+    said = "Note: most of your examples, each held out, are not found by a model made"
+    assert (said in made.stderr) == (held < 0.5)
+    assert held < 0.5  # five papers taken from across a listing share little

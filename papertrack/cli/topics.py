@@ -660,8 +660,9 @@ def _say_breadth(store: Store | None, slug: str) -> None:
     if total >= 1000 and taken > BROAD_SHARE * total:
         say(
             f"Note: it takes {taken:,} of the {total:,} stored papers "
-            f"({100 * taken / total:.1f}%), broad for a topic made from examples. Teach it "
-            "more papers that belong, and a few it takes wrongly (--not), to narrow it."
+            f"({100 * taken / total:.1f}%), broad for a topic made from examples. More "
+            f"papers that belong narrow it ('papertrack topics teach {slug} ID...'); a paper "
+            "taught --not stays out, and moves no other."
         )
 
 
@@ -687,7 +688,10 @@ def _paper_line(paper: Any) -> str:
     from papertrack.render import format_date
     from papertrack.text import shorten
 
-    return f"  {paper.arxiv_id}  {format_date(paper.paper_date)}  {shorten(paper.shown_title, 70)}"
+    # Dates padded to one width ("Jun 9, 2026" and "Jun 16, 2026"): the titles line up.
+    return (
+        f"  {paper.arxiv_id}  {format_date(paper.paper_date):<12}  {shorten(paper.shown_title, 70)}"
+    )
 
 
 def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
@@ -862,10 +866,14 @@ def _say_changes(slug: str, changes: dict[str, Retagged], store: Store, catalog:
             )
 
 
-def _say_swing(slug: str, changes: dict[str, Retagged], store: Store) -> None:
+def _say_swing(
+    slug: str, changes: dict[str, Retagged], store: Store, undo: dict[str, bool] | None = None
+) -> None:
     """A word when a teach doubled or halved the topic: a topic made from a few
     examples moves its threshold with each one (223 papers became 605, mostly off
-    its theme, on three more examples), and the counts alone did not say so."""
+    its theme, on three more examples), and the counts alone did not say so.
+    ``undo``: the examples this teach forgot, as they were taught (the command that
+    takes the teach back teaches them again)."""
     change = changes.get(slug)
     if change is None:
         return
@@ -873,10 +881,14 @@ def _say_swing(slug: str, changes: dict[str, Retagged], store: Store) -> None:
     before = now - change.gained + change.lost
     if before < 10 or before // 2 < now < before * 2:
         return
+    back = (
+        f"'{_teach_command(slug, undo)}' teaches again what this forgot"
+        if undo
+        else f"'papertrack topics teach {slug} --unteach ID...' takes back an example"
+    )
     say(
         f"Note: the topic is {'more than twice' if now > before else 'less than half'} "
-        f"the {before:,} papers it had. Look over the papers above; "
-        f"'papertrack topics teach {slug} --unteach ID...' takes back an example."
+        f"the {before:,} papers it had. Look over the papers above; {back}."
     )
 
 
@@ -945,6 +957,23 @@ def _say_figures(choice: Any) -> None:
             f"It decides by {choice.decide}. "
             f"{choice.model.meta.get('note', 'Not measured')}. Teach it more examples "
             "with 'papertrack topics teach' to refine it and see how it does."
+        )
+        held = choice.model.meta.get("held_out_recall")
+        if held is not None and held < 0.5:
+            # "1 of 4 reach the threshold" read as neutrally as "4 of 4".
+            say(
+                "Note: most of your examples, each held out, are not found by a model made "
+                "from the others: they share little. The topic may be two topics, or a "
+                "broad one; look over its papers with 'papertrack latest'."
+            )
+    elif choice.model.meta.get("like"):
+        # A topic the labels do not know: the labelled papers are its background, read
+        # as out of it, papers on its theme among them too.
+        say(
+            f"It decides by {choice.decide}; on its examples, cross-validated against the "
+            f"labelled papers as background: recall {figures['recall']:.2f}, precision "
+            f"{figures['precision']:.2f} (at least: papers on your theme among the "
+            "labelled ones count as errors)."
         )
     else:
         say(
@@ -1017,6 +1046,7 @@ def topics_teach(
             store = open_store(create=True)
             given = [*(ids or []), *(out_ids or [])]
             examples = training.load_examples(paths.user_examples_file())
+            examples_before = {slug: dict(taught) for slug, taught in examples.items()}
             from_examples = chosen.source != "default" and _made_from_examples(chosen)
             if forget and not given and from_examples:
                 raise UsageError(
@@ -1150,7 +1180,10 @@ def topics_teach(
             if choice is not None:
                 _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
-            _say_swing(chosen.slug, changes, store)
+            earlier = examples_before.get(chosen.slug, {})
+            _say_swing(
+                chosen.slug, changes, store, {a: earlier[a] for a in forgotten if a in earlier}
+            )
             _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten)
             if choice is not None and choice.model.meta.get("like"):
                 _say_breadth(store, chosen.slug)
