@@ -366,6 +366,13 @@ class StateFile:
             lock.release()
 
 
+#: Told once (with the lock's name, "the store lock", and its timeout) when a lock has been waited
+#: for :data:`WAIT_NOTICE` seconds: the command line says so, where a second teach
+#: sat silent for ten seconds behind the first.
+on_lock_wait: Callable[[str, float], None] | None = None
+WAIT_NOTICE = 1.0
+
+
 class Lock:
     """An exclusive lock on ``.lock`` shared by every papertrack process on the machine."""
 
@@ -399,13 +406,19 @@ class Lock:
             raise StoreError(
                 f"could not create {folder}: {why}. Choose a writable place with {self.place}"
             ) from exc
-        deadline = time.monotonic() + self.timeout
+        started = time.monotonic()
+        deadline = started + self.timeout
+        told = False
         while True:
             try:
                 _try_lock(handle)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                if not told and now - started >= WAIT_NOTICE and on_lock_wait is not None:
+                    told = True
+                    on_lock_wait(self.what, self.timeout)
+                if now >= deadline:
                     handle.close()
                     raise StoreError(
                         f"another papertrack process has held {self.what} {self.path} "

@@ -567,6 +567,15 @@ def test_digest_waits_for_the_lock_a_bounded_time(
         assert result.exit_code == 1
         assert "digest lock" in result.stderr and "PAPERTRACK_LOCK_TIMEOUT" in result.stderr
         assert not (isolated_home / "digest-state.json").exists()
+        assert "Waiting" not in result.stderr  # under a second: nothing to say
+        # Waited a second, it says so (a second teach sat silent behind the first).
+        monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "1.5")
+        waited = run("digest")
+        assert waited.exit_code == 1
+        assert waited.stderr.splitlines()[0] == (
+            "Waiting for another papertrack process to release the digest lock "
+            "(for at most 1.5 s)..."
+        )
         monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "soon")
         assert run("digest").exit_code == 2
     finally:

@@ -401,11 +401,20 @@ def main_options(
     state.db = db
     state.log_file = log_file
     state.command = ctx.invoked_subcommand or "papertrack"
+    from papertrack import files
+
+    files.on_lock_wait = _waiting
     # Rich reads COLUMNS, NO_COLOR and the terminal once, when a console is built:
     # each run builds its own (a Python caller running several commands, or the
     # tests, may change them in between).
     out.cache_clear()
     err.cache_clear()
+
+
+def _waiting(what: str, timeout: float) -> None:
+    """Said once a lock has been waited for a second: a command queued behind another
+    (a teach behind a teach, a cron fetch behind an ingest) sat silent."""
+    say(f"Waiting for another papertrack process to release {what} (for at most {timeout:g} s)...")
 
 
 def lock_timeout() -> float:
