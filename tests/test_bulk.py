@@ -824,3 +824,42 @@ def test_a_stop_inside_a_batchs_write_lets_the_batch_finish(
     again = ingest_again(feed, db)
     assert again.returncode == 0, again.stderr
     assert len(records(Store(db))) == 3000
+
+
+#: Runs `papertrack fetch`, sending itself SIGTERM while the command's body imports
+#: papertrack.config: before the command's own handler is in place.
+SIGTERM_EARLY = textwrap.dedent(
+    """
+    import os, signal, sys
+    import papertrack, papertrack.config
+    del sys.modules["papertrack.config"], papertrack.config
+
+    class Stop:
+        def find_spec(self, name, path=None, target=None):
+            if name == "papertrack.config":
+                os.kill(os.getpid(), signal.SIGTERM)
+            return None
+
+    sys.meta_path.insert(0, Stop())
+    from papertrack.cli import main
+    sys.argv = ["papertrack", *sys.argv[1:]]
+    main()
+    """
+)
+
+
+def test_sigterm_before_a_command_takes_charge_still_exits_143_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """Early in a fetch, SIGTERM exited 130 with nothing said, as a Ctrl-C: Typer turns
+    any KeyboardInterrupt outside the command's own handler into a silent 130."""
+    env = {**CHILD_ENV, "PAPERTRACK_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        # (A refused port on this machine, should the signal not come: no internet.)
+        [sys.executable, "-c", SIGTERM_EARLY, "fetch", "-c", "cs.AI", "--days", "1",
+         "--api-url", "http://127.0.0.1:9/api"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.strip() == "Stopped by SIGTERM."
+    assert not (tmp_path / "home").exists()

@@ -181,9 +181,15 @@ def _standard_output() -> None:
     )
 
 
+#: The signal that stopped the command, once one has (see :func:`_terminate`).
+_signalled: int | None = None
+
+
 def _terminate(signum: int, frame: Any) -> NoReturn:
     from papertrack.errors import Terminated
 
+    global _signalled
+    _signalled = signum
     raise Terminated(signum)
 
 
@@ -215,6 +221,16 @@ def main() -> None:
             _load(modules)(prog_name="papertrack")
         except SystemExit as done:
             status = done.code
+            if _signalled is not None and status == 130:
+                # Stopped before the command's own handler was in place (while it
+                # imported what it needs): Typer turns any KeyboardInterrupt into a
+                # silent 130, and a SIGTERM read as a Ctrl-C to a cron wrapper.
+                from papertrack.cli.common import say
+                from papertrack.errors import Terminated, stop_status
+
+                stop = Terminated(_signalled)
+                say(f"Stopped by {stop.name}.")
+                status = stop_status(stop)
             # Typer ends a command whose reader closed the pipe (`papertrack latest -f csv
             # | head -1`) with exit 1, after putting a wrapper on stdout that hushes the
             # last flush. The reader chose to stop: that is no error, in any format.
