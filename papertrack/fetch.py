@@ -423,7 +423,7 @@ def fetch_listing(
     from papertrack import feeds, net
 
     report = FetchReport(categories=tuple(categories), mode="listing")
-    url = settings.listing_url.rstrip("/") + "/" + "+".join(categories)
+    url = listing_address(settings.listing_url, categories)
 
     def check(status: int, body: bytes) -> tuple[feeds.ParsedFeed, bytes]:
         try:
@@ -603,6 +603,14 @@ def _api_url(base: str, query: str, start: int, size: int) -> str:
     ]
     encoded = urllib.parse.urlencode(params, quote_via=urllib.parse.quote_plus, safe=":[]")
     return f"{base}{'&' if '?' in base else '?'}{encoded}"
+
+
+def listing_address(base: str, categories: Sequence[str]) -> str:
+    """The listing feed of ``categories`` under ``base``: the categories end its path,
+    and a query it has (a mirror's key) stays the query, not glued onto."""
+    parts = urllib.parse.urlsplit(base)
+    path = parts.path.rstrip("/") + "/" + "+".join(categories)
+    return urllib.parse.urlunsplit(parts._replace(path=path))
 
 
 class _Checkpoint:

@@ -47,5 +47,12 @@ def test_an_empty_category_is_refused_not_read_as_none() -> None:
         ["fetch", "-c", ""],
     ):
         result = run(*args)
-        error_line(result, 2, "'' names no category", "cs.AI")
+        line = error_line(result, 2, "'' names no category", "cs.AI")
         assert result.stdout == ""
+        # fetch asks for categories by name: its hint was cs.*, which it then refused.
+        assert ("cs.*" in line) == (args[0] != "fetch")
+    for pattern in ("cs.*", "cs.A?"):
+        line = error_line(
+            run("fetch", "-c", pattern), 2, f"'{pattern}' (in --category) is a pattern"
+        )
+        assert "-c cs.AI -c cs.CL" in line

@@ -1257,3 +1257,20 @@ def test_a_name_lookup_that_fails_for_now_is_retried(
     gone = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"))
     error_line(gone, 1, f"could not resolve {host}: no network, or a typo in the URL")
     assert "Retrying" not in gone.stderr
+
+
+def test_a_listing_url_with_a_query_keeps_it_and_takes_the_categories_in_its_path(
+    httpserver: HTTPServer,
+) -> None:
+    """The categories were glued onto the query: ?token=abc/cs.AI."""
+    from papertrack.fetch import listing_address
+
+    assert listing_address("https://m.example/rss/?key=1", ["cs.AI", "cs.CL"]) == (
+        "https://m.example/rss/cs.AI+cs.CL?key=1"
+    )
+    httpserver.expect_request("/rss/cs.AI", query_string="token=abc").respond_with_data(
+        LISTING.read_bytes(), content_type="application/atom+xml"
+    )
+    result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss?token=abc"))
+    assert result.exit_code == 0, result.stderr
+    assert len(stored()) == 86

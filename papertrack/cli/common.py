@@ -758,6 +758,17 @@ def no_blank_category(values: list[str] | None) -> list[str] | None:
     return values
 
 
+def no_blank_fetch_category(values: list[str] | None) -> list[str] | None:
+    """:func:`no_blank_category` for fetch, which asks arXiv for whole categories: its
+    hint was cs.*, which fetch then refused."""
+    for value in values or ():
+        if not value.strip():
+            raise typer.BadParameter(
+                "'' names no category. Name each one to fetch: -c cs.AI -c cs.CL"
+            )
+    return values
+
+
 def check_categories(store: Store, patterns: Sequence[str]) -> None:
     """Refuse a ``-c`` category that is neither arXiv's nor on any stored paper.
 

@@ -19,7 +19,7 @@ from papertrack.cli.common import (
     app,
     errors,
     load_catalog,
-    no_blank_category,
+    no_blank_fetch_category,
     open_store,
     say,
 )
@@ -127,7 +127,7 @@ def fetch(
             "-c",
             help="arXiv category to fetch (repeatable).",
             show_default=False,
-            callback=no_blank_category,
+            callback=no_blank_fetch_category,
         ),
     ] = None,
     listing: Annotated[
@@ -280,6 +280,12 @@ def _categories(given: list[str] | None, conf: dict[str, Any], conf_path: Path) 
     where = "--category" if given else f"the [fetch] section of {conf_path}"
     for cat in cats:
         # Categories become part of the request URL: only arXiv's own names may.
+        if any(c in cat for c in "*?["):
+            # A pattern, as latest and ingest take: arXiv serves categories by name.
+            raise UsageError(
+                f"{cat!r} (in {where}) is a pattern: fetch asks arXiv for categories by "
+                "name. Name each one: -c cs.AI -c cs.CL"
+            )
         if not _CATEGORY_RE.fullmatch(cat):
             raise UsageError(
                 f"{cat!r} (in {where}) is not an arXiv category. "
