@@ -400,11 +400,6 @@ def _feed_moment(data: bytes) -> tuple[datetime | None, str | None]:
     return moment, text
 
 
-def _feed_date(data: bytes) -> str | None:
-    moment, text = _feed_moment(data)
-    return moment.date().isoformat() if moment is not None else text
-
-
 def fetch_listing(
     categories: Sequence[str],
     upsert: Upsert,
@@ -414,8 +409,9 @@ def fetch_listing(
 ) -> FetchReport:
     """Fetch today's rss.arxiv.org listing of ``categories`` (one request) and store it.
 
-    An empty listing is normal on arXiv's weekends and holidays: the report's
-    ``note`` then says "no announcement since …".
+    An empty listing is normal on arXiv's weekends: the report's ``note`` then says
+    "no announcement on Saturday 2026-12-05". One dated Monday to Friday (a holiday,
+    or a listing not rebuilt yet) is a warning, and is not recorded as fetched.
 
     Raises:
         FetchError: every try failed; FeedError: the answer is no feed.
@@ -448,17 +444,26 @@ def fetch_listing(
     report.pages = 1
     report.skipped += parsed.skipped
     report.warnings.extend(parsed.warnings + parsed.notices)
+    day = _listing_day(parsed.papers, body)
+    # An empty listing dated Monday to Friday: a holiday, or a listing served before
+    # it was rebuilt. Taken for a holiday, it was recorded as fetched and its day's
+    # papers were never named as missed: it is not recorded, and said.
+    empty_weekday = not parsed.papers and day is not None and day.weekday() < 5
     if parsed.papers:
         report.add(upsert(parsed.papers), len(parsed.papers))
-    else:
-        since = _feed_date(body) or "the last listing"
-        report.note = (
-            f"no announcement since {since} (arXiv announces nothing on Friday and "
-            "Saturday nights and on holidays)"
+    elif empty_weekday:
+        assert day is not None
+        cats = " ".join(f"-c {c}" for c in categories)
+        report.warnings.append(
+            f"the listing of {day:%A} {day} is empty: an arXiv holiday, or a listing "
+            "not rebuilt yet. Unless it was a holiday, fetch that day from the API: "
+            f"papertrack fetch {cats} --since {day - timedelta(days=7)}"
         )
-    day = _listing_day(parsed.papers, body)
+    else:
+        on = f"on {day:%A} {day}" if day is not None else "in this listing"
+        report.note = f"no announcement {on} (arXiv announces nothing on weekends)"
     if day is not None:
-        missed = _missed_listings(settings.home, categories, day)
+        missed = _missed_listings(settings.home, categories, day, keep=not empty_weekday)
         if missed:
             report.warnings.append(_missed_warning(missed))
         elif missed is None and parsed.papers and not report.new:
@@ -486,11 +491,12 @@ def _listing_day(papers: Sequence[Paper], body: bytes) -> date | None:
 
 
 def _missed_listings(
-    home: Path, categories: Sequence[str], day: date
+    home: Path, categories: Sequence[str], day: date, keep: bool = True
 ) -> dict[str, list[date]] | None:
     """For each of ``categories``, the weekdays between the last listing that held it
     (fetched with any other categories) and ``day``'s, which no run fetched; records
-    ``day`` for each. None: every one of them was fetched on ``day`` or later before.
+    ``day`` for each (unless not ``keep``). None: every one of them was fetched on
+    ``day`` or later before.
 
     A listing holds one day's announcements only, so a day whose run failed (or did
     not run) is never in a later listing: its papers are only to be had from the
@@ -514,6 +520,8 @@ def _missed_listings(
 
     state = StateFile(home / LISTINGS_FILE)
     try:
+        if not keep:
+            raise OSError("not recorded")
         state.update(record, _state_lock(home), indent=1)
     except (OSError, PapertrackError):
         # Not locked or not written: what the file said still names the days missed.

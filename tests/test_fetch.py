@@ -413,16 +413,34 @@ def test_a_page_larger_than_papertrack_reads_is_not_asked_for_again(
     assert len(httpserver.log) == 1
 
 
-def test_an_empty_weekend_listing_is_no_error(httpserver: HTTPServer) -> None:
+def test_an_empty_weekend_listing_is_no_error_and_an_empty_weekday_one_is_said(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """An empty listing of a Wednesday was taken for a holiday and recorded as fetched,
+    so its day's papers were never named as missed."""
     raw = LISTING.read_text(encoding="utf-8")
     empty = raw[: raw.index("<entry>")] + "</feed>\n"
-    httpserver.expect_request("/atom/cs.AI").respond_with_data(empty)
-    result = run(
-        "fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", httpserver.url_for("/atom")
-    )
+
+    def fetch_empty(day: str) -> Result:
+        httpserver.clear()
+        httpserver.expect_request("/atom/cs.AI").respond_with_data(empty.replace("2025-08-20", day))
+        url = httpserver.url_for("/atom")
+        return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
+
+    result = fetch_empty("2025-08-23")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr.startswith("cs.AI: no announcement since 2025-08-20")
+    assert result.stderr.startswith("cs.AI: no announcement on Saturday 2025-08-23")
     assert len(httpserver.log) == 1
+    listings = isolated_home / "fetch-listings.json"
+    recorded = json.loads(listings.read_text(encoding="utf-8"))
+    weekday = fetch_empty("2025-08-27")
+    assert weekday.exit_code == 0, weekday.stderr
+    assert weekday.stderr.startswith(
+        "Warning: the listing of Wednesday 2025-08-27 is empty: an arXiv holiday, or a "
+        "listing not rebuilt yet. Unless it was a holiday, fetch that day from the API: "
+        "papertrack fetch -c cs.AI --since 2025-08-20"
+    )
+    assert json.loads(listings.read_text(encoding="utf-8")) == recorded  # not fetched
 
 
 def fetch_listing_of(httpserver: HTTPServer, day: str, *args: str) -> Result:
@@ -951,13 +969,14 @@ def test_a_listing_dated_in_the_future_is_not_recorded(httpserver: HTTPServer) -
         url = httpserver.url_for("/atom")
         return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
 
-    assert serve(head.replace("2025-08-20", "2025-08-14") + "</feed>\n").exit_code == 0
+    # (An empty listing of a Saturday is recorded; one of a weekday is not.)
+    assert serve(head.replace("2025-08-20", "2025-08-16") + "</feed>\n").exit_code == 0
     future = serve(head.replace("2025-08-20", "2099-01-05") + "</feed>\n")
     assert future.exit_code == 0, future.stderr
     real = serve(raw)
     assert real.exit_code == 0, real.stderr
     assert "86 new" in real.stderr and "fetched before" not in real.stderr
-    assert "for 3 days from 2025-08-15 to 2025-08-19" in real.stderr
+    assert "for 2 days from 2025-08-18 to 2025-08-19" in real.stderr
 
 
 def test_state_updates_wait_for_each_other(isolated_home: Path) -> None:
