@@ -400,6 +400,21 @@ def _feed_moment(data: bytes) -> tuple[datetime | None, str | None]:
     return moment, text
 
 
+def _not_a_feed(body: bytes) -> str:
+    """What a body that is no feed is, for a retry's reason: "a malformed body" was
+    all fetch said of arXiv's maintenance page, where ingest named it."""
+    from papertrack import net
+    from papertrack.feeds.syndication import html_title
+
+    text = body.strip()
+    if not text:
+        return "an empty answer"
+    title = html_title(text[:4096])
+    if title is not None:
+        return f'an HTML page titled "{net.said(title)}"' if title else "an HTML page"
+    return f'an answer that is no feed ("{net.said(text[:200].decode("utf-8", "replace"), 40)}")'
+
+
 def fetch_listing(
     categories: Sequence[str],
     upsert: Upsert,
@@ -429,8 +444,9 @@ def fetch_listing(
                 raise _too_large(url) from None
             if status >= 400:
                 raise
-            raise _Retry("a malformed body") from exc
+            raise _Retry(_not_a_feed(body)) from exc
         if parsed.error:
+            cut[:] = [parsed]  # its whole entries are kept if every try is cut off
             raise _Retry("a cut-off or malformed listing")
         if status >= 400:  # a feed of papers sent as an error is no listing
             raise FeedError(f"{net.said_url(url)} answered HTTP {status}. Check the URL")
@@ -440,7 +456,27 @@ def fetch_listing(
         if progress is not None:
             progress(FetchProgress(report.pages, 1, report.papers, retry=reason, wait=wait))
 
-    parsed, body = _Client(settings, report).page(url, "the listing", check, on_retry)
+    cut: list[feeds.ParsedFeed] = []
+    try:
+        parsed, body = _Client(settings, report).page(url, "the listing", check, on_retry)
+    except FetchError as exc:
+        if not cut or not cut[0].papers:
+            raise
+        # A listing is one day's papers, which no later listing brings: the entries
+        # that arrived whole are stored (as ingest of it does), the day not recorded.
+        whole = cut[0].papers
+        report.add(upsert(whole), len(whole))
+        day = _listing_day(whole, b"")
+        since = f" --since {day - timedelta(days=7)}" if day is not None else " --days 7"
+        cats = " ".join(f"-c {c}" for c in categories)
+        raise FetchError(
+            f"arXiv kept answering a cut-off listing after {settings.retries + 1} "
+            f"tr{'ies' if settings.retries else 'y'}: the {counted(len(whole), 'paper')} "
+            f"that arrived whole {'is' if len(whole) == 1 else 'are'} stored. For the rest, "
+            "run the same command again "
+            "before the next listing (midnight US Eastern), or fetch the day from the "
+            f"API: papertrack fetch {cats}{since}"
+        ) from exc
     report.pages = 1
     report.skipped += parsed.skipped
     report.warnings.extend(parsed.warnings + parsed.notices)
@@ -828,7 +864,7 @@ def fetch_range(
                     raise _too_large(url, paged=True) from None
                 if status >= 400 or str(exc).startswith("arXiv API error"):
                     raise
-                raise _Retry("a malformed body") from exc
+                raise _Retry(_not_a_feed(body)) from exc
             if parsed.error:
                 raise _Retry("a cut-off or malformed page")
             if status >= 400:  # a feed of papers sent as an error is no page of them

@@ -395,6 +395,44 @@ def test_listing_is_the_default_and_a_cut_off_one_is_retried(httpserver: HTTPSer
     assert len(stored()) == 86
 
 
+def test_a_listing_cut_off_at_every_try_keeps_its_whole_entries(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """fetch threw the whole listing away when every try was cut off, while ingest of
+    the same URL kept the entries that arrived whole; a listing's papers come in no
+    later listing."""
+    body = LISTING.read_bytes()
+    cut = body[: body.rindex(b"<entry>") + 200]  # in the middle of the last entry
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(cut)
+    result = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "1",
+                 "--listing-url", httpserver.url_for("/atom"))  # fmt: skip
+    line = error_line(result, 1, "arXiv kept answering a cut-off listing after 2 tries")
+    assert "the 85 papers that arrived whole are stored" in line
+    assert "papertrack fetch -c cs.AI --since 2025-08-13" in line
+    assert len(stored()) == 85
+    assert not (isolated_home / "fetch-listings.json").exists()  # the day not fetched
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b"<html><head><title>arXiv is down for maintenance</title></head></html>",
+         'an HTML page titled "arXiv is down for maintenance"'),
+        (b"", "an empty answer"),
+        (b"Rate exceeded.", 'an answer that is no feed ("Rate exceeded.")'),
+    ],
+)  # fmt: skip
+def test_an_answer_that_is_no_feed_is_named_in_the_retry(
+    httpserver: HTTPServer, body: bytes, said: str
+) -> None:
+    """fetch called each of these "a malformed body"; ingest named the page."""
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(body)
+    result = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "1",
+                 "--listing-url", httpserver.url_for("/atom"))  # fmt: skip
+    assert result.stderr.splitlines()[0] == f"Retrying in 0.0 s: {said}."
+    error_line(result, 1, f"arXiv kept answering {said} for the listing after 2 tries")
+
+
 def test_a_page_larger_than_papertrack_reads_is_not_asked_for_again(
     httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
