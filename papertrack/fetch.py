@@ -198,10 +198,12 @@ class FetchReport:
 class _Retry(Exception):
     """A failed try worth repeating; ``reason`` is for people."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, slow: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        #: A page that arrived too slowly to be whole within --timeout.
+        self.slow = slow
 
 
 def _retry_after(value: str | None, now: float) -> float | None:
@@ -273,7 +275,7 @@ def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
             body = response.read_body(feeds.MAX_FEED_BYTES)
     except net.NetError as exc:
         if exc.retryable:
-            raise _Retry(exc.reason) from None
+            raise _Retry(exc.reason, slow=exc.slow) from None
         # A reason that says its own fix (a redirect papertrack does not follow) keeps
         # it alone: two fixes read as contradicting each other.
         fix = "" if ". " in exc.reason else ". Check the URL and your connection"
@@ -322,6 +324,7 @@ class _Client:
         base = settings.interval if settings.backoff is None else settings.backoff
         tries = settings.retries + 1
         reason = ""
+        slow = False
         waited = 0.0
         for attempt in range(tries):
             self.throttle.wait()
@@ -332,7 +335,7 @@ class _Client:
                     self.report.pages_retried += 1
                 return result
             except _Retry as exc:
-                reason = exc.reason
+                reason, slow = exc.reason, exc.slow
                 if attempt + 1 >= tries:
                     break
                 if exc.retry_after is not None:
@@ -351,6 +354,19 @@ class _Client:
                 on_retry(reason, delay)
                 settings.sleep(delay)
         done = self.report.pages
+        if slow:
+            # Waiting longer between tries does not make a page arrive faster.
+            smaller = max(100, settings.page_size // 4)
+            raise FetchError(
+                f"arXiv kept sending {reason} for {label} after {tries} "
+                f"tr{'ies' if tries != 1 else 'y'}. Give each page longer (--timeout "
+                f"{max(180, 3 * round(settings.timeout)):g})"
+                + (
+                    ""
+                    if label == "the listing"
+                    else f" or ask for smaller ones (--page-size {smaller})"
+                )
+            )
         kept = (
             f"the {counted(done, 'page')} fetched before {'are' if done != 1 else 'is'} kept; "
             "run the same command again to resume"

@@ -48,10 +48,12 @@ _CHUNK = 64 * 1024
 class NetError(OSError):
     """A request that failed; ``reason`` is for people, ``retryable`` says whether to try again."""
 
-    def __init__(self, reason: str, retryable: bool) -> None:
+    def __init__(self, reason: str, retryable: bool, slow: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retryable = retryable
+        #: The body was arriving, but not whole within the deadline.
+        self.slow = slow
 
 
 def without_password(url: str) -> str:
@@ -108,7 +110,7 @@ class Response(io.RawIOBase):
     def _check_time(self) -> None:
         now = time.monotonic()
         if self._deadline is not None and now >= self._deadline:
-            raise NetError(f"no whole answer from {self._host()} in time", retryable=True)
+            raise self._too_slow()
         elapsed = now - self._started
         if self._min_rate is not None and elapsed > RATE_GRACE:
             if self._read / elapsed < self._min_rate:
@@ -123,6 +125,18 @@ class Response(io.RawIOBase):
         if self._conn.sock is not None:
             self._conn.sock.settimeout(wait)
 
+    def _too_slow(self) -> NetError:
+        """The deadline passed while the body came: "a timeout reading" read as a
+        server gone silent, and waiting between tries would not help."""
+        if not self._read:
+            return NetError(f"no whole answer from {self._host()} in time", retryable=True)
+        return NetError(
+            "a page too slow to arrive whole in the time allowed "
+            f"({self._read / 1024:,.0f} KB came)",
+            retryable=True,
+            slow=True,
+        )
+
     def _host(self) -> str:
         return said(urllib.parse.urlsplit(self.url).hostname or self.url)
 
@@ -131,6 +145,8 @@ class Response(io.RawIOBase):
         try:
             data = self._raw.read1(min(len(buffer), _CHUNK))
         except TimeoutError:
+            if self._deadline is not None and time.monotonic() >= self._deadline:
+                raise self._too_slow() from None
             raise NetError(f"a timeout reading from {self._host()}", retryable=True) from None
         except (OSError, http.client.HTTPException) as exc:
             raise NetError(

@@ -1331,3 +1331,46 @@ def test_a_listing_url_with_a_query_keeps_it_and_takes_the_categories_in_its_pat
     result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss?token=abc"))
     assert result.exit_code == 0, result.stderr
     assert len(stored()) == 86
+
+
+def test_a_page_arriving_too_slowly_to_be_whole_in_time_says_what_helps() -> None:
+    """A page arriving steadily, not whole within --timeout, was "a timeout reading
+    from ...", and the error said to run the same command later, which failed alike."""
+    import socket
+    import threading
+
+    body = LISTING.read_bytes()
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/atom+xml\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
+    )
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(20)
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def drip() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(head)
+            for start in range(0, len(body), 2048):
+                if stop.wait(0.05):
+                    return
+                try:
+                    conn.sendall(body[start : start + 2048])
+                except OSError:
+                    return
+
+    server = threading.Thread(target=drip, daemon=True)
+    server.start()
+    try:
+        result = run("fetch", "-c", "cs.AI", "--retries", "0", "--timeout", "1",
+                     "--listing-url", f"http://127.0.0.1:{port}/rss")  # fmt: skip
+    finally:
+        stop.set()
+        server.join(10)
+        listener.close()
+    line = error_line(result, 1, "arXiv kept sending a page too slow to arrive whole in the time")
+    assert "KB came" in line and "Give each page longer (--timeout 180)" in line
+    assert "--page-size" not in line  # a listing is one page

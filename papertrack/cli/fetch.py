@@ -182,7 +182,11 @@ def fetch(
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option("--timeout", min=0.1, help="Seconds to wait for an answer [default: 60]."),
+        typer.Option(
+            "--timeout",
+            min=0.1,
+            help="Seconds a request may take, its whole answer included [default: 60].",
+        ),
     ] = None,
     api_url: Annotated[
         str | None, typer.Option("--api-url", help=f"arXiv API endpoint [default: {_API_URL}].")
