@@ -197,9 +197,30 @@ def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str
     )
 
 
+#: Fields of a stored record that hold lists, and those that hold text.
+_LIST_FIELDS = ("authors", "author_affiliations", "categories", "tags")
+_TEXT_FIELDS = ("title", "abstract", "primary_category")
+
+
+def _check_kinds(record: dict[str, Any]) -> None:
+    """Raise TypeError for a field of the wrong kind, which Paper would take: authors
+    "Alice Smith" became one author a letter in an export, version "two" went out
+    as text, and doctor called the file damaged while every reader went on."""
+    for key in _LIST_FIELDS:
+        if not isinstance(record.get(key) or [], list):
+            raise TypeError(f"{key} is not a list")
+    for key in _TEXT_FIELDS:
+        if not isinstance(record.get(key) or "", str):
+            raise TypeError(f"{key} is not text")
+    version = record.get("version")
+    if version is not None and (type(version) is not int or version < 0):
+        raise TypeError("version is not a whole number")
+
+
 def paper_of_record(record: dict[str, Any], path: Path) -> Paper:
     """A stored record as a Paper; a record of the wrong types is a damaged file, named."""
     try:
+        _check_kinds(record)
         return Paper.from_record(record)
     except (TypeError, ValueError, AttributeError, KeyError) as exc:
         raise StoreError(

@@ -183,6 +183,18 @@ def misplaced(store: Store) -> Damage:
     return Damage(PART, [], path.read_bytes())
 
 
+def fields_of_the_wrong_kind(store: Store) -> Damage:
+    """Authors as one string, a version as a word (a hand edit): every reader went on,
+    an export wrote one author a letter and "version": "two"."""
+    path = store.partition_path(WEEK)
+    data = json.loads(path.read_bytes())
+    data["papers"]["2"]["authors"] = "Alice Smith"
+    data["papers"]["5"]["version"] = "two"
+    path.write_bytes(json.dumps(data).encode())
+    readers = (("export", "-f", "jsonl"), ("show", data["papers"]["2"]["arxiv_id"]))
+    return Damage(PART, [], path.read_bytes(), readers=readers)
+
+
 def stray_temp_file(store: Store) -> Damage:
     stray = killed_writers_temp(store.partition_path(WEEK))
     stray.write_bytes(b'{"papers":{"1":{')
@@ -205,6 +217,7 @@ CASES: list[Callable[[Store], Damage]] = [
     week_file_deleted,
     paper_in_two_weeks,
     misplaced,
+    fields_of_the_wrong_kind,
     stray_temp_file,
     leftover_dirty,
 ]
