@@ -93,8 +93,13 @@ def test_follow_unfollow_following(isolated_home: Path) -> None:
         "zebra-studies",
         "stripe-science",
     ]
-    assert run("unfollow", "Zebra Studies").exit_code == 0
+    gone = run("unfollow", "Zebra Studies", "zebra-studies")
+    assert gone.exit_code == 0, gone.stderr
+    # Named as follow names it, once.
+    assert gone.stderr == "Unfollowed Zebra Studies (zebra-studies).\n"
     assert [t["topic"] for t in json.loads(run("following", "--json").stdout)] == ["stripe-science"]
+    again = run("unfollow", "zebra-studies")
+    assert again.stderr == "Not following Zebra Studies (zebra-studies).\n"
 
 
 def test_following_an_unknown_topic_is_a_usage_error(isolated_home: Path) -> None:

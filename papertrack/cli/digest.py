@@ -164,8 +164,12 @@ def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
             known = [s for s in (name.strip(), slugify(name)) if s in slugs]
             slug = known[0] if known else catalog.find(name).slug
             drop.append(slug)
+        names = {t.slug: t.name for t in catalog.topics}
         for slug in dict.fromkeys(drop):
-            say(f"Unfollowed {slug}." if slug in slugs else f"Not following {slug}.", quiet=quiet)
+            # Named as follow names it ("Following GUI Agents (gui-agents)."); a removed
+            # topic by its slug alone.
+            named = f"{names[slug]} ({slug})" if slug in names else slug
+            say(f"Unfollowed {named}." if slug in slugs else f"Not following {named}.", quiet=quiet)
         save_following(following_file(), [s for s in slugs if s not in drop], times)
 
 
