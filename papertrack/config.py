@@ -25,17 +25,19 @@ from papertrack.errors import UsageError
 #: What each kind of value may be: the Python types accepted, and how an error
 #: message says it.
 _CATEGORIES = ((list, str), 'a list of categories, e.g. ["cs.AI", "cs.CL"]')
-_TEXT = ((str,), 'text in quotes, e.g. "https://export.arxiv.org/api/query"')
-_WHOLE = ((int,), "a whole number, e.g. 2000")
+_API = ((str,), 'an http(s) address in quotes, e.g. "https://export.arxiv.org/api/query"')
+_LISTING = ((str,), 'an http(s) address in quotes, e.g. "https://rss.arxiv.org/atom"')
+_PAGE = ((int,), "a whole number, e.g. 2000")
+_TRIES = ((int,), "a whole number, e.g. 5")
 _SECONDS = ((int, float), "a number of seconds, e.g. 3")
 
 #: key -> (accepted Python types, what they are in words), per section.
 FETCH_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "categories": _CATEGORIES,
-    "api_url": _TEXT,
-    "listing_url": _TEXT,
-    "page_size": _WHOLE,
-    "retries": _WHOLE,
+    "api_url": _API,
+    "listing_url": _LISTING,
+    "page_size": _PAGE,
+    "retries": _TRIES,
     "interval": _SECONDS,
     "timeout": _SECONDS,
 }
@@ -83,6 +85,10 @@ def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
         types, words = kind
         if isinstance(value, bool) or not isinstance(value, types):
             raise UsageError(f"{key} in [fetch] of {path} has the wrong type: it must be {words}")
+        if key.endswith("_url") and not value.strip().lower().startswith(("http://", "https://")):
+            # "" fell back to the default silently, and "ftp://x" failed at the first
+            # request as if the network were at fault.
+            raise UsageError(f"{key} in [fetch] of {path} must be {words}")
     section = dict(section)
     categories = section.get("categories")
     if isinstance(categories, str):

@@ -752,7 +752,11 @@ def test_config_categories_of_another_type_is_one_clear_line(isolated_home: Path
     [
         ('interval = "3"', "interval in [fetch] of"),
         ("page_size = 1.5", "page_size in [fetch] of"),
+        ("retries = 1.5", "retries in [fetch] of"),
         ("api_url = 3", "api_url in [fetch] of"),
+        # "" fell back to the default, "ftp://x" failed at the request (exit 1).
+        ('listing_url = ""', "listing_url in [fetch] of"),
+        ('listing_url = "ftp://x"', "listing_url in [fetch] of"),
     ],
 )
 def test_a_config_value_of_the_wrong_type_says_what_it_must_be(
@@ -761,8 +765,14 @@ def test_a_config_value_of_the_wrong_type_says_what_it_must_be(
     # "has the wrong type. See 'papertrack fetch --help'", which does not say.
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "config.toml").write_text(f"[fetch]\n{line}\n")
-    kind = {"i": "a number of seconds, e.g. 3", "p": "a whole number, e.g. 2000", "a": "text"}
-    error_line(run("fetch"), 2, wanted, f"it must be {kind[line[0]]}")
+    kind = {
+        "i": "a number of seconds, e.g. 3",
+        "p": "a whole number, e.g. 2000",
+        "r": "a whole number, e.g. 5",
+        "a": "an http(s) address",
+        "l": 'an http(s) address in quotes, e.g. "https://rss.arxiv.org/atom"',
+    }
+    error_line(run("fetch"), 2, wanted, f"must be {kind[line[0]]}")
 
 
 @pytest.mark.parametrize("option", ["--api-url", "--listing-url"])
