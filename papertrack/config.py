@@ -85,7 +85,9 @@ def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
         types, words = kind
         if isinstance(value, bool) or not isinstance(value, types):
             raise UsageError(f"{key} in [fetch] of {path} has the wrong type: it must be {words}")
-        if key.endswith("_url") and not value.strip().lower().startswith(("http://", "https://")):
+        if key.endswith("_url") and not str(value).strip().lower().startswith(
+            ("http://", "https://")
+        ):
             # "" fell back to the default silently, and "ftp://x" failed at the first
             # request as if the network were at fault.
             raise UsageError(f"{key} in [fetch] of {path} must be {words}")

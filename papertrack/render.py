@@ -554,6 +554,12 @@ def topic_card(info: Mapping[str, Any]) -> Group:
                 f"F1 {figures['f1']:.2f}"
             ),
         )
+    elif info.get("model_file") and info.get("decide") == "query":
+        # A query topic taught a few papers: they are pinned, and its model decides
+        # nothing; "teach it more" promised what more examples never do.
+        grid.add_row(
+            "examples", Text("the papers taught are decided as taught; its query, the rest")
+        )
     elif info.get("model_file"):
         grid.add_row(
             "examples",

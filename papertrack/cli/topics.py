@@ -1169,7 +1169,13 @@ def topics_teach(
                     told += f" and forgot {_examples_count(len(forgotten))}"
                 if (n_in, n_out) != (len(now_in), len(now_out)):
                     told += f" ({n_in:,} in and {n_out:,} out in all)"
-                fitted = "refit its model" if choice is not None else "its model is kept"
+                fitted = (
+                    "its model is kept"
+                    if choice is None
+                    else "pinned them"
+                    if choice.decide == "query" and not choice.rules.get("query")
+                    else "refit its model"
+                )
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
                 if already:
                     say(_already_said(already, named, chosen, ids or [], refit=choice is not None))
