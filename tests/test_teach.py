@@ -681,8 +681,13 @@ def test_teaching_a_default_redefined_by_its_own_query_keeps_that_query(stored: 
     assert "It decides by its query; the papers you taught are decided as taught." in (
         result.stderr
     )
-    # Its model decides nothing: a note on how that model did would read as if it did.
+    # Its model decides nothing: a note on how that model did would read as if it did,
+    # and "refit its model" and "teach it more" promised what more examples never do.
     assert "no example in the topic yet" not in result.stderr
+    assert "1 out; pinned them." in result.stderr
+    card = " ".join(run("topics", "show", "gui-agents").stdout.split())
+    assert "the papers taught are decided as taught; its query, the rest" in card
+    assert "teach it more" not in card
     assert set(tagged("gui-agents")) == matched - {CHAIN_OF_AGENTS}
     shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
     assert shown["decide"] == "query"
