@@ -377,7 +377,7 @@ def topics_add(
 
     \b
         papertrack topics add "Agent Benchmarks" --query 'agent* AND benchmark*'
-        papertrack topics add "Agent Memory" --like 2508.13167 2508.12365
+        papertrack topics add "Agent Memory" --like 2606.22844 2606.19911 2606.14571 2606.16285
         papertrack topics add "LeCun" --query 'author:"Yann LeCun"'
         papertrack topics add "GUI Agents" --query '"gui agent*" OR "web agent*"' --replace
         papertrack topics add "Diffusion LMs" --query '"diffusion language model*"' \\
@@ -1019,7 +1019,7 @@ def topics_teach(
     Examples:
 
     \b
-        papertrack topics teach llm-agent-training 2508.13167 --not 2508.12365
+        papertrack topics teach llm-agent-training 2605.08721 --not 2606.06560
         papertrack topics teach gui-agents --not 2508.13186
         papertrack topics teach gui-agents --unteach 2508.13186
         papertrack topics teach gui-agents --forget
