@@ -477,6 +477,7 @@ class StoreWriter:
         ahead = forked_map(_retag_week, job, paths, spread=spread)
         if weeks:
             write_atomic(self._dirty, b"1")
+            self._mark_retagging(changed)
         with contextlib.closing(ahead):
             for done, (path, week_done) in enumerate(zip(paths, ahead, strict=True)):
                 if self.progress is not None:
@@ -508,6 +509,21 @@ class StoreWriter:
         with contextlib.suppress(OSError):
             self._dirty.unlink()
         return touched
+
+    def _mark_retagging(self, slugs: set[str]) -> None:
+        """Say in index.json, before any week is written, that the tags of ``slugs``
+        are of no catalog until the retag ends. Cut short, a retag left some weeks
+        tagged anew and the index with the old fingerprints: a catalog back at the old
+        ones (``topics teach --forget`` after a killed teach) then retagged nothing,
+        and half the store kept the taught model's tags. Now any catalog retags them.
+        """
+        import dataclasses
+
+        kept = {k: v for k, v in self.index.fingerprints.items() if k not in slugs}
+        marked = dataclasses.replace(self.index, fingerprints=kept)
+        _write_index_file(self.store, marked)
+        if self.text_live:
+            self.text.mark_synced(marked.generation)  # only the fingerprints changed
 
     def _vector_job(
         self, subset: Catalog, changed: set[str], order: dict[str, int]

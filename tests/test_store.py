@@ -526,3 +526,34 @@ def test_retag_after_a_catalog_change_equals_tagging_from_scratch(tmp_path: Path
     assert "computer-vision" not in index.counts
     assert store.tags_current(changed)
     assert not (store.path / ".dirty").exists()
+
+
+def test_a_retag_cut_short_is_done_again_whatever_the_catalog_is_next(
+    store: Store, catalog: Catalog, tmp_path: Path
+) -> None:
+    """Killed halfway, a retag left some weeks with the new catalog's tags and the
+    index with the old fingerprints: a catalog back at the old one (teach --forget
+    after a killed teach) retagged nothing, and those weeks kept the new tags."""
+    with store.writer(catalog) as w:
+        w.upsert([
+            paper(f"2508.{n:05d}", f"2025-{m:02d}-04", title="An agent for image editing")
+            for n, m in enumerate(range(1, 9), start=1)
+        ])  # fmt: skip
+    before = {p.arxiv_id: p.tags for p in store.latest(None, limit=100)}
+    assert set(before.values()) == {("agents", "vision")}
+    changed = tmp_path / "changed.toml"
+    changed.write_text(TOPICS.replace("image OR vision", "telescope"), encoding="utf-8")
+
+    def stop(done: int, total: int) -> None:
+        if done == 3:  # three weeks retagged and written
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        store.refresh(Catalog.load(changed), stop)
+    assert {p.tags for p in store.latest(None, limit=100)} == {("agents",), ("agents", "vision")}
+    assert not store.tags_current(catalog)  # the index does not claim the old tags
+    store.refresh(catalog)  # back at the first catalog
+    assert {p.arxiv_id: p.tags for p in store.latest(None, limit=100)} == before
+    assert store.tags_current(catalog) and recount(store) == {
+        k: {w: n for w, n in v.items() if n} for k, v in store.index().counts.items()
+    }
