@@ -130,9 +130,9 @@ class Response(io.RawIOBase):
         server gone silent, and waiting between tries would not help."""
         if not self._read:
             return NetError(f"no whole answer from {self._host()} in time", retryable=True)
+        came = f"{self._read:,} bytes" if self._read < 1024 else f"{self._read / 1024:,.0f} KB"
         return NetError(
-            "a page too slow to arrive whole in the time allowed "
-            f"({self._read / 1024:,.0f} KB came)",
+            f"a page too slow to arrive whole in the time allowed ({came} came)",
             retryable=True,
             slow=True,
         )
