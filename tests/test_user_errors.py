@@ -864,6 +864,12 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
         (["latest", "-n", "0"], "0 is not in the range x>=1. Run 'papertrack latest --help'"),
         (["topics", "teach"], "Missing argument 'topic'. Run 'papertrack topics teach --help'"),
         (["latest", "--bogus"], "No such option: --bogus. Run 'papertrack latest --help'"),
+        # The app's own options go before the command: "No such option" alone misled.
+        (
+            ["topics", "show", "gui-agents", "--db", "x"],
+            "No such option: --db. --db goes before the command: papertrack --db VALUE "
+            "topics show.",
+        ),
         (["nosuchcommand"], "No such command 'nosuchcommand'. Run 'papertrack --help'"),
         (["search", "agent", "--limit"], "requires an argument. Run the command with --help"),
     ],

@@ -75,6 +75,10 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         fix = (
             f"A query that starts with '-' goes after '--': {ctx.command_path} -- '-agent'. " + fix
         )
+    if type(error).__name__ == "NoSuchOption" and option in ("--db", "--log-file"):
+        # `papertrack latest --db DIR`: the app's own options go before the command.
+        where = ctx.command_path.partition(" ")[2] if ctx is not None else "COMMAND"
+        fix = f"{option} goes before the command: papertrack {option} VALUE {where}"
     print(f"Error: {message}. {fix}.", file=sys.stderr if file is None else file)
 
 
