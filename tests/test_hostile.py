@@ -445,8 +445,9 @@ def test_a_200_mb_feed_and_a_gzip_bomb_are_refused_in_bounded_memory(
     for path in (big, bomb):
         assert (
             f"Error: {path} is larger than 32 MB, more than papertrack reads from one XML feed "
-            "(arXiv's own pages stay under 10 MB). Split it into smaller files, or use the "
-            "JSON-lines snapshot, which is read as a stream." in seen["stderr"]
+            "(arXiv's own pages stay under 10 MB). Split it into smaller files, or use "
+            "JSON lines, which are read as a stream (arXiv's snapshot; for a papertrack "
+            "export, 'papertrack export -f jsonl')." in seen["stderr"]
         )
     assert seen["seconds"] < 20
     if seen["kib"] >= 0:

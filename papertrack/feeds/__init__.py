@@ -124,7 +124,8 @@ def _parse_any(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
         raise FeedTooLargeError(
             f"{source} is larger than {MAX_FEED_BYTES // (1024 * 1024)} MB, more than papertrack "
             "reads from one XML feed (arXiv's own pages stay under 10 MB). Split it into "
-            "smaller files, or use the JSON-lines snapshot, which is read as a stream"
+            "smaller files, or use JSON lines, which are read as a stream (arXiv's "
+            "snapshot; for a papertrack export, 'papertrack export -f jsonl')"
         )
     data = expat_readable(data)
     head = data[:4096]
