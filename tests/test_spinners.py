@@ -81,3 +81,15 @@ def test_a_store_without_its_index_and_with_a_changed_topic_says_each_step(
     weeks = len(stored.weeks())
     for shown in re.findall(r"week file [\d,]+ of ([\d,]+)", text):
         assert int(shown.replace(",", "")) == weeks
+
+
+def test_a_topics_paper_lines_fit_a_narrow_terminal(store: dict[str, str]) -> None:
+    """At 50 columns every line of a teach or add report wrapped mid-word: titles were
+    cut at 70 characters whatever the terminal's width."""
+    code, seen = run_in_pty("topics", "add", "Zebras", "--query", "agent*", env=store, columns=60)
+    text = SPINNER.sub("", seen.decode("utf-8", "replace"))
+    assert code == 0, text
+    lines = [line for line in text.replace("\r", "").split("\n") if line.startswith("  25")]
+    assert lines, text
+    assert all(len(line) <= 60 for line in lines), lines
+    assert any(line.endswith("…") for line in lines)  # titles cut to fit, not wrapped

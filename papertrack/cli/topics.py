@@ -689,9 +689,20 @@ def _paper_line(paper: Any) -> str:
     from papertrack.text import shorten
 
     # Dates padded to one width ("Jun 9, 2026" and "Jun 16, 2026"): the titles line up.
-    return (
-        f"  {paper.arxiv_id}  {format_date(paper.paper_date):<12}  {shorten(paper.shown_title, 70)}"
-    )
+    head = f"  {paper.arxiv_id}  {format_date(paper.paper_date):<12}  "
+    return head + shorten(paper.shown_title, _title_room(len(head)))
+
+
+def _title_room(used: int) -> int:
+    """How much of a title a message line has room for: the rest of a terminal's
+    width (a 50-column terminal wrapped every paper line mid-word), else 70."""
+    import sys
+
+    from papertrack.cli.common import err
+
+    if not sys.stderr.isatty():
+        return 70
+    return max(20, min(70, err().width - used - 1))
 
 
 def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
