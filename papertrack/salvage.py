@@ -267,6 +267,7 @@ def repair_store(
             {p.file for p in before.problems if p.kind.endswith(("-map", "-index"))}
         )
         report.cleared = [p.file for p in before.problems if p.kind in ("temp-file", "dirty")]
+        _keep_temp_files(store, before, stamp)
         report.merged = sorted(pid for pid, weeks in before.placed.items() if len(weeks) > 1)
         # prepare() drops temp files, rebuilds the id map and index from the week files
         # (keeping the newest copy of a paper stored twice) and retags changed topics.
@@ -281,6 +282,24 @@ def repair_store(
     finally:
         lock.release()
     return report
+
+
+def _keep_temp_files(store: Store, before: Checkup, stamp: str) -> None:
+    """Copy the temp files a killed writer left into ``damaged/`` before they are
+    cleared: one may be the only whole copy of a week whose file is damaged too
+    (a repair deleted such a file, then named its 348 papers lost)."""
+    import shutil
+
+    for problem in before.problems:
+        if problem.kind != "temp-file":
+            continue
+        path = store.path / problem.file
+        try:
+            if path.stat().st_size:
+                store.damaged_dir.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, store.damaged_dir / f"{path.name.lstrip('.')}.{stamp}")
+        except OSError:
+            pass  # gone meanwhile, or unreadable: clearing it is all that is left
 
 
 #: What a repair is about to lose, written before it rewrites any week file: a repair

@@ -90,6 +90,8 @@ class Damage:
     kept: bytes | None = None
     #: Commands that read the damaged file and must fail, naming it.
     readers: tuple[tuple[str, ...], ...] = ()
+    #: Bytes the repair must keep a copy of in damaged/ (a killed writer's temp file).
+    copied: bytes | None = None
 
 
 # Both read the listing's week: latest reads every week, ingest looks up each paper.
@@ -196,9 +198,11 @@ def fields_of_the_wrong_kind(store: Store) -> Damage:
 
 
 def stray_temp_file(store: Store) -> Damage:
+    """A killed writer's temp file: cleared, its bytes kept (it may be the only whole
+    copy of a week damaged as well)."""
     stray = killed_writers_temp(store.partition_path(WEEK))
     stray.write_bytes(b'{"papers":{"1":{')
-    return Damage(f"papers/{stray.name}", [])
+    return Damage(f"papers/{stray.name}", [], copied=b'{"papers":{"1":{')
 
 
 def leftover_dirty(store: Store) -> Damage:
@@ -295,6 +299,10 @@ def test_doctor_finds_names_and_repairs(
         assert (store.path / salvage["kept_at"]).read_bytes() == done.kept
         assert salvage["kept_at"].startswith(f"damaged/{WEEK}.json.")
         assert salvage["lost"] == done.lost
+    elif done.copied is not None:
+        assert report["salvaged"] == []
+        [copy] = (store.path / "damaged").iterdir()
+        assert copy.read_bytes() == done.copied
     else:
         assert report["salvaged"] == [] and not (store.path / "damaged").exists()
 

@@ -83,7 +83,14 @@ def _repair_lines(report: RepairReport) -> list[str]:
             f"weeks: {name_some(report.merged)}."
         )
     if report.cleared:
-        lines.append(f"Cleared what an interrupted write left: {', '.join(report.cleared)}.")
+        lines.append(
+            f"Cleared what an interrupted write left: {', '.join(report.cleared)}"
+            + (
+                " (a copy of each temp file is kept in damaged/)."
+                if any(not f.endswith(".dirty") for f in report.cleared)
+                else "."
+            )
+        )
     if report.retagged:
         lines.append("Retagged every paper: index.json had lost the topic fingerprints.")
     return lines
