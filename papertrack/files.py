@@ -393,6 +393,12 @@ class Lock:
     def acquire(self) -> None:
         folder = self.path.parent
         existed = folder.is_dir()
+        if not existed and folder.exists():
+            # "could not create X: File exists" did not say what was wrong with it.
+            raise StoreError(
+                f"{folder} is a file, not a folder, so {self.what} cannot be kept there. "
+                f"Move it away, or choose another folder with {self.place}"
+            )
         try:
             folder.mkdir(parents=True, exist_ok=True)
             handle = open(self.path, "a+b")  # noqa: SIM115 - kept open while locked

@@ -714,6 +714,10 @@ def test_a_fetch_lock_folder_that_cannot_be_made_names_its_variable(
     result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"))
     line = error_line(result, 1, "Choose a writable place with PAPERTRACK_FETCH_LOCK_DIR")
     assert "PAPERTRACK_DB" not in line
+    # The variable naming the file itself: said to be a file ("File exists" was all).
+    monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(blocker))
+    result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"))
+    error_line(result, 1, f"{blocker} is a file, not a folder", "PAPERTRACK_FETCH_LOCK_DIR")
 
 
 @pytest.mark.parametrize(

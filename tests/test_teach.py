@@ -1064,3 +1064,25 @@ def test_examples_that_share_little_are_said_to(stored: Path) -> None:
     said = "Note: most of your examples, each held out, are not found by a model made"
     assert (said in made.stderr) == (held < 0.5)
     assert held < 0.5  # five papers taken from across a listing share little
+
+
+def test_a_teach_stopped_while_fitting_says_nothing_was_taught(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped during its refit, a teach said only "Everything written before the
+    interruption is kept": the user could not tell whether it had taught anything."""
+    from papertrack import training
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "teach", stopped)
+    before = tagged("llm-agent-training")
+    result = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 130
+    assert result.stderr.splitlines()[0] == (
+        "Nothing was taught: the examples and the model are as they were."
+    )
+    assert not (stored / "examples.json").exists()
+    assert not (stored / "models" / "llm-agent-training.json").exists()
+    assert tagged("llm-agent-training") == before

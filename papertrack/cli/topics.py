@@ -1140,7 +1140,12 @@ def topics_teach(
                 # Papers taught before that this store lacks (the store may have changed
                 # with --db) are still pinned; they are fitted on where the labels have them.
                 known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
-                choice = _refit(store, chosen, taught, known)
+                try:
+                    choice = _refit(store, chosen, taught, known)
+                except KeyboardInterrupt:
+                    # Stopped while fitting: the model file is written last, whole.
+                    say("Nothing was taught: the examples and the model are as they were.")
+                    raise
             examples[chosen.slug] = taught
             training.save_examples(paths.user_examples_file(), examples)
             refreshed = load_catalog()
