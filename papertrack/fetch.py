@@ -795,6 +795,7 @@ def fetch_range(
     *,
     progress: Callable[[FetchProgress], None] | None = None,
     run: str = "",
+    on_resume: Callable[[int], None] | None = None,
 ) -> FetchReport:
     """Fetch every paper of ``categories`` submitted from ``first`` to ``last`` from the API.
 
@@ -835,6 +836,8 @@ def fetch_range(
     if saved is not None and _valid_state(saved):
         todo, offset = _resume_plan(first, last, saved)
         report.resumed_at = int(saved["pages"])
+        if on_resume is not None:
+            on_resume(report.resumed_at)  # said at the start of a long backfill, not its end
         state = {
             "windows": [[a.isoformat(), b.isoformat()] for a, b in todo],
             "start": offset,

@@ -199,7 +199,9 @@ def test_exhausted_retries_keep_earlier_pages_and_a_rerun_resumes(httpserver: HT
     again = fetch_api(api.url)
     assert again.exit_code == 0, again.stderr
     assert api.starts() == [20]  # finished pages are not fetched again
-    assert "Resumed after 2 pages" in again.stderr
+    # Said first, before the pages it fetches (at the end, a long backfill's user
+    # learned it only when done).
+    assert again.stderr.startswith("Resuming after 2 pages fetched by an earlier run.")
     assert "5 new" in again.stderr
     assert len(stored()) == 25
 

@@ -80,6 +80,9 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         console=err(),
         transient=True,
     ) as bar:
+        from papertrack.cli import common
+
+        common.live = bar  # messages (a resume, a warning) print above the bar
         task = bar.add_task("fetching", total=None, papers=0)
 
         def update(event: FetchProgress) -> None:
@@ -99,7 +102,10 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
                 description=note,
             )
 
-        yield update
+        try:
+            yield update
+        finally:
+            common.live = None
 
 
 def _days_before(last: date, option: str, value: int, days: int) -> date:
@@ -258,14 +264,17 @@ def fetch(
                     if days is not None
                     else f"--backfill {backfill}"
                 )
+
+                def resumed(pages: int) -> None:
+                    # At the start: said at the end, a long backfill's user learned it
+                    # only when done, and a resumed run that failed never did.
+                    said = f"Resuming after {counted(pages, 'page')} fetched by an earlier run."
+                    say(said, quiet=quiet)
+
                 report = fetch_range(
-                    cats, first, last, upsert, settings, progress=progress, run=run
-                )
-        if report.resumed_at:
-            say(
-                f"Resumed after {counted(report.resumed_at, 'page')} fetched by an earlier run.",
-                quiet=quiet,
-            )
+                    cats, first, last, upsert, settings, progress=progress, run=run,
+                    on_resume=resumed,
+                )  # fmt: skip
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
         say(report.summary(), quiet=quiet)
