@@ -253,6 +253,9 @@ def _parse(path: Path, file: str) -> tuple[Any, Problem | None]:
     except OSError as exc:
         why = f"could not be read ({exc.strerror or exc})"
         return None, Problem(file, "unreadable", why, "Check its permissions")
+    if not raw.strip():
+        # "not valid JSON (Expecting value: line 1 column 1 (char 0))" said it obscurely.
+        return None, Problem(file, "damaged", "is damaged: it is empty")
     try:
         return json.loads(raw), None
     except (ValueError, RecursionError) as exc:  # also UnicodeDecodeError

@@ -107,6 +107,16 @@ def truncated(store: Store) -> Damage:
     return Damage(PART, sorted(d["arxiv_id"] for d in docs[40:]), raw[:cut], READERS)
 
 
+def emptied(store: Store) -> Damage:
+    """A week file cut to nothing (a full disk, a sync tool): doctor said "not valid
+    JSON (Expecting value: line 1 column 1 (char 0))"."""
+    docs = records(store)
+    store.partition_path(WEEK).write_bytes(b"")
+    return Damage(
+        PART, sorted(d["arxiv_id"] for d in docs), b"", readers=(("export", "-f", "jsonl"),)
+    )
+
+
 def garbled(store: Store) -> Damage:
     """Random bytes over the whole file: nothing can be read."""
     path = store.partition_path(WEEK)
@@ -212,6 +222,7 @@ def leftover_dirty(store: Store) -> Damage:
 
 CASES: list[Callable[[Store], Damage]] = [
     truncated,
+    emptied,
     garbled,
     garbled_middle,
     not_tinydb,
@@ -274,6 +285,8 @@ def test_doctor_finds_names_and_repairs(
     no_traceback(found)
     lines = [line for line in found.stdout.splitlines() if done.file in line]
     assert lines, found.stdout
+    if done.kept == b"":
+        assert f"{done.file} is damaged: it is empty." in lines[0]
     assert all(line.endswith(f"Run '{FIX}'.") for line in found.stdout.splitlines()[1:])
     assert f"Run '{FIX}'" in found.stderr
     assert sorted(p.relative_to(store.path) for p in store.path.rglob("*")) == before

@@ -118,7 +118,8 @@ def _check(store: Store, as_json: bool) -> None:
                 "then run 'papertrack doctor' again."
             )
         else:
-            say(f"Error: {count} found. Run 'papertrack doctor --repair' to fix them.")
+            them = "it" if len(checkup.problems) == 1 else "them"
+            say(f"Error: {count} found. Run 'papertrack doctor --repair' to fix {them}.")
         raise typer.Exit(1)
     else:
         say("No problems found.")
