@@ -862,7 +862,7 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
     ("args", "needle"),
     [
         (["latest", "-n", "0"], "0 is not in the range x>=1. Run 'papertrack latest --help'"),
-        (["topics", "teach"], "Missing argument 'topic'. Run 'papertrack topics teach --help'"),
+        (["topics", "teach"], "Missing argument 'TOPIC'. Run 'papertrack topics teach --help'"),
         (["latest", "--bogus"], "No such option: --bogus. Run 'papertrack latest --help'"),
         # The app's own options go before the command: "No such option" alone misled.
         (

@@ -40,7 +40,10 @@ if TYPE_CHECKING:
     from papertrack.topics import Catalog, Topic
 
 TopicsArg = Annotated[
-    list[str], typer.Argument(help="Topic names or slugs, any case.", autocompletion=complete_topic)
+    list[str],
+    typer.Argument(
+        metavar="TOPIC...", help="Topic names or slugs, any case.", autocompletion=complete_topic
+    ),
 ]
 
 

@@ -98,7 +98,8 @@ def show(
 @app.command(epilog=EXIT_CODES)
 def search(
     query: Annotated[
-        str, typer.Argument(help="A query in the topic language (see docs/topics.md).")
+        str,
+        typer.Argument(metavar="QUERY", help="A query in the topic language (see docs/topics.md)."),
     ],
     topic: TopicOpt = None,
     limit: Annotated[

@@ -41,7 +41,10 @@ WindowOpt = Annotated[
 ]
 WeeksOpt = Annotated[int, typer.Option("--weeks", help="How many ISO weeks the chart shows.")]
 TopicArg = Annotated[
-    str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+    str,
+    typer.Argument(
+        metavar="TOPIC", help="Topic name or slug, any case.", autocompletion=complete_topic
+    ),
 ]
 
 EMPTY_STORE = (

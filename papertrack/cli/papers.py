@@ -137,6 +137,7 @@ def ingest(
     sources: Annotated[
         list[str] | None,
         typer.Argument(
+            metavar="[SOURCE]...",
             help="Feed files (.xml, .jsonl, .gz), http(s) URLs, or '-' for standard input.",
             show_default=False,
         ),
@@ -298,6 +299,7 @@ def latest(
     topic: Annotated[
         str | None,
         typer.Argument(
+            metavar="[TOPIC]",
             help="Topic name or slug, any case (see 'papertrack topics'). Omit for all papers.",
             autocompletion=complete_topic,
         ),

@@ -241,7 +241,10 @@ def topics_list(
 @topics_app.command("show", epilog=EXIT_CODES)
 def topics_show(
     topic: Annotated[
-        str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+        str,
+        typer.Argument(
+            metavar="TOPIC", help="Topic name or slug, any case.", autocompletion=complete_topic
+        ),
     ],
     as_of: AsOfOpt = None,
     fmt: ViewFormatOpt = ViewFormat.table,
@@ -324,7 +327,9 @@ def _tags_follow(catalog: Catalog) -> Store | None:
 
 @topics_app.command("add", epilog=EXIT_CODES, cls=many_values("--like", "--category", "-c"))
 def topics_add(
-    name: Annotated[str, typer.Argument(help='The topic\'s name, e.g. "Agent Benchmarks".')],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help='The topic\'s name, e.g. "Agent Benchmarks".')
+    ],
     query: Annotated[
         str | None,
         typer.Option(
@@ -996,7 +1001,10 @@ def _say_figures(choice: Any) -> None:
 @topics_app.command("teach", epilog=EXIT_CODES, cls=many_values("--not", "--unteach"))
 def topics_teach(
     topic: Annotated[
-        str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+        str,
+        typer.Argument(
+            metavar="TOPIC", help="Topic name or slug, any case.", autocompletion=complete_topic
+        ),
     ],
     ids: Annotated[
         list[str] | None,
@@ -1214,7 +1222,10 @@ def topics_teach(
 @topics_app.command("remove", epilog=EXIT_CODES)
 def topics_remove(
     topic: Annotated[
-        str, typer.Argument(help="Topic name or slug, any case.", autocompletion=complete_topic)
+        str,
+        typer.Argument(
+            metavar="TOPIC", help="Topic name or slug, any case.", autocompletion=complete_topic
+        ),
     ],
 ) -> None:
     """Remove a topic: delete your own, or hide a default one.

@@ -158,7 +158,10 @@ def topics_explain(
     ],
     topic: Annotated[
         str | None,
-        typer.Argument(help="A topic to explain, also (above all) when the paper is not in it."),
+        typer.Argument(
+            metavar="[TOPIC]",
+            help="A topic to explain, also (above all) when the paper is not in it.",
+        ),
     ] = None,
     fmt: ViewFormatOpt = ViewFormat.table,
     as_json: JsonOpt = False,
