@@ -57,6 +57,13 @@ def resolve_id(text: str) -> str:
     """
     parsed = parse_paper_id(text)
     if parsed is None:
+        parts = [part.strip() for part in text.replace(";", ",").split(",")]
+        if len(parts) > 1 and all(parse_paper_id(part) for part in parts if part):
+            # "2606.14397,2606.16432": ids are separate arguments.
+            raise UsageError(
+                f"{text!r} is several arXiv ids in one. Separate them with spaces: "
+                f"{' '.join(part for part in parts if part)}"
+            )
         raise UsageError(
             f"{text!r} is not an arXiv id. Give one as 2508.13167, 2508.13167v2, "
             "arXiv:2508.13167 or https://arxiv.org/abs/2508.13167"

@@ -638,3 +638,13 @@ def test_an_export_while_papers_move_between_weeks_lists_each_once(
         assert "Warning" not in result.stderr
     else:  # streamed: it cannot be read again, and says so
         assert "Warning: the store was written while it was exported" in result.stderr
+
+
+def test_ids_run_together_with_commas_are_told_apart() -> None:
+    """'2606.14397,2606.16432' was "not an arXiv id", with no word of the comma."""
+    from helpers import error_line
+
+    ingest(LISTING)
+    line = error_line(run("show", "2508.13167,2508.13382"), 2, "is several arXiv ids in one")
+    assert line.endswith("Separate them with spaces: 2508.13167 2508.13382.")
+    error_line(run("show", "2508.13167,banana"), 2, "is not an arXiv id")
