@@ -110,13 +110,21 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
     if source == "-":
         if stdin is None:
             raise FeedError("'-' needs standard input. Pipe a feed into papertrack")
-        if _first_bytes(stdin, 2) == GZIP_MAGIC:  # `gzip -c feed.xml | papertrack ingest -`
+        head = _first_bytes(stdin, 6)
+        if head[:2] == GZIP_MAGIC:  # `gzip -c feed.xml | papertrack ingest -`
             return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
+        _refuse_packed(head, "standard input", None)
         return stdin
     if _is_url(source):
         response = _fetch(source, timeout)
-        if _first_bytes(response, 2) == GZIP_MAGIC:
+        head = _first_bytes(response, 6)
+        if head[:2] == GZIP_MAGIC:
             return gzip.GzipFile(fileobj=response, mode="rb")  # type: ignore[return-value]
+        try:
+            _refuse_packed(head, source, "")
+        except FeedError:
+            response.close()
+            raise
         return response
     if not source.strip():  # an unset shell variable: Path("") is the current folder
         raise FeedError("an empty name is no file. Name a feed file, a URL, or - for stdin")
@@ -143,26 +151,42 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
         ) from None
     if magic[:2] == GZIP_MAGIC:
         return gzip.open(handle, "rb")  # type: ignore[return-value]
-    for start, kind, undo in _OTHER_PACKINGS:
-        if magic.startswith(start):
-            handle.close()
-            raise FeedError(
-                f"{source} is {kind}; papertrack reads plain and .gz files. "
-                f"Unpack it first ({undo} {source})"
-            )
+    try:
+        _refuse_packed(magic, source, source)
+    except FeedError:
+        handle.close()
+        raise
     return handle
 
 
 #: Packings papertrack does not read, by their first bytes: (magic, what it is, the
-#: command that unpacks it). Kaggle's arXiv snapshot downloads as a zip archive, and
-#: was called "not an RSS/Atom feed, arXiv API page or JSON lines file".
+#: command that unpacks a file of it, the one that unpacks it in a pipe, if any).
+#: Kaggle's arXiv snapshot downloads as a zip archive, and was called "not an
+#: RSS/Atom feed, arXiv API page or JSON lines file".
 _OTHER_PACKINGS = (
-    (b"PK\x03\x04", "a zip archive", "unzip"),
-    (b"BZh", "bzip2-compressed", "bunzip2 -k"),
-    (b"\xfd7zXZ\x00", "xz-compressed", "unxz -k"),
-    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "7z x"),
+    (b"PK\x03\x04", "a zip archive", "unzip", "funzip"),
+    (b"BZh", "bzip2-compressed", "bunzip2 -k", "bunzip2"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "unxz -k", "unxz"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd", "unzstd"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "7z x", ""),
 )
+
+
+def _refuse_packed(magic: bytes, source: str, path: str | None) -> None:
+    """Refuse data packed in a way papertrack does not read, saying how to unpack it:
+    a file (``path``), a download (``""``) or standard input (None). Piped or
+    downloaded, it was "not an RSS/Atom feed", where the file got its unpack command.
+    """
+    for start, kind, undo, stream in _OTHER_PACKINGS:
+        if not magic.startswith(start):
+            continue
+        if path:
+            fix = f"Unpack it first ({undo} {path})"
+        elif path is None and stream:
+            fix = f"Unpack it in the pipe first: ... | {stream} | papertrack ingest -"
+        else:
+            fix = f"Download it, unpack it ({undo} FILE) and ingest the file"
+        raise FeedError(f"{source} is {kind}; papertrack reads plain and gzip data. {fix}")
 
 
 def _first_bytes(stream: IO[bytes], size: int) -> bytes:

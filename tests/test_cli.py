@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from helpers import ingest, kaggle_line, no_traceback, run
+from pytest_httpserver import HTTPServer
 
 from papertrack import __version__
 from papertrack.cli import app
@@ -89,7 +90,7 @@ def test_a_snapshots_broken_lines_are_said_once(tmp_path: Path) -> None:
     ],
 )
 def test_a_packed_snapshot_is_named_with_the_command_that_unpacks_it(
-    tmp_path: Path, pack: str, kind: str, undo: str
+    tmp_path: Path, pack: str, kind: str, undo: str, httpserver: HTTPServer
 ) -> None:
     """Kaggle's arXiv snapshot downloads as a zip: it was 'not an RSS/Atom feed, arXiv
     API page or JSON lines file', which said nothing of what to do."""
@@ -108,8 +109,22 @@ def test_a_packed_snapshot_is_named_with_the_command_that_unpacks_it(
     result = run("ingest", str(packed))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[0] == (
-        f"Error: {packed} is {kind}; papertrack reads plain and .gz files. "
+        f"Error: {packed} is {kind}; papertrack reads plain and gzip data. "
         f"Unpack it first ({undo} {packed})."
+    )
+    # Piped or downloaded, it was "not an RSS/Atom feed": named too, with what to do.
+    piped = run("ingest", "-", input=packed.read_bytes())
+    stream = {"zip": "funzip", "bz2": "bunzip2", "xz": "unxz"}[pack]
+    assert piped.stderr.splitlines()[0] == (
+        f"Error: standard input is {kind}; papertrack reads plain and gzip data. "
+        f"Unpack it in the pipe first: ... | {stream} | papertrack ingest -."
+    )
+    httpserver.expect_request("/arxiv").respond_with_data(packed.read_bytes())
+    url = httpserver.url_for("/arxiv")
+    fetched = run("ingest", url)
+    assert fetched.stderr.splitlines()[0] == (
+        f"Error: {url} is {kind}; papertrack reads plain and gzip data. "
+        f"Download it, unpack it ({undo} FILE) and ingest the file."
     )
     again = run("ingest", str(LISTING))  # what was stored before is all there
     assert "papers: 0 new, 0 updated, 86 unchanged" in again.stderr
