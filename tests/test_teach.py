@@ -1086,3 +1086,17 @@ def test_a_teach_stopped_while_fitting_says_nothing_was_taught(
     assert not (stored / "examples.json").exists()
     assert not (stored / "models" / "llm-agent-training.json").exists()
     assert tagged("llm-agent-training") == before
+
+
+def test_an_example_marked_other_than_true_or_false_is_damage_named(stored: Path) -> None:
+    """A hand edit's "yes" (or "false", a non-empty string) was read as taught in."""
+    assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    path = stored / "examples.json"
+    data = json.loads(path.read_text())
+    data["topics"]["llm-agent-training"][CHAIN_OF_AGENTS] = "false"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = run("topics", "teach", "llm-agent-training", DATARUS)
+    error_line(result, 1, f'llm-agent-training: {CHAIN_OF_AGENTS} is "false", not true or false')
+    shown = run("topics", "show", "llm-agent-training", "--json")
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["taught"] is None
+    assert "examples.json is damaged" in shown.stderr
