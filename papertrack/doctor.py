@@ -523,6 +523,10 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
             # problem, it failed every cron health check once after an upgrade.
             return
         if not text.synced_with(generation):
+            # A file that is no database at all is damaged, not "behind the week files".
+            damage = text.damage()
+            if damage is not None:
+                raise sqlite3.DatabaseError(damage)
             with contextlib.suppress(sqlite3.Error, StoreError):
                 checkup.text_ids = dict(text.ids())
             checkup.problems.append(
@@ -534,8 +538,9 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
         if damage is not None:
             raise sqlite3.DatabaseError(damage)
     except (sqlite3.Error, StoreError) as exc:
+        why = str(exc).split(". Run ", 1)[0]  # the fix is said once, after it
         checkup.problems.append(
-            Problem(FILE, "damaged-search-index", f"is damaged ({exc})", _TEXT_FIX)
+            Problem(FILE, "damaged-search-index", f"is damaged ({why})", _TEXT_FIX)
         )
         return
     finally:

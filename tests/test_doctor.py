@@ -719,3 +719,15 @@ def test_a_search_index_of_an_earlier_version_is_no_problem_and_the_next_search_
         (version,) = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
     db.close()
     assert version == VERSION
+
+
+def test_a_search_index_that_is_no_database_is_called_damaged_not_behind(store: Store) -> None:
+    """Random bytes in search.sqlite read as "is behind the week files"."""
+    store.search_path.write_bytes(random.Random(9).randbytes(300_000))
+    checked = run("doctor")
+    assert checked.exit_code == 1
+    [line] = [x for x in checked.stdout.splitlines() if x.startswith("search.sqlite")]
+    assert line.startswith("search.sqlite is damaged (") and "not a database" in line
+    assert line.count("Run 'papertrack doctor --repair'") == 1
+    assert run("doctor", "--repair").exit_code == 0
+    assert run("doctor").exit_code == 0
