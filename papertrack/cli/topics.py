@@ -485,15 +485,12 @@ def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
     """Drop a topic's examples and taught model: a default topic goes back to its
     shipped model, one of the user's to its query; and retag. ``last``: the examples
     --unteach named, when they were the last ones (what was asked is what is said)."""
-    from papertrack import training
-
-    count = len(training.load_examples(paths.user_examples_file()).get(chosen.slug, {}))
-    had_model = paths.user_model_file(chosen.slug).is_file()
+    taught, had_model = _delete_teaching(chosen.slug)
+    count = len(taught)
     named = f"{chosen.name} ({chosen.slug})"
     if not count and not had_model:
         say(f"{named} has no taught examples and no taught model: nothing to forget.")
         return
-    _forget_examples(chosen.slug)
     back = "its shipped model" if chosen.source == "default" else "its query"
     if last:
         done = f"Forgot {last}, the last of the examples taught to {named}"
@@ -530,13 +527,11 @@ def _model_entry(slug: str) -> str:
 def _drop_model(slug: str) -> str:
     """Delete the model taught to an earlier definition of ``slug``, if any (a topic
     added or redefined by its query decides by that query); what to tell the user."""
-    from papertrack import training
-
     path = paths.user_model_file(slug)
     if not path.is_file():
         return ""
     path.unlink()
-    count = len(training.load_examples(paths.user_examples_file()).get(slug, {}))
+    count = len(_examples_of(slug))
     if not count:
         return ". The model taught to its earlier definition is deleted"
     kept = f"its {count:,} examples stay" if count != 1 else "its 1 example stays"
@@ -564,9 +559,7 @@ def _apply_examples(slug: str) -> None:
 
 def _taught_kept(slug: str) -> str:
     """What a hidden default topic keeps of its teaching, to say so (it comes back with it)."""
-    from papertrack import training
-
-    count = len(training.load_examples(paths.user_examples_file()).get(slug, {}))
+    count = len(_examples_of(slug))
     if not count:
         return ""
     return (
@@ -575,31 +568,36 @@ def _taught_kept(slug: str) -> str:
     )
 
 
-def _forget_examples(slug: str) -> str:
-    """Delete a topic's taught model and examples (it is removed, or forgets them);
-    what to tell the user."""
+def _delete_teaching(slug: str) -> tuple[dict[str, bool], bool]:
+    """Delete a topic's taught examples and model; the examples, and whether there
+    was a model."""
     from papertrack import training
 
     examples = training.load_examples(paths.user_examples_file())
     taught = examples.pop(slug, {})
-    count = len(taught)
-    if count:
+    if taught:
         training.save_examples(paths.user_examples_file(), examples)
     path = paths.user_model_file(slug)
     had_model = path.is_file()
     path.unlink(missing_ok=True)
+    return taught, had_model
+
+
+def _forget_examples(slug: str) -> tuple[str, str]:
+    """Delete a topic's taught model and examples (it is removed); what to tell the
+    user, and the command that teaches the examples again ("" without any)."""
+    taught, had_model = _delete_teaching(slug)
+    count = len(taught)
     parts = ["model"] if had_model else []
     if count:
         parts.append(f"{count:,} taught example{'s' if count != 1 else ''}")
     if not parts:
-        return ""
+        return "", ""
     verb = "was" if parts == ["model"] or parts == ["1 taught example"] else "were"
     said = f" Its {' and its '.join(parts)} {verb} deleted."
-    if count:
-        # Their ids, or they could not be taught again (to the default brought back),
-        # on a line of their own at the end.
-        said += f"\nTo teach {'it' if count == 1 else 'them'} again: {_teach_command(slug, taught)}"
-    return said
+    # Their ids, or they could not be taught again (to the default brought back).
+    again = f"To teach {'it' if count == 1 else 'them'} again: {_teach_command(slug, taught)}"
+    return said, again if count else ""
 
 
 def _teach_command(slug: str, taught: dict[str, bool]) -> str:
@@ -882,6 +880,21 @@ def _say_changes(slug: str, changes: dict[str, Retagged], store: Store, catalog:
             )
 
 
+def _sizes(slug: str, changes: dict[str, Retagged], store: Store) -> tuple[int, int] | None:
+    """How many stored papers ``slug`` held before a retag, and holds now (None: the
+    retag did not touch it)."""
+    change = changes.get(slug)
+    if change is None:
+        return None
+    now = store.count(slug)
+    return now - change.gained + change.lost, now
+
+
+def _swung(before: int, now: int) -> bool:
+    """Whether a topic of at least ten papers doubled or halved."""
+    return before >= 10 and not before // 2 < now < before * 2
+
+
 def _say_swing(
     slug: str, changes: dict[str, Retagged], store: Store, undo: dict[str, bool] | None = None
 ) -> None:
@@ -890,13 +903,10 @@ def _say_swing(
     its theme, on three more examples), and the counts alone did not say so.
     ``undo``: the examples this teach forgot, as they were taught (the command that
     takes the teach back teaches them again)."""
-    change = changes.get(slug)
-    if change is None:
+    sizes = _sizes(slug, changes, store)
+    if sizes is None or not _swung(*sizes):
         return
-    now = store.count(slug)
-    before = now - change.gained + change.lost
-    if before < 10 or before // 2 < now < before * 2:
-        return
+    before, now = sizes
     back = (
         f"'{_teach_command(slug, undo)}' teaches again what this forgot"
         if undo
@@ -920,14 +930,11 @@ def _say_against(
     and the topic smaller. Two right examples more took a topic made from examples
     from 180 papers to 130, all 50 on its theme (its threshold rises as its examples
     grow alike), and the advice after it was to teach more."""
-    change = changes.get(slug)
-    if change is None or forgotten or bool(now_in) == bool(now_out):
-        return
-    now = store.count(slug)
-    before = now - change.gained + change.lost
+    sizes = _sizes(slug, changes, store)
+    if sizes is None or forgotten or bool(now_in) == bool(now_out) or _swung(*sizes):
+        return  # (a swing: _say_swing has said it)
+    before, now = sizes
     net = now - before
-    if before >= 10 and not before // 2 < now < before * 2:
-        return  # _say_swing has said it
     if now_in and net < 0 and -net >= max(5, before // 20):
         what, ids = "in", now_in
     elif now_out and net > 0 and net >= max(5, before // 20):
@@ -1065,7 +1072,8 @@ def topics_teach(
             store = open_store(create=True)
             given = [*(ids or []), *(out_ids or [])]
             examples = training.load_examples(paths.user_examples_file())
-            examples_before = {slug: dict(taught) for slug, taught in examples.items()}
+            # What the topic was taught before this teach (``taught`` below is a copy).
+            earlier = examples.get(chosen.slug, {})
             from_examples = chosen.source != "default" and _made_from_examples(chosen)
             if forget and not given and from_examples:
                 raise UsageError(
@@ -1096,12 +1104,13 @@ def topics_teach(
                 # its shipped model, one of the user's to its query.
                 _forget(chosen, store, last=_listed(sorted(forgotten)))
                 return
+            # Each paper named, and whether it is taught in.
+            asked = [(p, True) for p in ids or []] + [(p, False) for p in out_ids or []]
             # Taught the other way before: a wrong id pasted, or a change of mind.
             flipped = sorted(
                 named[pid].arxiv_id
-                for pid, inside in [(p, False) for p in ids or []]
-                + [(p, True) for p in out_ids or []]
-                if taught.get(named[pid].arxiv_id) is inside
+                for pid, inside in asked
+                if taught.get(named[pid].arxiv_id) is (not inside)
             )
             for pid in ids or []:
                 taught[named[pid].arxiv_id] = True
@@ -1124,10 +1133,8 @@ def topics_teach(
             # refit may still move others; a user who thought it missed wants to know.
             already = [
                 pid
-                for pid, inside in [(p, True) for p in ids or []]
-                + [(p, False) for p in out_ids or []]
-                if (chosen.slug in named[pid].tags) == inside
-                and named[pid].arxiv_id not in examples.get(chosen.slug, {})
+                for pid, inside in asked
+                if (chosen.slug in named[pid].tags) == inside and named[pid].arxiv_id not in earlier
             ]
             # Every paper named is decided so already: pinned as examples, the model
             # kept. A refit for them moved other tags (+99 and -27 for a paper the
@@ -1210,7 +1217,6 @@ def topics_teach(
             if choice is not None:
                 _say_figures(choice)
             _say_changes(chosen.slug, changes, store, refreshed)
-            earlier = examples_before.get(chosen.slug, {})
             _say_swing(
                 chosen.slug, changes, store, {a: earlier[a] for a in forgotten if a in earlier}
             )
@@ -1263,7 +1269,7 @@ def topics_remove(
             message = f"Removed your topic {named} from {edit.path}.{tagged}"
             # What it was taught belongs to it: left behind, it would take over the next
             # topic with this slug (the default it brings back, say).
-            forgot, _, again = _forget_examples(edit.slug).partition("\n")
+            forgot, again = _forget_examples(edit.slug)
             message += forgot
             if edit.restored is not None:
                 message += (
