@@ -483,15 +483,13 @@ def fetch_listing(
         whole = cut[0].papers
         report.add(upsert(whole), len(whole))
         day = _listing_day(whole, b"")
-        since = f" --since {day - timedelta(days=7)}" if day is not None else " --days 7"
-        cats = " ".join(f"-c {c}" for c in categories)
         raise FetchError(
             f"arXiv kept answering a cut-off listing after {settings.retries + 1} "
             f"tr{'ies' if settings.retries else 'y'}: the {counted(len(whole), 'paper')} "
             f"that arrived whole {'is' if len(whole) == 1 else 'are'} stored. For the rest, "
             "run the same command again "
             "before the next listing (midnight US Eastern), or fetch the day from the "
-            f"API: papertrack fetch {cats}{since}"
+            f"API: {_api_fetch(categories, day)}"
         ) from exc
     report.pages = 1
     report.skipped += parsed.skipped
@@ -505,11 +503,10 @@ def fetch_listing(
         report.add(upsert(parsed.papers), len(parsed.papers))
     elif empty_weekday:
         assert day is not None
-        cats = " ".join(f"-c {c}" for c in categories)
         report.warnings.append(
             f"the listing of {day:%A} {day} is empty: an arXiv holiday, or a listing "
             "not rebuilt yet. Unless it was a holiday, fetch that day from the API: "
-            f"papertrack fetch {cats} --since {day - timedelta(days=7)}"
+            f"{_api_fetch(categories, day)}"
         )
     else:
         on = f"on {day:%A} {day}" if day is not None else "in this listing"
@@ -571,12 +568,13 @@ def _missed_listings(
         return known
 
     state = StateFile(home / LISTINGS_FILE)
-    try:
-        if not keep:
-            raise OSError("not recorded")
-        state.update(record, _state_lock(home), indent=1)
-    except (OSError, PapertrackError):
-        # Not locked or not written: what the file said still names the days missed.
+    recorded = False
+    if keep:
+        with contextlib.suppress(OSError, PapertrackError):
+            state.update(record, _state_lock(home), indent=1)
+            recorded = True
+    if not recorded:
+        # Not kept, locked or written: what the file said still names the days missed.
         lasts = _last_listings(state.read(), categories)
     if seen():
         return None
@@ -609,15 +607,20 @@ def _missed_warning(missed: dict[str, list[date]]) -> str:
     days = sorted({d for each in missed.values() for d in each})
     first, count = days[0], len(days)
     span = first.isoformat() if count == 1 else f"{count} days from {first} to {days[-1]}"
-    cats = " ".join(f"-c {c}" for c in missed)
-    # Papers are announced a day or more after they are submitted (weeks, when held):
-    # a week before the first missed listing takes them all; stored ones are unchanged.
-    since = (first - timedelta(days=7)).isoformat()
     return (
         f"no listing was fetched for {span} (a run failed or did not run), and a "
         "listing holds only its own day's papers. Fetch them from the API: "
-        f"papertrack fetch {cats} --since {since}"
+        f"{_api_fetch(list(missed), first)}"
     )
+
+
+def _api_fetch(categories: Sequence[str], day: date | None) -> str:
+    """The fetch that brings the papers of the listing of ``day`` from the API. Papers
+    are announced a day or more after they are submitted (weeks, when held): a week
+    before that listing takes them all; the ones already stored stay unchanged."""
+    cats = " ".join(f"-c {c}" for c in categories)
+    since = f"--since {day - timedelta(days=7)}" if day is not None else "--days 7"
+    return f"papertrack fetch {cats} {since}"
 
 
 # --------------------------------------------------------------------------- API ranges

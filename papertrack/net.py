@@ -316,7 +316,7 @@ def get(
         except TimeoutError:
             conn.close()
             raise NetError(f"a timeout waiting for {peer}", retryable=True) from None
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:
             conn.close()
             if proxy is not None and str(exc).startswith("Tunnel connection failed"):
                 # The proxy's answer to CONNECT: 407 (credentials), 403 (not allowed)...
@@ -326,11 +326,6 @@ def get(
                     "setting (https_proxy) and its user name and password",
                     retryable=answer.startswith(("502", "503", "504")),
                 ) from None
-            raise NetError(
-                f"a dropped connection ({exc.__class__.__name__}) from {peer}", retryable=True
-            ) from None
-        except http.client.HTTPException as exc:
-            conn.close()
             raise NetError(
                 f"a dropped connection ({exc.__class__.__name__}) from {peer}", retryable=True
             ) from None

@@ -280,6 +280,17 @@ def store_is_empty(store: Store) -> bool:
 live: Any = None
 
 
+@contextlib.contextmanager
+def showing(display: Any) -> Iterator[None]:
+    """Make ``display`` (a Rich progress bar on stderr) :data:`live` while the block runs."""
+    global live
+    live = display
+    try:
+        yield
+    finally:
+        live = None
+
+
 def say(message: str, *, quiet: bool = False) -> None:
     """A message for people on stderr, printed as plain text (never as Rich markup).
 
@@ -751,26 +762,22 @@ def note_operator_words(query: str) -> None:
         )
 
 
-def no_blank_category(values: list[str] | None) -> list[str] | None:
+def _no_blank(hint: str) -> Callable[[list[str] | None], list[str] | None]:
     """A ``--category`` callback: an empty ``-c ''`` (a variable left unset) names no
-    category, and read as none it quietly kept every paper."""
-    for value in values or ():
-        if not value.strip():
-            raise typer.BadParameter(
-                "'' names no category. Give one like cs.AI, or cs.* for a group"
-            )
-    return values
+    category, and read as none it quietly kept every paper. ``hint`` says what to give."""
+
+    def check(values: list[str] | None) -> list[str] | None:
+        for value in values or ():
+            if not value.strip():
+                raise typer.BadParameter(f"'' names no category. {hint}")
+        return values
+
+    return check
 
 
-def no_blank_fetch_category(values: list[str] | None) -> list[str] | None:
-    """:func:`no_blank_category` for fetch, which asks arXiv for whole categories: its
-    hint was cs.*, which fetch then refused."""
-    for value in values or ():
-        if not value.strip():
-            raise typer.BadParameter(
-                "'' names no category. Name each one to fetch: -c cs.AI -c cs.CL"
-            )
-    return values
+no_blank_category = _no_blank("Give one like cs.AI, or cs.* for a group")
+#: fetch asks arXiv for whole categories: its hint was cs.*, which fetch then refused.
+no_blank_fetch_category = _no_blank("Name each one to fetch: -c cs.AI -c cs.CL")
 
 
 def check_categories(store: Store, patterns: Sequence[str]) -> None:

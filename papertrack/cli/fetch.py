@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
@@ -41,23 +42,18 @@ def _seconds(wait: float) -> str:
     return f"{wait:.1f} s" if wait < 10 else f"{wait:,.0f} s"
 
 
-def _say_retries(event: FetchProgress) -> None:
-    """Without a progress bar, each retry is a line: a long wait is never silent."""
+def _say_retries(event: FetchProgress, quiet: bool = False) -> None:
+    """Without a progress bar, each retry is a line: a long wait is never silent
+    (with --quiet, a line of the log alone)."""
     if event.retry:
-        say(f"Retrying in {_seconds(event.wait)}: {event.retry}.")
-
-
-def _log_retries(event: FetchProgress) -> None:
-    """With --quiet, each retry goes to the log alone."""
-    if event.retry:
-        say(f"Retrying in {_seconds(event.wait)}: {event.retry}.", quiet=True)
+        say(f"Retrying in {_seconds(event.wait)}: {event.retry}.", quiet=quiet)
 
 
 @contextlib.contextmanager
 def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress], None] | None]:
-    """A Rich progress bar on stderr; else retry lines, or nothing with --quiet."""
+    """A Rich progress bar on stderr; else retry lines (with --quiet, to the log alone)."""
     if not show:
-        yield _log_retries if quiet else _say_retries
+        yield functools.partial(_say_retries, quiet=quiet)
         return
     from rich.markup import escape
     from rich.progress import (
@@ -68,21 +64,22 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         TimeRemainingColumn,
     )
 
+    from papertrack.cli import common
     from papertrack.cli.common import err
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("pages"),
-        TextColumn("{task.fields[papers]:,} papers"),
-        TimeRemainingColumn(),
-        console=err(),
-        transient=True,
-    ) as bar:
-        from papertrack.cli import common
-
-        common.live = bar  # messages (a resume, a warning) print above the bar
+    with (
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("pages"),
+            TextColumn("{task.fields[papers]:,} papers"),
+            TimeRemainingColumn(),
+            console=err(),
+            transient=True,
+        ) as bar,
+        common.showing(bar),
+    ):  # messages (a resume, a warning) print above the bar
         task = bar.add_task("fetching", total=None, papers=0)
 
         def update(event: FetchProgress) -> None:
@@ -102,10 +99,7 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
                 description=note,
             )
 
-        try:
-            yield update
-        finally:
-            common.live = None
+        yield update
 
 
 def _days_before(last: date, option: str, value: int, days: int) -> date:

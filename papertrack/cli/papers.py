@@ -92,17 +92,19 @@ def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
 
     from papertrack.cli.common import err
 
-    with Progress(
-        TextColumn("{task.description}", markup=False),  # a file name: untrusted
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TextColumn("{task.fields[papers]:,} papers"),
-        TimeRemainingColumn(),
-        console=err(),
-        transient=True,
-    ) as bar:
-        common.live = bar
+    with (
+        Progress(
+            TextColumn("{task.description}", markup=False),  # a file name: untrusted
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TextColumn("{task.fields[papers]:,} papers"),
+            TimeRemainingColumn(),
+            console=err(),
+            transient=True,
+        ) as bar,
+        common.showing(bar),
+    ):
         tasks: dict[str, TaskID] = {}
 
         def update(source: str, done: int, total: int | None, papers: int) -> None:
@@ -111,10 +113,7 @@ def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
                 tasks[source] = bar.add_task(name, total=total, papers=0)
             bar.update(tasks[source], completed=done, total=total, papers=papers)
 
-        try:
-            yield update
-        finally:
-            common.live = None
+        yield update
 
 
 def _summary(report: IngestReport) -> str:
