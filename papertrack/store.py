@@ -427,7 +427,7 @@ class Store:
         # Query costs ~10 us a record, 40 ms of a cold `latest` that reads two weeks.
         records = week_records(path)
         if not records:
-            self.missing_week(week=week)
+            self.weeks()  # a week file gone, not one emptied: an error naming it
         docs: Iterable[dict[str, Any]] = records.values()
         if ids is not None:
             docs = [doc for doc in docs if doc.get("arxiv_id") in ids]
@@ -463,7 +463,7 @@ class Store:
         for week in weeks:
             records = week_records(self.partition_path(week))
             if not records:
-                self.missing_week(week=week)
+                self.weeks()  # a week file gone, not one emptied: an error naming it
             for doc in records.values():
                 if doc.get("arxiv_id") == arxiv_id:
                     return paper_of_record(doc, self.partition_path(week))
@@ -527,18 +527,18 @@ class Store:
 
         Raises:
             StoreError: with ``check``, a week file the index counts papers in is not
-                there (:meth:`missing_week`): read without it, an export wrote 12% of
+                there (:meth:`_refuse_missing_weeks`): read without it, an export wrote 12% of
                 the store fewer and said nothing. A rebuild passes ``check=False``.
         """
         keys = [p.stem for p in self.week_paths()]
         if check:
-            self.missing_week(set(keys))
+            self._refuse_missing_weeks(set(keys))
         return sorted(keys, key=week_sort_key, reverse=True)
 
-    def missing_week(self, on_disk: AbstractSet[str] | None = None, week: str = "") -> None:
-        """Refuse to read on when a week file the index counts papers in is gone: ``week``,
-        or any not in ``on_disk``. A write cut short (the ``.dirty`` marker) may leave
-        such a week, which the next writer's rebuild sets right: no error then.
+    def _refuse_missing_weeks(self, on_disk: AbstractSet[str]) -> None:
+        """Refuse to read on when a week file the index counts papers in is not among
+        ``on_disk``. A write cut short (the ``.dirty`` marker) may leave such a week,
+        which the next writer's rebuild sets right: no error then.
 
         Raises:
             StoreError: the file is missing, with how many papers it held.
@@ -546,12 +546,7 @@ class Store:
         if not self.exists() or self.dirty_path.exists():
             return
         counts = self.index().counts.get(ALL, {})
-        if on_disk is not None:
-            gone = sorted(w for w, n in counts.items() if n > 0 and w not in on_disk)
-        else:
-            gone = (
-                [week] if counts.get(week, 0) > 0 and not self.partition_path(week).exists() else []
-            )
+        gone = sorted(w for w, n in counts.items() if n > 0 and w not in on_disk)
         if not gone:
             return
         lost = sum(counts[w] for w in gone)

@@ -517,19 +517,19 @@ def load_examples(path: Path) -> dict[str, dict[str, bool]]:
     topics = data.get("topics") if isinstance(data, dict) else None
     if not isinstance(topics, dict):
         raise PapertrackError(f"{path} is damaged (no topics). Fix it, or remove it")
+    found: dict[str, dict[str, bool]] = {}
     for slug, examples in topics.items():
-        for pid, inside in examples.items() if isinstance(examples, dict) else ():
+        if not isinstance(examples, dict):
+            continue
+        for pid, inside in examples.items():
             if not isinstance(inside, bool):
                 # "yes", or "false" (read as in: a non-empty string is true), by hand.
                 raise PapertrackError(
                     f"{path} is damaged ({slug}: {pid} is {json.dumps(inside)}, not true or "
                     "false). Write true (in the topic) or false (out of it), or remove it"
                 )
-    return {
-        str(slug): {str(k): v for k, v in examples.items()}
-        for slug, examples in topics.items()
-        if isinstance(examples, dict)
-    }
+        found[str(slug)] = {str(pid): inside for pid, inside in examples.items()}
+    return found
 
 
 def save_examples(path: Path, examples: Mapping[str, Mapping[str, bool]]) -> None:
