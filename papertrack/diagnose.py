@@ -14,6 +14,7 @@ nothing here prints or reads the clock (``as_of`` is a parameter).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -125,6 +126,7 @@ def try_topic(
     sample: int = 5,
     seed: int = 0,
     progress: Progress | None = None,
+    keep: Callable[[Paper], bool] | None = None,
 ) -> Trial:
     """Match ``topic`` against every stored paper, without saving or tagging anything.
 
@@ -136,6 +138,8 @@ def try_topic(
     kept, and of those only ``sample`` (reservoir sampling with ``seed``, so the
     same store and seed give the same sample). The weekly series is the ``weeks``
     ISO weeks ending with ``as_of``'s week, counting papers dated up to ``as_of``.
+    ``keep``, when given, narrows the matches further (a topic's papers in some
+    categories).
     """
     rng = random.Random(seed)
     chosen: list[Paper] = []
@@ -150,6 +154,8 @@ def try_topic(
         within = store.candidates(topic.membership) if topic.narrowable else None
         found = store.search(topic.matches_fields, within, progress=progress)
     for _week, paper in found:
+        if keep is not None and not keep(paper):
+            continue
         matches += 1
         if paper.paper_date is not None:
             day = paper.paper_date.date()

@@ -56,3 +56,43 @@ def test_an_empty_category_is_refused_not_read_as_none() -> None:
             run("fetch", "-c", pattern), 2, f"'{pattern}' (in --category) is a pattern"
         )
         assert "-c cs.AI -c cs.CL" in line
+
+
+def test_topics_test_of_a_topic_within_categories_counts_its_papers_there() -> None:
+    # With -c the slug was read as the phrase "llm agent training": 0 papers, no word.
+    assert run("ingest", str(LISTING)).exit_code == 0
+    slug = "llm-agent-training"
+    every = json.loads(run("export", "-t", slug, "-f", "json").stdout)
+    within = [p for p in every if "cs.CL" in p["categories"]]
+    assert every and within and len(within) < len(every)
+    trial = json.loads(run("topics", "test", slug, "-c", "cs.CL", "--json").stdout)
+    assert trial["topic"] == slug and trial["matches"] == len(within)
+    whole = json.loads(run("topics", "test", slug, "--json").stdout)
+    assert whole["matches"] == len(every)
+    shown = run("topics", "test", slug, "-c", "cs.CL", "--sample", "0")
+    assert shown.stdout.startswith(f"LLM Agent Training ({slug}) in cs.CL\n")
+
+
+def test_a_category_typo_is_refused_by_topics_and_noted_in_a_query() -> None:
+    assert run("ingest", str(LISTING)).exit_code == 0
+    for args in (
+        ["topics", "test", "llm-agent-training", "-c", "cs.XX"],
+        ["topics", "test", "agent*", "-c", "cs.AII"],
+        ["topics", "add", "Typo", "--query", "agent*", "-c", "cs.XX"],
+    ):
+        error_line(run(*args), 2, "no such category")
+    assert "typo" not in run("topics", "--json").stdout  # nothing was added
+    note = "Note: the query's category:cs.aii can match no paper"
+    for args in (
+        ["search", "agent* AND category:cs.AII"],
+        ["latest", "--query", "agent* AND category:cs.AII"],
+        ["topics", "test", "agent* AND category:cs.AII"],
+        ["export", "--query", "agent* AND category:cs.AII", "-f", "jsonl"],
+        ["topics", "add", "Typo", "--query", "agent* AND category:cs.AII"],
+    ):
+        result = run(*args)
+        assert result.exit_code == 0, (args, result.stderr)
+        assert note in result.stderr and "Did you mean cs.AI?" in result.stderr, args
+    # Real names, in any case, and stored ones are said nothing of.
+    for query in ("agent* AND category:cs.ai", "category:hep-th", "category:cs.*"):
+        assert "can match no paper" not in run("search", query).stderr, query

@@ -786,22 +786,51 @@ def check_categories(store: Store, patterns: Sequence[str]) -> None:
     Such a filter can only ever match nothing, so it is a typo (``cs.XX``); a
     category of a non-arXiv feed is stored, hence known, and so is accepted.
     """
+    for name, hint in _unknown_categories(store, patterns):
+        raise UsageError(f"no such category {name!r}: {hint}")
+
+
+def note_query_categories(store: Store, query: str) -> None:
+    """Say so when a query's ``category:`` names a category arXiv lacks and no stored
+    paper has: the query can only match nothing there (a topic made with it stays
+    empty), where ``-c`` with the same typo is refused."""
+    from papertrack.errors import QuerySyntaxError
+    from papertrack.query import Category, parse_query, query_terms
+
+    try:
+        node = parse_query(query)
+    except QuerySyntaxError:
+        return  # said where the query is read, with where in it
+    names = [
+        term.name for term, _ in query_terms(node) if isinstance(term, Category) and not term.prefix
+    ]
+    for name, hint in _unknown_categories(store, names):
+        say(f"Note: the query's category:{name} can match no paper: {hint}")
+
+
+def _unknown_categories(store: Store, patterns: Sequence[str]) -> list[tuple[str, str]]:
+    """Each exact category of ``patterns`` neither arXiv's nor any stored paper's, with
+    what to say of it."""
     from papertrack.categories import TAXONOMY_URL, is_arxiv_category, suggest
 
     exact = [p for p in patterns if p and not p.endswith("*") and not is_arxiv_category(p)]
     if not exact:
-        return
+        return []
     stored = set(store.index().listed) if store.exists() else set()
     folded = {name.casefold() for name in stored}
+    unknown = []
     for name in exact:
         if name.casefold() not in folded:
             close = suggest(name, stored)
             hint = f" Did you mean {close}?" if close else ""
-            raise UsageError(
-                f"no such category {name!r}: arXiv has none of that name and no stored paper "
-                f"has it.{hint} List the stored ones with 'papertrack stats --top 0' "
-                f"(arXiv's are at {TAXONOMY_URL})"
+            unknown.append(
+                (
+                    name,
+                    f"arXiv has none of that name and no stored paper has it.{hint} List the "
+                    f"stored ones with 'papertrack stats --top 0' (arXiv's are at {TAXONOMY_URL})",
+                )
             )
+    return unknown
 
 
 def category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | None:

@@ -26,6 +26,7 @@ from papertrack.cli.common import (
     load_catalog,
     newest_paper_note,
     note_operator_words,
+    note_query_categories,
     open_store,
     output_path,
     pick_format,
@@ -140,6 +141,8 @@ def search(
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic is not None else None
         store = open_store()
+        if named is None:
+            note_query_categories(store, query)
         fresh_tags(store, catalog)
         with busy("Searching the store") as progress:
             found = search_papers(
@@ -310,6 +313,8 @@ def export(
         chosen = catalog.find(topic) if topic is not None else None
         start = parse_date(since) if since is not None else None
         store = open_store()
+        if query is not None:
+            note_query_categories(store, query)
         fresh_tags(store, catalog)
         title = "papertrack: " + (chosen.name if chosen else "all papers")
         title += f", query: {' '.join(query.split())}" if query is not None else ""

@@ -35,6 +35,7 @@ from papertrack.cli.common import (
     newest_paper_note,
     no_blank_category,
     note_operator_words,
+    note_query_categories,
     open_store,
     out,
     pick_format,
@@ -368,6 +369,8 @@ def latest(
         store = open_store()
         fresh_tags(store, catalog)
         check_categories(store, category or [])
+        if query is not None:
+            note_query_categories(store, query)
         slug = chosen.slug if chosen else None
         papers = store.latest(
             slug,

@@ -22,6 +22,7 @@ from papertrack.cli.common import (
     app,
     behind_store_day,
     busy,
+    check_categories,
     complete_topic,
     errors,
     fresh_tags,
@@ -31,6 +32,7 @@ from papertrack.cli.common import (
     no_blank_category,
     note_operator_words,
     note_other_version,
+    note_query_categories,
     open_store,
     out,
     pick_format,
@@ -405,6 +407,12 @@ def topics_add(
                 "has none (its model does not read categories). Give --query as well, or "
                 "leave --category out"
             )
+        if category or query:
+            # A category typo makes a topic that stays empty: refused as 'latest -c' is.
+            known = open_store()
+            check_categories(known, category or [])
+            if query:
+                note_query_categories(known, query)
 
         def edit_file(model: str, write: bool) -> Any:
             return add_topic(

@@ -15,9 +15,12 @@ from papertrack.cli.common import (
     ViewFormatOpt,
     behind_store_day,
     busy,
+    category_filter,
+    check_categories,
     errors,
     load_catalog,
     note_operator_words,
+    note_query_categories,
     open_store,
     out,
     say,
@@ -40,7 +43,7 @@ def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Top
     from papertrack.topics import Topic
 
     # Only plain words can name a topic: anything with query syntax is a query.
-    if not categories and re.fullmatch(r"[\w .-]+", text.strip()):
+    if re.fullmatch(r"[\w .-]+", text.strip()):
         try:
             return catalog.find(text), True
         except UnknownTopicError as exc:
@@ -103,6 +106,14 @@ def topics_test(
         catalog = load_catalog()
         topic, saved = _definition(catalog, definition, category or [])
         store = counted_store(catalog) if saved else open_store()
+        check_categories(store, category or [])
+        if saved:
+            # A topic's papers in these categories ('latest TOPIC -c' lists them);
+            # read as a query, the slug found none.
+            keep = category_filter(category or [])
+        else:
+            keep = None
+            note_query_categories(store, topic.query)
         if as_of is None:  # as 'topics' and 'momentum' count a store that is behind
             day = behind_store_day(store, day)
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
@@ -115,6 +126,7 @@ def topics_test(
                 sample=sample,
                 seed=chosen_seed,
                 progress=progress,
+                keep=keep,
             )
         model = model_info(topic) if saved else {}
         if as_json or fmt is ViewFormat.json:
@@ -127,8 +139,8 @@ def topics_test(
                 if saved
                 else f"Query: {' '.join(topic.query.split())}"
             )
-            if topic.categories and not saved:
-                title += f" in {', '.join(topic.categories)}"
+            if category:
+                title += f" in {', '.join(category)}"
             out().print(render.trial_view(trial, title))
             figures = model.get("examples")
             if figures:
