@@ -43,7 +43,7 @@ LABEL_HEIGHT = 12
 #: A week label ("Jun 15", 9 px type) is about 30 px wide: one every other bar.
 LABEL_EVERY = 2
 #: What the last bar is called when its week has not ended yet.
-PARTIAL_NOTE = "this week, so far"
+PARTIAL_NOTE = "the week so far"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -129,9 +130,11 @@ def search_papers(
     *,
     topic: str | None = None,
     limit: int = 20,
+    since: datetime | None = None,
     progress: Progress | None = None,
 ) -> SearchResult:
-    """Papers matching ``query`` (inside ``topic``, a slug, when given), ranked.
+    """Papers matching ``query`` (inside ``topic``, a slug, when given; dated on or
+    after ``since``, when given), ranked.
 
     Ranking: papers with a title hit (see :func:`title_matcher`) before papers
     that match elsewhere only (abstract, authors, categories), then newest paper
@@ -152,8 +155,14 @@ def search_papers(
     title_hits: list[Paper] = []
     other_hits: list[Paper] = []
     result = SearchResult()
+    from papertrack.store import UNDATED, week_of
+
     within = store.candidates(query.node)
     weeks = [w for w in store.weeks() if within is None or w in within]
+    if since is not None:
+        # Weeks come newest first: the first one before ``since`` ends the list.
+        since_week = week_of(since)
+        weeks = list(itertools.takewhile(lambda w: w != UNDATED and w >= since_week, weeks))
     for done, week in enumerate(weeks):
         if progress is not None:
             progress(done, len(weeks))
@@ -166,6 +175,8 @@ def search_papers(
             break
         for paper in store.search_week(week, query.matches_fields, within):
             if topic is not None and topic not in paper.tags:
+                continue
+            if since is not None and (paper.paper_date is None or paper.paper_date < since):
                 continue
             result.seen += 1
             if in_title is not None and in_title(PaperText.of(paper)):

@@ -106,7 +106,13 @@ def parse_paper_id(text: str) -> tuple[str, int | None] | None:
         fixed = _OLD_CASE_RE.sub(_old_case, text)
         if fixed != text:
             found = parse_arxiv_id(fixed) or _parse(fixed, _TYPED_PREFIX_RE)
+    if found is None and isinstance(text, str) and _UPPER_VERSION_RE.search(text):
+        # "2508.14040V1", as "ARXIV:" is taken in any case.
+        found = parse_paper_id(_UPPER_VERSION_RE.sub(r"v\1", text))
     return found
+
+
+_UPPER_VERSION_RE = re.compile(r"(?<=\d)V(\d+)(?=(?:\.pdf)?/?\s*$)", re.ASCII)
 
 
 _OLD_CASE_RE = re.compile(r"([A-Za-z]+(?:-[A-Za-z]+)?)(?:\.([A-Za-z]{2}))?/(?=\d{7})", re.ASCII)

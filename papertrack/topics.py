@@ -568,6 +568,11 @@ def _similarity(typed: str, known: str) -> float:
     return max(whole, start)
 
 
+#: The subcommands of `papertrack topics`: one of them where a topic goes, when no
+#: topic has that name (`papertrack topic list`), meant that command.
+_TOPICS_COMMANDS = frozenset({"list", "show", "add", "remove", "test", "explain", "teach"})
+
+
 class Catalog:
     """The topics papers are tagged with, in catalog order.
 
@@ -770,6 +775,9 @@ class Catalog:
                 scored.append((-score, index, topic))
         scored.sort(key=lambda item: (item[0], item[1]))
         message = f"no topic named {quoted(key)}."
+        if key.casefold() in _TOPICS_COMMANDS:
+            # `papertrack topic list`: one letter short of the command meant.
+            return message + f" Did you mean 'papertrack topics {key.casefold()}'?"
         if scored:
             close = ", ".join(f"{t.name} ({t.slug})" for _, _, t in scored[:3])
             message += f" Did you mean: {close}?"

@@ -466,9 +466,9 @@ def test_html_digest_is_escaped_and_self_contained(tmp_path: Path) -> None:
     assert checker.text.count(f"{monday:%b} {monday.day}") == 2  # the newest week, named
     partial = [a for a in rects if a.get("stroke-dasharray")]
     if today.weekday() == 6:
-        assert partial == [] and "this week, so far" not in page
+        assert partial == [] and "the week so far" not in page
     else:
-        assert len(partial) == 2 and checker.text.count("Dashed last bar: this week, so far") == 2
+        assert len(partial) == 2 and checker.text.count("Dashed last bar: the week so far") == 2
     assert run("digest", "--format", "html").stdout == page  # the same, then the mark moves
     assert run("digest", "--format", "html").stdout == ""  # empty: nothing for cron to mail
 
@@ -500,9 +500,9 @@ def test_html_chart_marks_the_partial_week() -> None:
     weeks = [(date(2026, 1, 5) + timedelta(weeks=i), i) for i in range(12)]
     made = chart(weeks, partial_last=True, week_labels=True)
     assert [b.partial for b in made.bars] == [False] * 11 + [True]
-    assert made.note == PARTIAL_NOTE == "this week, so far"
-    assert made.bars[-1].label == "week of 2026-03-23: 11 papers (this week, so far)"
-    assert made.summary.endswith("10, 11 (this week, so far)")
+    assert made.note == PARTIAL_NOTE == "the week so far"
+    assert made.bars[-1].label == "week of 2026-03-23: 11 papers (the week so far)"
+    assert made.summary.endswith("10, 11 (the week so far)")
     assert [w.text for w in made.labels] == [
         "Jan 12",
         "Jan 26",

@@ -154,6 +154,28 @@ def test_search_formats_and_empty(small: Path) -> None:
     assert "No papers in the store match. Words side by side must all match" in two.stderr
 
 
+def test_search_since_a_day_keeps_the_papers_dated_from_it(small: Path) -> None:
+    # Title hits first, then abstract hits; newest first within each.
+    assert ids(run("search", "zebra", "--json")) == [
+        "2601.00001", "2512.00004", "2603.00003", "2602.00002"
+    ]  # fmt: skip
+    assert ids(run("search", "zebra", "--since", "2026-02-02", "--json")) == [
+        "2603.00003", "2602.00002"
+    ]  # fmt: skip
+    # The paper an id names comes first only when it is dated in the range too.
+    assert ids(run("search", "2601.00001", "--since", "2026-02-02", "--json")) == []
+    late = run("search", "zebra", "--since", "2026-04-01", "--json")
+    assert late.exit_code == 0 and late.stdout == "[]\n"
+    assert late.stderr.strip() == (
+        "No papers in the store dated from 2026-04-01 on match. The newest stored paper "
+        "is from Mar 3, 2026. Try an earlier --since, or leave it out."
+    )
+    # export takes --json, as every other command with -f json does.
+    assert ids(run("export", "--query", "zebra", "--json")) == ids(
+        run("export", "--query", "zebra", "-f", "json")
+    )
+
+
 def test_search_for_a_papers_id_finds_the_paper_first(small: Path, tmp_path: Path) -> None:
     """An id copied into search found only the papers citing it, and "arXiv:2601.00001"
     was an unknown field: the paper itself comes first, then the papers naming it."""

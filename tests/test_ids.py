@@ -101,6 +101,10 @@ def test_parse_arxiv_id_rejects(text: str) -> None:
         ("https://doi.org/10.48550/arXiv.2606.27369", ("2606.27369", None)),
         ("10.48550/ARXIV.2606.27369", ("2606.27369", None)),
         ("arXiv: 2606.27369", ("2606.27369", None)),
+        # The version in capitals, as "ARXIV:" and "HEP-PH/" are taken.
+        ("2606.27369V2", ("2606.27369", 2)),
+        ("https://arxiv.org/abs/2606.27369V3", ("2606.27369", 3)),
+        ("HEP-PH/0301050V1", ("hep-ph/0301050", 1)),
     ],
 )
 def test_ids_as_people_copy_them_are_read_where_a_person_types_one(
@@ -119,6 +123,8 @@ def test_ids_as_people_copy_them_are_read_where_a_person_types_one(
         "arXiv:\n2606.27369",
         "example.arxiv.org.evil/abs/2606.27369",
         "arxiv.org/list/cs.AI/2606.27369",
+        "2606.27369V0",
+        "2606.27369VV1",
     ],
 )
 def test_typed_ids_still_refuse_lookalikes(text: str) -> None:

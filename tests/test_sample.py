@@ -55,7 +55,7 @@ def test_a_digest_of_a_store_whose_fetch_stopped_says_so(sample: Path) -> None:
     result = run("digest", "--since", "2026-06-20", "-q")
     assert result.exit_code == 0
     assert "Warning: the newest paper in the store is from 2026-06-26" in result.stderr
-    assert "still running" in result.stderr
+    assert "Fetch new papers with 'papertrack fetch'" in result.stderr
 
 
 def test_a_terminal_that_cannot_show_unicode_gets_replacements_not_a_traceback(

@@ -871,7 +871,16 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
             "topics show.",
         ),
         (["nosuchcommand"], "No such command 'nosuchcommand'. Run 'papertrack --help'"),
-        (["search", "agent", "--limit"], "requires an argument. Run the command with --help"),
+        # Click's own "?" ends the sentence: it read "Did you mean 'latest'?.".
+        (["lastest"], "No such command 'lastest'. Did you mean 'latest'? Run 'papertrack --help'"),
+        # An option missing its value names the command whose help to read.
+        (["search", "agent", "--limit"], "requires an argument. Run 'papertrack search --help'"),
+        (["digest", "--since"], "requires an argument. Run 'papertrack digest --help'"),
+        (["topics", "add", "X", "--like"], "argument. Run 'papertrack topics add --help'"),
+        # The option of the sibling commands, not Click's guess by spelling (--json).
+        (["latest", "--as-of", "2026-06-01"], "'latest' has no --as-of. It lists the newest"),
+        (["momentum", "llm-agent-training", "--since", "2026-06-01"], "'momentum' has no --since"),
+        (["topics", "gui-agents"], "For a topic, run 'papertrack topic gui-agents' (its page)"),
     ],
 )
 def test_a_usage_error_click_finds_is_one_line_too(
@@ -897,6 +906,7 @@ def test_a_usage_error_click_finds_is_one_line_too(
         ["trending", "--json", "-f", "csv"],
         ["topics", "--json", "-f", "csv"],
         ["ask", "how are agents trained?", "--json", "-f", "markdown"],
+        ["export", "--json", "-f", "csv"],
     ],
     ids=lambda a: a[0],
 )
@@ -1056,3 +1066,25 @@ def test_jobs_past_what_helps_are_refused() -> None:
     assert result.exit_code == 2 and result.stderr.startswith("Error: Invalid value for '--jobs'")
     assert "5000 is not in the range 1<=x<=64" in result.stderr
     assert run("ingest", "-j", "64", str(LISTING)).exit_code == 0
+
+
+def test_slips_between_commands_point_to_the_one_meant(untouched: Path) -> None:
+    assert_error(run("topic", "list"), 2, "no topic named 'list'", "'papertrack topics list'")
+    assert_error(
+        run("ask", "how are agents grounded?", "gui-agents"),
+        2,
+        "'gui-agents' is a topic, and a topic goes before the question. Write: "
+        "papertrack ask gui-agents 'how are agents grounded?'",
+    )
+    # `help COMMAND`, as git and pip take it (only the real program reads it).
+    done = subprocess.run(
+        [sys.executable, "-m", "papertrack", "help", "topics", "add"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("Usage: papertrack topics add ")
+    # --model without --llm asked for nothing: said, not ignored.
+    asked = run("ask", "llm-agent-training", "how are agents trained?", "-m", "llama3")
+    assert asked.exit_code == 0
+    assert "Note: --model names the model --llm asks; without --llm" in asked.stderr

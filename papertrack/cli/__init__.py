@@ -213,6 +213,12 @@ def main() -> None:
     modules: Sequence[str] = MODULES
     completing = any(key.endswith("_COMPLETE") for key in os.environ)
     command = command_of(sys.argv[1:])
+    if command == "help":
+        # `papertrack help latest`, as git and pip take it: that command's --help.
+        args = sys.argv[1:]
+        at = args.index("help")
+        sys.argv[1:] = [*args[:at], *args[at + 1 :], "--help"]
+        command = command_of(sys.argv[1:])
     if not completing and command in COMMANDS:
         modules = (COMMANDS[command],)
     status: Any = None

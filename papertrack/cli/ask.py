@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,12 +24,13 @@ from papertrack.cli.common import (
     store_is_empty,
 )
 from papertrack.cli.output import emit_json, emit_text
-from papertrack.errors import PapertrackError, UsageError
+from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
 from papertrack.text import visible
 
 if TYPE_CHECKING:
     from papertrack.ask import Answer
     from papertrack.models import Paper
+    from papertrack.topics import Catalog
 
 
 class AskFormat(StrEnum):
@@ -125,7 +127,18 @@ def ask(
                 f"two topics given: {words[0]!r} and --topic {topic_option!r}. Give one"
             )
         named = words[0] if len(words) == 2 else topic_option
+        if len(words) == 2 and _is_topic(catalog, words[1]) and not _is_topic(catalog, words[0]):
+            # `ask 'how are agents grounded?' gui-agents`: the two the other way round.
+            raise UsageError(
+                f"{words[1]!r} is a topic, and a topic goes before the question. Write: "
+                f"papertrack ask {shlex.quote(words[1])} {shlex.quote(words[0])}"
+            )
         topic = catalog.find(named) if named is not None else None
+        if model is not None and not llm:
+            say(
+                "Note: --model names the model --llm asks; without --llm the answer is "
+                "papertrack's own, from the papers' sentences."
+            )
         if (context or llm) and (as_json or fmt is not AskFormat.text):
             # The context pack and a model's reply are text; a script asking for
             # JSON must not get them quietly instead.
@@ -249,6 +262,14 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
                 + by(c)
             )
     emit_text("\n".join(lines))
+
+
+def _is_topic(catalog: Catalog, name: str) -> bool:
+    try:
+        catalog.find(name)
+    except UnknownTopicError:
+        return False
+    return True
 
 
 def _ask_model(pack: str, model: str | None, papers: int) -> None:

@@ -52,15 +52,34 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
     """A usage error Click finds (a missing argument, a value out of range) as one
     line, like every other error: what happened and how to fix it. Click's own
     print is the command's usage, a hint, a blank line and then the error."""
-    import sys
-
     ctx = getattr(error, "ctx", None)
     # Some errors of Click's parser come without the command (an option missing its
-    # value): the help to read is then the command's, whichever it is.
-    where = f"'{ctx.command_path} --help'" if ctx is not None else "the command with --help"
+    # value): the help to read is then the command's, found in the command line.
+    # The app's callback has named the command by then (`digest`, `topics add`).
+    path = ctx.command_path if ctx is not None else f"papertrack {state.command}"
+    where = f"'{path} --help'" if path != "papertrack papertrack" else "the command with --help"
     message = error.format_message().rstrip(".")
     fix = f"Run {where} to see how to use it"
     option = getattr(error, "option_name", None) or ""
+    command = path.partition(" ")[2]
+    other = _OTHER_OPTION.get((option, command in _COUNTING))
+    if type(error).__name__ == "NoSuchOption" and other is not None:
+        # Click's guess by spelling offered --json for --since: say which option to use.
+        message = f"'{command}' has no {option}"
+        fix = f"{other}. {fix}"
+    if (
+        path == "papertrack topics"
+        and message.startswith("No such command '")
+        and "?" not in message
+    ):
+        # `papertrack topics gui-agents`: a topic where a subcommand goes.
+        import shlex
+
+        name = shlex.quote(message.removeprefix("No such command '").rstrip("'"))
+        fix = (
+            f"For a topic, run 'papertrack topic {name}' (its page) or 'papertrack topics "
+            f"show {name}' (how it is defined). {fix}"
+        )
     takes_query = ctx is not None and any(
         getattr(p, "param_type_name", "") == "argument" and p.name in ("query", "definition")
         for p in ctx.command.params
@@ -79,7 +98,20 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         # `papertrack latest --db DIR`: the app's own options go before the command.
         where = ctx.command_path.partition(" ")[2] if ctx is not None else "COMMAND"
         fix = f"{option} goes before the command: papertrack {option} VALUE {where}"
-    print(f"Error: {message}. {fix}.", file=sys.stderr if file is None else file)
+    # "Did you mean 'latest'?" ends a sentence already.
+    end = "" if message.endswith(("?", "!")) else "."
+    print(f"Error: {message}{end} {fix}.", file=sys.stderr if file is None else file)
+
+
+#: The commands that count papers per week up to a day (--as-of), not list them.
+_COUNTING = frozenset({"momentum", "trending", "topic", "topics", "topics list", "topics test"})
+#: What to use instead of an option a command lacks, by (option, counting command).
+_OTHER_OPTION = {
+    ("--as-of", False): "It lists the newest papers, and --since DATE keeps those dated from "
+    "it on; 'momentum', 'trending' and 'topic' count up to --as-of DATE",
+    ("--since", True): "It counts the weeks up to --as-of DATE (default today, or the "
+    "newest paper's day); --since DATE is for the commands that list papers",
+}
 
 
 def _one_line_usage_errors() -> None:
@@ -149,6 +181,16 @@ FormatOpt = Annotated[
     Format, typer.Option("--format", "-f", help="Output format: a table for people, or data.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
+#: --since of the commands that list papers.
+SinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        "-s",
+        help="Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago'.",
+        show_default=False,
+    ),
+]
 #: --json of a command that has no --format.
 JsonOnlyOpt = Annotated[bool, typer.Option("--json", help="Write JSON instead of text.")]
 QuietOpt = Annotated[

@@ -376,7 +376,8 @@ def _warn_if_stale(store: Store, now: datetime) -> None:
     if newest is not None and (now.date() - newest).days > STALE_DAYS:
         say(
             f"Warning: the newest paper in the store is from {newest.isoformat()}, "
-            f"{(now.date() - newest).days} days ago. Is 'papertrack fetch' still running?"
+            f"{(now.date() - newest).days} days ago. Fetch new papers with 'papertrack fetch' "
+            "(has its cron job stopped?)."
         )
 
 

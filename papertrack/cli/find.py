@@ -17,6 +17,7 @@ from papertrack.cli.common import (
     FormatOpt,
     JsonOnlyOpt,
     JsonOpt,
+    SinceOpt,
     app,
     busy,
     complete_topic,
@@ -106,6 +107,7 @@ def search(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")
     ] = 20,
+    since: SinceOpt = None,
     fmt: FormatOpt = Format.table,
     as_json: JsonOpt = False,
 ) -> None:
@@ -123,7 +125,9 @@ def search(
         papertrack search '"tool use" AND benchmark*' -n 50
         papertrack search 'title:rl OR "reinforcement learning"' --topic llm-agent-training
         papertrack search 'author:"Yann LeCun"' --format jsonl
+        papertrack search 'memory AND agent*' --since '4 weeks ago'
     """
+    from papertrack.dates import parse_date
     from papertrack.export import find_paper, search_papers
     from papertrack.ids import parse_paper_id
     from papertrack.topics import Topic
@@ -140,6 +144,7 @@ def search(
             note_operator_words(query)
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic is not None else None
+        start = parse_date(since) if since is not None else None
         store = open_store()
         if named is None:
             note_query_categories(store, query)
@@ -150,11 +155,15 @@ def search(
                 unsaved,
                 topic=chosen.slug if chosen else None,
                 limit=limit,
+                since=start,
                 progress=progress,
             )
         if named is not None:
             paper = find_paper(store, named[0])
-            if paper is not None and (chosen is None or chosen.slug in paper.tags):
+            dated = start is None or (
+                paper is not None and paper.paper_date is not None and paper.paper_date >= start
+            )
+            if paper is not None and dated and (chosen is None or chosen.slug in paper.tags):
                 others = [p for p in found.papers if p.arxiv_id != paper.arxiv_id]
                 found.papers = [paper, *others][:limit]
         scope = f"{chosen.name}: " if chosen else ""
@@ -171,6 +180,12 @@ def search(
             where = f"the papers of {chosen.name}" if chosen else "the store"
             if common.store_is_empty(store):
                 say(common.NO_PAPERS_YET)
+            elif start is not None:
+                # Not the query's words, maybe: a '2 weeks ago' on a store behind.
+                say(
+                    f"No papers in {where} dated from {start:%Y-%m-%d} on match."
+                    f"{newest_paper_note(store)} Try an earlier --since, or leave it out."
+                )
             elif named is not None:
                 say(
                     f"No paper {named[0]} in {where}, and none of its papers names it. "
@@ -233,12 +248,7 @@ def export(
         ),
     ] = None,
     topic: TopicOpt = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since", "-s", help="Only papers dated on or after: 2026-08-01, '3 weeks ago'."
-        ),
-    ] = None,
+    since: SinceOpt = None,
     query: Annotated[
         str | None,
         typer.Option("--query", help="Only papers matching this query.", show_default=False),
@@ -263,6 +273,7 @@ def export(
             show_default=False,
         ),
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Export stored papers as BibTeX, an Atom feed, JSON, JSON lines or CSV.
 
@@ -287,6 +298,13 @@ def export(
     left = f"{output} was left as it was." if written else "The export is incomplete."
     with errors(interrupted=left):
         target = output_path(output)
+        if as_json:
+            # --json is short for --format json in every command that has both.
+            if fmt not in (None, ExportFormat.json):
+                raise UsageError(
+                    f"--json and --format {fmt.value} ask for two formats. Give one of them"
+                )
+            fmt = ExportFormat.json
         if fmt is None:
             # Click's own message for a missing choice spans seven lines.
             raise UsageError(

@@ -21,6 +21,7 @@ from papertrack.cli.common import (
     JsonOnlyOpt,
     JsonOpt,
     QuietOpt,
+    SinceOpt,
     ViewFormat,
     ViewFormatOpt,
     app,
@@ -307,14 +308,7 @@ def latest(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")
     ] = 20,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            "-s",
-            help="Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago'.",
-        ),
-    ] = None,
+    since: SinceOpt = None,
     category: Annotated[
         list[str] | None,
         typer.Option(

@@ -408,7 +408,11 @@ def topics_add(
                 "leave --category out"
             )
         if category or query:
-            # A category typo makes a topic that stays empty: refused as 'latest -c' is.
+            from papertrack.query import category_filter
+
+            # A category typo makes a topic that stays empty: refused as 'latest -c' is
+            # (after what is no category name at all, which is said as the file would).
+            category_filter(tuple(category or ()), f"topic {quoted(name)}")
             known = open_store()
             check_categories(known, category or [])
             if query:
