@@ -484,3 +484,35 @@ def test_a_search_field_in_a_question_is_said_and_left_out(store: Store) -> None
     answer = json.loads(done.stdout)
     assert answer["question"] == f"smith {QUESTION}"
     assert "author" not in question_words(answer["question"])
+
+
+def test_markdown_answer_sentences_stay_paragraphs_whatever_they_start_with(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    from markdown_it import MarkdownIt
+
+    # Real abstracts enumerate "1) ... 2) Action ...": a sentence so quoted made the
+    # whole answer a list item, and a crafted "# ..." a heading.
+    abstracts = (
+        "We study zebras. 2) Okapi grazing models fail at forest scale. It is slow.",
+        "# Okapi grazing needs heading control in wet seasons. It works.",
+        "> Okapi grazing was observed by drones since 2020. It works.",
+    )
+    feed = tmp_path / "okapi.jsonl"
+    feed.write_text(
+        "".join(
+            kaggle_line(f"2601.0003{n}", f"Okapi grazing {n}", abstract=text) + "\n"
+            for n, text in enumerate(abstracts, start=1)
+        ),
+        "utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    done = run("ask", "okapi grazing", "--format", "markdown")
+    assert done.exit_code == 0, done.stderr
+    answer = done.stdout.split("\n1. ")[0]
+    html = MarkdownIt("commonmark").render(answer)
+    assert "<h2>" in html and "<h1>" not in html and "<ol" not in html and "<blockquote" not in html
+    # One paragraph a sentence, as the text form has a line each.
+    quoted = [line for line in answer.splitlines() if re.search(r" \[\d\]$", line)]
+    assert len(quoted) >= 3 and html.count("<p>") == len(quoted), answer
+    assert {line[:2] for line in quoted} >= {"2\\", "\\#", "\\>"}, quoted

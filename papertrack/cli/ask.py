@@ -239,8 +239,12 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
 
         lines.append(f"## {markdown_escape(answer.question)}")
         lines.append("")
-        lines += [f"{markdown_escape(s.text)} [{s.cite}]" for s in answer.sentences]
-        lines.append("")
+        for sentence in answer.sentences:
+            # A paragraph each, as the text form has a line each (lines of one
+            # paragraph run together); a sentence starting "2) Action ..." or "# "
+            # must not turn the answer into a list or a heading.
+            lines.append(f"{markdown_escape(sentence.text, line_start=True)} [{sentence.cite}]")
+            lines.append("")
         for c in listed:
             title = markdown_escape(" ".join(c.paper.shown_title.split()))
             url = link(c.paper)
