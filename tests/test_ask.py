@@ -155,7 +155,7 @@ def test_llm_gets_the_pack_and_citations_to_no_paper_are_marked(
     done = run("ask", QUESTION, "--llm", "-m", "some-model", "-n", "3")
     assert done.exit_code == 0, done.stderr
     assert done.stdout.strip() == "RL trains them [1][2], see also [9?]."
-    assert "cites [9], which name no paper of the 3 it was given" in done.stderr
+    assert "cites [9], which names no paper of the 3 it was given. Check" in done.stderr
     seen = (tmp_path / "seen.txt").read_text()
     assert seen.startswith("['-m', 'some-model']")
     assert f"Question: {QUESTION}" in seen
@@ -167,6 +167,23 @@ def test_a_failing_llm_is_one_error_line(
     fake_llm(tmp_path, "", code=3)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     error_line(run("ask", QUESTION, "--llm"), 1, "the 'llm' command failed (exit 3")
+
+
+def test_an_llm_reply_that_is_empty_or_not_utf8_is_said_not_a_crash(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    fake_llm(tmp_path, "")
+    # An empty answer printed a blank line and exit 0, which a script took for one.
+    error_line(run("ask", QUESTION, "--llm"), 1, "the model sent an empty answer (llm)")
+    script = tmp_path / "llm"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.stdin.read()\n"
+        "sys.stdout.buffer.write(b'\\xff\\xfe agents learn [1]\\n')\n"
+    )
+    done = run("ask", QUESTION, "--llm")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.strip() == "\ufffd\ufffd agents learn [1]"
 
 
 class Ollama(BaseHTTPRequestHandler):

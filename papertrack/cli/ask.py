@@ -289,11 +289,21 @@ def _ask_model(pack: str, model: str | None, papers: int) -> None:
     else:
         url = os.environ.get("PAPERTRACK_OLLAMA_URL", OLLAMA_URL)
         reply = _run_ollama(url, pack, model)
+    if not reply.strip():
+        # A blank line and exit 0 read to a script as an answer.
+        raise PapertrackError(
+            f"the model sent an empty answer ({'llm' if command else 'Ollama'}). Try again, "
+            "or ask another model with -m MODEL"
+        )
     marked, unknown = check_citations(reply, papers)
     emit_text(marked.rstrip())
     if unknown:
         shown = ", ".join(f"[{n}]" for n in unknown)
-        say(f"Warning: the answer cites {shown}, which name no paper of the {papers} it was given")
+        which = "which name no paper" if len(unknown) > 1 else "which names no paper"
+        say(
+            f"Warning: the answer cites {shown}, {which} of the {papers} it was given. "
+            "Check those claims against the papers listed with --context."
+        )
 
 
 def _run_llm(command: str, pack: str, model: str | None) -> str:
@@ -301,8 +311,17 @@ def _run_llm(command: str, pack: str, model: str | None) -> str:
 
     args = [command] + (["-m", model] if model else [])
     try:
+        # The reply is untrusted text: bytes that are not UTF-8 (a plugin writing in
+        # cron's C locale) are replaced, as a feed's are.
         done = subprocess.run(
-            args, input=pack, capture_output=True, text=True, timeout=600, check=False
+            args,
+            input=pack,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=600,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise PapertrackError(
