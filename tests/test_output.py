@@ -128,6 +128,21 @@ def test_a_closed_or_full_stdout_is_one_error_line(sample_home: Path) -> None:
         assert done.stderr.decode().startswith("Error: could not write the output: No space")
 
 
+def test_ingest_from_a_closed_or_twice_named_stdin_is_one_usage_error(isolated_home: Path) -> None:
+    """`ingest - <&-` ended in "failed unexpectedly (AttributeError ...)"; `ingest - -`
+    read the feed and then failed the run on an "empty" second read."""
+    closed = subprocess.run(
+        ["sh", "-c", '"$0" -m papertrack ingest - <&-', sys.executable], capture_output=True
+    )
+    lines = closed.stderr.decode().splitlines()
+    assert closed.returncode == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("Error: standard input is closed, so '-' has nothing to read.")
+    twice = _papertrack("ingest", "-", "-", stdin=subprocess.DEVNULL, stdout=-1, stderr=-1)
+    assert twice.returncode == 2
+    assert twice.stderr.decode().startswith("Error: '-' (standard input) is named twice.")
+    assert not (isolated_home / "store").exists()  # nothing was made
+
+
 def test_unbuffered_output_keeps_stdout_and_stderr_in_order(
     sample_home: Path, tmp_path: Path
 ) -> None:

@@ -220,6 +220,15 @@ def ingest(
                 "or use --sample for the bundled sample"
             )
 
+        if names.count("-") > 1:
+            # Read once, the second '-' was "empty" and failed the run.
+            raise UsageError("'-' (standard input) is named twice. Name it once")
+        if "-" in names and sys.stdin is None:
+            # `papertrack ingest - <&-`: Python has no sys.stdin then.
+            raise UsageError(
+                "standard input is closed, so '-' has nothing to read. Pipe a feed into "
+                "it (curl URL | papertrack ingest -), or name a file"
+            )
         progress = _source_reporter(verbose)
         store, catalog = open_store(create=True), load_catalog()
         stdin = sys.stdin.buffer if "-" in names else None
