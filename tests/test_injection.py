@@ -351,6 +351,41 @@ def test_bibtex_and_atom_keep_only_web_links(tmp_path: Path) -> None:
     ]
 
 
+def test_a_link_that_is_no_web_address_is_not_stored(tmp_path: Path) -> None:
+    """A feed's javascript: link reached latest/show --json, JSON lines and CSV, which
+    scripts build pages and mails from (the renderers already dropped it)."""
+    blog = blog_feed(
+        tmp_path / "blog.xml",
+        [
+            ("zebra-1", "javascript:alert(1)", "Zebra post"),
+            ("zebra-2", "HTTPS://ok.example/z", "Zebra ok"),
+        ],
+    )
+    line = {
+        "arxiv_id": "2611.00401",
+        "version": 2,
+        "title": "Zebra crafted",
+        "abstract": "Zebra.",
+        "published": DAY.isoformat(),
+        "url": "javascript:alert(2)",
+        "pdf_url": " file:///etc/passwd",
+    }
+    crafted = tmp_path / "crafted.jsonl"
+    crafted.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    ingest(blog, crafted)
+    urls = {
+        p["arxiv_id"]: (p["url"], p["pdf_url"]) for p in json.loads(ok("latest", "--json").stdout)
+    }
+    assert urls == {
+        "zebra-1": (None, None),
+        "zebra-2": ("HTTPS://ok.example/z", None),
+        # An arXiv paper's links are its own arXiv pages.
+        "2611.00401": ("https://arxiv.org/abs/2611.00401", "https://arxiv.org/pdf/2611.00401v2"),
+    }
+    data = ok("export", "-f", "csv").stdout + ok("export", "-f", "jsonl").stdout
+    assert "javascript:" not in data and "file:" not in data
+
+
 # --------------------------------------------------------------------------- Atom
 
 

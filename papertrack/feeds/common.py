@@ -8,6 +8,7 @@ same way (:func:`tex`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -16,7 +17,7 @@ from typing import Any, Self
 
 from ..categories import CATEGORY_NAME as _CATEGORY_RE
 from ..errors import FeedError
-from ..ids import abs_url, pdf_url
+from ..ids import abs_url, pdf_url, stored_arxiv_id
 from ..models import Paper
 from ..tex import render_tex
 from ..text import clean_text, decode_tex_accents, shorten
@@ -90,8 +91,19 @@ MAX_FIELD = 2_000
 
 
 def bounded(paper: Paper) -> tuple[Paper, str]:
-    """``paper`` with every field within the limits above, and what was cut ("" if nothing)."""
+    """``paper`` with every field within the limits above, and what was cut ("" if nothing).
+
+    Its links are web addresses too: a ``javascript:`` or ``file:`` url (any RSS
+    item's link, a crafted export line) reached every JSON and CSV a script builds
+    pages from. An arXiv paper's is then its arXiv page; another entry's is dropped.
+    """
     cut: dict[str, Any] = {}
+    fixed: dict[str, Any] = {}
+    arxiv = stored_arxiv_id(paper.arxiv_id)
+    for name, made in (("url", abs_url), ("pdf_url", lambda i: pdf_url(i, paper.version))):
+        value = getattr(paper, name)
+        if value is not None and not _WEB_LINK.match(value):
+            fixed[name] = made(arxiv) if arxiv else None
     if len(paper.title) > MAX_TITLE:
         cut["title"] = paper.title[:MAX_TITLE].rstrip() + "…"
     if len(paper.abstract) > MAX_ABSTRACT:
@@ -103,11 +115,16 @@ def bounded(paper: Paper) -> tuple[Paper, str]:
         value = getattr(paper, name)
         if value is not None and len(value) > MAX_FIELD:
             cut[name] = value[:MAX_FIELD]
-    if not cut:
+    if not cut and not fixed:
         return paper, ""
     import dataclasses
 
-    return dataclasses.replace(paper, **cut), ", ".join(sorted(set(cut) - {"author_affiliations"}))
+    kept = dataclasses.replace(paper, **cut, **fixed)
+    return kept, ", ".join(sorted(set(cut) - {"author_affiliations"}))
+
+
+#: A link papertrack keeps: http(s), any case, as browsers read the scheme.
+_WEB_LINK = re.compile(r"https?://", re.IGNORECASE)
 
 
 def version_number(value: Any) -> int | None:
