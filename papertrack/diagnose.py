@@ -283,8 +283,9 @@ class TopicExplanation:
     #: Whether the query alone matches.
     query_matched: bool = False
     model: ModelView | None = None
-    #: Names of the topics the paper is in that imply this one (so it is in it too).
-    implied_by: tuple[str, ...] = ()
+    #: The topics the paper is in that imply this one (so it is in it too), as
+    #: (slug, name): slugs in JSON, as every JSON output names topics; names shown.
+    implied_by: tuple[tuple[str, str], ...] = ()
     #: The user's decision for this paper (``topics teach``): True in, False out,
     #: None if not taught. It holds whatever the rule, model and query say.
     taught: bool | None = None
@@ -339,7 +340,7 @@ class TopicExplanation:
             "found": [h.to_dict() for h in self.hits],
             "conditions": [c.to_dict() for c in self.conditions],
             "reasons": self.reasons(),
-            "implied_by": list(self.implied_by),
+            "implied_by": [slug for slug, _ in self.implied_by],
             "taught": self.taught,
         }
 
@@ -447,7 +448,7 @@ def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[
     found = []
     for each in chosen:
         item = explain_topic(each, paper, text)
-        above = [catalog.find(s).name for s in catalog.implied_by(each.slug) if s in tags]
+        above = [(s, catalog.find(s).name) for s in catalog.implied_by(each.slug) if s in tags]
         if above and each.slug in tags:
             item = replace(item, matched=True, implied_by=tuple(above))
         taught = (catalog.pins.get(paper.arxiv_id) or {}).get(each.slug)

@@ -334,12 +334,22 @@ def ingest_source(
         head, stream = _head(opened)
         _refuse_utf16_json(head, name)
         start = head.removeprefix(UTF8_BOM).lstrip()
-        if start.split(b"\n", 1)[0].strip() == b"{":
+        lines = start.split(b"\n", 2)
+        if lines[0].strip() == b"{":
             # What `jq .` prints: each of its lines read as a broken JSON line, with
             # advice to download the file again.
+            # A record's first key is arxiv_id (an export's) or id (the snapshot's).
+            if len(lines) > 1 and lines[1].strip().startswith((b'"arxiv_id"', b'"id"')):
+                fix = f"Put each record on one line: jq -c . {name} > lines.jsonl"
+            else:
+                # `topic --json`, `digest --json`: a view, its papers inside it; the
+                # hint for one paper led to a second error, of a "cut-off" file.
+                fix = (
+                    "Take the papers out of it, one a line: jq -c '.. | objects | "
+                    f'select(has("arxiv_id"))\' {name} > lines.jsonl'
+                )
             raise FeedError(
-                f"{name} is JSON spread over many lines, not JSON lines (one record a "
-                f"line). Put each record on one line: jq -c . {name} > lines.jsonl"
+                f"{name} is JSON spread over many lines, not JSON lines (one record a line). {fix}"
             )
         if feeds.looks_like_jsonl(head):
             # export -f jsonl writes arxiv_id first; the snapshot's lines start with "id".

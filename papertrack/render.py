@@ -647,7 +647,7 @@ def _in_by(item: TopicExplanation) -> str:
         return "in: taught by you"
     fired = item.model is not None and item.model.fired
     if item.implied_by and not decided(item.decide, fired, item.query_matched):
-        return f"in: implied by {', '.join(item.implied_by)}"
+        return f"in: implied by {', '.join(name for _, name in item.implied_by)}"
     if item.decide == "query" or (item.decide == "either" and not fired):
         return "in by its query"
     if item.decide == "both" or (item.decide == "either" and item.query_matched):
@@ -723,7 +723,7 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
             )
         )
     if item.implied_by:
-        which = " and ".join(item.implied_by)
+        which = " and ".join(name for _, name in item.implied_by)
         verb = "implies" if len(item.implied_by) == 1 else "imply"
         parts.append(Text(safe(f"It is in {which}, which {verb} this topic."), style="bold"))
     if item.model is not None:

@@ -165,6 +165,15 @@ def test_one_pretty_printed_json_record_is_refused_with_the_fix(tmp_path: Path) 
     listed = tmp_path / "list.json"
     listed.write_text(json.dumps([record], indent=2), encoding="utf-8")
     assert "papers: 1 new" in ingest(listed).stderr
+    # A saved view (topic --json, digest --json) holds its papers inside: the fix for
+    # one record led to a second error, of a "cut-off" file.
+    view = tmp_path / "view.json"
+    view.write_text(run("topic", "llm-agent-training", "--json").stdout, encoding="utf-8")
+    line = run("ingest", str(view)).stderr.splitlines()[0]
+    assert line.endswith(
+        "Take the papers out of it, one a line: jq -c '.. | objects | "
+        f'select(has("arxiv_id"))\' {view} > lines.jsonl.'
+    ), line
 
 
 def test_ingest_every_format_together() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -111,6 +112,14 @@ def test_lossy_exports_are_refused_by_name(fmt: str, tmp_path: Path) -> None:
     no_traceback(result)
     assert result.exit_code == 1
     assert "does not read it back. Export with --format jsonl, json or atom" in result.stderr
+    # What each leaves out: a BibTeX export has its abstracts, a CSV one none.
+    left_out = {
+        "csv": "leaves out abstracts,",
+        "bibtex": "leaves out affiliations and exact dates,",
+    }
+    assert f"export, which {left_out[fmt]} so papertrack" in result.stderr
+    if fmt == "bibtex":
+        assert re.search(r"^  abstract +=  ?\{", exported.read_text(encoding="utf-8"), re.M)
 
 
 def test_atom_export_has_a_self_link(tmp_path: Path) -> None:

@@ -197,7 +197,7 @@ def test_a_papers_topics_hold_the_topics_they_imply_and_teaching_one_moves_them(
     assert f"{said}+{gained} tagged" in result.stderr
     explained = run("topics", "explain", outside, "llm-agent-training", "--json")
     item = json.loads(explained.stdout)["topics"][0]
-    assert item["matched"] and item["implied_by"] == ["Agentic RL"]
+    assert item["matched"] and item["implied_by"] == ["agentic-rl"]
     text = run("topics", "explain", outside, "llm-agent-training").stdout
     assert "is in LLM Agent Training" in text
     assert "It is in Agentic RL, which implies this topic." in text

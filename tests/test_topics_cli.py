@@ -444,11 +444,14 @@ def test_explain_a_paper_says_what_put_it_in_each_topic(stored: None) -> None:
         if not paper["tags"]:
             continue
         topics = data("topics", "explain", paper["arxiv_id"], "--json")["topics"]
+        names = {item["topic"]: item["name"] for item in data("topics", "--json")}
         kinds = {}
         for item in topics:
             fired = bool(item["model"] and item["model"]["fired"])
             if item["implied_by"] and not (fired or item["query_matched"]):
-                kinds["implied"] = "in: implied by " + ", ".join(item["implied_by"])
+                # Slugs in JSON, as every JSON output names topics; names in the table.
+                shown = [names[slug] for slug in item["implied_by"]]
+                kinds["implied"] = "in: implied by " + ", ".join(shown)
             elif item["decide"] == "model" and fired and not item["query_matched"]:
                 kinds["model alone"] = "in by its model; its query does not match"
             elif item["decide"] == "model" and fired:

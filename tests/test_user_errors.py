@@ -881,6 +881,8 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
         (["latest", "--as-of", "2026-06-01"], "'latest' has no --as-of. It lists the newest"),
         (["momentum", "llm-agent-training", "--since", "2026-06-01"], "'momentum' has no --since"),
         (["topics", "gui-agents"], "For a topic, run 'papertrack topic gui-agents' (its page)"),
+        # Not the hint for a query starting with '-': the query is there.
+        (["search", "agent", "-c", "cs.AI"], "'search' has no -c. Put the category in the query"),
     ],
 )
 def test_a_usage_error_click_finds_is_one_line_too(

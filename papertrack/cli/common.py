@@ -88,6 +88,15 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         ctx is not None
         and takes_query
         and type(error).__name__ == "NoSuchOption"
+        and option in ("-c", "--category")
+    ):
+        # `search agent -c cs.AI`, as latest takes it: the query language has it.
+        message = f"'{command}' has no {option}"
+        fix = f"Put the category in the query: 'agent* AND category:cs.AI'. {fix}"
+    elif (
+        ctx is not None
+        and takes_query
+        and type(error).__name__ == "NoSuchOption"
         and option[1:2] != "-"
     ):
         # `search -agent`: a query's NOT, read by the shell's rules as an option.

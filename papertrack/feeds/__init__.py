@@ -143,13 +143,13 @@ def _refuse_lossy_export(head: bytes, source: str) -> None:
     """Name a CSV or BibTeX export: they leave out too much to be read back as papers."""
     start = head.removeprefix(UTF8_BOM).lstrip()
     if start.startswith(b"arxiv_id,version,paper_date,"):
-        what = "a papertrack CSV export"
+        what = "a papertrack CSV export, which leaves out abstracts"
     elif start.startswith((b"@misc{arxiv:", b"@misc{feed:")):
-        what = "a papertrack BibTeX export"
+        what = "a papertrack BibTeX export, which leaves out affiliations and exact dates"
     else:
         return
     raise FeedError(
-        f"{source} is {what}, which leaves out abstracts, affiliations and exact dates, "
+        f"{source} is {what}, "
         "so papertrack does not read it back. Export with --format jsonl, json or atom "
         "to move papers between stores"
     )
