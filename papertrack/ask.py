@@ -375,13 +375,14 @@ def answer_question(
     words = question_words(question)
     stems = {_stem(w): w for w in words}
     weight = _idf(stems, store)
+    _discount_shared(weight, stems, answer.considered)
     best = answer.considered[0].score or 1.0
     candidates: list[tuple[float, int, str, set[str]]] = []
     for rank, ranked in enumerate(answer.considered):
         for sentence in sentences_of(ranked.paper.abstract):
             if _LINK.search(sentence):
                 continue  # "Code is available at https://…": where, not what
-            held = set(tokenize(sentence))
+            held = _with_spelled_out(set(tokenize(sentence)))
             coverage = 0.0
             for stem, word in stems.items():
                 if any(_form_of(word, stem, w) for w in held):
@@ -413,6 +414,52 @@ def answer_question(
             answer.papers.append(Cited(numbers[rank], ranked.paper, ranked.score))
         answer.sentences.append(Sentence(sentence, numbers[rank]))
     return answer
+
+
+#: Abbreviations papers use for what a question may spell out, and the other way
+#: round: "RL" in a sentence answers "reinforcement learning" in a question.
+_SPELLED_OUT = {
+    "rl": ("reinforcement", "learning"),
+    "llm": ("large", "language", "model"),
+    "llms": ("large", "language", "models"),
+    "vlm": ("vision", "language", "model"),
+    "vlms": ("vision", "language", "models"),
+    "rag": ("retrieval", "augmented", "generation"),
+}
+#: How much of a question word's weight is left when every paper drawn on has it.
+_SHARED_LEFT = 0.3
+
+
+def _with_spelled_out(held: set[str]) -> set[str]:
+    """``held``, with the words an abbreviation in it stands for, and the
+    abbreviation of what it spells out in full."""
+    for short, words in _SPELLED_OUT.items():
+        if short in held:
+            held.update(words)
+        elif held.issuperset(words):
+            held.add(short)
+    return held
+
+
+def _discount_shared(
+    weight: dict[str, float], stems: dict[str, str], considered: Sequence[Ranked]
+) -> None:
+    """Weigh down the question words that every paper drawn on has.
+
+    Asked within a topic ("how are GUI agents trained with reinforcement learning?"
+    of gui-agents), "GUI" and "agents" are in every paper and tell no sentence from
+    another, while the store's rarity made them outweigh "reinforcement": the
+    answer quoted sentences about GUI agents and none about RL.
+    """
+    from papertrack.query import tokenize
+
+    texts = [
+        _with_spelled_out(set(tokenize(f"{r.paper.title} {r.paper.abstract}"))) for r in considered
+    ]
+    for stem, word in stems.items():
+        having = sum(any(_form_of(word, stem, w) for w in held) for held in texts)
+        share = having / len(texts)
+        weight[stem] *= 1 - (1 - _SHARED_LEFT) * share
 
 
 def _overlap(a: set[str], b: set[str]) -> float:

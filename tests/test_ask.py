@@ -533,3 +533,28 @@ def test_markdown_answer_sentences_stay_paragraphs_whatever_they_start_with(
     quoted = [line for line in answer.splitlines() if re.search(r" \[\d\]$", line)]
     assert len(quoted) >= 3 and html.count("<p>") == len(quoted), answer
     assert {line[:2] for line in quoted} >= {"2\\", "\\#", "\\>"}, quoted
+
+
+def test_the_answer_quotes_what_sets_a_paper_apart_not_what_all_share(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # Asked about a topic, every paper has its words ("GUI agents"): the answer quoted
+    # those sentences and none about RL, which the question asked about.
+    abstracts = (
+        "Okapi agents navigate phone screens. They are trained with RL on real devices.",
+        "Okapi agents read phone screens well. Okapi agents click the right buttons.",
+        "Okapi agents plan long phone tasks. Okapi agents are evaluated on a new suite.",
+    )
+    feed = tmp_path / "okapi.jsonl"
+    feed.write_text(
+        "".join(
+            kaggle_line(f"2601.0004{n}", f"Okapi agents {n}", abstract=text) + "\n"
+            for n, text in enumerate(abstracts, start=1)
+        ),
+        "utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    done = run("ask", "how are okapi agents trained with reinforcement learning?", "--json")
+    assert done.exit_code == 0, done.stderr
+    quoted = [s["text"] for s in json.loads(done.stdout)["answer"]]
+    assert quoted[0] == "They are trained with RL on real devices.", quoted
