@@ -306,7 +306,10 @@ def add_topic(
             "Add --replace to redefine it, or choose another slug with --slug"
         )
     fields: dict[str, Any] = {"name": name}
-    if slug != slugify(name):
+    if slug != slugify(name) or model:
+        # A topic with a model keeps its slug written out: a slug follows the name
+        # otherwise, and a name edited by hand left the model and the taught
+        # examples under the old slug (the next teach refit from scratch).
         fields["slug"] = slug
     if description:
         fields["description"] = description

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -600,6 +601,50 @@ def test_a_refused_topics_add_like_leaves_nothing_behind(stored: Path) -> None:
     assert json.loads(run("topics", "show", "gui-agents", "--json").stdout) == shown
 
 
+def test_a_removed_query_topic_is_made_again_by_the_command_it_prints(stored: Path) -> None:
+    query = "memory OR  agent*"
+    assert run("topics", "add", "Mem Stuff", "--query", query, "-c", "cs.AI").exit_code == 0
+    assert run("topics", "teach", "mem-stuff", CHAIN_OF_AGENTS, "--not", COMPUTER_RL).exit_code == 0
+    taught = json.loads((stored / "examples.json").read_text())["topics"]["mem-stuff"]
+    removed = run("topics", "remove", "mem-stuff")
+    last = removed.stderr.rstrip("\n").splitlines()[-1]
+    assert last == (
+        "To make it again with them: papertrack topics add 'Mem Stuff' --query "
+        f"'{query}' -c cs.AI && papertrack topics teach mem-stuff {CHAIN_OF_AGENTS} "
+        f"--not {COMPUTER_RL}"
+    )
+    for part in last.split(": ", 1)[1].split(" && "):
+        assert run(*shlex.split(part)[1:]).exit_code == 0, part
+    assert json.loads((stored / "examples.json").read_text())["topics"]["mem-stuff"] == taught
+
+
+def test_a_topic_renamed_by_hand_keeps_its_teaching(stored: Path) -> None:
+    """topics.toml is for editing by hand, and a slug followed the name: renamed, a
+    topic made from examples lost them, and the next teach refit from one paper."""
+    made = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    before = json.loads(run("topics", "show", "agent-memory", "--json").stdout)
+    assert "2 examples in the topic" in before["note"]
+    path = stored / "topics.toml"
+    text = path.read_text(encoding="utf-8")
+    assert 'slug = "agent-memory"' in text  # written out, so the name can change
+    path.write_text(text.replace('name = "Agent Memory"', 'name = "LLM Memory"'), "utf-8")
+    shown = json.loads(run("topics", "show", "agent-memory", "--json").stdout)
+    assert shown == {**before, "name": "LLM Memory"}
+    # A query topic's entry has no slug: renamed, teaching it anew names what was kept.
+    assert run("topics", "add", "Mem Q", "--query", "memory").exit_code == 0
+    assert run("topics", "teach", "mem-q", CHAIN_OF_AGENTS).exit_code == 0
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('name = "Mem Q"', 'name = "Memory Q"'), "utf-8")
+    taught = run("topics", "teach", "memory-q", COMPUTER_RL)
+    assert taught.exit_code == 0, taught.stderr
+    assert (
+        "Note: 1 example is kept for 'mem-q', which is no longer a topic (renamed in "
+        f"topics.toml?). To teach it to this topic too: papertrack topics teach memory-q "
+        f"{CHAIN_OF_AGENTS}"
+    ) in taught.stderr
+
+
 def test_a_removed_topics_model_and_examples_go_with_it(stored: Path) -> None:
     """What a topic was taught belongs to it: removed, it does not take over the next
     topic with its slug, which decides by its own definition."""
@@ -609,12 +654,17 @@ def test_a_removed_topics_model_and_examples_go_with_it(stored: Path) -> None:
     result = run("topics", "remove", "agent-memory")
     assert result.exit_code == 0, result.stderr
     assert "Its model and its 2 taught examples were deleted." in result.stderr
-    # With their ids, in the command that teaches them again: nothing else has them.
+    # With their ids, in the command that makes it again: nothing else has them, and
+    # 'topics teach agent-memory' could not run with no such topic.
     again = sorted([CHAIN_OF_AGENTS, COMPUTER_RL])
     last = result.stderr.rstrip("\n").splitlines()[-1]
-    assert last == f"To teach them again: papertrack topics teach agent-memory {' '.join(again)}"
+    command = f"papertrack topics add 'Agent Memory' --like {' '.join(again)}"
+    assert last == f"To make it again with them: {command}"
     assert not (stored / "models" / "agent-memory.json").exists()
     assert "agent-memory" not in json.loads((stored / "examples.json").read_text())["topics"]
+    made = run(*shlex.split(command)[1:])
+    assert made.exit_code == 0, made.stderr
+    assert run("topics", "remove", "agent-memory").exit_code == 0
     result = run("topics", "add", "Agent Memory", "--query", "memory")
     assert result.exit_code == 0, result.stderr
     shown = json.loads(run("topics", "show", "agent-memory", "--json").stdout)

@@ -595,21 +595,56 @@ def _delete_teaching(slug: str) -> tuple[dict[str, bool], bool]:
     return taught, had_model
 
 
-def _forget_examples(slug: str) -> tuple[str, str]:
+def _forget_examples(slug: str) -> tuple[str, dict[str, bool]]:
     """Delete a topic's taught model and examples (it is removed); what to tell the
-    user, and the command that teaches the examples again ("" without any)."""
+    user, and the examples deleted (to say how to teach them again)."""
     taught, had_model = _delete_teaching(slug)
     count = len(taught)
     parts = ["model"] if had_model else []
     if count:
         parts.append(f"{count:,} taught example{'s' if count != 1 else ''}")
     if not parts:
-        return "", ""
+        return "", taught
     verb = "was" if parts == ["model"] or parts == ["1 taught example"] else "were"
-    said = f" Its {' and its '.join(parts)} {verb} deleted."
-    # Their ids, or they could not be taught again (to the default brought back).
-    again = f"To teach {'it' if count == 1 else 'them'} again: {_teach_command(slug, taught)}"
-    return said, again if count else ""
+    return f" Its {' and its '.join(parts)} {verb} deleted.", taught
+
+
+def _remake_command(topic: Topic, taught: dict[str, bool]) -> str:
+    """The commands that make the removed ``topic`` again and teach it ``taught``."""
+    import shlex
+
+    from papertrack.topics import slugify
+
+    ins = sorted(pid for pid, inside in taught.items() if inside)
+    outs = {pid: False for pid, inside in taught.items() if not inside}
+    made = ["papertrack topics add", shlex.quote(topic.name)]
+    if topic.slug != slugify(topic.name):
+        made += ["--slug", topic.slug]
+    if topic.query.strip():
+        # As written: a query of several lines may hold comments.
+        made += ["--query", shlex.quote(topic.query.strip())]
+        made += [f"-c {shlex.quote(c)}" for c in topic.categories]
+        teach = _teach_command(topic.slug, taught) if taught else ""
+    else:
+        made += ["--like", *ins]  # a topic made from examples alone
+        teach = _teach_command(topic.slug, outs) if outs else ""
+    return " ".join(made) + (f" && {teach}" if teach else "")
+
+
+def _note_orphaned_teaching(
+    catalog: Catalog, examples: dict[str, dict[str, bool]], slug: str
+) -> None:
+    """Say so when examples are kept for slugs no topic has: a topic renamed by hand
+    in topics.toml (its slug follows its name) left its teaching under the old slug,
+    and teaching it under the new one starts from nothing."""
+    for old, taught in sorted(examples.items()):
+        if taught and catalog.by_slug(old) is None and old not in catalog.hidden:
+            say(
+                f"Note: {len(taught):,} example{'s are' if len(taught) != 1 else ' is'} kept "
+                f"for '{old}', which is no longer a topic (renamed in topics.toml?). To "
+                f"teach {'them' if len(taught) != 1 else 'it'} to this topic too: "
+                f"{_teach_command(slug, taught)}"
+            )
 
 
 def _teach_command(slug: str, taught: dict[str, bool]) -> str:
@@ -1086,6 +1121,8 @@ def topics_teach(
             examples = training.load_examples(paths.user_examples_file())
             # What the topic was taught before this teach (``taught`` below is a copy).
             earlier = examples.get(chosen.slug, {})
+            if not earlier and not forget:
+                _note_orphaned_teaching(catalog, examples, chosen.slug)
             from_examples = chosen.source != "default" and _made_from_examples(chosen)
             if forget and not given and from_examples:
                 raise UsageError(
@@ -1265,8 +1302,9 @@ def topics_remove(
     with errors(), _teaching():
         store = open_store(create=True)
         tagged = ""
+        gone = load_catalog().find(topic)
         if store.exists():
-            before = store.count(load_catalog().find(topic).slug)
+            before = store.count(gone.slug)
             tagged = f" {before:,} stored paper{'s' if before != 1 else ''} had its tag."
         edit = remove_topic(paths.user_topics_file(), paths.default_topics_file(), topic)
         again = ""
@@ -1281,8 +1319,15 @@ def topics_remove(
             message = f"Removed your topic {named} from {edit.path}.{tagged}"
             # What it was taught belongs to it: left behind, it would take over the next
             # topic with this slug (the default it brings back, say).
-            forgot, again = _forget_examples(edit.slug)
+            forgot, taught = _forget_examples(edit.slug)
             message += forgot
+            them = "it" if len(taught) == 1 else "them"
+            if taught and edit.restored is None:
+                # No topic has the slug now: 'topics teach SLUG' could not run.
+                again = f"To make it again with {them}: {_remake_command(gone, taught)}"
+            elif taught:
+                # Their ids, or they could not be taught again (to the default brought back).
+                again = f"To teach {them} again: {_teach_command(edit.slug, taught)}"
             if edit.restored is not None:
                 message += (
                     f" The default topic {quoted(edit.restored.name)} with this slug is back; run "
