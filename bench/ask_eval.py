@@ -12,7 +12,10 @@ whole store and of its topic, the top 10 papers of `ask`'s ranking are scored:
 * P@10: judged-relevant papers in the top 10, out of 10;
 * R@10: judged-relevant papers in the top 10, out of min(10, relevant papers known);
 * unjudged: top-10 papers nobody judged (counted as not relevant above, so the
-  figures are lower bounds where the relevant lists are incomplete).
+  figures are lower bounds where the relevant lists are incomplete);
+
+and, of the answer's quoted sentences (8 papers, 5 sentences), how many come from
+papers judged relevant.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from papertrack.ask import rank_papers  # noqa: E402
+from papertrack.ask import answer_question, rank_papers  # noqa: E402
 from papertrack.store import Store  # noqa: E402
 
 JUDGED = ROOT / "data" / "labels" / "ask" / "judgments.jsonl"
@@ -67,6 +70,20 @@ def main() -> None:
             unjudged += sum(pid not in judged for pid in top) / 10
         n = len(questions)
         print(f"| {scope} | {mrr / n:.2f} | {p10 / n:.2f} | {r10 / n:.2f} | {unjudged / n:.0%} |")
+    # What the answer quotes: its sentences come from the 8 papers drawn on, and the
+    # more of them from papers judged relevant, the more of the answer answers.
+    for scope in ("store", "topic"):
+        quoted = relevant_quoted = 0
+        for q in questions:
+            topic = q["topic"] if scope == "topic" else None
+            answer = answer_question(store, q["question"], topic=topic, papers=8, sentences=5)
+            cited = {c.n: c.paper.arxiv_id for c in answer.papers}
+            quoted += len(answer.sentences)
+            relevant_quoted += sum(cited[s.cite] in set(q["relevant"]) for s in answer.sentences)
+        print(
+            f"answer sentences ({scope}): {relevant_quoted} of {quoted} quoted from papers "
+            "judged relevant"
+        )
 
 
 if __name__ == "__main__":

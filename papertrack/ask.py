@@ -375,7 +375,8 @@ def answer_question(
     words = question_words(question)
     stems = {_stem(w): w for w in words}
     weight = _idf(stems, store)
-    _discount_shared(weight, stems, answer.considered)
+    if topic is not None:
+        _discount_shared(weight, stems, answer.considered)
     best = answer.considered[0].score or 1.0
     candidates: list[tuple[float, int, str, set[str]]] = []
     for rank, ranked in enumerate(answer.considered):
@@ -444,7 +445,9 @@ def _with_spelled_out(held: set[str]) -> set[str]:
 def _discount_shared(
     weight: dict[str, float], stems: dict[str, str], considered: Sequence[Ranked]
 ) -> None:
-    """Weigh down the question words that every paper drawn on has.
+    """Weigh down the question words that every paper drawn on has (of a topic: over
+    the whole store, the papers drawn on share the question's words because the
+    ranking chose them by those words, and the discount quoted worse sentences).
 
     Asked within a topic ("how are GUI agents trained with reinforcement learning?"
     of gui-agents), "GUI" and "agents" are in every paper and tell no sentence from

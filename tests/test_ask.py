@@ -538,10 +538,10 @@ def test_markdown_answer_sentences_stay_paragraphs_whatever_they_start_with(
 def test_the_answer_quotes_what_sets_a_paper_apart_not_what_all_share(
     isolated_home: Path, tmp_path: Path
 ) -> None:
-    # Asked about a topic, every paper has its words ("GUI agents"): the answer quoted
-    # those sentences and none about RL, which the question asked about.
+    # Asked about a topic, every paper has its words ("GUI agents", rare in the store):
+    # the answer quoted those sentences and none about the training asked about.
     abstracts = (
-        "Okapi agents navigate phone screens. They are trained with RL on real devices.",
+        "Okapi agents navigate phone screens. They are trained on phones with rewards.",
         "Okapi agents read phone screens well. Okapi agents click the right buttons.",
         "Okapi agents plan long phone tasks. Okapi agents are evaluated on a new suite.",
     )
@@ -553,8 +553,19 @@ def test_the_answer_quotes_what_sets_a_paper_apart_not_what_all_share(
         ),
         "utf-8",
     )
+    assert run("ingest", str(LISTING), str(feed)).exit_code == 0
+    assert run("topics", "add", "Okapi", "--query", "okapi").exit_code == 0
+
+    def first_quoted(*args: str) -> str:
+        done = run("ask", *args, "--json")
+        assert done.exit_code == 0, done.stderr
+        return str(json.loads(done.stdout)["answer"][0]["text"])
+
+    trained = "They are trained on phones with rewards."
+    assert first_quoted("okapi", "how are okapi agents trained?") == trained
+    # RL in a sentence answers "reinforcement learning" in a question.
+    rl = "Okapi agents act on phones. They are trained with RL."
+    feed.write_text(kaggle_line("2601.00044", "Okapi agents 4", abstract=rl) + "\n", "utf-8")
     assert run("ingest", str(feed)).exit_code == 0
-    done = run("ask", "how are okapi agents trained with reinforcement learning?", "--json")
-    assert done.exit_code == 0, done.stderr
-    quoted = [s["text"] for s in json.loads(done.stdout)["answer"]]
-    assert quoted[0] == "They are trained with RL on real devices.", quoted
+    asked = "how are okapi agents trained with reinforcement learning?"
+    assert first_quoted("okapi", asked) == "They are trained with RL."
