@@ -581,6 +581,13 @@ def test_digest_waits_for_the_lock_a_bounded_time(
             "Waiting for another papertrack process to release the digest lock "
             "(for at most 1.5 s)..."
         )
+        # With -q, the wait goes to the log alone: cron mailed it for a night that
+        # went well.
+        quiet = run("digest", "-q")
+        assert quiet.exit_code == 1
+        assert "Waiting" not in quiet.stderr and quiet.stderr.startswith("Error: ")
+        log = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+        assert log.count("[digest] Waiting for another papertrack process") == 2
         monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "soon")
         assert run("digest").exit_code == 2
     finally:

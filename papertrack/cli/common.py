@@ -202,10 +202,19 @@ SinceOpt = Annotated[
 ]
 #: --json of a command that has no --format.
 JsonOnlyOpt = Annotated[bool, typer.Option("--json", help="Write JSON instead of text.")]
+def _quiet(value: bool) -> bool:
+    # Kept for what prints outside the command's own code (a lock's wait notice).
+    state.quiet = value
+    return value
+
+
 QuietOpt = Annotated[
     bool,
     typer.Option(
-        "--quiet", "-q", help="Print nothing on success (the log still says what was done)."
+        "--quiet",
+        "-q",
+        help="Print nothing on success (the log still says what was done).",
+        callback=_quiet,
     ),
 ]
 
@@ -237,6 +246,10 @@ class State:
     #: The command running, as the log names it: "fetch", "topics teach". (Taken from
     #: the arguments it read "fetch -c" and "fetch -q" for two runs of one command.)
     command: str = "papertrack"
+    #: The command's --quiet: notices it did not ask for go to the log alone.
+    quiet: bool = False
+    #: The locks a wait was said for: a fetch waits for the pace lock before each page.
+    waited: frozenset[str] | set[str] = frozenset()
 
 
 state = State()
@@ -467,6 +480,8 @@ def main_options(
     state.db = db
     state.log_file = log_file
     state.command = ctx.invoked_subcommand or "papertrack"
+    state.quiet = False  # a command's -q sets it (one process may run several: tests)
+    state.waited = set()
     from papertrack import files
 
     files.on_lock_wait = _waiting
@@ -480,7 +495,15 @@ def main_options(
 def _waiting(what: str, timeout: float) -> None:
     """Said once a lock has been waited for a second: a command queued behind another
     (a teach behind a teach, a cron fetch behind an ingest) sat silent."""
-    say(f"Waiting for another papertrack process to release {what} (for at most {timeout:g} s)...")
+    # Once a run, and with -q in the log alone: cron mailed it for a night that went
+    # well, once for every page a fetch waited to send.
+    if what in state.waited:
+        return
+    state.waited = {*state.waited, what}
+    say(
+        f"Waiting for another papertrack process to release {what} (for at most {timeout:g} s)...",
+        quiet=state.quiet,
+    )
 
 
 def lock_timeout() -> float:
