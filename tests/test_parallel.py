@@ -141,3 +141,44 @@ def test_a_retag_spread_over_workers_stores_what_one_process_stores(
     assert len(serial) > 4000 and serial == spread
     assert "llm-agent-training" in serial[untagged]
     assert "llm-agent-training" not in serial[tagged[0]["arxiv_id"]]
+
+
+SLOW_POOL = """
+import os, sys, time
+from papertrack import parallel
+
+def work(state, item):
+    print("started", flush=True)
+    time.sleep(5)
+    return item
+
+list(parallel.forked_map(work, None, [1, 2]))
+"""
+
+
+def test_workers_whose_parent_is_killed_stop_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A teach killed with SIGKILL (cron's `timeout -s KILL`) left its workers to
+    finish and print a BrokenPipeError traceback each into the cron mail."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
+    child = subprocess.Popen(
+        [sys.executable, "-c", SLOW_POOL],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    assert child.stdout.readline() == "started\n"
+    started = time.monotonic()
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    # EOF comes when every holder of the pipe, the workers too, has exited.
+    errors = child.stderr.read()
+    assert "Traceback" not in errors, errors
+    assert time.monotonic() - started < 4  # stopped with the parent, not after their task

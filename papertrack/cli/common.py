@@ -202,6 +202,8 @@ SinceOpt = Annotated[
 ]
 #: --json of a command that has no --format.
 JsonOnlyOpt = Annotated[bool, typer.Option("--json", help="Write JSON instead of text.")]
+
+
 def _quiet(value: bool) -> bool:
     # Kept for what prints outside the command's own code (a lock's wait notice).
     state.quiet = value
