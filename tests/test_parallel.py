@@ -148,7 +148,7 @@ import os, sys, time
 from papertrack import parallel
 
 def work(state, item):
-    os.write(1, b"started\n")  # one write: the two workers' lines do not mix
+    os.write(1, b"started\\n")  # one write: the two workers' lines do not mix
     time.sleep(5)
     return item
 
