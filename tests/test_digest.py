@@ -868,3 +868,19 @@ def test_following_shows_names_without_their_terminal_escapes(isolated_home: Pat
     listed = run("following")
     assert listed.exit_code == 0, listed.stderr
     assert "\x1b" not in listed.stdout and "TabClear Link (tabclear-link)" in listed.stdout
+
+
+def test_every_digest_leaves_a_line_in_the_log(tmp_path: Path, isolated_home: Path) -> None:
+    """`digest | mail` (standard output) wrote nothing to the log, and -q -o FILE
+    neither: a digest the mail lost could not be traced to its day."""
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00090", 1, "Zebra", 1, ["A"])]))
+    assert "2611.00090" in run("digest").stdout
+    quiet = run("digest", "-q", "--since", "2000-01-01", "-o", str(tmp_path / "d.txt"))
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    log = (isolated_home / "papertrack.log").read_text(encoding="utf-8").splitlines()
+    said = [line.split("] ", 1)[1] for line in log if "[digest] Wrote a digest" in line]
+    assert said == [
+        "Wrote a digest of 1 paper to standard output",
+        f"Wrote a digest of 1 paper to {tmp_path / 'd.txt'}",
+    ]

@@ -24,6 +24,7 @@ from papertrack.cli.common import (
     fresh_tags,
     load_catalog,
     lock_timeout,
+    log,
     open_store,
     output_path,
     pick_format,
@@ -350,11 +351,18 @@ def digest(
                 if not dry_run:
                     _restore(state_file(), before)
                 raise
-            if target is not None:
-                count = len(result.arxiv_ids())
-                plural = "s" if count != 1 else ""
-                if whole and not quiet and not quiet_empty:
-                    say(f"Wrote a digest of {count:,} paper{plural} to {target}")
+            count = len(result.arxiv_ids())
+            plural = "s" if count != 1 else ""
+            if whole and not quiet_empty:
+                # In the log with -q too, and for `digest | mail` (standard output,
+                # where nothing is said): a digest the mail lost is traced to its day.
+                where = "standard output" if target is None else target
+                marked = " (a dry run: nothing marked as shown)" if dry_run else ""
+                said = f"Wrote a digest of {count:,} paper{plural} to {where}{marked}"
+                if target is None:
+                    log(said)
+                else:
+                    say(said, quiet=quiet)
         finally:
             if lock is not None:
                 lock.release()
