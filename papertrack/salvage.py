@@ -110,6 +110,10 @@ class RepairReport:
             "store": str(self.before.path),
             "healthy": self.after.healthy,
             "papers": self.after.papers,
+            # The check's figures, after the repair (the check's JSON has them too).
+            "partitions": self.after.partitions,
+            "unreadable": self.after.unreadable,
+            "shards": self.after.shards,
             "problems": [p.to_dict() for p in self.before.problems],
             "salvaged": [s.to_dict() for s in self.salvages],
             "rebuilt": self.rebuilt,

@@ -254,6 +254,33 @@ def test_a_healthy_store_passes(store: Store) -> None:
     assert not (store.path / "damaged").exists()
 
 
+def test_papertracks_own_files_are_checked_too(store: Store, isolated_home: Path) -> None:
+    """A missing quote in topics.toml stopped every night's fetch while doctor said
+    "No problems found": it checked the store alone."""
+    data = json.loads(run("doctor", "--json").stdout)
+    assert data["home_problems"] == []
+    repaired = json.loads(run("doctor", "--repair", "--json").stdout)
+    # The repair's JSON keeps the check's figures, as docs/output.md says.
+    assert {k: repaired[k] for k in ("partitions", "unreadable", "shards")} == {
+        k: data[k] for k in ("partitions", "unreadable", "shards")
+    }
+    topics = isolated_home / "topics.toml"
+    topics.write_text('[[topic]]\nname = "Diffusion Policies\nquery = "x"\n', "utf-8")
+    (isolated_home / "following.json").write_text("{not json", "utf-8")
+    result = run("doctor")
+    error_line(result, 1, "2 problems in papertrack's own files", "Fix them by hand")
+    shown = [line for line in result.stdout.splitlines() if line.startswith("In your files: ")]
+    assert len(shown) == 2 and f"{topics} is not valid TOML" in shown[0], shown
+    assert "following.json" in shown[1]
+    home = json.loads(run("doctor", "--json").stdout)["home_problems"]
+    assert len(home) == 2 and f"{topics} is not valid TOML" in home[0]
+    # A topic that cannot work is skipped with a warning by every command: said here too.
+    topics.write_text('[[topic]]\nname = "Empty"\n', "utf-8")
+    (isolated_home / "following.json").unlink()
+    home = json.loads(run("doctor", "--json").stdout)["home_problems"]
+    assert len(home) == 1 and home[0].startswith(f"{topics}: ") and "skipped" in home[0]
+
+
 def test_no_store_yet_is_not_a_problem(isolated_home: Path) -> None:
     result = run("doctor")
     assert result.exit_code == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -17,7 +19,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
-from papertrack.text import counted
+from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
     from papertrack.doctor import Checkup, RepairReport
@@ -96,17 +98,65 @@ def _repair_lines(report: RepairReport) -> list[str]:
     return lines
 
 
+def _home_problems() -> list[str]:
+    """What is wrong with papertrack's own files beside the store (topics.toml,
+    config.toml, following.json, the digest's mark, taught examples): a broken
+    topics.toml stopped every night's fetch while doctor said "No problems found".
+    A repair does not touch them: they are the user's to fix."""
+    from papertrack import config, paths, training
+    from papertrack.cli.digest import following_file, state_file
+    from papertrack.digest import load_following, load_state
+    from papertrack.errors import PapertrackError
+    from papertrack.topics import Catalog
+
+    topics, settings = paths.user_topics_file(), paths.config_file()
+    checks: list[tuple[Path, Callable[[], object]]] = [
+        (topics, lambda: Catalog.load(paths.default_topics_file(), topics, lenient=True)),
+        (settings, lambda: config.fetch_defaults(config.load(settings), settings)),
+        (following_file(), lambda: load_following(following_file())),
+        (state_file(), lambda: load_state(state_file())),
+        (paths.user_examples_file(), lambda: training.load_examples(paths.user_examples_file())),
+    ]
+    problems: list[str] = []
+    for path, check in checks:
+        if not path.exists():
+            continue
+        try:
+            done = check()
+        except PapertrackError as exc:
+            problems.append(str(exc).rstrip(".") + ".")
+            continue
+        for warning in getattr(done, "warnings", ()):
+            problems.append(f"{path}: {warning}")
+    return problems
+
+
+def _say_home_problems(problems: list[str]) -> None:
+    for problem in problems:
+        typer.echo(f"In your files: {visible(problem)}")
+
+
 def _check(store: Store, as_json: bool) -> None:
     from papertrack.doctor import check_store
 
+    home = _home_problems()
     with busy("Checking the store") as progress:
         checkup = check_store(store, progress)
     if as_json:
-        emit_json(checkup.to_dict())
+        emit_json({**checkup.to_dict(), "home_problems": home})
     elif checkup.exists:
         typer.echo(_overview(checkup))
         for problem in checkup.problems:
             typer.echo(problem.line())
+    if not as_json:
+        _say_home_problems(home)
+    if home and not checkup.problems:
+        them = "it" if len(home) == 1 else "them"
+        say(
+            f"Error: {counted(len(home), 'problem')} in papertrack's own files, as said "
+            f"above. Fix {them} by hand ('papertrack doctor --repair' changes only the store)."
+        )
+        raise typer.Exit(1)
     if not checkup.exists:
         say(f"No store at {store.path} yet: nothing to check.")
     elif checkup.problems:
@@ -128,12 +178,13 @@ def _check(store: Store, as_json: bool) -> None:
 def _repair(store: Store, as_json: bool) -> None:
     from papertrack.doctor import repair_store
 
+    home = _home_problems()
     catalog = load_catalog()
     with busy("Repairing the store") as progress:
         report = repair_store(store, catalog, progress=progress)
     after = report.after
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), "home_problems": home})
     elif report.before.exists:
         typer.echo(_overview(report.before))
         typer.echo("\n".join(_repair_lines(report)))
@@ -157,6 +208,14 @@ def _repair(store: Store, as_json: bool) -> None:
             log(f"Lost in the repair: {', '.join(report.lost)}.")
     else:
         say("No problems found: nothing to repair.")
+    if home:
+        if not as_json:
+            _say_home_problems(home)
+        say(
+            f"Error: {counted(len(home), 'problem')} in papertrack's own files, which a "
+            "repair leaves to you: fix them by hand, as said above."
+        )
+        raise typer.Exit(1)
 
 
 @app.command(epilog=EXIT_CODES)
@@ -177,7 +236,9 @@ def doctor(
     records dated in its week, the id map must agree with the week files, the
     index must count what they hold, and no interrupted write may have left temp
     files or a .dirty marker. It waits for a running ingest to finish first, and
-    exits with 1 when it finds a problem (one line each, naming the file).
+    exits with 1 when it finds a problem (one line each, naming the file). Your
+    own files beside the store (topics.toml, config.toml, following.json, the
+    digest's mark, taught examples) are checked too; a repair leaves them to you.
 
     Examples:
 
