@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.errors import FeedError, FeedTooLargeError, PapertrackError, UsageError
-from papertrack.files import Lock, StateFile
+from papertrack.files import Lock, LockBusyError, StateFile
 from papertrack.ingest import GZIP_MAGIC
 from papertrack.models import Paper, UpsertResult
 
@@ -815,9 +815,8 @@ def fetch_range(
     Raises:
         FetchError: a page failed every try (the pages before it are stored);
         FeedError: arXiv answered with an error feed (not retried).
+        FetchRunning: the same fetch runs in another process.
     """
-    from papertrack import feeds, net
-
     if last < first:
         raise UsageError(f"the date range {first} to {last} is empty. Check --since")
     if first < ARXIV_OPENED:
@@ -832,6 +831,51 @@ def fetch_range(
     # Keyed without the dates, so that a run resumed on a later day (when --days or
     # --backfill end today) still skips what the interrupted run finished.
     key = f"api {'+'.join(sorted(cats))} size={size} {digest}" + (f" {run}" if run else "")
+    lock = _run_lock(settings.home, key)
+    try:
+        return _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
+    finally:
+        lock.release()
+
+
+class FetchRunning(PapertrackError):
+    """The same fetch (categories, range option) is running in another process."""
+
+
+def _run_lock(home: Path, key: str) -> Lock:
+    """The lock of one fetch's checkpoint, held while it runs.
+
+    Cron firing while last night's long fetch still ran: the second run took the
+    live checkpoint for a stopped one ("Resuming after 5 pages fetched by an earlier
+    run") and asked arXiv for every page left a second time.
+    """
+    name = hashlib.sha1(key.encode()).hexdigest()[:12]
+    lock = Lock(home / f"fetch-run-{name}.lock", 0, "the lock of this fetch's checkpoint")
+    try:
+        lock.acquire()
+    except LockBusyError:
+        raise FetchRunning(
+            "the same fetch is already running in another papertrack process, which will "
+            "store what this one would. Let it finish"
+        ) from None
+    return lock
+
+
+def _fetch_windows(
+    cats: tuple[str, ...],
+    first: date,
+    last: date,
+    upsert: Upsert,
+    settings: FetchSettings,
+    key: str,
+    report: FetchReport,
+    progress: Callable[[FetchProgress], None] | None,
+    on_resume: Callable[[int], None] | None,
+) -> FetchReport:
+    """The pages of :func:`fetch_range`, its run's lock held."""
+    from papertrack import feeds, net
+
+    size = settings.page_size
     checkpoint = _Checkpoint(settings.home, key)
     saved = checkpoint.load()
     state: dict[str, Any] = {"windows": [[first.isoformat(), last.isoformat()]], "start": 0}

@@ -373,6 +373,10 @@ on_lock_wait: Callable[[str, float], None] | None = None
 WAIT_NOTICE = 1.0
 
 
+class LockBusyError(StoreError):
+    """Another process held the lock for longer than the wait allowed."""
+
+
 class Lock:
     """An exclusive lock on ``.lock`` shared by every papertrack process on the machine."""
 
@@ -426,7 +430,7 @@ class Lock:
                     on_lock_wait(self.what, self.timeout)
                 if now >= deadline:
                     handle.close()
-                    raise StoreError(
+                    raise LockBusyError(
                         f"another papertrack process has held {self.what} {self.path} "
                         f"for over {self.timeout:g} s. Wait for it to finish, or raise "
                         "PAPERTRACK_LOCK_TIMEOUT"

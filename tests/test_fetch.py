@@ -306,6 +306,41 @@ def test_a_nightly_days_run_leaves_a_stopped_backfill_to_resume(
     assert not (isolated_home / "fetch-checkpoint.json").exists()
 
 
+def test_the_same_fetch_running_elsewhere_is_left_to_finish(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """Cron firing while last night's long fetch still ran: the second run took the
+    live checkpoint for a stopped one and asked for every page left a second time."""
+    from papertrack.fetch import FetchRunning
+
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+    window = (date(2026, 7, 11), date(2026, 8, 7))
+    seen: list[str] = []
+
+    def second_run(_progress: object) -> None:
+        if seen:
+            return
+        with pytest.raises(FetchRunning) as running:
+            fetch_range(["cs.AI"], *window, _upsert(store), settings, run="--days 28")
+        seen.append(str(running.value))
+        # Another range is another fetch: it runs beside this one.
+        fetch_range(["cs.AI"], date(2026, 8, 6), date(2026, 8, 7), _upsert(store), settings,
+                    run="--days 1")  # fmt: skip
+
+    first = fetch_range(
+        ["cs.AI"], *window, _upsert(store), settings, progress=second_run, run="--days 28"
+    )
+    assert first.resumed_at is None and first.pages > 1
+    assert seen == [
+        "the same fetch is already running in another papertrack process, which will "
+        "store what this one would. Let it finish"
+    ]
+    # Once it is done, the same fetch runs again.
+    assert fetch_range(["cs.AI"], *window, _upsert(store), settings, run="--days 28").pages
+
+
 def test_resume_plan_arithmetic() -> None:
     d = date.fromisoformat
     state = {"range": ["2026-08-01", "2026-08-31"], "windows": [["2026-08-16", "2026-08-31"]]}

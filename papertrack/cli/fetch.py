@@ -213,7 +213,13 @@ def fetch(
         papertrack fetch -c cs.AI -c cs.CL --backfill 12 --page-size 1000
     """
     from papertrack import config
-    from papertrack.fetch import FetchSettings, fetch_listing, fetch_range, today
+    from papertrack.fetch import (
+        FetchRunning,
+        FetchSettings,
+        fetch_listing,
+        fetch_range,
+        today,
+    )
 
     with errors():
         conf_path = paths.config_file()
@@ -265,10 +271,16 @@ def fetch(
                     said = f"Resuming after {counted(pages, 'page')} fetched by an earlier run."
                     say(said, quiet=quiet)
 
-                report = fetch_range(
-                    cats, first, last, upsert, settings, progress=progress, run=run,
-                    on_resume=resumed,
-                )  # fmt: skip
+                try:
+                    report = fetch_range(
+                        cats, first, last, upsert, settings, progress=progress, run=run,
+                        on_resume=resumed,
+                    )  # fmt: skip
+                except FetchRunning as running:
+                    # Cron firing while last night's long fetch still runs: not an
+                    # error, and not a second fetch of every page left.
+                    say(f"Nothing fetched: {running}.", quiet=quiet)
+                    return
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
         say(report.summary(), quiet=quiet)
