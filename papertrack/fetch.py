@@ -496,8 +496,10 @@ def fetch_listing(
     report.warnings.extend(parsed.warnings + parsed.notices)
     day = _listing_day(parsed.papers, body)
     # An empty listing dated Monday to Friday: a holiday, or a listing served before
-    # it was rebuilt. Taken for a holiday, it was recorded as fetched and its day's
-    # papers were never named as missed: it is not recorded, and said.
+    # it was rebuilt. Taken silently for a holiday, its day's papers were never named:
+    # it is said, with the fetch that brings them. It is recorded as fetched all the
+    # same: left out, every later night named it again as a day "a run failed or did
+    # not run" on, a holiday week's mail growing by a warning a night.
     empty_weekday = not parsed.papers and day is not None and day.weekday() < 5
     if parsed.papers:
         report.add(upsert(parsed.papers), len(parsed.papers))
@@ -512,7 +514,7 @@ def fetch_listing(
         on = f"on {day:%A} {day}" if day is not None else "in this listing"
         report.note = f"no announcement {on} (arXiv announces nothing on weekends)"
     if day is not None:
-        missed = _missed_listings(settings.home, categories, day, keep=not empty_weekday)
+        missed = _missed_listings(settings.home, categories, day)
         if missed:
             report.warnings.append(_missed_warning(missed))
         elif missed is None and parsed.papers and not report.new:
@@ -540,19 +542,19 @@ def _listing_day(papers: Sequence[Paper], body: bytes) -> date | None:
 
 
 def _missed_listings(
-    home: Path, categories: Sequence[str], day: date, keep: bool = True
+    home: Path, categories: Sequence[str], day: date
 ) -> dict[str, list[date]] | None:
     """For each of ``categories``, the weekdays between the last listing that held it
     (fetched with any other categories) and ``day``'s, which no run fetched; records
-    ``day`` for each (unless not ``keep``). None: every one of them was fetched on
-    ``day`` or later before.
+    ``day`` for each. None: every one of them was fetched on ``day`` or later before.
 
     A listing holds one day's announcements only, so a day whose run failed (or did
     not run) is never in a later listing: its papers are only to be had from the
     API. Weekends have no listing; a holiday's empty one counts as fetched when a
-    run fetched it, and is named here when none did (fetching it again costs only
-    papers already stored). The file is a shortcut: one that cannot be read is
-    empty, and one that cannot be written does not fail the fetch.
+    run fetched it (that run said it was empty), and is named here when none did
+    (fetching it again costs only papers already stored). The file is a shortcut:
+    one that cannot be read is empty, and one that cannot be written does not fail
+    the fetch.
     """
     lasts: dict[str, date | None] = {}
 
@@ -569,12 +571,11 @@ def _missed_listings(
 
     state = StateFile(home / LISTINGS_FILE)
     recorded = False
-    if keep:
-        with contextlib.suppress(OSError, PapertrackError):
-            state.update(record, _state_lock(home), indent=1)
-            recorded = True
+    with contextlib.suppress(OSError, PapertrackError):
+        state.update(record, _state_lock(home), indent=1)
+        recorded = True
     if not recorded:
-        # Not kept, locked or written: what the file said still names the days missed.
+        # Not locked or written: what the file said still names the days missed.
         lasts = _last_listings(state.read(), categories)
     if seen():
         return None

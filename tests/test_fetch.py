@@ -491,8 +491,9 @@ def test_a_page_larger_than_papertrack_reads_is_not_asked_for_again(
 def test_an_empty_weekend_listing_is_no_error_and_an_empty_weekday_one_is_said(
     httpserver: HTTPServer, isolated_home: Path
 ) -> None:
-    """An empty listing of a Wednesday was taken for a holiday and recorded as fetched,
-    so its day's papers were never named as missed."""
+    """An empty listing of a Wednesday was taken for a holiday without a word, so its
+    day's papers were never named; it is said once, then counts as fetched (named
+    every later night, a holiday week mailed a warning more a night)."""
     raw = LISTING.read_text(encoding="utf-8")
     empty = raw[: raw.index("<entry>")] + "</feed>\n"
 
@@ -515,7 +516,12 @@ def test_an_empty_weekend_listing_is_no_error_and_an_empty_weekday_one_is_said(
         "listing not rebuilt yet. Unless it was a holiday, fetch that day from the API: "
         "papertrack fetch -c cs.AI --since 2025-08-20"
     )
-    assert json.loads(listings.read_text(encoding="utf-8")) == recorded  # not fetched
+    assert json.loads(listings.read_text(encoding="utf-8")) == {"cs.AI": "2025-08-27"}
+    assert recorded == {"cs.AI": "2025-08-23"}
+    # The next night names no day: Wednesday was said, and fetched.
+    thursday = fetch_empty("2025-08-28")
+    assert "no listing was fetched" not in thursday.stderr
+    assert "the listing of Thursday 2025-08-28 is empty" in thursday.stderr
 
 
 def fetch_listing_of(httpserver: HTTPServer, day: str, *args: str) -> Result:
@@ -1058,7 +1064,7 @@ def test_a_listing_dated_in_the_future_is_not_recorded(httpserver: HTTPServer) -
         url = httpserver.url_for("/atom")
         return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
 
-    # (An empty listing of a Saturday is recorded; one of a weekday is not.)
+    # (An empty listing is recorded, a Saturday's as a weekday's.)
     assert serve(head.replace("2025-08-20", "2025-08-16") + "</feed>\n").exit_code == 0
     future = serve(head.replace("2025-08-20", "2099-01-05") + "</feed>\n")
     assert future.exit_code == 0, future.stderr
