@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
 from datetime import UTC, date, datetime, time, timedelta
@@ -126,7 +127,14 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
                 # The same text with another default month: a month that changes with
                 # it was never given ("12pm" is no day, and read as January 1).
                 again = parser.parse(text, default=datetime(today.year, 2, 2), tzinfos=_ZONES)
+                # And with another default year: a year that changes was not given.
+                other = parser.parse(text, default=datetime(2000, 1, 1), tzinfos=_ZONES)
             undated = again.month != parsed.month
+            if other.year != parsed.year and parsed.date() > today:
+                # "Dec 31" on January 1 is the day before, not a day a year ahead: a
+                # day without its year is the last such day, as a weekday's name is.
+                with contextlib.suppress(ValueError):  # Feb 29 of a year without one
+                    parsed = parsed.replace(year=parsed.year - 1)
         except (ValueError, OverflowError, parser.ParserError):
             parsed, undated = None, False
         if undated:

@@ -31,6 +31,24 @@ def test_weekday_names_are_the_last_such_day(text: str, day: date) -> None:
     assert parse_date(text, now=TUESDAY) == datetime.combine(day, datetime.min.time(), UTC)
 
 
+@pytest.mark.parametrize(
+    ("text", "now", "day"),
+    [
+        # On New Year's Day "Dec 31" took the coming Dec 31 ("--since 2027-12-31 is
+        # after today"): a day without its year is the last such day.
+        ("Dec 31", datetime(2027, 1, 1, 9, tzinfo=UTC), date(2026, 12, 31)),
+        ("31 December", datetime(2027, 1, 1, 9, tzinfo=UTC), date(2026, 12, 31)),
+        ("Jan 1", datetime(2027, 1, 1, 9, tzinfo=UTC), date(2027, 1, 1)),  # today
+        ("Nov 30", TUESDAY, date(2026, 11, 30)),
+        ("Dec 2", TUESDAY, date(2025, 12, 2)),
+        ("Dec 2 2026", TUESDAY, date(2026, 12, 2)),  # a year given is kept
+        ("Feb 29", datetime(2028, 3, 1, tzinfo=UTC), date(2028, 2, 29)),
+    ],
+)
+def test_a_day_without_its_year_is_the_last_such_day(text: str, now: datetime, day: date) -> None:
+    assert parse_date(text, now=now) == datetime.combine(day, datetime.min.time(), UTC)
+
+
 def test_a_year_is_its_first_day() -> None:
     assert parse_date("2025", now=TUESDAY) == datetime(2025, 1, 1, tzinfo=UTC)
 
