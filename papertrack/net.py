@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import re
 import socket
 import ssl
 import time
@@ -57,15 +58,30 @@ class NetError(OSError):
 
 
 def without_password(url: str) -> str:
-    """``url`` with any password in it shown as ``***``: a URL is printed and logged."""
+    """``url`` with any password in it shown as ``***``: a URL is printed and logged.
+
+    So are the values of query parameters named like a secret (a mirror's
+    ``?key=...``, ``token``, ``api_key``, ``sig``): written to the log in clear, a
+    key was kept there for anyone who reads it.
+    """
     try:
         parts = urllib.parse.urlsplit(url)
-        if parts.password is None:
-            return url
     except ValueError:
         return url
-    host = parts.netloc.rpartition("@")[2]
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+    if parts.password is not None:
+        host = parts.netloc.rpartition("@")[2]
+        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
+    if parts.query:
+        parts = parts._replace(query=_SECRET_VALUE.sub(r"\g<1>***", parts.query))
+    return urllib.parse.urlunsplit(parts)
+
+
+#: A query parameter whose value is a secret: its name, "=", and the value up to "&".
+_SECRET_VALUE = re.compile(
+    r"((?:^|&)(?:[\w.-]*[_-])?(?:key|apikey|token|secret|password|passwd|pwd|sig|"
+    r"signature|auth)=)[^&]*",
+    re.IGNORECASE,
+)
 
 
 def said_url(url: str, width: int = 60) -> str:

@@ -1218,6 +1218,25 @@ def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> N
     assert "reader:***@127.0.0.1" in line and "s3cret" not in failed.stderr
 
 
+def test_a_key_in_a_mirrors_query_is_never_printed_or_logged(httpserver: HTTPServer) -> None:
+    from papertrack.net import without_password
+
+    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=404)
+    Path(os.environ["PAPERTRACK_HOME"]).mkdir(parents=True)  # the log is kept there
+    url = f"http://127.0.0.1:{httpserver.port}/atom?key=s3cret&lang=en"
+    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    line = error_line(failed, 1, "answered HTTP 404")
+    assert "key=***&lang=en" in line and "s3cret" not in failed.stderr
+    log = Path(os.environ["PAPERTRACK_HOME"]) / "papertrack.log"
+    assert "s3cret" not in log.read_text(encoding="utf-8")
+    # Names like a secret's, not words that hold one (monkey, keyword).
+    assert without_password("https://m/x?X-Amz-Signature=a&access_token=b&monkey=c&keyword=d") == (
+        "https://m/x?X-Amz-Signature=***&access_token=***&monkey=c&keyword=d"
+    )
+    arxiv = "https://export.arxiv.org/api/query?search_query=cat:cs.AI&start=0&max_results=9"
+    assert without_password(arxiv) == arxiv
+
+
 def test_a_password_in_a_fetch_url_stays_out_of_warnings_and_the_log(
     httpserver: HTTPServer,
 ) -> None:
