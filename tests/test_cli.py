@@ -663,6 +663,19 @@ def test_messages_and_errors_are_logged(isolated_home: Path, tmp_path: Path) -> 
     assert "Error: no such file" in other.read_text(encoding="utf-8")
 
 
+def test_a_log_that_cannot_be_written_is_said_once(isolated_home: Path) -> None:
+    """It was skipped without a word: the morning's look at the log found nothing."""
+    (isolated_home / "papertrack.log").mkdir(parents=True)
+    quiet = run("ingest", "-q", str(LISTING))
+    assert quiet.exit_code == 0
+    assert quiet.stderr == (
+        f"Warning: could not write the log {isolated_home / 'papertrack.log'}: Is a directory. "
+        "Make it writable, or name another with --log-file or PAPERTRACK_LOG_FILE.\n"
+    )
+    failed = run("ingest", "missing.xml")
+    assert failed.stderr.count("Warning: could not write the log") == 1
+
+
 def test_every_command_is_mapped_to_the_module_main_imports_for_it() -> None:
     import typer.main
 

@@ -250,6 +250,8 @@ class State:
     command: str = "papertrack"
     #: The command's --quiet: notices it did not ask for go to the log alone.
     quiet: bool = False
+    #: Whether writing the log failed in this run (said once).
+    log_failed: bool = False
     #: The locks a wait was said for: a fetch waits for the pace lock before each page.
     waited: frozenset[str] | set[str] = frozenset()
 
@@ -404,7 +406,18 @@ def log(message: str) -> Path | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(lines)
-    except OSError:
+    except OSError as exc:
+        if not state.log_failed:
+            # Once a run, on stderr (-q too): a log that could not be written was
+            # skipped without a word, and "read last night's summary in the
+            # morning" found nothing there.
+            state.log_failed = True
+            typer.echo(
+                f"Warning: could not write the log {visible(str(path))}: "
+                f"{exc.strerror or exc}. Make it writable, or name another with "
+                "--log-file or PAPERTRACK_LOG_FILE.",
+                err=True,
+            )
         return None
     return path
 
@@ -484,6 +497,7 @@ def main_options(
     state.command = ctx.invoked_subcommand or "papertrack"
     state.quiet = False  # a command's -q sets it (one process may run several: tests)
     state.waited = set()
+    state.log_failed = False
     from papertrack import files
 
     files.on_lock_wait = _waiting
