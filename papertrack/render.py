@@ -789,6 +789,10 @@ def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
         if value not in (None, "", (), []):
             table.add_row(label, Text(safe(value)))
 
+    # The day latest sorts by and --since filters on: the first version's date, else
+    # the announcement's. Only the raw times were shown, and which one counts is a
+    # rule a reader comparing show with latest had to know.
+    row("Paper date", paper.paper_date and format_date(paper.paper_date))
     row("Version", f"v{paper.version}" if paper.version is not None else None)
     row("Published", paper.published and paper.published.isoformat())
     row("Updated", paper.updated and paper.updated.isoformat())

@@ -102,6 +102,9 @@ def test_show_view_has_every_field() -> None:
         "Announced",
     ):
         assert text in result.stdout
+    # The day latest sorts by, as latest shows it (a listing paper's: its announcement).
+    assert paper["paper_date"].startswith("2025-08-20")
+    assert re.search(r"Paper date +Aug 20, 2025\n", result.stdout), result.stdout
 
 
 def test_show_unknown_and_invalid_ids() -> None:

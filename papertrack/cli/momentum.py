@@ -186,7 +186,7 @@ def momentum(
     \b
         papertrack momentum LLM-agent-training
         papertrack momentum "GUI Agents" --window 2 --weeks 26
-        papertrack momentum llm-agent-training --as-of 2026-09-30 --json
+        papertrack momentum llm-agent-training --as-of 2026-06-26 --json
     """
     with errors():
         catalog, chosen, store, day, result = _topic_momentum(topic, as_of, window, weeks)
@@ -240,7 +240,7 @@ def trending(
     \b
         papertrack trending
         papertrack trending --min 20 --window 2
-        papertrack trending --as-of 2026-09-30 --format csv > trending.csv
+        papertrack trending --as-of 2026-06-26 --format csv > trending.csv
     """
     from papertrack import momentum as core
 
@@ -304,7 +304,7 @@ def topic_page(
     \b
         papertrack topic LLM-agent-training
         papertrack topic "GUI Agents" -n 5 --abstract
-        papertrack topic llm-agent-training --as-of 2026-09-30 --json
+        papertrack topic llm-agent-training --as-of 2026-06-26 --json
     """
     from papertrack import momentum as core
     from papertrack.store import UNDATED

@@ -216,7 +216,7 @@ def topics_list(
     \b
         papertrack topics list
         papertrack topics --json
-        papertrack topics --format csv --as-of 2026-09-30
+        papertrack topics --format csv --as-of 2026-06-26
     """
     with errors():
         fmt = pick_format(fmt, as_json)
