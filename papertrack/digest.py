@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -41,6 +41,7 @@ __all__ = [
     "load_state",
     "markdown_escape",
     "render_markdown",
+    "shown_above_lines",
     "render_text",
     "save_following",
     "save_state",
@@ -169,6 +170,14 @@ class Section:
     name: str
     momentum: str
     papers: list[Paper] = field(default_factory=list)
+    #: Its new papers shown under a topic followed before it (a paper appears once).
+    shown_above: list[str] = field(default_factory=list)
+
+    @property
+    def only_above(self) -> bool:
+        """All its new papers are shown under earlier topics: it has no section of its
+        own, and without a word a reader could not tell it from one with nothing new."""
+        return not self.papers and bool(self.shown_above)
 
 
 @dataclass(slots=True)
@@ -244,17 +253,19 @@ def build_digest(
         if since is None and followed is not None and slug in followed:
             start = max(cutoff, first_cutoff(followed[slug]))
         chosen = []
+        above = []
         for paper in papers.get(slug, ()):
-            if paper.arxiv_id in placed:
-                continue
             if since is None and paper.arxiv_id in state.digested:
                 continue
             if paper.paper_date is None or paper.paper_date < start:
                 continue
+            if paper.arxiv_id in placed:
+                above.append(paper.arxiv_id)
+                continue
             placed.add(paper.arxiv_id)
             chosen.append(paper)
         chosen.sort(key=paper_date_key, reverse=True)
-        sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen))
+        sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen, above))
     return Digest(now, cutoff, sections, state.last, by_since=since is not None)
 
 
@@ -326,7 +337,21 @@ def render_text(digest: Digest, names: Mapping[str, str]) -> str:
             others = other_tags(paper, section.topic, names)
             if others:
                 lines.append("  Also in: " + ", ".join(others))
+    lines += [f"\n{line}" for line in shown_above_lines(digest, clean)]
     return "\n".join(lines) + "\n"
+
+
+def shown_above_lines(digest: Digest, escape: Callable[[str], str]) -> list[str]:
+    """A line for each followed topic whose new papers are all shown under an earlier
+    one: "GUI Agents: 1 new paper, shown above (Also in)". It had no section, so a
+    reader could not tell it from a topic with nothing new."""
+    return [
+        f"{escape(section.name)}: {count_text(len(section.shown_above))}, shown above "
+        f"under {'an earlier topic' if len(section.shown_above) == 1 else 'earlier topics'}"
+        " (see 'Also in')."
+        for section in digest.sections
+        if section.only_above
+    ]
 
 
 # What a Markdown renderer (CommonMark, and GitHub's GFM) would read as markup
@@ -370,6 +395,10 @@ def markdown_escape(text: object, *, line_start: bool = False) -> str:
     return line
 
 
+def _md_line(text: str) -> str:
+    return markdown_escape(text, line_start=True)
+
+
 def _md_url(url: str) -> str:
     # Percent-encode what would end the link destination or open markup.
     for char, code in (("%", "%25"), (" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C")):
@@ -405,6 +434,7 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
             others = other_tags(paper, section.topic, names)
             if others:
                 lines[-1] += "  \n  Also in: " + ", ".join(markdown_escape(o) for o in others)
+    lines += [f"\n{line}" for line in shown_above_lines(digest, _md_line)]
     return "\n".join(lines) + "\n"
 
 
@@ -412,8 +442,8 @@ def digest_dict(
     digest: Digest, momentum: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, Any]:
     """{generated, since, last_digest, topics: [{topic, name, momentum, momentum_text,
-    papers: [paper dicts]}]}; ``momentum`` maps a slug to its momentum object, the
-    same as ``papertrack momentum --json`` gives."""
+    papers: [paper dicts], shown_above: [ids]}]}; ``momentum`` maps a slug to its
+    momentum object, the same as ``papertrack momentum --json`` gives."""
     return {
         "generated": utc_text(digest.generated),
         "since": utc_text(digest.since),
@@ -425,6 +455,8 @@ def digest_dict(
                 "momentum": (momentum or {}).get(s.topic),
                 "momentum_text": s.momentum,
                 "papers": [p.to_dict() for p in s.papers],
+                # Its new papers shown under a topic followed before it.
+                "shown_above": list(s.shown_above),
             }
             for s in digest.sections
         ],

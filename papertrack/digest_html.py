@@ -31,6 +31,7 @@ from papertrack.digest import (
     names_text,
     other_tags,
     scope_text,
+    shown_above_lines,
 )
 
 __all__ = ["PARTIAL_NOTE", "Bar", "Chart", "WeekLabel", "chart", "environment", "render_html"]
@@ -249,6 +250,7 @@ def _context(
         "scope": scope_text(digest),
         "total": count_text(len(digest.arxiv_ids())),
         "sections": sections,
+        "shown_above": shown_above_lines(digest, clean),
     }
 
 

@@ -270,7 +270,7 @@ def test_json_shape(tmp_path: Path) -> None:
     datetime.fromisoformat(data["generated"])
     assert data["since"] is not None  # the first digest's 7-day window
     zebra, stripe = data["topics"]
-    assert set(zebra) == {"topic", "name", "momentum", "momentum_text", "papers"}
+    assert set(zebra) == {"topic", "name", "momentum", "momentum_text", "papers", "shown_above"}
     assert (zebra["topic"], zebra["name"]) == ("zebra-studies", "Zebra Studies")
     assert zebra["momentum_text"].endswith(".")
     # The momentum object of the stable schema, as `momentum --json` gives it.
@@ -884,3 +884,23 @@ def test_every_digest_leaves_a_line_in_the_log(tmp_path: Path, isolated_home: Pa
         "Wrote a digest of 1 paper to standard output",
         f"Wrote a digest of 1 paper to {tmp_path / 'd.txt'}",
     ]
+
+
+def test_a_followed_topic_whose_papers_are_all_shown_above_is_named(tmp_path: Path) -> None:
+    """A paper of two followed topics is shown once, under the first: the second had
+    no section, and a reader could not tell it from a topic with nothing new."""
+    follow("zebra-studies", "stripe-science")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00095", 1, "Zebra stripes", 1, ["A"])]))
+    data = digest_json("--dry-run")
+    assert [(t["topic"], ids({"topics": [t]}), t["shown_above"]) for t in data["topics"]] == [
+        ("zebra-studies", ["2611.00095"], []),
+        ("stripe-science", [], ["2611.00095"]),
+    ]
+    line = "Stripe Science: 1 new paper, shown above under an earlier topic (see 'Also in')."
+    for fmt in ("text", "markdown", "html"):
+        shown = run("digest", "--dry-run", "-f", fmt)
+        assert shown.exit_code == 0, shown.stderr
+        assert line.replace("'", "&#39;" if fmt == "html" else "'") in shown.stdout, fmt
+    # A topic with nothing new at all gets no such line.
+    ingest(api_feed(tmp_path / "g.xml", [("2611.00096", 1, "Zebra herds", 1, ["B"])]))
+    assert "Stripe Science: 2" not in run("digest", "--dry-run").stdout
