@@ -569,7 +569,22 @@ def parse_query(text: str) -> Node:
     Raises:
         QuerySyntaxError: with a 1-based ``column``, saying what is wrong and how to fix it.
     """
+    undecoded = _UNDECODED.search(text)
+    if undecoded is not None:
+        # A byte that is not UTF-8 (a terminal or script in Latin-1: 'caf\xe9') reaches
+        # Python as a lone surrogate, and the tokenizer dropped it: 'café' searched for
+        # 'caf'.
+        column = undecoded.start() + 1
+        raise QuerySyntaxError(
+            f"the query holds a byte that is not UTF-8 text at column {column}. Type it "
+            "in UTF-8 (set LANG to a UTF-8 locale, or convert the script's text)",
+            column,
+        )
     return _Parser(text).parse()
+
+
+#: What Python makes of a command-line byte that is not UTF-8 (surrogateescape).
+_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 def operator_words(text: str) -> list[str]:

@@ -449,6 +449,12 @@ def test_output_never_replaces_what_papertrack_keeps(
             result = run(*command, "-o", str(named))
             error_line(result, 2, str(named), "Name a file elsewhere")
     error_line(run("site", "-o", str(store / "site")), 2, "Name a folder elsewhere")
+    # The store itself, named once ("X is X, which papertrack keeps" named it twice).
+    line = error_line(run("site", "-o", str(store)), 2)
+    assert line == (
+        f"Error: {store} is the store, which papertrack keeps: writing there would damage "
+        "it. Name a folder elsewhere."
+    )
     assert {path: path.read_bytes() for path in store.rglob("*") if path.is_file()} == kept
     assert (isolated_home / "topics.toml").read_text(encoding="utf-8") == "# mine\n"
     # A log file that is a device is written into, not replaced: /dev/null may be both.
@@ -673,3 +679,11 @@ def test_ids_run_together_with_commas_are_told_apart() -> None:
     line = error_line(run("show", "2508.13167,2508.13382"), 2, "is several arXiv ids in one")
     assert line.endswith("Separate them with spaces: 2508.13167 2508.13382.")
     error_line(run("show", "2508.13167,banana"), 2, "is not an arXiv id")
+
+
+def test_a_query_byte_that_is_not_utf8_is_refused_not_dropped(small: Path) -> None:
+    """`search $'caf\\xe9'` from a Latin-1 script searched for 'caf' (the byte dropped)."""
+    from tests.helpers import error_line
+
+    for args in (["search", "caf\udce9"], ["latest", "--query", "zebra caf\udce9"]):
+        error_line(run(*args), 2, "not UTF-8 text at column", "Type it in UTF-8")

@@ -606,13 +606,19 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
     output = Path(text)
     target = Path(os.path.realpath(output))
     # The store in effect, the data home's own (another command may use it), and models.
-    folders = (paths.store_dir(state.db), paths.home() / "store", paths.user_models_dir())
-    for place in (Path(os.path.realpath(where)) for where in folders):
+    folders = (
+        ("the store", paths.store_dir(state.db)),
+        ("the store", paths.home() / "store"),
+        ("the folder of taught models", paths.user_models_dir()),
+    )
+    for what, where in folders:
+        place = Path(os.path.realpath(where))
         if target == place or place in target.parents:
+            # Not "X is X, which ...": the path as typed is named once.
+            said = what if target == place else f"inside {what}, {visible(str(place))}"
             raise UsageError(
-                f"{visible(text)} is {'' if target == place else 'inside '}{place}, which "
-                "papertrack keeps: writing "
-                f"there would damage it. Name a {kind} elsewhere"
+                f"{visible(text)} is {said}, which papertrack keeps: writing there would "
+                f"damage it. Name a {kind} elsewhere"
             )
     from papertrack.files import writes_into
 
