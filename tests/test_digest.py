@@ -82,8 +82,8 @@ def test_follow_unfollow_following(isolated_home: Path) -> None:
     follow("zebra studies", "STRIPE-SCIENCE", "zebra-studies")
     listed = json.loads(run("following", "--json").stdout)
     assert listed == [
-        {"topic": "zebra-studies", "name": "Zebra Studies"},
-        {"topic": "stripe-science", "name": "Stripe Science"},
+        {"topic": "zebra-studies", "name": "Zebra Studies", "missing": False},
+        {"topic": "stripe-science", "name": "Stripe Science", "missing": False},
     ]
     assert run("following").stdout.splitlines() == [
         "Zebra Studies (zebra-studies)",
@@ -904,3 +904,16 @@ def test_a_followed_topic_whose_papers_are_all_shown_above_is_named(tmp_path: Pa
     # A topic with nothing new at all gets no such line.
     ingest(api_feed(tmp_path / "g.xml", [("2611.00096", 1, "Zebra herds", 1, ["B"])]))
     assert "Stripe Science: 2" not in run("digest", "--dry-run").stdout
+
+
+def test_a_followed_topic_that_is_gone_is_listed_as_missing(isolated_home: Path) -> None:
+    """following --json left it out without a word, while every digest warned of it."""
+    follow("zebra-studies", "stripe-science")
+    topics = isolated_home / "topics.toml"
+    topics.write_text(topics.read_text(encoding="utf-8").split("\n\n")[0] + "\n", "utf-8")
+    listed = run("following", "--json")
+    assert json.loads(listed.stdout) == [
+        {"topic": "zebra-studies", "name": "Zebra Studies", "missing": False},
+        {"topic": "stripe-science", "name": None, "missing": True},
+    ]
+    assert "Warning: you follow 'stripe-science', which is no longer a topic" in listed.stderr

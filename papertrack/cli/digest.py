@@ -189,10 +189,20 @@ def following(as_json: JsonOnlyOpt = False) -> None:
     """
     from papertrack.digest import clean
 
+    from papertrack.digest import load_following
+
     with errors():
         topics = followed_topics(load_catalog())
         if as_json:
-            data = [{"topic": t.slug, "name": t.name} for t in topics]
+            # A followed slug no topic has is listed too ("missing": true), as the
+            # digest warns of it: a script checking its follows never saw it.
+            found = {t.slug: t for t in topics}
+            data = [
+                {"topic": slug, "name": found[slug].name, "missing": False}
+                if slug in found
+                else {"topic": slug, "name": None, "missing": True}
+                for slug in load_following(following_file())[0]
+            ]
             emit_json(data)
             return
         for topic in topics:
