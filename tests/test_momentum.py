@@ -618,6 +618,9 @@ def test_trending_orders_topics_and_min_hides(store_dir: Path) -> None:
     assert csv_out.stdout.splitlines()[1].startswith(
         "1,large-language-models,Large Language Models,84,20,320,"
     )
+    # Each row says its day and window: a weekly CSV appended by cron told them apart.
+    assert csv_out.stdout.splitlines()[0].endswith(",sparkline,as_of,window_days")
+    assert csv_out.stdout.splitlines()[1].endswith(",2026-09-27,28")
     jsonl = run(*db, "trending", "--as-of", "2026-09-27", "-f", "jsonl", "--min", "1")
     assert [json.loads(line)["topic"] for line in jsonl.stdout.splitlines()] == order[:3]
     nothing = run(*db, "trending", "--as-of", "2026-09-27", "--min", "1000")

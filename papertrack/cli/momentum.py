@@ -215,6 +215,10 @@ TRENDING_CSV = (
     "total_current",
     "low_count",
     "sparkline",
+    # Last, so the columns before keep their places: a weekly CSV appended by cron
+    # could not tell one week's rows from another's.
+    "as_of",
+    "window_days",
 )
 
 
