@@ -524,7 +524,7 @@ def topic_card(info: Mapping[str, Any]) -> Group:
     head.append(f"  ({safe(info['topic'])})", style="cyan")
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="dim", no_wrap=True)
-    grid.add_column()
+    grid.add_column(overflow="fold")  # the topics file's path is wrapped, not cut
     source = str(info["source"])
     if info.get("overrides_default"):
         source += ", replacing the default topic with this slug"
@@ -846,7 +846,7 @@ def stats_view(info: StoreStats, shown: Sequence[tuple[str, int]], categories: i
     sizes = info.sizes
     summary = Table.grid(padding=(0, 2))
     summary.add_column(style="bold")
-    summary.add_column()
+    summary.add_column(overflow="fold")  # a long store path is wrapped, not cut: it is copied
     summary.add_row("Store", Text(safe(str(info.path))))
     undated = f" ({info.undated:,} undated)" if info.undated else ""
     summary.add_row("Papers", f"{info.papers:,}{undated}")

@@ -6,6 +6,7 @@ import io
 import json
 import re
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -280,3 +281,19 @@ def test_trending_marks_a_change_measured_over_days_with_no_data() -> None:
     assert "†" not in shown[0] and "no data" not in shown[0]
     assert "†" in shown[1]
     assert "† a window has days with no data: compared per day of data" in shown[1]
+
+
+def test_long_paths_are_wrapped_whole_not_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """stats cut a long store path with "…" (even off a terminal), and topics show
+    the path of the default topics file: neither could be copied."""
+    store = tmp_path / ("a-very-long-folder-name-" * 4) / "store"
+    assert run("--db", str(store), "ingest", str(LISTING)).exit_code == 0
+    monkeypatch.setenv("COLUMNS", "60")
+    for args in (["--db", str(store), "stats"], ["topics", "show", "gui-agents"]):
+        shown = run(*args).stdout
+        assert "…" not in shown, shown
+        joined = re.sub(r"\n +", "", shown)
+        wanted = str(store) if args[-1] == "stats" else "topics.toml"
+        assert wanted in joined, shown
