@@ -187,9 +187,7 @@ def following(as_json: JsonOnlyOpt = False) -> None:
         papertrack following
         papertrack following --json | jq -r '.[].topic'
     """
-    from papertrack.digest import clean
-
-    from papertrack.digest import load_following
+    from papertrack.digest import clean, load_following
 
     with errors():
         topics = followed_topics(load_catalog())
