@@ -514,6 +514,12 @@ def fetch_listing(
         on = f"on {day:%A} {day}" if day is not None else "in this listing"
         report.note = f"no announcement {on} (arXiv announces nothing on weekends)"
     if day is not None:
+        if StateFile(settings.home / LISTINGS_FILE).damaged():
+            # Read as empty, it named no missed day, and was then written anew.
+            report.warnings.append(
+                f"{settings.home / LISTINGS_FILE} could not be read, so no listing day "
+                "missed before this one can be named; it starts again from this listing's day"
+            )
         missed = _missed_listings(settings.home, categories, day)
         if missed:
             report.warnings.append(_missed_warning(missed))

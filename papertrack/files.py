@@ -327,6 +327,16 @@ class StateFile:
             return {}
         return data if isinstance(data, dict) else {}
 
+    def damaged(self) -> bool:
+        """Whether the file is there but reads as empty (not JSON, or not an object)."""
+        try:
+            data = json.loads(self.path.read_bytes())
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError):
+            return True
+        return not isinstance(data, dict)
+
     def write(
         self, data: dict[str, Any], *, indent: int | None = None, sort_keys: bool = False
     ) -> None:

@@ -533,6 +533,22 @@ def fetch_listing_of(httpserver: HTTPServer, day: str, *args: str) -> Result:
     return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url, *args)
 
 
+def test_a_damaged_record_of_listings_is_said_not_read_as_empty_quietly(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """Read as empty, it named no missed day and was written anew without a word."""
+    assert fetch_listing_of(httpserver, "2025-08-20", "-q").exit_code == 0
+    listings = isolated_home / "fetch-listings.json"
+    listings.write_text('{"cs.AI": "2025-08-20",', encoding="utf-8")
+    said = fetch_listing_of(httpserver, "2025-08-25", "-q")
+    assert said.exit_code == 0
+    assert said.stderr == (
+        f"Warning: {listings} could not be read, so no listing day missed before this one "
+        "can be named; it starts again from this listing's day\n"
+    )
+    assert json.loads(listings.read_text(encoding="utf-8")) == {"cs.AI": "2025-08-25"}
+
+
 def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers(
     httpserver: HTTPServer,
 ) -> None:
