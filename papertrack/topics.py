@@ -357,6 +357,14 @@ def _topics_in(
             if hidden:
                 result.append((slug, name.strip(), None))
                 continue
+            if not set(entry) - {"name", "slug", "description", "hidden"}:
+                # What is left of a hidden default whose `hidden = true` line alone was
+                # deleted: "Add query" told the user to do what they did not want.
+                raise UsageError(
+                    f"{where} has a name and no query or model. Delete the entry if it is "
+                    "left from hiding a default topic (that brings the default back), "
+                    "or add query = \"...\""
+                )
             query = _string(entry, "query", where, required="model" not in entry)
             categories = entry.get("categories", [])
             if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):

@@ -537,6 +537,8 @@ def test_a_bad_user_query_names_the_file_and_the_topic(tmp_path: Path) -> None:
         ("[[topics]]\nname = 'x'\nquery = 'x'\n", "unknown top-level key 'topics'"),
         ("[[topic]]\nname = 'X'\nquery = 'x'\nquerry = 'y'\n", "has unknown key 'querry'"),
         ("[[topic]]\nname = 'X'\n", "topic 'X' in"),
+        # What is left of a hidden default once its `hidden = true` line is deleted.
+        ("[[topic]]\nname = 'GUI Agents'\nslug = 'gui-agents'\n", "left from hiding a default"),
         ("[[topic]]\nquery = 'x'\n", "has no name"),
         ("[[topic]]\nname = 'X'\nslug = 'My Slug'\nquery = 'x'\n", "e.g. 'my-slug'"),
         ("[[topic]]\nname = 'X'\nquery = 'x'\ncategories = 'cs.AI'\n", "list of strings"),
