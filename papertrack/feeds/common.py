@@ -99,10 +99,10 @@ def bounded(paper: Paper) -> tuple[Paper, str]:
     """
     cut: dict[str, Any] = {}
     fixed: dict[str, Any] = {}
-    arxiv = stored_arxiv_id(paper.arxiv_id)
     for name, made in (("url", abs_url), ("pdf_url", lambda i: pdf_url(i, paper.version))):
         value = getattr(paper, name)
         if value is not None and not _WEB_LINK.match(value):
+            arxiv = stored_arxiv_id(paper.arxiv_id)
             fixed[name] = made(arxiv) if arxiv else None
     if len(paper.title) > MAX_TITLE:
         cut["title"] = paper.title[:MAX_TITLE].rstrip() + "…"
