@@ -503,6 +503,19 @@ def test_a_search_field_in_a_question_is_said_and_left_out(store: Store) -> None
     assert "author" not in question_words(answer["question"])
 
 
+def okapi_feed(folder: Path, ids: str, title: str, abstracts: tuple[str, ...]) -> Path:
+    """A JSON-lines feed of papers IDS1, IDS2, ... titled "TITLE n", one an abstract."""
+    feed = folder / "okapi.jsonl"
+    feed.write_text(
+        "".join(
+            kaggle_line(f"{ids}{n}", f"{title} {n}", abstract=text) + "\n"
+            for n, text in enumerate(abstracts, start=1)
+        ),
+        "utf-8",
+    )
+    return feed
+
+
 def test_markdown_answer_sentences_stay_paragraphs_whatever_they_start_with(
     isolated_home: Path, tmp_path: Path
 ) -> None:
@@ -515,14 +528,7 @@ def test_markdown_answer_sentences_stay_paragraphs_whatever_they_start_with(
         "# Okapi grazing needs heading control in wet seasons. It works.",
         "> Okapi grazing was observed by drones since 2020. It works.",
     )
-    feed = tmp_path / "okapi.jsonl"
-    feed.write_text(
-        "".join(
-            kaggle_line(f"2601.0003{n}", f"Okapi grazing {n}", abstract=text) + "\n"
-            for n, text in enumerate(abstracts, start=1)
-        ),
-        "utf-8",
-    )
+    feed = okapi_feed(tmp_path, "2601.0003", "Okapi grazing", abstracts)
     assert run("ingest", str(feed)).exit_code == 0
     done = run("ask", "okapi grazing", "--format", "markdown")
     assert done.exit_code == 0, done.stderr
@@ -545,14 +551,7 @@ def test_the_answer_quotes_what_sets_a_paper_apart_not_what_all_share(
         "Okapi agents read phone screens well. Okapi agents click the right buttons.",
         "Okapi agents plan long phone tasks. Okapi agents are evaluated on a new suite.",
     )
-    feed = tmp_path / "okapi.jsonl"
-    feed.write_text(
-        "".join(
-            kaggle_line(f"2601.0004{n}", f"Okapi agents {n}", abstract=text) + "\n"
-            for n, text in enumerate(abstracts, start=1)
-        ),
-        "utf-8",
-    )
+    feed = okapi_feed(tmp_path, "2601.0004", "Okapi agents", abstracts)
     assert run("ingest", str(LISTING), str(feed)).exit_code == 0
     assert run("topics", "add", "Okapi", "--query", "okapi").exit_code == 0
 
