@@ -627,21 +627,35 @@ def write_site(folder: Path, files: Mapping[str, bytes], *, lock_timeout: float)
             if name not in fresh and _same(folder / name, files[name]):
                 report.unchanged.append(name)
             else:
-                write_atomic(folder / name, files[name])
+                # A page rewritten keeps its permissions, as export -o and digest -o
+                # keep a file's: under cron's umask 077 a published 0644 page became
+                # 0600, and the web server answered 403.
+                write_atomic(folder / name, files[name], mode=_mode_of(folder / name))
                 report.written.append(name)
         # Pages leaving the site may link to each other: each becomes a stub before
         # any is removed, so a kill in between leaves no link to a missing page.
         stale = [n for n in sorted(old - new) if (folder / n).is_file()]
         for name in stale:
             if name.endswith(".html"):
-                write_atomic(folder / name, _stub(folder))
+                write_atomic(folder / name, _stub(folder), mode=_mode_of(folder / name))
         for name in stale:
             (folder / name).unlink(missing_ok=True)
             report.removed.append(name)
         # Last: until now the manifest also named every file this run might leave behind.
         manifest = _manifest(new)
         if not _same(folder / MARKER, manifest):
-            write_atomic(folder / MARKER, manifest)
+            write_atomic(folder / MARKER, manifest, mode=_mode_of(folder / MARKER))
         return report
     finally:
         lock.release()
+
+
+def _mode_of(path: Path) -> int | None:
+    """``path``'s permission bits, or None when it is not there (then the umask's)."""
+    import os
+    import stat
+
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return None

@@ -363,7 +363,7 @@ def _topics_in(
                 raise UsageError(
                     f"{where} has a name and no query or model. Delete the entry if it is "
                     "left from hiding a default topic (that brings the default back), "
-                    "or add query = \"...\""
+                    'or add query = "..."'
                 )
             query = _string(entry, "query", where, required="model" not in entry)
             categories = entry.get("categories", [])

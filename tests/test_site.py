@@ -265,6 +265,25 @@ def test_unchanged_pages_are_not_rewritten(store_dir: Path, tmp_path: Path) -> N
     assert f"{len(changed)} files written" in more
 
 
+def test_a_rewritten_page_keeps_its_permissions(store_dir: Path, tmp_path: Path) -> None:
+    """Under cron's umask 077, a published 0644 page was rewritten 0600, and the web
+    server answered 403 for every page that changed."""
+    import os
+
+    out = tmp_path / "site"
+    site(store_dir, out, "-n", "5")
+    pages = sorted(out.glob("*.html"))
+    for page in pages:
+        page.chmod(0o664)
+    old = os.umask(0o077)
+    try:
+        site(store_dir, out, "-n", "6")  # every topic page changes
+    finally:
+        os.umask(old)
+    rewritten = [p for p in pages if p.name != "index.html"]
+    assert rewritten and {oct(p.stat().st_mode & 0o777) for p in rewritten} == {"0o664"}
+
+
 def test_topics_as_of_and_removed_pages(store_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     trending = cli_json(store_dir, "trending")
