@@ -234,3 +234,45 @@ def test_every_page_loads_without_errors(built: tuple[Path, Path], browser: Brow
         assert seen["overflowing"] == [] and seen["scrollWidth"] <= PHONE, path.name
     assert tab.errors() == []
     tab.close()
+
+
+def test_the_html_digest_fits_a_phone_whatever_its_words(
+    isolated_home: Path, tmp_path: Path, browser: Browser
+) -> None:
+    """One unbroken 300-letter word in a title (or a long topic name) widened the
+    whole mail to 3,797 px: every other title was cut off in a phone's mail pane."""
+    from tests.helpers import kaggle_line
+
+    word = "Zebra" + "x" * 300
+    feed = tmp_path / "long.jsonl"
+    feed.write_text(
+        kaggle_line(
+            "2601.00051",
+            f"{word} stripes",
+            abstract="Zebras.",
+            authors_parsed=[["A" * 200, "", ""]],
+        )
+        + "\n"
+        + kaggle_line("2601.00052", "Zebra herds on the move", abstract="Zebras.")
+        + "\n",
+        "utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    name = "Zebrastudiesofeverykindwithoutanyspaceatall" * 2
+    assert run("topics", "add", name, "--query", "zebra*", "--slug", "zebra").exit_code == 0
+    assert run("follow", "zebra").exit_code == 0
+    page = tmp_path / "digest.html"
+    made = run("digest", "-f", "html", "--since", "2000-01-01", "-o", str(page))
+    assert made.exit_code == 0, made.stderr
+    tab = browser.open(360)
+    try:
+        tab.goto(page.as_uri())
+        seen = tab.evaluate(
+            "({scroll: document.documentElement.scrollWidth, inner: window.innerWidth,"
+            " text: document.body.innerText})"
+        )
+        tab.screenshot(tmp_path / "digest-360.png")
+    finally:
+        tab.close()
+    assert seen["scroll"] <= seen["inner"] == 360, seen["scroll"]
+    assert "Zebra herds on the move" in seen["text"]
