@@ -319,9 +319,17 @@ def test_following_builds_the_followed_topics(store_dir: Path, tmp_path: Path) -
     ]
 
 
-def test_quiet_prints_nothing(store_dir: Path, tmp_path: Path) -> None:
+def test_quiet_prints_nothing_but_a_store_that_stopped(store_dir: Path, tmp_path: Path) -> None:
+    # The store's papers are months old: from cron, the site froze at that day without
+    # a word, where digest warned.
     result = run("--db", str(store_dir), "site", "-q", "-o", str(tmp_path / "s"))
-    assert result.exit_code == 0 and result.stderr == "" and result.stdout == ""
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr.startswith("Warning: the newest paper in the store is from 20")
+    assert result.stderr.count("\n") == 1 and "papertrack fetch" in result.stderr
+    day = run(
+        "--db", str(store_dir), "site", "-q", "-o", str(tmp_path / "s"), "--as-of", "2025-08-20"
+    )
+    assert day.exit_code == 0 and day.stderr == "" and day.stdout == ""
 
 
 # --------------------------------------------------------------------------- folders

@@ -683,6 +683,18 @@ def note_other_version(given: str, paper: Paper, doing: str) -> None:
     say(f"Note: {asked[0]}v{asked[1]} is not stored; {doing} the stored version ({stored}). {how}")
 
 
+def warn_if_stale(store: Store, today: date) -> None:
+    """Said even with -q: a cron digest or site of a store whose fetch stopped says so
+    (the site froze at an old day without a word)."""
+    newest = store.newest_day() if store.exists() else None
+    if newest is not None and (today - newest).days > BEHIND_DAYS:
+        say(
+            f"Warning: the newest paper in the store is from {newest.isoformat()}, "
+            f"{(today - newest).days} days ago. Fetch new papers with 'papertrack fetch' "
+            "(has its cron job stopped?)."
+        )
+
+
 def behind_store_day(store: Store, day: date, quiet: bool = False) -> date:
     """``day`` (today, no --as-of given), or the store's newest paper's day if that is
     more than :data:`BEHIND_DAYS` before it: a store that is behind (the bundled

@@ -29,6 +29,7 @@ from papertrack.cli.common import (
     output_path,
     pick_format,
     say,
+    warn_if_stale,
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
@@ -46,10 +47,6 @@ TopicsArg = Annotated[
         metavar="TOPIC...", help="Topic names or slugs, any case.", autocompletion=complete_topic
     ),
 ]
-
-
-#: A store whose newest paper is older than this many days is behind: digest says so.
-STALE_DAYS = 7
 
 
 def following_file() -> Path:
@@ -321,7 +318,7 @@ def digest(
             state = core.load_state(state_file())
             store = open_store()
             fresh_tags(store, catalog)
-            _warn_if_stale(store, now)
+            warn_if_stale(store, now.date())
             window = start if start is not None else core.window_start(state, now)
             result, measured = _collect(store, topics, followed, state, now, window, start)
             names = {t.slug: t.name for t in catalog.topics}
@@ -384,17 +381,6 @@ def _restore(path: Path, data: bytes | None) -> None:
         path.unlink(missing_ok=True)
     else:
         write_atomic(path, data)
-
-
-def _warn_if_stale(store: Store, now: datetime) -> None:
-    """Said even with -q: a cron digest of a store whose fetch stopped says so."""
-    newest = store.newest_day() if store.exists() else None
-    if newest is not None and (now.date() - newest).days > STALE_DAYS:
-        say(
-            f"Warning: the newest paper in the store is from {newest.isoformat()}, "
-            f"{(now.date() - newest).days} days ago. Fetch new papers with 'papertrack fetch' "
-            "(has its cron job stopped?)."
-        )
 
 
 def _collect(

@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     open_store,
     output_path,
     say,
+    warn_if_stale,
 )
 from papertrack.errors import UsageError
 
@@ -111,6 +112,12 @@ def site(
         store = open_store()
         fresh_tags(store, catalog)
         day = as_of_day(store, as_of, 4, 12, quiet=quiet, fixed=True)
+        if as_of is None and quiet:
+            # Without -q the note of as_of_day says it; from cron the site froze at
+            # its newest paper's day without a word.
+            from papertrack.momentum import today
+
+            warn_if_stale(store, today())
         names = {t.slug: t.name for t in catalog.topics}
         gathered = core.gather(store, chosen, day, limit=limit, known=names)
         files = core.render_site(gathered, day, names=names, base_url=base_url)
