@@ -317,6 +317,13 @@ def _momentum(m: core.Momentum, large: bool) -> dict[str, Any]:
         "trend": trend,
         "current": f"{m.current.count:,}",
         "window": core.window_phrase(m.window_weeks),
+        # The dark bars are the weeks the window overlaps: its first day, when not a
+        # Monday, says why they add up to more than the sentence's count (98 to 75).
+        "window_from": (
+            f"{m.current.first:%b} {m.current.first.day}"
+            if m.weeks and m.current.first not in {w.start for w in m.weeks}
+            else ""
+        ),
         "chart": _chart(m, large),
         # Where the bars stand: the chart's height less the room for week labels.
         "baseline": LARGE["top"] + LARGE["height"] if large else SMALL_HEIGHT,

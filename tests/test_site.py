@@ -645,3 +645,16 @@ def test_feed_titles_names_counts_and_untitled_entries_read_as_on_the_terminal(
     assert "(untitled: 2501.00002)" not in latest.stdout  # data keeps the empty title
     table = run("latest", "esc-bold-zebra")
     assert "(untitled: 2501.00002)" in table.stdout
+
+
+def test_the_chart_legend_says_which_weeks_the_dark_bars_are(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    """Five bars were dark (the weeks a 28-day window overlaps) under a legend of
+    "the last four weeks", and they added up to more than the sentence said."""
+    out = tmp_path / "site"
+    site(store_dir, out, "--topics", "gui-agents", "--as-of", "2025-08-20")  # a Wednesday
+    legend = "Dark bars: the weeks the last four weeks overlap (from Jul 24, so the first"
+    assert legend in read(out / page_name("gui-agents"))
+    site(store_dir, out, "--topics", "gui-agents", "--as-of", "2025-08-24")  # a Sunday
+    assert "Dark bars: the last four weeks; a dashed" in read(out / page_name("gui-agents"))
