@@ -40,7 +40,7 @@ from urllib.parse import SplitResult, quote, urlsplit
 from xml.etree import ElementTree as ET
 
 from papertrack import momentum as core
-from papertrack.digest import clean, link, names_text
+from papertrack.digest import clean, link
 from papertrack.errors import StoreError, UsageError
 from papertrack.models import Paper, paper_date_key, utc_text
 from papertrack.related import related_topics, shared_counts
@@ -339,8 +339,12 @@ def _paper(paper: Paper, pages: Mapping[str, str], names: Mapping[str, str]) -> 
         "category": clean(paper.primary_category or ""),
         "title": clean(_clip(paper.shown_title, TITLE_CHARS)),
         "url": link(paper),
-        "authors": names_text(paper.authors, SHOWN_NAMES),
-        "affiliations": names_text(paper.affiliations, SHOWN_NAMES, sep=" · "),
+        # Each name on its own (in <bdi>): two right-to-left names side by side were
+        # shown in reversed order. "+N" counts the names left out.
+        "authors": [clean(n) for n in paper.authors[:SHOWN_NAMES]],
+        "more_authors": _more(len(paper.authors)),
+        "affiliations": [clean(n) for n in paper.affiliations[:SHOWN_NAMES]],
+        "more_affiliations": _more(len(paper.affiliations)),
         "abstract": clean(_clip(paper.abstract, ABSTRACT_CHARS)),
         "tags": [
             {"name": clean(names.get(tag, tag)), "href": pages.get(tag)}
@@ -374,7 +378,12 @@ def _topic_context(
     }
 
 
-def _index_context(topics: Sequence[SiteTopic], as_of: date) -> dict[str, Any]:
+def _more(count: int) -> str:
+    """ " +1,204": how many names past the shown ones ("" when none are left out)."""
+    return f" +{count - SHOWN_NAMES:,}" if count > SHOWN_NAMES else ""
+
+
+def _index_context(topics: Sequence[SiteTopic], as_of: date, every: bool = True) -> dict[str, Any]:
     ranked = {m.topic: n for n, m in enumerate(core.rank(t.momentum for t in topics))}
     rows = []
     for topic in sorted(topics, key=lambda t: ranked[t.slug]):
@@ -393,6 +402,8 @@ def _index_context(topics: Sequence[SiteTopic], as_of: date) -> dict[str, Any]:
         "window": core.window_phrase(weeks),
         "window_before": core.window_phrase(weeks, last=False),
         "topics": rows,
+        # A site of some topics (--following, --topics) said "Every topic".
+        "every": every,
     }
 
 
@@ -463,7 +474,8 @@ def render_site(
         html = page.render(_topic_context(topic, pages, names, as_of))
         files[page_name(topic.slug)] = html.encode("utf-8")
         files[feed_name(topic.slug)] = _feed(topic, as_of, base_url).encode("utf-8")
-    index = env.get_template("site_index.html.j2").render(_index_context(topics, as_of))
+    every = {t.slug for t in topics} >= set(names)
+    index = env.get_template("site_index.html.j2").render(_index_context(topics, as_of, every))
     files["index.html"] = index.encode("utf-8")
     return files
 

@@ -317,6 +317,16 @@ def test_following_builds_the_followed_topics(store_dir: Path, tmp_path: Path) -
         "index.html",
         "llm-agent-training.html",
     ]
+    # Not "Every topic" on a site of two; each Follow link names its topic for a
+    # screen reader (twenty links read "Follow"), each name is isolated (<bdi>: two
+    # right-to-left names side by side were shown in reversed order).
+    index = read(out / "index.html")
+    assert "The topics of this site by their change" in index and "Every topic" not in index
+    assert 'aria-label="Follow GUI Agents: its Atom feed"' in index
+    page = read(out / "gui-agents.html")
+    assert '<p class="authors"><bdi>' in page and 'aria-label="Abstract of ' in page
+    site(store_dir, tmp_path / "all")
+    assert "Every topic by its change" in read(tmp_path / "all" / "index.html")
 
 
 def test_quiet_prints_nothing_but_a_store_that_stopped(store_dir: Path, tmp_path: Path) -> None:
