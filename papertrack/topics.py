@@ -422,6 +422,11 @@ def _topics_in(
 _MODEL_ERRORS = (OSError, ValueError, TypeError, KeyError, AttributeError)
 
 
+def model_digest(path: str | Path) -> str:
+    """A short digest of a model file's bytes: which shipped model a pinned copy copies."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
 def model_problem(topic: Topic) -> str | None:
     """Why ``topic``'s model file cannot be used ("is missing", "cannot be read
     (…)"), or None; the model read is kept, so tagging does not read it again."""
@@ -1001,6 +1006,17 @@ class Catalog:
                 taught_topic = dataclasses.replace(topic, model_file=str(taught), decide_rule="")
                 problem = model_problem(taught_topic)
                 if problem is None:
+                    copied = taught_topic.model.meta.get("copy_of")
+                    if copied and topic.model_file and copied != model_digest(topic.model_file):
+                        # Papers taught that the topic already decided so pin a copy of
+                        # the shipped model: one papertrack updated is not followed.
+                        warnings.append(
+                            f"{quoted(topic.name)} decides by a copy of an earlier shipped "
+                            "model, kept when you taught it papers it already decided so; "
+                            f"papertrack's model of it has changed since. 'papertrack topics "
+                            f"teach {topic.slug} --forget' takes the new one (then teach "
+                            "the papers again)"
+                        )
                     topic = taught_topic
                 else:
                     warnings.append(

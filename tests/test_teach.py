@@ -107,6 +107,24 @@ def test_teaching_what_the_topic_already_decides_says_so(stored: Path) -> None:
 
     shipped = json.loads(Path(Catalog.default().find("llm-agent-training").model_file).read_text())
     assert model["weights"] == shipped["weights"] and model["threshold"] == shipped["threshold"]
+    # One more paper already so, taught on its own: kept again. (The pinned copy was
+    # not counted as the current model, and the second teach refit: +30 and -1.)
+    third = next(pid for pid in before if pid != CHAIN_OF_AGENTS)
+    more = run("topics", "teach", "llm-agent-training", third)
+    assert more.exit_code == 0, more.stderr
+    assert "its model is kept" in more.stderr and "+0 papers tagged, 0 untagged" in more.stderr
+    assert sorted(tagged("llm-agent-training")) == sorted(before)
+    # A copy of a shipped model that papertrack has since changed is said.
+    path = stored / "models" / "llm-agent-training.json"
+    copy = json.loads(path.read_text())
+    copy["meta"]["copy_of"] = "0" * 16
+    path.write_text(json.dumps(copy))
+    warned = run("topics", "show", "llm-agent-training")
+    assert "decides by a copy of an earlier shipped model" in warned.stderr
+    assert "'papertrack topics teach llm-agent-training --forget'" in warned.stderr
+    path.write_text(
+        json.dumps({**copy, "meta": {**copy["meta"], "copy_of": model["meta"]["copy_of"]}})
+    )
     # Taught the other way round, neither is "already so": each flip is said, and refit.
     result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
     assert result.exit_code == 0, result.stderr

@@ -44,6 +44,8 @@ from papertrack.errors import PapertrackError, UsageError
 from papertrack.text import counted, quoted, visible
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
     from papertrack.writer import Retagged
@@ -795,21 +797,46 @@ def _current(topic: Topic) -> bool:
     from pathlib import Path
 
     from papertrack.learn import FEATURE_SET
+    from papertrack.topics import model_digest
 
     if Path(topic.model_file).resolve() != paths.user_model_file(topic.slug).resolve():
         return True
     meta = topic.model.meta
+    shipped = _shipped_model(topic.slug)
+    if meta.get("copy_of") and shipped is not None:
+        # A pinned copy of the shipped model (a teach of papers already so): current
+        # while papertrack ships the same model. Not counted so, a second such teach
+        # refit and moved 30 tags where the first moved none.
+        return bool(meta["copy_of"] == model_digest(shipped))
     return "like" in meta and not _outdated(meta, FEATURE_SET)
+
+
+def _shipped_model(slug: str) -> Path | None:
+    """The model file papertrack ships for the default topic ``slug`` (None: none)."""
+    from pathlib import Path
+
+    from papertrack.topics import Catalog
+
+    shipped = Catalog.load(paths.default_topics_file()).by_slug(slug)
+    if shipped is None or not shipped.model_file or not Path(shipped.model_file).is_file():
+        return None
+    return Path(shipped.model_file)
 
 
 def _pin(topic: Topic, taught: dict[str, bool]) -> None:
     """Write ``topic``'s model as it is, with ``taught`` as its pinned examples."""
     import dataclasses
+    from pathlib import Path
 
     from papertrack import training
+    from papertrack.topics import model_digest
 
     model = topic.model
     meta = dict(model.meta)
+    if Path(topic.model_file).resolve() != paths.user_model_file(topic.slug).resolve():
+        # A copy of the shipped model: which one, so that it is known for current
+        # (and said when papertrack ships another).
+        meta["copy_of"] = model_digest(topic.model_file)
     meta["pinned"] = dict(sorted(taught.items()))
     meta["taught"] = {"in": sum(taught.values()), "out": sum(not v for v in taught.values())}
     training.save_model(dataclasses.replace(model, meta=meta), paths.user_model_file(topic.slug))
