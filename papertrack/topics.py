@@ -176,6 +176,12 @@ class Topic:
         return self.matches(PaperText(title, abstract, authors, categories))
 
     @property
+    def definition(self) -> str:
+        """A short hash of the topic's definition alone (its parsed query and
+        categories): a taught model records the one it was taught to."""
+        return self._fingerprint
+
+    @property
     def fingerprint(self) -> str:
         """A short hash of what decides membership: the parsed query and categories,
         and the model file and decision rule when the topic has a model.
@@ -1006,7 +1012,19 @@ class Catalog:
                 taught_topic = dataclasses.replace(topic, model_file=str(taught), decide_rule="")
                 problem = model_problem(taught_topic)
                 if problem is None:
-                    copied = taught_topic.model.meta.get("copy_of")
+                    meta = taught_topic.model.meta
+                    if meta.get("definition") not in (None, topic.definition):
+                        # topics.toml edited by hand: the query shown was not what
+                        # decided (1,780 papers where the new query matched 710).
+                        warnings.append(
+                            f"the model taught to {quoted(topic.name)} was taught to its "
+                            "earlier query or categories, and decides still, not the "
+                            "definition topics.toml gives it now. 'papertrack topics add "
+                            f"{quoted(topic.name)} --replace --query ...' redefines it and "
+                            "keeps your examples; 'papertrack topics teach "
+                            f"{topic.slug} --forget' drops them"
+                        )
+                    copied = meta.get("copy_of")
                     if copied and topic.model_file and copied != model_digest(topic.model_file):
                         # Papers taught that the topic already decided so pin a copy of
                         # the shipped model: one papertrack updated is not followed.

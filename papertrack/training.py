@@ -584,6 +584,8 @@ def teach(
     choice.model.meta.update(
         {
             "topic": topic.slug,
+            # What it was taught to: a query edited by hand is said not to decide.
+            "definition": topic.definition,
             "decide": choice.decide,
             "rules": choice.rules,
             "examples": {"positives": positives, "negatives": len(labels) - positives},

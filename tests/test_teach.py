@@ -84,6 +84,31 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
     assert not (stored / "models" / "llm-agent-training.json").exists()
 
 
+def test_a_taught_topic_redefined_by_hand_says_its_model_still_decides(stored: Path) -> None:
+    """Its query replaced in topics.toml, a taught default went on deciding by the
+    model taught to its earlier query (1,780 papers, the new query matching 710),
+    while topics show printed the new query, without a word."""
+    teach_one_in_and_one_out()
+    assert "Warning" not in run("topics", "show", "llm-agent-training").stderr
+    (stored / "topics.toml").write_text(
+        '[[topic]]\nname = "LLM Agent Training"\nslug = "llm-agent-training"\n'
+        "query = 'title:agent* AND title:training'\n",
+        encoding="utf-8",
+    )
+    shown = run("topics", "show", "llm-agent-training")
+    assert shown.exit_code == 0
+    assert (
+        "Warning: the model taught to 'LLM Agent Training' was taught to its earlier query "
+        "or categories, and decides still, not the definition topics.toml gives it now."
+    ) in shown.stderr
+    assert "--replace --query ...' redefines it and keeps your examples" in shown.stderr
+    # Redefined through the command, the model goes and the examples stay: no warning.
+    query = "title:agent* AND title:training"
+    again = run("topics", "add", "LLM Agent Training", "--replace", "--query", query)
+    assert again.exit_code == 0, again.stderr
+    assert "was taught to its earlier" not in run("topics", "show", "llm-agent-training").stderr
+
+
 def test_teaching_what_the_topic_already_decides_says_so(stored: Path) -> None:
     """The help's own example taught a paper the topic already had, and another it
     already left out, and said only "+2 papers tagged": a user who thought the paper

@@ -838,6 +838,7 @@ def _pin(topic: Topic, taught: dict[str, bool]) -> None:
         # (and said when papertrack ships another).
         meta["copy_of"] = model_digest(topic.model_file)
     meta["pinned"] = dict(sorted(taught.items()))
+    meta["definition"] = topic.definition
     meta["taught"] = {"in": sum(taught.values()), "out": sum(not v for v in taught.values())}
     training.save_model(dataclasses.replace(model, meta=meta), paths.user_model_file(topic.slug))
 
