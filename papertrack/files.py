@@ -328,12 +328,13 @@ class StateFile:
         return data if isinstance(data, dict) else {}
 
     def damaged(self) -> bool:
-        """Whether the file is there but reads as empty (not JSON, or not an object)."""
+        """Whether the file is there, readable, and not a JSON object (one that cannot
+        be read at all, a folder in its place, is not "damaged": nothing replaces it)."""
         try:
             data = json.loads(self.path.read_bytes())
-        except FileNotFoundError:
+        except OSError:
             return False
-        except (OSError, ValueError):
+        except ValueError:
             return True
         return not isinstance(data, dict)
 
