@@ -408,6 +408,16 @@ def _topics_in(
             except UsageError as exc:
                 raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
             problem = model_problem(topic) if skipped is not None and model else None
+            taught = path.parent / "models" / f"{slug}.json"
+            if problem == "is missing" and source == "user" and taught.is_file():
+                # Its slug renamed by hand, the entry's `model = ...` still names the
+                # old slug's file; the model taught since under the new slug is the
+                # one that decides (with_models puts it in place). The old file
+                # deleted with another topic of the old slug knocked this one out.
+                import dataclasses
+
+                topic = dataclasses.replace(topic, model_file=str(taught))
+                problem = model_problem(topic)
             if problem is not None:
                 # Read as the file is (not an edit being checked, whose model may be
                 # written next): a topic that cannot tag would stop every command.

@@ -644,6 +644,25 @@ def test_a_refused_topics_add_like_leaves_nothing_behind(stored: Path) -> None:
     assert json.loads(run("topics", "show", "gui-agents", "--json").stdout) == shown
 
 
+def test_a_slug_renamed_by_hand_keeps_the_topic_when_its_old_model_goes(stored: Path) -> None:
+    """The entry's model = "models/OLD.json" still named the old slug's file; a model
+    taught under the new slug decides, but the old file deleted with another topic
+    of the old slug knocked the renamed topic out ("that topic is skipped")."""
+    made = run("topics", "add", "LLM Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    path = stored / "topics.toml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('slug = "llm-agent-memory"', 'slug = "agent-memory"'), "utf-8")
+    taught = run("topics", "teach", "agent-memory", DATARUS)
+    assert taught.exit_code == 0, taught.stderr
+    assert (stored / "models" / "agent-memory.json").is_file()
+    (stored / "models" / "llm-agent-memory.json").unlink()
+    listed = run("topics", "--json")
+    assert "skipped" not in listed.stderr, listed.stderr
+    assert "agent-memory" in {t["topic"] for t in json.loads(listed.stdout)}
+    assert run("latest", "agent-memory").exit_code == 0
+
+
 def test_a_removed_query_topic_is_made_again_by_the_command_it_prints(stored: Path) -> None:
     query = "memory OR  agent*"
     assert run("topics", "add", "Mem Stuff", "--query", query, "-c", "cs.AI").exit_code == 0
