@@ -109,6 +109,18 @@ def test_a_taught_topic_redefined_by_hand_says_its_model_still_decides(stored: P
     assert "was taught to its earlier" not in run("topics", "show", "llm-agent-training").stderr
 
 
+def test_an_already_so_paper_named_twice_is_said_once_and_a_query_topic_has_no_model(
+    stored: Path,
+) -> None:
+    assert run("topics", "add", "Agents Q", "--query", "agent*").exit_code == 0
+    assert CHAIN_OF_AGENTS in tagged("agents-q")
+    result = run("topics", "teach", "agents-q", f"{CHAIN_OF_AGENTS}v1", f"arXiv:{CHAIN_OF_AGENTS}")
+    assert result.exit_code == 0, result.stderr
+    already = next(line for line in result.stderr.splitlines() if line.startswith("Already so"))
+    assert already.startswith(f"Already so before this teach: {CHAIN_OF_AGENTS} was in Agents Q.")
+    assert "It is kept as an example, so it stays so whatever its query matches" in already
+
+
 def test_teaching_what_the_topic_already_decides_says_so(stored: Path) -> None:
     """The help's own example taught a paper the topic already had, and another it
     already left out, and said only "+2 papers tagged": a user who thought the paper
@@ -121,6 +133,9 @@ def test_teaching_what_the_topic_already_decides_says_so(stored: Path) -> None:
     assert lines[0].startswith(f"Note: {CHAIN_OF_AGENTS}v7 is not stored; teaching the stored")
     already = next(line for line in lines if line.startswith("Already so"))
     assert f"{CHAIN_OF_AGENTS} was in LLM Agent Training and {outside} was out" in already
+    assert already.endswith("They are kept as examples, so they stay so whatever the model "
+                            "scores; the model is not refit for what it already decides, so "
+                            "no other paper moves.")  # fmt: skip
     # Nothing to learn: the model is kept, with them pinned, and no other paper moves
     # (a refit for a paper a topic already left out moved 126 other tags).
     assert "its model is kept" in lines[1] and "no other paper moves" in already

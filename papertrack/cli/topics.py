@@ -847,8 +847,9 @@ def _already_said(
     already: list[str], named: dict[str, Any], topic: Topic, ids: list[str], *, refit: bool = True
 ) -> str:
     """ "Already so before: 2508.13167 was in GUI Agents and 2508.12365 out; ..." """
-    ins = [named[pid].arxiv_id for pid in already if pid in ids]
-    outs = [named[pid].arxiv_id for pid in already if pid not in ids]
+    # Each paper once: "2606.26080v1 arXiv:2606.26080" named one paper twice.
+    ins = list(dict.fromkeys(named[pid].arxiv_id for pid in already if pid in ids))
+    outs = list(dict.fromkeys(named[pid].arxiv_id for pid in already if pid not in ids))
     parts = []
     if ins:
         parts.append(f"{_listed(ins)} {'was' if len(ins) == 1 else 'were'} in {topic.name}")
@@ -856,10 +857,12 @@ def _already_said(
         parts.append(f"{_listed(outs)} {'was' if len(outs) == 1 else 'were'} out")
     kept = (
         "It is kept as an example, so it stays so"
-        if len(already) == 1
+        if len(ins) + len(outs) == 1
         else "They are kept as examples, so they stay so"
     )
-    said = f"Already so before this teach: {' and '.join(parts)}. {kept} whatever the model scores"
+    # A topic that decides by its query has no model to score them.
+    decider = "its query matches" if topic.decide == "query" else "the model scores"
+    said = f"Already so before this teach: {' and '.join(parts)}. {kept} whatever {decider}"
     if not refit:
         said += "; the model is not refit for what it already decides, so no other paper moves"
     return said + "."
