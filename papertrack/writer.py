@@ -68,12 +68,15 @@ SPREAD_AT = 2_000
 
 #: How many of the papers that gained or lost a tag a retag keeps to show (newest).
 RETAG_SAMPLES = 3
+#: How many of each are kept: a teach shows the newest three it did not name itself
+#: (the papers just taught filled the three places, and hid what else moved).
+RETAG_KEPT = RETAG_SAMPLES + 10
 
 
 @dataclass
 class Retagged:
     """What a retag did to one topic: how many papers gained and lost its tag, and
-    the newest few of each (newest first, at most :data:`RETAG_SAMPLES`)."""
+    the newest few of each (newest first, at most :data:`RETAG_KEPT`)."""
 
     gained: int = 0
     lost: int = 0
@@ -82,13 +85,13 @@ class Retagged:
 
     def keep(self, papers: list[Paper], paper: Paper) -> None:
         papers.append(paper)
-        if len(papers) > 4 * RETAG_SAMPLES:
+        if len(papers) > 4 * RETAG_KEPT:
             self.trim()
 
     def trim(self) -> None:
         for papers in (self.newly, self.dropped):
             papers.sort(key=paper_date_key, reverse=True)
-            del papers[RETAG_SAMPLES:]
+            del papers[RETAG_KEPT:]
 
 
 class _RetagJob:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -943,11 +944,18 @@ def _retag(store: Store, catalog: Catalog) -> dict[str, Retagged]:
         return store.refresh(catalog, progress)
 
 
-def _say_changes(slug: str, changes: dict[str, Retagged], store: Store, catalog: Catalog) -> None:
+def _say_changes(
+    slug: str,
+    changes: dict[str, Retagged],
+    store: Store,
+    catalog: Catalog,
+    named: AbstractSet[str] = frozenset(),
+) -> None:
     """What a retag did to ``slug``: the counts, then the newest papers that gained
-    and lost the tag, so a user can see whether that is what they meant; then the
-    counts of the topics its implications moved with it."""
-    _say_topic_changes(slug, changes, store)
+    and lost the tag (besides the papers ``named``: those just taught), so a user can
+    see whether that is what they meant; then the counts of the topics its
+    implications moved with it."""
+    _say_topic_changes(slug, changes, store, named)
     linked = catalog.family({slug}) - {slug}
     for topic in catalog.topics:
         change = changes.get(topic.slug)
@@ -1028,7 +1036,11 @@ def _say_against(
     )
 
 
-def _say_topic_changes(slug: str, changes: dict[str, Retagged], store: Store) -> None:
+def _say_topic_changes(
+    slug: str, changes: dict[str, Retagged], store: Store, named: AbstractSet[str] = frozenset()
+) -> None:
+    from papertrack.writer import RETAG_SAMPLES
+
     change = changes.get(slug)
     gained, lost = (change.gained, change.lost) if change else (0, 0)
     lines = [
@@ -1040,10 +1052,16 @@ def _say_topic_changes(slug: str, changes: dict[str, Retagged], store: Store) ->
             ("Newly tagged", change.newly, gained),
             ("Untagged", change.dropped, lost),
         ):
-            if papers:
-                newest = "the newest " if count > len(papers) else ""
-                lines.append(f"{label} ({newest}{len(papers)}):")
-                lines += map(_paper_line, papers)
+            # The papers just taught moved as asked: the others are what to look at.
+            others = [p for p in papers if p.arxiv_id not in named]
+            taught = sum(p.arxiv_id in named for p in papers)
+            count -= taught
+            shown = others[:RETAG_SAMPLES]
+            if shown:
+                newest = "the newest " if count > len(shown) else ""
+                besides = ", besides the papers taught" if taught else ""
+                lines.append(f"{label} ({newest}{len(shown)}{besides}):")
+                lines += map(_paper_line, shown)
     say("\n".join(lines))
 
 
@@ -1296,7 +1314,9 @@ def topics_teach(
                     say(f"Note: {aid} was taught {was} before; it is taught {now} now.")
             if choice is not None:
                 _say_figures(choice)
-            _say_changes(chosen.slug, changes, store, refreshed)
+            _say_changes(
+                chosen.slug, changes, store, refreshed, {p.arxiv_id for p in named.values()}
+            )
             _say_swing(
                 chosen.slug, changes, store, {a: earlier[a] for a in forgotten if a in earlier}
             )
