@@ -257,7 +257,7 @@ def build_digest(
         for paper in papers.get(slug, ()):
             if since is None and paper.arxiv_id in state.digested:
                 continue
-            if paper.paper_date is None or paper.paper_date < start:
+            if not paper.dated_from(start):
                 continue
             if paper.arxiv_id in placed:
                 above.append(paper.arxiv_id)

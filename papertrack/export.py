@@ -176,7 +176,7 @@ def search_papers(
         for paper in store.search_week(week, query.matches_fields, within):
             if topic is not None and topic not in paper.tags:
                 continue
-            if since is not None and (paper.paper_date is None or paper.paper_date < since):
+            if not paper.dated_from(since):
                 continue
             result.seen += 1
             if in_title is not None and in_title(PaperText.of(paper)):
@@ -224,9 +224,7 @@ def iter_papers(
         keep = [
             p
             for p in papers
-            if (topic is None or topic in p.tags)
-            and (since is None or (p.paper_date is not None and p.paper_date >= since))
-            and p.arxiv_id not in seen
+            if (topic is None or topic in p.tags) and p.dated_from(since) and p.arxiv_id not in seen
         ]
         seen.update(p.arxiv_id for p in keep)
         yield from sorted(keep, key=paper_date_key, reverse=True)

@@ -442,7 +442,7 @@ def fetch_listing(
 
     An empty listing is normal on arXiv's weekends: the report's ``note`` then says
     "no announcement on Saturday 2026-12-05". One dated Monday to Friday (a holiday,
-    or a listing not rebuilt yet) is a warning, and is not recorded as fetched.
+    or a listing not rebuilt yet) is a warning, then recorded as fetched.
 
     Raises:
         FetchError: every try failed; FeedError: the answer is no feed.

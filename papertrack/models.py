@@ -37,7 +37,7 @@ def from_iso(value: str | None) -> datetime | None:
         raise ValueError(f"{value!r} is out of the calendar's range in UTC") from None
 
 
-# The kind of each stored field (see Paper.to_record), for mend_record.
+# The kind of each stored field (see Paper.to_record), for check_kinds and mend_record.
 _TEXT_FIELDS = ("title", "abstract")
 _LIST_FIELDS = ("authors", "categories", "tags")
 #: Text a feed may give or not (None when it did not).
@@ -70,6 +70,25 @@ def _field_fault(key: str, value: Any) -> bool:
         except ValueError:
             return True
     return False
+
+
+def check_kinds(record: dict[str, Any]) -> None:
+    """Raise TypeError for a field of the wrong kind, which Paper would take: authors
+    "Alice Smith" became one author a letter in an export, version "two" went out
+    as text, and doctor called the file damaged while every reader went on.
+
+    Run on every record read, so only each field's container is looked at; doctor's
+    :func:`mend_record` looks at everything.
+    """
+    for key in (*_LIST_FIELDS, "author_affiliations"):
+        if not isinstance(record.get(key) or [], list):
+            raise TypeError(f"{key} is not a list")
+    for key in (*_TEXT_FIELDS, "primary_category"):
+        if not isinstance(record.get(key) or "", str):
+            raise TypeError(f"{key} is not text")
+    version = record.get("version")
+    if version is not None and (type(version) is not int or version < 0):
+        raise TypeError("version is not a whole number")
 
 
 def mend_record(doc: Any) -> tuple[dict[str, Any], list[str]] | None:
@@ -148,6 +167,12 @@ class Paper:
     def paper_date(self) -> datetime | None:
         """First-version date; the announcement date until a better one is known."""
         return self.published or self.announced
+
+    def dated_from(self, since: datetime | None) -> bool:
+        """Whether the paper is dated on or after ``since`` (any paper when None; an
+        undated one never otherwise): what every --since keeps."""
+        date = self.paper_date
+        return since is None or (date is not None and date >= since)
 
     @property
     def shown_title(self) -> str:

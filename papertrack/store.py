@@ -46,7 +46,7 @@ from papertrack.errors import StoreError
 from papertrack.files import TEMP_NAME, Lock, temp_files, write_atomic
 from papertrack.ids import id_month
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_sort_key, week_start
-from papertrack.models import Paper, Progress, paper_date_key
+from papertrack.models import Paper, Progress, check_kinds, paper_date_key
 from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage
 from papertrack.text import visible
 
@@ -197,30 +197,10 @@ def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str
     )
 
 
-#: Fields of a stored record that hold lists, and those that hold text.
-_LIST_FIELDS = ("authors", "author_affiliations", "categories", "tags")
-_TEXT_FIELDS = ("title", "abstract", "primary_category")
-
-
-def _check_kinds(record: dict[str, Any]) -> None:
-    """Raise TypeError for a field of the wrong kind, which Paper would take: authors
-    "Alice Smith" became one author a letter in an export, version "two" went out
-    as text, and doctor called the file damaged while every reader went on."""
-    for key in _LIST_FIELDS:
-        if not isinstance(record.get(key) or [], list):
-            raise TypeError(f"{key} is not a list")
-    for key in _TEXT_FIELDS:
-        if not isinstance(record.get(key) or "", str):
-            raise TypeError(f"{key} is not text")
-    version = record.get("version")
-    if version is not None and (type(version) is not int or version < 0):
-        raise TypeError("version is not a whole number")
-
-
 def paper_of_record(record: dict[str, Any], path: Path) -> Paper:
     """A stored record as a Paper; a record of the wrong types is a damaged file, named."""
     try:
-        _check_kinds(record)
+        check_kinds(record)
         return Paper.from_record(record)
     except (TypeError, ValueError, AttributeError, KeyError) as exc:
         raise StoreError(
@@ -615,7 +595,7 @@ class Store:
                 continue
             ids = within.get(week) if within is not None else None
             for paper in self._search_partition(week, topic, match, ids):
-                if since is not None and (paper.paper_date is None or paper.paper_date < since):
+                if not paper.dated_from(since):
                     continue
                 if keep is not None and not keep(paper):
                     continue

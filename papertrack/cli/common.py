@@ -105,7 +105,7 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         )
     if type(error).__name__ == "NoSuchOption" and option in ("--db", "--log-file"):
         # `papertrack latest --db DIR`: the app's own options go before the command.
-        where = ctx.command_path.partition(" ")[2] if ctx is not None else "COMMAND"
+        where = command if ctx is not None else "COMMAND"
         fix = f"{option} goes before the command: papertrack {option} VALUE {where}"
     # "Did you mean 'latest'?" ends a sentence already.
     end = "" if message.endswith(("?", "!")) else "."
@@ -357,6 +357,24 @@ def showing(display: Any) -> Iterator[None]:
         yield
     finally:
         live = None
+
+
+def papers_bar(*columns: Any) -> Any:
+    """A progress bar on stderr for work that stores papers: its description (as
+    text, never markup: a file name is untrusted), a bar, ``columns`` for what it
+    counts (pages, bytes), the papers so far and the time left. It leaves nothing
+    behind; make it :func:`showing` so that messages print above it."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        *columns,
+        TextColumn("{task.fields[papers]:,} papers"),
+        TimeRemainingColumn(),
+        console=err(),
+        transient=True,
+    )
 
 
 def say(message: str, *, quiet: bool = False) -> None:

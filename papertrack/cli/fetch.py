@@ -56,28 +56,12 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         yield functools.partial(_say_retries, quiet=quiet)
         return
     from rich.markup import escape
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import MofNCompleteColumn, TextColumn
 
     from papertrack.cli import common
-    from papertrack.cli.common import err
 
     with (
-        Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("pages"),
-            TextColumn("{task.fields[papers]:,} papers"),
-            TimeRemainingColumn(),
-            console=err(),
-            transient=True,
-        ) as bar,
+        common.papers_bar(MofNCompleteColumn(), TextColumn("pages")) as bar,
         common.showing(bar),
     ):  # messages (a resume, a warning) print above the bar
         task = bar.add_task("fetching", total=None, papers=0)

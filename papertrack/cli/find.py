@@ -160,10 +160,11 @@ def search(
             )
         if named is not None:
             paper = find_paper(store, named[0])
-            dated = start is None or (
-                paper is not None and paper.paper_date is not None and paper.paper_date >= start
-            )
-            if paper is not None and dated and (chosen is None or chosen.slug in paper.tags):
+            if (
+                paper is not None
+                and paper.dated_from(start)
+                and (chosen is None or chosen.slug in paper.tags)
+            ):
                 others = [p for p in found.papers if p.arxiv_id != paper.arxiv_id]
                 found.papers = [paper, *others][:limit]
         scope = f"{chosen.name}: " if chosen else ""

@@ -83,28 +83,10 @@ def _byte_bar(show: bool) -> Iterator[ByteProgress | None]:
     if not show:
         yield None
         return
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
-
-    from papertrack.cli.common import err
+    from rich.progress import DownloadColumn, TransferSpeedColumn
 
     with (
-        Progress(
-            TextColumn("{task.description}", markup=False),  # a file name: untrusted
-            BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
-            TextColumn("{task.fields[papers]:,} papers"),
-            TimeRemainingColumn(),
-            console=err(),
-            transient=True,
-        ) as bar,
+        common.papers_bar(DownloadColumn(), TransferSpeedColumn()) as bar,
         common.showing(bar),
     ):
         tasks: dict[str, TaskID] = {}

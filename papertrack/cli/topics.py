@@ -795,12 +795,10 @@ def _current(topic: Topic) -> bool:
     """Whether ``topic``'s model is one this papertrack would fit: the shipped one, or
     one taught since the taught models kept what they were made by (an older one is
     refit when taught, whatever it is taught)."""
-    from pathlib import Path
-
     from papertrack.learn import FEATURE_SET
     from papertrack.topics import model_digest
 
-    if Path(topic.model_file).resolve() != paths.user_model_file(topic.slug).resolve():
+    if not _taught_model(topic):
         return True
     meta = topic.model.meta
     shipped = _shipped_model(topic.slug)
@@ -812,13 +810,20 @@ def _current(topic: Topic) -> bool:
     return "like" in meta and not _outdated(meta, FEATURE_SET)
 
 
+def _taught_model(topic: Topic) -> bool:
+    """Whether ``topic`` decides by a model the user taught (not the shipped one)."""
+    from pathlib import Path
+
+    return Path(topic.model_file).resolve() == paths.user_model_file(topic.slug).resolve()
+
+
 def _shipped_model(slug: str) -> Path | None:
     """The model file papertrack ships for the default topic ``slug`` (None: none)."""
     from pathlib import Path
 
     from papertrack.topics import Catalog
 
-    shipped = Catalog.load(paths.default_topics_file()).by_slug(slug)
+    shipped = Catalog.default().by_slug(slug)
     if shipped is None or not shipped.model_file or not Path(shipped.model_file).is_file():
         return None
     return Path(shipped.model_file)
@@ -827,14 +832,13 @@ def _shipped_model(slug: str) -> Path | None:
 def _pin(topic: Topic, taught: dict[str, bool]) -> None:
     """Write ``topic``'s model as it is, with ``taught`` as its pinned examples."""
     import dataclasses
-    from pathlib import Path
 
     from papertrack import training
     from papertrack.topics import model_digest
 
     model = topic.model
     meta = dict(model.meta)
-    if Path(topic.model_file).resolve() != paths.user_model_file(topic.slug).resolve():
+    if not _taught_model(topic):
         # A copy of the shipped model: which one, so that it is known for current
         # (and said when papertrack ships another).
         meta["copy_of"] = model_digest(topic.model_file)
