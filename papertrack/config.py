@@ -40,6 +40,7 @@ FETCH_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "retries": _TRIES,
     "interval": _SECONDS,
     "timeout": _SECONDS,
+    "backoff": _SECONDS,
 }
 
 #: The sections the file may have.

@@ -82,6 +82,9 @@ class FetchError(PapertrackError):
     """arXiv could not be fetched after every try; what was stored before is kept."""
 
 
+#: The least first wait before a retry, in seconds, unless a backoff is set.
+MIN_BACKOFF = 1.0
+
 #: The longest interval and timeout a fetch takes, in seconds.
 MAX_SECONDS = 3600
 
@@ -97,7 +100,8 @@ class FetchSettings:
     retries: int = DEFAULT_RETRIES
     interval: float = DEFAULT_INTERVAL
     timeout: float = 60.0
-    #: First backoff in seconds (doubled per try); None means ``interval``.
+    #: First backoff in seconds (doubled per try); None means ``interval``, at least
+    #: :data:`MIN_BACKOFF`.
     backoff: float | None = None
     sleep: Callable[[float], None] = time.sleep
     #: Wall-clock seconds: the politeness file is shared between processes.
@@ -124,6 +128,13 @@ class FetchSettings:
             raise UsageError(
                 f"interval {self.interval:g} is not a number of seconds up to {MAX_SECONDS:,}. "
                 "Set --interval, PAPERTRACK_FETCH_INTERVAL or interval in config.toml to e.g. 3"
+            )
+        if self.backoff is not None and not (
+            math.isfinite(self.backoff) and 0 <= self.backoff <= MAX_SECONDS
+        ):
+            raise UsageError(
+                f"backoff {self.backoff:g} is not a number of seconds up to {MAX_SECONDS:,}. "
+                "Set --backoff, PAPERTRACK_FETCH_BACKOFF or backoff in config.toml to e.g. 3"
             )
         if not (math.isfinite(self.timeout) and 0 < self.timeout <= MAX_SECONDS):
             raise UsageError(
@@ -321,7 +332,9 @@ class _Client:
     ) -> Any:
         """Fetch ``url`` and ``check`` it, retrying what may pass on a later try."""
         settings = self.settings
-        base = settings.interval if settings.backoff is None else settings.backoff
+        # --interval 0 (a mirror of one's own) asks for no pause between pages, not for
+        # retrying a failing server within a hundredth of a second.
+        base = max(settings.interval, MIN_BACKOFF) if settings.backoff is None else settings.backoff
         tries = settings.retries + 1
         reason = ""
         slow = False
@@ -718,6 +731,21 @@ def _window_total(reported: int | None, state: dict[str, Any]) -> int:
     return reported if reported else int(state.get("total", 0))
 
 
+#: How long a count arXiv left unfilled makes a fetch take the next such page as the
+#: end of its window at once, instead of failing the run first.
+SHORT_COUNT_DAYS = 30
+
+
+def _seen_short(mark: dict[str, Any] | None) -> bool:
+    """Whether ``mark`` says this fetch met an unfilled count in the last
+    :data:`SHORT_COUNT_DAYS` days."""
+    try:
+        seen = date.fromisoformat(str((mark or {})["seen"]))
+    except (KeyError, TypeError, ValueError):
+        return False
+    return 0 <= (today() - seen).days <= SHORT_COUNT_DAYS
+
+
 def _next_window(state: dict[str, Any]) -> None:
     """Done with the first window of ``state``: the next starts from its first result."""
     state["windows"].pop(0)
@@ -903,6 +931,11 @@ def _fetch_windows(
         if saved.get("stuck") is not None:
             state["stuck"] = saved["stuck"]
     state["range"] = [first.isoformat(), last.isoformat()]
+    # A count arXiv never filled on an earlier run of this fetch: arXiv's count stays
+    # wrong for weeks at a time, and a nightly run failed every other night, each
+    # failed run's mark deleted by the next run's success.
+    short_counts = _Checkpoint(settings.home, f"{key} short counts")
+    seen_short = _seen_short(short_counts.load())
     client = _Client(settings, report)
     pages_total: int | None = None
 
@@ -960,20 +993,25 @@ def _fetch_windows(
         except FetchError:
             if not emptied[0]:
                 raise
-            if state.get("stuck") != place:
+            if state.get("stuck") != place and not seen_short:
                 # The count may be arXiv's passing glitch: the next run tries this page
                 # again, and is told where it stopped.
                 state["stuck"] = place
                 checkpoint.save(state)
                 raise
-            # A second run in a row at the same empty page: the count is wrong, and
-            # stopping here for good kept every later run (and a cron job's digest)
-            # from getting past it. The window ends where its papers did.
+            # A second run in a row at the same empty page, or a run of a fetch whose
+            # count arXiv left unfilled lately: the count is wrong, and stopping here
+            # kept every later run (and a cron job's digest) from getting past it. The
+            # window ends where its papers did.
+            reported = _window_total(None, state)
+            why = "as on an earlier run" if state.get("stuck") != place else "on two runs"
             report.warnings.append(
                 f"{', '.join(cats)} {low}..{high}: arXiv reports "
-                f"{_window_total(None, state) or 'more'} results but sent none past "
-                f"result {start}, on two runs; taken as the end of that window"
+                f"{f'{reported:,}' if reported else 'more'} results but sent none past "
+                f"result {start:,}, {why}; taken as the end of that window"
             )
+            seen_short = True
+            short_counts.save({"seen": today().isoformat()})
             _next_window(state)
             state["pages"] = int(state["pages"]) + 1
             checkpoint.save(state if state["windows"] else None)

@@ -23,6 +23,8 @@ def _isolate(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("PAPERTRACK_LOCK_TIMEOUT", raising=False)
     monkeypatch.delenv("PAPERTRACK_WORKERS", raising=False)
     monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(folder / "fetch-pace"))
+    # Retries at once: the tests' servers fail on purpose (the default waits a second).
+    monkeypatch.setenv("PAPERTRACK_FETCH_BACKOFF", "0")
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("NO_COLOR", "1")
     # A machine's proxy settings (a CI runner's, for its package index) are not the

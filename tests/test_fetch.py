@@ -178,6 +178,28 @@ def test_429_then_503_with_retry_after_then_empty_then_cut_off_are_retried(
     assert len(papers) == len({p["arxiv_id"] for p in papers}) == 25
 
 
+def test_interval_zero_keeps_a_backoff_between_retries(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--interval 0 (a mirror of one's own) also made the first backoff 0: a failing
+    server was asked again within a hundredth of a second, then 0.02 s, ..."""
+    monkeypatch.delenv("PAPERTRACK_FETCH_BACKOFF")
+    api = FakeArxiv(httpserver, total=5)
+    api.faults[0] = [status(503)]
+    result = fetch_api(api.url, "--interval", "0")
+    assert result.exit_code == 0, result.stderr
+    waited = re.search(r"Retrying in (\d+\.\d) s: HTTP 503", result.stderr)
+    assert waited is not None, result.stderr
+    assert 0.5 <= float(waited[1]) <= 1.0  # 1 s, half of it jitter
+    # Asked for, no wait at all.
+    monkeypatch.setenv("PAPERTRACK_FETCH_BACKOFF", "0")
+    api.faults[0] = [status(503)]
+    again = fetch_api(api.url, "--interval", "0", "--since", "2026-08-01")
+    assert "Retrying in 0.0 s: HTTP 503" in again.stderr
+    bad = fetch_api(api.url, "--backoff", "nan")
+    error_line(bad, 2, "backoff nan is not a number of seconds")
+
+
 def test_exhausted_retries_keep_earlier_pages_and_a_rerun_resumes(httpserver: HTTPServer) -> None:
     api = FakeArxiv(httpserver)
     api.faults[20] = [status(503)] * 3
@@ -1220,10 +1242,18 @@ def test_an_empty_page_on_two_runs_ends_the_window_instead_of_every_run(
     assert len(stored()) == 25
     again = fetch_api(api.url, "--retries", "1")
     assert again.exit_code == 0, again.stderr
-    assert "reports 1000 results but sent none past result 25, on two runs" in again.stderr
+    assert "reports 1,000 results but sent none past result 25, on two runs" in again.stderr
     assert api.starts()[-2:] == [25, 25] and api.starts().count(0) == 1
     # Nothing is left stuck in the checkpoint: the next run starts afresh.
-    assert not (Path(os.environ["PAPERTRACK_HOME"]) / "fetch-checkpoint.json").exists()
+    kept = json.loads((Path(os.environ["PAPERTRACK_HOME"]) / "fetch-checkpoint.json").read_text())
+    assert not any("window" in str(state) for state in kept.values()), kept
+    # A count still unfilled on the next night's run is taken as the end at once: the
+    # mark of the failed run was gone, and a nightly fetch failed every other night.
+    third = fetch_api(api.url, "--retries", "1")
+    assert third.exit_code == 0, third.stderr
+    assert "sent none past result 25, as on an earlier run" in third.stderr
+    assert api.starts().count(0) == 2 and api.starts()[-1] == 25
+    assert len(stored()) == 25
 
 
 def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> None:

@@ -164,6 +164,17 @@ def fetch(
             help="Seconds between requests, across all papertrack processes [default: 3].",
         ),
     ] = None,
+    backoff: Annotated[
+        float | None,
+        typer.Option(
+            "--backoff",
+            min=0.0,
+            envvar="PAPERTRACK_FETCH_BACKOFF",
+            help="Seconds before the first retry, doubled on each "
+            "[default: the interval, at least 1].",
+            show_default=False,
+        ),
+    ] = None,
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -223,6 +234,7 @@ def fetch(
             retries=_pick(retries, conf.get("retries"), 5),
             interval=float(_pick(interval, conf.get("interval"), 3.0)),
             timeout=float(_pick(timeout, conf.get("timeout"), 60.0)),
+            backoff=_pick(backoff, conf.get("backoff"), None),
         )
         last = today()
         first = _first_day(last, since, days, backfill)
