@@ -680,6 +680,37 @@ def test_a_slug_renamed_by_hand_keeps_the_topic_when_its_old_model_goes(stored: 
     assert run("latest", "agent-memory").exit_code == 0
 
 
+def test_a_new_topic_on_a_slug_freed_by_hand_does_not_take_the_renamed_ones_model(
+    stored: Path,
+) -> None:
+    """A slug renamed by hand, before any teach under the new one: a new topic of the
+    old slug deleted the model the renamed topic's entry still named (it was then
+    skipped), and took its examples as 'its earlier definition' without a word."""
+    made = run("topics", "add", "LLM Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    path = stored / "topics.toml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace('slug = "llm-agent-memory"', 'slug = "agent-memory"')
+    path.write_text(text.replace('name = "LLM Agent Memory"', 'name = "Agent Memory"'), "utf-8")
+    renamed = tagged("agent-memory")
+    added = run("topics", "add", "Mem Query", "--slug", "llm-agent-memory", "--query", "memory")
+    assert added.exit_code == 0, added.stderr
+    assert (
+        "2 examples (2 in, 0 out) were kept for 'llm-agent-memory' from an earlier topic "
+        "of that slug, which topics.toml no longer has (renamed or deleted by hand?): the "
+        "examples teach this topic. 'papertrack topics teach llm-agent-memory --forget' "
+        "drops them."
+    ) in " ".join(added.stderr.split())
+    assert "earlier definition" not in added.stderr
+    listed = run("topics", "--json")
+    assert "skipped" not in listed.stderr and "missing" not in listed.stderr, listed.stderr
+    assert tagged("agent-memory") == renamed  # its model moved, not deleted
+    assert (stored / "models" / "agent-memory.json").is_file()
+    removed = run("topics", "remove", "llm-agent-memory")
+    assert removed.exit_code == 0, removed.stderr
+    assert tagged("agent-memory") == renamed
+
+
 def test_a_removed_query_topic_is_made_again_by_the_command_it_prints(stored: Path) -> None:
     query = "memory OR  agent*"
     assert run("topics", "add", "Mem Stuff", "--query", query, "-c", "cs.AI").exit_code == 0

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
+    from papertrack.userfile import TopicEdit
     from papertrack.writer import Retagged
 
 topics_app = typer.Typer(
@@ -444,7 +445,7 @@ def topics_add(
                 edit = edit_file(_model_entry(planned.slug), write=True)
             else:
                 edit = edit_file("", write=True)
-            dropped = "" if like else _drop_model(edit.slug)
+            dropped = "" if like else _drop_model(edit)
             if not like and _examples_of(edit.slug):
                 # Kept for the new definition, and in use at once: listed as taught
                 # by `topics show` while not applied, a paper taught out was the
@@ -539,16 +540,53 @@ def _model_entry(slug: str) -> str:
     return f"models/{slug}.json"
 
 
-def _drop_model(slug: str) -> str:
-    """Delete the model taught to an earlier definition of ``slug``, if any (a topic
-    added or redefined by its query decides by that query); what to tell the user."""
+def _drop_model(edit: TopicEdit) -> str:
+    """Delete the model taught to an earlier definition of the topic ``edit`` added
+    or redefined by its query (it decides by that query), if any; what to tell the
+    user of that and of the examples kept for its slug."""
+    from pathlib import Path
+
+    from papertrack.userfile import Action
+
+    slug = edit.slug
     path = paths.user_model_file(slug)
-    if not path.is_file():
+    # A topic whose slug was renamed by hand may still name the old slug's file: it
+    # goes where that topic finds it (models/ITS-SLUG.json), not with this topic.
+    owner = next(
+        (
+            t
+            for t in edit.catalog.topics
+            if t.slug != slug and t.model_file and Path(t.model_file).resolve() == path.resolve()
+        ),
+        None,
+    )
+    had_model = path.is_file()
+    if had_model and owner is not None:
+        own = paths.user_model_file(owner.slug)
+        if not own.exists():
+            path.replace(own)
+        had_model = False
+    if path.is_file():
+        path.unlink()
+    taught = _examples_of(slug)
+    if edit.action == Action.added and taught:
+        # No topic had the slug: these were taught to one topics.toml no longer has,
+        # and a new topic inherited them without a word.
+        ins = sum(taught.values())
+        model = "a model and " if had_model else ""
+        return (
+            f". {model.capitalize()}{_examples_count(len(taught))} ({ins:,} in, "
+            f"{len(taught) - ins:,} out) were kept for '{slug}' from an earlier topic of "
+            "that slug, which topics.toml no longer has (renamed or deleted by hand?): "
+            + ("the model is deleted; " if had_model else "")
+            + f"the examples teach this topic. 'papertrack topics teach {slug} --forget' "
+            "drops them"
+        )
+    if not had_model:
         return ""
-    path.unlink()
-    count = len(_examples_of(slug))
-    if not count:
+    if not taught:
         return ". The model taught to its earlier definition is deleted"
+    count = len(taught)
     kept = f"its {count:,} examples stay" if count != 1 else "its 1 example stays"
     return (
         f". The model taught to its earlier definition is deleted; {kept}, decided as "
