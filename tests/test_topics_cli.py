@@ -303,6 +303,21 @@ def test_remove_hides_a_default_and_removing_an_override_restores_it(
     ]
 
 
+def test_remove_says_what_its_implications_took_from_other_topics(sample_home: Path) -> None:
+    """Hiding agentic-rl untags the papers only its implication put in
+    llm-agent-training; a teach said so of the topics it moved, a removal did not."""
+    ids = {p["arxiv_id"] for p in papers("llm-agent-training")}
+    result = ok("topics", "remove", "agentic-rl")
+    after = {p["arxiv_id"] for p in papers("llm-agent-training")}
+    assert after < ids
+    assert (
+        f"Through the topics' implications, LLM Agent Training (llm-agent-training): "
+        f"{len(ids) - len(after)} untagged; {len(after)} stored papers in it now."
+    ) in " ".join(result.stderr.split())
+    # A topic nothing else is implied by moves no other.
+    assert "implications" not in ok("topics", "remove", "computer-vision").stderr
+
+
 def test_remove_unknown_topic_is_a_usage_error(user_file: Path) -> None:
     result = run("topics", "remove", "no such topic")
     assert result.exit_code == 2

@@ -1395,7 +1395,10 @@ def topics_remove(
     with errors(), _teaching():
         store = open_store(create=True)
         tagged = ""
-        gone = load_catalog().find(topic)
+        earlier = load_catalog()
+        gone = earlier.find(topic)
+        linked = sorted(earlier.family({gone.slug}) - {gone.slug})
+        sizes = {slug: store.count(slug) for slug in linked} if store.exists() else {}
         if store.exists():
             before = store.count(gone.slug)
             tagged = f" {before:,} stored paper{'s' if before != 1 else ''} had its tag."
@@ -1426,7 +1429,24 @@ def topics_remove(
                     f" The default topic {quoted(edit.restored.name)} with this slug is back; run "
                     f"'papertrack topics remove {edit.slug}' again to hide it too."
                 )
-        _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
+        now = edit.catalog.with_models(paths.user_models_dir())
+        retagged = _tags_follow(now)
+        if retagged is not None:
+            # Its implications went with it: the papers only it put in another topic
+            # leave that one too (a teach says so; a removal was silent).
+            for slug, before in sizes.items():
+                after = retagged.count(slug)
+                linked_topic = now.by_slug(slug)
+                if after != before and linked_topic is not None:
+                    moved = (
+                        f"+{after - before:,} tagged"
+                        if after > before
+                        else (f"{before - after:,} untagged")
+                    )
+                    message += (
+                        f" Through the topics' implications, {linked_topic.name} ({slug}): "
+                        f"{moved}; {after:,} stored papers in it now."
+                    )
         if edit.restored is None and _followed(edit.slug):
             message += (
                 f" You still follow it, and the digest warns of that: run 'papertrack "
