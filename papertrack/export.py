@@ -346,11 +346,14 @@ def bibtex_verbatim(text: str) -> str:
     """A URL, DOI or eprint for BibTeX: read verbatim by biblatex and the url package.
 
     LaTeX escapes would corrupt them (a DOI with ``_`` would read ``\\_``), so only
-    what could end the field or start a command is dropped: braces, backslashes,
-    white space and control characters.
+    what could end the field or start a command is dropped: backslashes, white
+    space, control characters and braces that do not pair up (a DOI may hold a pair,
+    which a braced field keeps as it is).
     """
     text = _CONTROL_RE.sub("", text)
-    return "".join(ch for ch in text if ch not in "{}\\" and not ch.isspace())
+    text = "".join(ch for ch in text if ch != "\\" and not ch.isspace())
+    paired = _paired_braces(text)
+    return "".join(ch for i, ch in enumerate(text) if ch not in "{}" or i in paired)
 
 
 #: What a link may hold as it is; everything else (a space, a brace, a backslash, a

@@ -509,7 +509,10 @@ def test_bibtex_keeps_urls_and_dois_verbatim_but_closed() -> None:
     entry = bibtex_entry(paper)
     fields = dict(line.strip().rstrip(",").split(" = ", 1) for line in entry.splitlines()[1:-1])
     fields = {key.strip(): value for key, value in fields.items()}
-    assert fields["doi"] == "{10.1000/x_y%zevil}"
+    # Braces that pair up are the DOI's own (and close each other in the field).
+    assert fields["doi"] == "{10.1000/x_y%z{}evil}"
+    braced = bibtex_entry(Paper(arxiv_id="2508.13167", title="t", doi="10.1002/a{b}c}{"))
+    assert "doi           = {10.1002/a{b}c}\n" in braced
     assert fields["url"] == "{https://arxiv.org/abs/2508.13167}"
     assert fields["eprint"] == "{2508.13167}"
     assert r"A\_b \& c" in entry
