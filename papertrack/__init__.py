@@ -1,20 +1,37 @@
 """papertrack: track arXiv papers by topic, from the terminal and from Python.
 
-The Python API (:mod:`papertrack.api`) is imported on first use, so that
-``papertrack latest`` starts without it::
+From Python::
 
     import papertrack
     store = papertrack.open_store()
     papers = papertrack.latest_papers(store, "llm-agent-training", limit=5)
+
+The functions: open_store, load_catalog, ingest_files, latest_papers,
+topic_momentum, search_papers and ask_question (see ``help(papertrack.api)``);
+errors are PapertrackError. They are imported on first use, so that
+``papertrack latest`` starts without them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what a type checker and an editor see; imported on first use
+    from papertrack.api import (
+        ask_question,
+        ingest_files,
+        latest_papers,
+        load_catalog,
+        open_store,
+        search_papers,
+        topic_momentum,
+    )
+    from papertrack.errors import PapertrackError
 
 __version__ = "0.2.1"
 
 __all__ = [
+    "PapertrackError",
     "__version__",
     "ask_question",
     "ingest_files",
@@ -27,8 +44,17 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "PapertrackError":
+        from papertrack.errors import PapertrackError
+
+        return PapertrackError
     if name in __all__:
         from papertrack import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'papertrack' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # What a notebook completes: the API, not this module's imports.
+    return sorted({*__all__, "api"})

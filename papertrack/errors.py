@@ -35,6 +35,15 @@ class StoreError(PapertrackError):
     """The store could not be read, written or locked."""
 
 
+class SourcesFailed(FeedError):
+    """Some sources of an ingest could not be read; the papers of the others were
+    stored. ``report`` says what happened to each source."""
+
+    def __init__(self, message: str, report: object) -> None:
+        super().__init__(message)
+        self.report = report
+
+
 class UnknownTopicError(UsageError):
     """No topic has the given name or slug."""
 

@@ -766,6 +766,72 @@ class Store:
         return writer.retagged
 
 
+#: How :func:`bring_current` shows a slow step: ``busy(doing, unit)`` is a context
+#: manager that yields the step's progress callback.
+Busy = Callable[[str, str], contextlib.AbstractContextManager[Progress]]
+
+
+def _quiet(doing: str, unit: str) -> contextlib.AbstractContextManager[Progress]:
+    return contextlib.nullcontext(lambda done, total: None)
+
+
+def bring_current(
+    store: Store,
+    catalog: Catalog,
+    *,
+    note: Callable[[str], None],
+    busy: Busy = _quiet,
+) -> None:
+    """Make ``store`` ready to answer for ``catalog``: retag the papers of topics whose
+    definition changed since they were tagged, upgrade an index an older papertrack
+    wrote, and build a missing full-text index. The command line and the Python API
+    both answer through this.
+
+    A store this process cannot write is read with the tags it has, and ``note`` is
+    told which topics may be out of date: every read of a shared or read-only store
+    failed on its lock.
+
+    Raises:
+        StoreError: the store is read-only and its index needs the upgrade.
+    """
+    outdated = store.index_outdated()
+    current = store.tags_current(catalog)
+    if (outdated or not current) and store.exists() and not os.access(store.path, os.W_OK):
+        if outdated:
+            raise StoreError(
+                f"{visible(str(store.path))} was written by an older papertrack and is "
+                "upgraded once by the first command that can write it. Make it writable "
+                "and run any command"
+            )
+        changed = sorted(store.index().changed_topics(catalog.fingerprints()))
+        named = ", ".join(changed[:3]) + (
+            f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        )
+        note(
+            f"{visible(str(store.path))} is read-only, so its papers keep the tags "
+            f"they were given; those of {named} may be out of date. Make the store "
+            "writable to retag them."
+        )
+        return
+
+    def build_text_index() -> None:
+        # A store from before the full-text index (or after a write it missed): built
+        # once, here, so that searches do not each read every week file.
+        if store.text_index_missing():
+            with busy("Building the search index (once)", "paper") as progress:
+                store.text_index(progress)
+
+    # First, when the index file is current: a retag then reads only the papers a
+    # changed query can match, and did not build it under its own spinner ("week
+    # file 2,001 of 83,510"). An outdated index file is rebuilt by the retag first.
+    if not outdated:
+        build_text_index()
+    if not current or outdated:
+        with busy("Retagging stored papers for the changed topics", "week file") as progress:
+            store.refresh(catalog, progress)
+    build_text_index()
+
+
 def _in_month(week: str, month: tuple[int, int]) -> bool:
     """Whether the ISO week that starts on ``week`` can hold a paper whose id was given
     in ``month`` (year, month): one with a day in that month, or the week after (a

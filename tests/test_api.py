@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import email.utils
 import json
+import os
 import subprocess
 import sys
-from datetime import UTC, date, datetime, time
+import warnings
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
-from helpers import DATA, LISTING, run
+from helpers import DATA, LISTING, kaggle_line, run
 
 import papertrack
 from papertrack.errors import PapertrackError
@@ -18,7 +21,11 @@ from papertrack.errors import PapertrackError
 def test_the_api_answers_as_the_commands_do(isolated_home: Path) -> None:
     store = papertrack.open_store()
     feeds = [LISTING, *sorted((DATA / "api-atom" / "arxiv.py-2026-recorded").glob("*.xml"))]
-    report = papertrack.ingest_files(store, [str(f) for f in feeds])
+    # One of the recorded pages is arXiv's error feed: said in the report, not raised.
+    report = papertrack.ingest_files(store, [str(f) for f in feeds], strict=False)
+    assert [s.error for s in report.failed] == [
+        "arXiv API error: incorrect id format for abc. Check the query or id list."
+    ]
     assert sum(s.new for s in report.sources) == store.count() > 100
     papers = papertrack.latest_papers(store, "LLM Agent Training", limit=5)
     cli = json.loads(run("latest", "llm-agent-training", "-n", "5", "--json").stdout)
@@ -111,3 +118,136 @@ def test_importing_papertrack_loads_no_api() -> None:
     code = "import sys, papertrack; print('papertrack.api' in sys.modules, papertrack.__version__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split()[0] == "False"
+
+
+def _dated(tmp_path: Path, *days: date) -> Path:
+    """A snapshot of one GUI-agent paper submitted on each of ``days``."""
+    lines = []
+    for number, day in enumerate(days, 1):
+        moment = datetime.combine(day, time(10), UTC)
+        lines.append(
+            kaggle_line(
+                f"2601.{number:05d}",
+                f"GUI agents for mobile apps, part {number}",
+                abstract="We train a GUI agent with a vision language model to operate apps.",
+                versions=[{"version": "v1", "created": email.utils.format_datetime(moment)}],
+            )
+        )
+    path = tmp_path / "dated.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_momentum_is_measured_as_of_the_day_the_command_measures(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A store fetched a few days ago is current: the command measures as of today,
+    and the API measured as of its newest paper, so a weekly script said -28% where
+    the terminal said -35% of the same store."""
+    today = datetime.now(UTC).date()
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(
+        store, [_dated(tmp_path, today - timedelta(days=3), today - timedelta(days=30))]
+    )
+    measured = papertrack.topic_momentum(store, "gui-agents")
+    cli = json.loads(run("momentum", "gui-agents", "--json").stdout)
+    assert measured.as_of.isoformat() == cli["as_of"] == today.isoformat()
+    assert (measured.current.count, measured.previous.count) == (cli["current"], cli["previous"])
+
+
+def test_a_datetime_since_counts_from_the_start_of_its_day_as_since_does(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    day = date(2026, 3, 10)
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [_dated(tmp_path, day, day - timedelta(days=1))])
+    noon = datetime.combine(day, time(12))
+    api = [p.arxiv_id for p in papertrack.latest_papers(store, since=noon, limit=10)]
+    cli = json.loads(run("latest", "--since", "2026-03-10 12:00", "--json").stdout)
+    assert api == [p["arxiv_id"] for p in cli] == ["2601.00001"]
+
+
+def test_a_store_path_is_read_as_db_reads_it(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    monkeypatch.chdir(tmp_path)
+    made = papertrack.open_store("~/papers", create=True)
+    papertrack.ingest_files(made, [LISTING])
+    assert (tmp_path / "me" / "papers").is_dir() and not (tmp_path / "~").exists()
+    assert papertrack.open_store("~/papers").count() == made.count() > 0
+    # "" (an unset variable) is the default store, as --db "" is, not the current folder.
+    assert papertrack.open_store("").path == papertrack.open_store().path != Path(".")
+
+
+def test_a_store_it_cannot_write_is_read_with_its_tags_and_a_warning(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every read of a shared or read-only store whose tags predate the user's
+    topics failed on the store's lock, where the command reads it with a note."""
+    import papertrack.store
+
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    shown = [p.arxiv_id for p in papertrack.latest_papers(store, limit=5)]
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Zebras"\nquery = "zebra*"\n', encoding="utf-8"
+    )
+    files = {p: p.read_bytes() for p in store.path.rglob("*") if p.is_file()}
+    monkeypatch.setattr(papertrack.store.os, "access", lambda path, mode: False)
+    with pytest.warns(UserWarning, match="is read-only, so its papers keep the tags.*zebras"):
+        again = [p.arxiv_id for p in papertrack.latest_papers(store, limit=5)]
+    assert again == shown
+    assert {p: p.read_bytes() for p in store.path.rglob("*") if p.is_file()} == files
+
+
+def test_the_api_takes_topics_numpy_numbers_and_refuses_what_is_no_store(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    import numpy as np
+
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    topic = papertrack.load_catalog().find("gui-agents")
+    by_topic = papertrack.latest_papers(store, topic, limit=np.int64(3))
+    assert by_topic == papertrack.latest_papers(store, "gui-agents", limit=3)
+    for call, message in (
+        (lambda: papertrack.latest_papers(str(store.path)), "store is str, not a Store"),  # type: ignore[arg-type]
+        (lambda: papertrack.search_papers(store, None), "query is NoneType"),  # type: ignore[arg-type]
+        (lambda: papertrack.latest_papers(store, query=5), "query is int"),  # type: ignore[arg-type]
+        (lambda: papertrack.ingest_files(store, [5]), "a source is int"),  # type: ignore[list-item]
+    ):
+        with pytest.raises(PapertrackError, match=message):
+            call()
+
+
+def test_a_source_that_cannot_be_read_raises_after_the_others_are_stored(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    from papertrack.errors import SourcesFailed
+
+    store = papertrack.open_store(create=True)
+    missing = tmp_path / "listing.xml"
+    with pytest.raises(SourcesFailed, match="no such file.*listing.xml") as raised:
+        papertrack.ingest_files(store, [missing, LISTING])
+    report = raised.value.report
+    assert [bool(s.error) for s in report.sources] == [True, False]
+    assert store.count() == report.sources[1].new > 0
+    quiet = papertrack.ingest_files(store, [os.fsencode(missing)], strict=False)
+    assert quiet.failed and "no such file" in (quiet.failed[0].error or "")
+
+
+def test_the_package_shows_and_types_its_api() -> None:
+    code = (
+        "import sys, papertrack; print(sorted(dir(papertrack)));"
+        "print('papertrack.api' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    listed, loaded = done.stdout.splitlines()
+    assert "latest_papers" in listed and "PapertrackError" in listed and "Any" not in listed
+    assert loaded == "False"  # dir() lists without importing
+    assert papertrack.PapertrackError is PapertrackError
+    assert (Path(papertrack.__file__).parent / "py.typed").is_file()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert callable(papertrack.topic_momentum)

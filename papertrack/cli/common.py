@@ -677,12 +677,6 @@ def newest_paper_note(store: Store) -> str:
     return f" The newest stored paper is from {format_day(newest)}." if newest else ""
 
 
-#: A store whose newest paper is more than this many days older than today is
-#: behind: arXiv announces every weekday, so even a holiday break leaves a current
-#: store a few days behind at most.
-BEHIND_DAYS = 7
-
-
 def note_other_version(given: str, paper: Paper, doing: str) -> None:
     """Say so on stderr when ``given`` names a version of ``paper`` the store does not
     hold: "Note: 2606.18448v2 is not stored; showing the stored version (v1)." """
@@ -704,6 +698,8 @@ def note_other_version(given: str, paper: Paper, doing: str) -> None:
 def warn_if_stale(store: Store, today: date) -> None:
     """Said even with -q: a cron digest or site of a store whose fetch stopped says so
     (the site froze at an old day without a word)."""
+    from papertrack.momentum import BEHIND_DAYS
+
     newest = store.newest_day() if store.exists() else None
     if newest is not None and (today - newest).days > BEHIND_DAYS:
         say(
@@ -714,32 +710,24 @@ def warn_if_stale(store: Store, today: date) -> None:
 
 
 def behind_store_day(store: Store, day: date, quiet: bool = False) -> date:
-    """``day`` (today, no --as-of given), or the store's newest paper's day if that is
-    more than :data:`BEHIND_DAYS` before it: a store that is behind (the bundled
-    sample, or one whose fetch stopped) is never shown as current and never as empty.
-    Says so on stderr unless ``quiet``.
-
-    A window that runs past the newest paper holds days the store knows nothing of:
-    with a store three weeks behind, four weeks "to today" were three days of data
-    and 25 of none, and a weekday's papers read per day against four whole weeks
-    turned every topic into a drop of 50% to 90%.
-    """
-    from datetime import timedelta
+    """``day`` (today, no --as-of given), or the store's newest paper's day if the
+    store is behind (:func:`papertrack.momentum.default_day`): the bundled sample, or a
+    store whose fetch stopped, is never shown as current and never as empty. Says so
+    on stderr unless ``quiet``."""
+    from papertrack.momentum import default_day
 
     if not store.exists():
         return day
-    newest = store.newest_day()
-    if newest is None or newest >= day - timedelta(days=BEHIND_DAYS):
-        return day
-    if not quiet:
+    chosen = default_day(store.newest_day(), day)
+    if chosen != day and not quiet:
         from papertrack.render import format_day
 
         say(
-            f"Note: the newest paper in the store is from {format_day(newest)}, more than "
+            f"Note: the newest paper in the store is from {format_day(chosen)}, more than "
             "a week ago: showing the store as of that day. Fetch new papers, or choose the "
             "day with --as-of."
         )
-    return newest
+    return chosen
 
 
 def load_catalog() -> Catalog:
@@ -783,49 +771,17 @@ def busy(
 
 
 def fresh_tags(store: Store, catalog: Catalog) -> None:
-    """Retag stored papers before answering if a topic definition changed since they were tagged.
+    """Retag stored papers before answering if a topic definition changed since they
+    were tagged (:func:`papertrack.store.bring_current`), under a spinner on a terminal;
+    a read-only store is read as it is, with a note."""
+    from papertrack.store import bring_current
 
-    Also upgrades an index written by an older papertrack (rebuilt from the partitions).
-    A retag reads every week file: a spinner says so (see :func:`busy`).
-    """
-    outdated = store.index_outdated()
-    current = store.tags_current(catalog)
-    if (outdated or not current) and store.exists() and not os.access(store.path, os.W_OK):
-        if outdated:
-            raise StoreError(
-                f"{visible(str(store.path))} was written by an older papertrack and is "
-                "upgraded once by the first command that can write it. Make it writable "
-                "and run any command"
-            )
-        # A store on a read-only disk (or another user's) is read with the tags it
-        # has, rather than not at all: every command, show included, failed on its lock.
-        changed = sorted(store.index().changed_topics(catalog.fingerprints()))
-        named = ", ".join(changed[:3]) + (
-            f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-        )
-        say(
-            f"Note: {visible(str(store.path))} is read-only, so its papers keep the tags "
-            f"they were given; those of {named} may be out of date. Make the store "
-            "writable to retag them."
-        )
-        return
-
-    def build_text_index() -> None:
-        # A store from before the full-text index (or after a write it missed): built
-        # once, here, so that searches do not each read every week file.
-        if store.text_index_missing():
-            with busy("Building the search index (once)", unit="paper") as progress:
-                store.text_index(progress)
-
-    # First, when the index file is current: a retag then reads only the papers a
-    # changed query can match, and did not build it under its own spinner ("week
-    # file 2,001 of 83,510"). An outdated index file is rebuilt by the retag first.
-    if not outdated:
-        build_text_index()
-    if not current or outdated:
-        with busy("Retagging stored papers for the changed topics") as progress:
-            store.refresh(catalog, progress)
-    build_text_index()
+    bring_current(
+        store,
+        catalog,
+        note=lambda text: say(f"Note: {text}"),
+        busy=lambda doing, unit: busy(doing, unit=unit),
+    )
 
 
 _Formats = TypeVar("_Formats", bound=StrEnum)
