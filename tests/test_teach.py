@@ -371,6 +371,17 @@ def test_a_topic_an_older_papertrack_made_from_examples_and_a_query_stays_either
     training.save_model(model, path)
     again = run("topics", "teach", "chains-query", CHAIN_OF_AGENTS)
     assert "It decides by its query; the papers you taught are decided as taught." in again.stderr
+    # As those papertracks wrote it: every query topic taught a few papers decided
+    # "either", and its next teach made it one "made from examples" (+21 papers off
+    # its query). Its topics.toml entry names no model: it was made by its query.
+    queried = set(tagged("chains-query"))
+    model = learn.TopicModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+    del model.meta["like"]
+    model.meta["decide"] = "either"
+    training.save_model(model, path)
+    third = run("topics", "teach", "chains-query", COMPUTER_RL)
+    assert "It decides by its query; the papers you taught are decided as taught." in third.stderr
+    assert set(tagged("chains-query")) <= queried | {COMPUTER_RL}
 
 
 def test_spread_values_reads_a_run_of_values_after_an_option() -> None:
@@ -601,6 +612,13 @@ def test_topics_show_says_when_an_older_papertrack_made_a_taught_model(
     assert f"made by an older papertrack, {reason}" in text
     assert f"papertrack topics teach {slug} ID" in text
     assert run("latest", slug).exit_code == 0  # it still tags and answers
+    # Taught again the paper it was taught, as that advice says: refit, not "nothing
+    # changed" with the older model deciding still.
+    again = run("topics", "teach", slug, CHAIN_OF_AGENTS)
+    assert again.exit_code == 0, again.stderr
+    assert "nothing changed" not in again.stderr
+    shown = json.loads(run("topics", "show", slug, "--json").stdout)
+    assert shown["model_current"] is True and shown["model_outdated"] is None
 
 
 def test_at_a_terminal_teach_says_what_it_is_doing_while_it_works(stored: Path) -> None:

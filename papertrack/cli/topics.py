@@ -491,9 +491,18 @@ def _taught_like(topic: Topic) -> bool:
     """Whether the topic's taught model says it was made from examples (False for a
     topic without a model of its own)."""
     meta = topic.model.meta if topic.model_file else {}
-    # A taught model written before papertrack kept "like" decided "either"
-    # whenever it had a query and few examples: it goes on doing so.
-    old = "taught" in meta and "like" not in meta and meta.get("decide") == "either"
+    # A taught model written before papertrack kept "like" decided "either" whenever
+    # it had a query and few examples, made with --like or not: one made with --like
+    # (its topics.toml entry names its model) goes on doing so. A query topic taught
+    # then became one "made from examples", and its next teach took in 21 papers
+    # its query did not match.
+    old = (
+        "taught" in meta
+        and "like" not in meta
+        and meta.get("decide") == "either"
+        and topic.source != "default"
+        and _made_from_examples(topic)
+    )
     return bool(meta.get("like") or old)
 
 
@@ -1256,9 +1265,17 @@ def topics_teach(
                 taught[named[pid].arxiv_id] = True
             for pid in out_ids or []:
                 taught[named[pid].arxiv_id] = False
-            if given and not forget and not forgotten and taught == examples.get(chosen.slug):
+            if (
+                given
+                and not forget
+                and not forgotten
+                and taught == examples.get(chosen.slug)
+                and _current(chosen)
+            ):
                 # Every paper named was taught so already: a refit would give the same
                 # model after seconds of work, and "Taught 1 paper" read as a change.
+                # (Not so of a model an older papertrack made: `topics show` tells the
+                # user to teach it again to refit it, and that did nothing.)
                 say(
                     f"{'Each paper' if len(given) > 1 else 'The paper'} named was taught to "
                     f"{chosen.name} ({chosen.slug}) so already: nothing changed."
