@@ -596,7 +596,11 @@ class _Checkpoint:
     def load(self) -> bool:
         """Whether a checkpoint of this very file exists (then its position is loaded)."""
         data = StateFile(self.path).read()
-        if data.get("identity") != self.identity:
+        saved = data.get("identity")
+        if isinstance(saved, dict) and "categories" not in saved:
+            # Written before -c was part of it: an ingest of every category then.
+            saved = {**saved, "categories": []}
+        if saved != self.identity:
             return False
         try:
             self.line, self.offset = int(data["line"]), int(data["offset"])

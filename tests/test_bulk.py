@@ -290,6 +290,28 @@ def test_a_run_with_another_category_filter_does_not_resume(
     assert report.papers == 1100 and len(records(store)) == 1100
 
 
+def test_a_checkpoint_an_older_papertrack_wrote_is_resumed(
+    tmp_path: Path, catalog: Catalog
+) -> None:
+    """Checkpoints written before the category filter was part of them name no
+    categories: after an upgrade the interrupted ingest started again at line 1."""
+    feed = snapshot(tmp_path / "snap.jsonl", synthetic=900)
+    store = Store(tmp_path / "s")
+
+    def stop(source: str, done: int, total: int | None, papers: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), store.writer(catalog) as writer:
+        ingest_source(str(feed), writer, options=IngestOptions(batch_size=250, on_bytes=stop))
+    (checkpoint,) = (store.path / "resume").glob("*.json")
+    data = json.loads(checkpoint.read_text(encoding="utf-8"))
+    del data["identity"]["categories"]
+    checkpoint.write_text(json.dumps(data), encoding="utf-8")
+    report, _ = ingest_file(feed, store, catalog, batch_size=250)
+    assert report.resumed_at == 251 and report.unchanged == 0
+    assert len(records(store)) == 1100
+
+
 def test_a_gz_snapshot_resumes_past_its_compressed_size(tmp_path: Path, catalog: Catalog) -> None:
     # The checkpoint's offset is one in the decompressed text, which is several
     # times the size of the file: a resume there is still a resume.
