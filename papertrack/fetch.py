@@ -870,7 +870,43 @@ def fetch_range(
     try:
         return _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
     finally:
+        with contextlib.suppress(OSError, PapertrackError):  # tidying never fails a fetch
+            _sweep_run_locks(settings.home, lock)
         lock.release()
+
+
+def _run_lock_name(key: str) -> str:
+    return f"fetch-run-{hashlib.sha1(key.encode()).hexdigest()[:12]}.lock"
+
+
+def _sweep_run_locks(home: Path, held: Lock) -> None:
+    """Delete the run locks no checkpoint needs, this run's (``held``) included: each
+    range option names its own (--since 2026-12-01, then 12-02, ...), and a cron job
+    with a moving --since left one file in the data home a night.
+
+    A lock is deleted while held, so no run holds it then. A run that opened it
+    before and locks it after holds a deleted file, as a third run started in the
+    same few milliseconds may hold a new one: then both fetch, as before the run
+    locks, and the checkpoint keeps what each stored.
+    """
+    kept = {_run_lock_name(key) for key in StateFile(home / CHECKPOINT_FILE).read()}
+    for path in home.glob("fetch-run-*.lock"):
+        if path.name in kept:
+            continue
+        if path == held.path:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            continue
+        other = Lock(path, 0, "the lock of a fetch's checkpoint")
+        try:
+            other.acquire()
+        except PapertrackError:
+            continue  # a fetch running now
+        try:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        finally:
+            other.release()
 
 
 class FetchRunning(PapertrackError):
@@ -884,8 +920,7 @@ def _run_lock(home: Path, key: str) -> Lock:
     live checkpoint for a stopped one ("Resuming after 5 pages fetched by an earlier
     run") and asked arXiv for every page left a second time.
     """
-    name = hashlib.sha1(key.encode()).hexdigest()[:12]
-    lock = Lock(home / f"fetch-run-{name}.lock", 0, "the lock of this fetch's checkpoint")
+    lock = Lock(home / _run_lock_name(key), 0, "the lock of this fetch's checkpoint")
     try:
         lock.acquire()
     except LockBusyError:

@@ -1256,6 +1256,32 @@ def test_an_empty_page_on_two_runs_ends_the_window_instead_of_every_run(
     assert len(stored()) == 25
 
 
+def test_run_locks_do_not_pile_up_in_the_data_home(httpserver: HTTPServer) -> None:
+    """Each range option has its own run lock: a cron job with a moving --since
+    left one fetch-run-*.lock a night in the data home, for good."""
+    from papertrack.files import Lock
+
+    home = Path(os.environ["PAPERTRACK_HOME"])
+    api = FakeArxiv(httpserver, total=25)
+    home.mkdir(parents=True, exist_ok=True)
+    running = Lock(home / "fetch-run-0123456789ab.lock", 0)  # a fetch running now
+    running.acquire()
+    try:
+        for since in ("2026-08-01", "2026-08-02", "2026-08-03"):
+            done = fetch_api(api.url, "--since", since)
+            assert done.exit_code == 0, done.stderr
+        assert sorted(p.name for p in home.glob("fetch-run-*.lock")) == [running.path.name]
+    finally:
+        running.release()
+    # A stopped fetch keeps its checkpoint, and the lock that guards it.
+    api.faults[10] = [status(503)] * 3
+    failed = fetch_api(api.url, "--since", "2026-08-04", "--retries", "0")
+    assert failed.exit_code == 1
+    assert len(list(home.glob("fetch-run-*.lock"))) == 1
+    assert fetch_api(api.url, "--since", "2026-08-05").exit_code == 0
+    assert len(list(home.glob("fetch-run-*.lock"))) == 1
+
+
 def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=404)
     url = f"http://reader:s3cret@127.0.0.1:{httpserver.port}/atom"
