@@ -213,8 +213,15 @@ def _day_start(moment: datetime) -> datetime:
 
 def window_start(state: DigestState, now: datetime) -> datetime:
     """The oldest paper date a digest without --since shows. A window kept by an
-    older papertrack, cut at the clock time, starts at the start of its day too."""
-    return _day_start(state.floor) if state.floor is not None else first_cutoff(now)
+    older papertrack, cut at the clock time, starts at the start of its day too,
+    while that day is recent: months into daily digests, the first one after an
+    upgrade listed a whole day of months-old papers as new."""
+    if state.floor is None:
+        return first_cutoff(now)
+    start = _day_start(state.floor)
+    if start != state.floor and now - state.floor > timedelta(days=2 * FIRST_DIGEST_DAYS):
+        return state.floor
+    return start
 
 
 def build_digest(

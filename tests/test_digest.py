@@ -669,6 +669,11 @@ def test_the_first_digest_holds_every_paper_of_its_first_day() -> None:
     # A window an older papertrack kept at the clock time holds that day's papers too.
     kept = DigestState(last=now, digested=set(), floor=datetime(2026, 11, 26, 16, 13, tzinfo=UTC))
     assert build_digest([("x", "X")], {"x": [first_day]}, kept, now).arxiv_ids() == ["5"]
+    # Months into daily digests, not: that day's papers are months old, not new.
+    later = now + timedelta(days=90)
+    assert not build_digest([("x", "X")], {"x": [first_day]}, kept, later).arxiv_ids()
+    fresh = Paper(arxiv_id="7", title="7", published=later - timedelta(days=1), tags=("x",))
+    assert build_digest([("x", "X")], {"x": [fresh]}, kept, later).arxiv_ids() == ["7"]
 
 
 def test_a_topic_followed_later_starts_a_week_before_it_was_followed() -> None:
