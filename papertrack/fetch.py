@@ -804,6 +804,32 @@ def _subtract(spans: list[Span], cut: list[Span]) -> list[Span]:
     return sorted(result)
 
 
+def _adopt_unnamed(
+    home: Path, key: str, first: date, last: date, checkpoint: _Checkpoint
+) -> dict[str, Any] | None:
+    """The checkpoint an older papertrack kept for this fetch, moved under ``key``.
+
+    Those were keyed without the range option ("--days 3"), which ``key`` ends with:
+    after an upgrade, a stopped backfill started again at its first page and its
+    checkpoint stayed for good. One whose range spans as many days as this run's
+    (the same --days or --backfill, on a later day) is this fetch's.
+    """
+    unnamed = key.rsplit(" --", 1)[0] if " --" in key else None
+    if unnamed is None:
+        return None
+    older = _Checkpoint(home, unnamed)
+    state = older.load()
+    if not _valid_state(state):
+        return None
+    assert state is not None  # for mypy: _valid_state said so
+    low, high = (date.fromisoformat(day) for day in state["range"])
+    if (high - low) != (last - first):
+        return None
+    checkpoint.save(state)
+    older.save(None)
+    return state
+
+
 def _resume_plan(first: date, last: date, state: dict[str, Any]) -> tuple[list[Span], int]:
     """What is left of [first, last] after an earlier, interrupted run, and where to start.
 
@@ -948,6 +974,8 @@ def _fetch_windows(
     size = settings.page_size
     checkpoint = _Checkpoint(settings.home, key)
     saved = checkpoint.load()
+    if saved is None:
+        saved = _adopt_unnamed(settings.home, key, first, last, checkpoint)
     state: dict[str, Any] = {"windows": [[first.isoformat(), last.isoformat()]], "start": 0}
     state["pages"] = 0
     if saved is not None and _valid_state(saved):

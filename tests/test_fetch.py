@@ -275,6 +275,41 @@ def test_interrupted_backfill_resumes_where_it_stopped(
     assert store.count() == 25
 
 
+def test_a_checkpoint_an_older_papertrack_kept_is_resumed_by_the_same_range_option(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """Checkpoints were keyed without the range option ("--backfill 1") before: after
+    an upgrade, a stopped backfill started again at its first page, and its
+    checkpoint stayed in the file for good."""
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+    window = (date(2026, 8, 1), date(2026, 8, 7))
+    with pytest.raises(KeyboardInterrupt):
+        fetch_range(
+            ["cs.AI"], *window, _upsert(store), settings, progress=stop_after_first_page,
+            run="--backfill 1",
+        )  # fmt: skip
+    path = isolated_home / "fetch-checkpoint.json"
+    kept = json.loads(path.read_text(encoding="utf-8"))
+    ((key, state),) = kept.items()
+    assert key.endswith(" --backfill 1")
+    path.write_text(json.dumps({key.removesuffix(" --backfill 1"): state}), encoding="utf-8")
+    # Another range option (a nightly --days 1) does not take it over.
+    fetch_range(
+        ["cs.AI"], date(2026, 8, 7), date(2026, 8, 7), _upsert(store), settings, run="--days 1"
+    )
+    assert len(json.loads(path.read_text(encoding="utf-8"))) == 1
+    api.calls.clear()
+    report = fetch_range(
+        ["cs.AI"], date(2026, 8, 2), date(2026, 8, 8), _upsert(store), settings,
+        run="--backfill 1",
+    )  # fmt: skip
+    assert report.resumed_at == 1
+    assert api.starts()[:2] == [10, 20]  # where the older papertrack stopped
+    assert not path.exists()
+
+
 def test_a_backfill_resumed_on_a_later_day_skips_what_was_finished(
     httpserver: HTTPServer, isolated_home: Path
 ) -> None:
