@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; imported on first us
     )
     from papertrack.errors import PapertrackError
 
-__version__ = "0.2.1"
+__version__ = "0.3.0"
 
 __all__ = [
     "PapertrackError",
