@@ -781,6 +781,7 @@ def bring_current(
     *,
     note: Callable[[str], None],
     busy: Busy = _quiet,
+    record: Callable[[str], object] | None = None,
 ) -> None:
     """Make ``store`` ready to answer for ``catalog``: retag the papers of topics whose
     definition changed since they were tagged, upgrade an index an older papertrack
@@ -789,7 +790,8 @@ def bring_current(
 
     A store this process cannot write is read with the tags it has, and ``note`` is
     told which topics may be out of date: every read of a shared or read-only store
-    failed on its lock.
+    failed on its lock. ``record`` is told what a retag moved, topic by topic (an
+    upgrade's new models moved counts and momentum, and nothing said why).
 
     Raises:
         StoreError: the store is read-only and its index needs the upgrade.
@@ -828,7 +830,17 @@ def bring_current(
         build_text_index()
     if not current or outdated:
         with busy("Retagging stored papers for the changed topics", "week file") as progress:
-            store.refresh(catalog, progress)
+            moved = store.refresh(catalog, progress)
+        changes = [
+            f"{slug} +{change.gained:,} -{change.lost:,}"
+            for slug, change in sorted(moved.items())
+            if change.gained or change.lost
+        ]
+        if record is not None and changes:
+            record(
+                "Retagged the stored papers for topics whose definition changed (topics.toml "
+                f"edited, or papertrack upgraded): {', '.join(changes)}."
+            )
     build_text_index()
 
 

@@ -352,6 +352,11 @@ def test_a_hand_edit_is_seen_by_the_next_latest(stored: None, user_file: Path) -
     assert sum("mine" in p["tags"] for p in every) == len(second)
     assert sum("planning" in words(p) for p in every) == len(second)
     assert {r["topic"]: r["papers"] for r in data("topics", "--json")}["mine"] == len(second)
+    # What the retag moved is in the log (an upgrade's models moved counts without a word).
+    logged = (user_file.parent / "papertrack.log").read_text(encoding="utf-8")
+    lost = len({p["arxiv_id"] for p in first} - {p["arxiv_id"] for p in second})
+    assert "[latest] Retagged the stored papers for topics whose definition changed" in logged
+    assert f"mine +{len(second) - len(first) + lost} -{lost}." in logged
 
 
 # --------------------------------------------------------------------------- test

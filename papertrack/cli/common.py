@@ -781,6 +781,7 @@ def fresh_tags(store: Store, catalog: Catalog) -> None:
         catalog,
         note=lambda text: say(f"Note: {text}"),
         busy=lambda doing, unit: busy(doing, unit=unit),
+        record=log,  # the log only: a cron job's mail is not the place
     )
 
 
