@@ -328,7 +328,10 @@ def get(
             ) from None
         except ConnectionRefusedError:
             conn.close()
-            raise NetError(f"{peer} refused the connection", retryable=False) from None
+            # With its port: a mirror's old port in config.toml was not to be seen.
+            port = parts.port if proxy is None else proxy.port
+            refused = f"{peer}:{port}" if port else peer
+            raise NetError(f"{refused} refused the connection", retryable=False) from None
         except TimeoutError:
             conn.close()
             raise NetError(f"a timeout waiting for {peer}", retryable=True) from None

@@ -348,7 +348,7 @@ def test_a_refused_connection_fails_at_once_and_says_so() -> None:
     result = run(
         "fetch", "-c", "cs.AI", "--listing-url", f"http://127.0.0.1:{port}", "--retries", "5",
     )  # fmt: skip
-    error_line(result, 1, "refused the connection")
+    error_line(result, 1, f"127.0.0.1:{port} refused the connection")  # which port, too
     assert "Retrying" not in result.stderr
     assert time.monotonic() - started < 10
 
