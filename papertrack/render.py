@@ -561,9 +561,12 @@ def topic_card(info: Mapping[str, Any]) -> Group:
             "examples", Text("the papers taught are decided as taught; its query, the rest")
         )
     elif info.get("model_file"):
+        note = info.get("note") or "too few"
+        # An older papertrack's note says it already ("... too few to cross-validate").
+        said = "cross-validate" in note
         grid.add_row(
             "examples",
-            Text(f"{safe(info.get('note') or 'too few')}; not cross-validated: teach it more"),
+            Text(f"{safe(note)}{'' if said else '; not cross-validated'}: teach it more"),
         )
     taught = info.get("taught") or {}
     if taught.get("in") or taught.get("out"):

@@ -610,6 +610,12 @@ def test_topics_show_says_when_an_older_papertrack_made_a_taught_model(
     assert shown["model_current"] is False and shown["model_outdated"] == reason
     text = " ".join(run("topics", "show", slug).stdout.split())
     assert f"made by an older papertrack, {reason}" in text
+    if dropped == "kind":  # its note as the first papertracks wrote it, said once
+        model.meta["note"] = "1 example in the topic: too few to cross-validate"
+        training.save_model(model, path)
+        text = " ".join(run("topics", "show", slug).stdout.split())
+        assert "too few to cross-validate: teach it more" in text
+        assert "not cross-validated" not in text
     assert f"papertrack topics teach {slug} ID" in text
     assert run("latest", slug).exit_code == 0  # it still tags and answers
     # Taught again the paper it was taught, as that advice says: refit, not "nothing
