@@ -7,7 +7,7 @@ From Python::
     papers = papertrack.latest_papers(store, "llm-agent-training", limit=5)
 
 The functions: open_store, load_catalog, ingest_files, latest_papers,
-topic_momentum, search_papers and ask_question (see ``help(papertrack.api)``);
+topic_momentum, search_papers, get_paper and ask_question (see ``help(papertrack.api)``);
 errors are PapertrackError. They are imported on first use, so that
 ``papertrack latest`` starts without them.
 """
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what a type checker and an editor see; imported on first use
     from papertrack.api import (
         ask_question,
+        get_paper,
         ingest_files,
         latest_papers,
         load_catalog,
@@ -34,6 +35,7 @@ __all__ = [
     "PapertrackError",
     "__version__",
     "ask_question",
+    "get_paper",
     "ingest_files",
     "latest_papers",
     "load_catalog",

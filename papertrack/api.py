@@ -29,7 +29,7 @@ store this process cannot write is read with the tags it has, with a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ask_question",
+    "get_paper",
     "ingest_files",
     "latest_papers",
     "load_catalog",
@@ -232,16 +233,30 @@ def latest_papers(
     limit: int = 20,
     since: datetime | date | None = None,
     query: str | None = None,
+    category: str | Sequence[str] | None = None,
 ) -> list[Paper]:
     """The newest papers of ``topic`` (all papers when None), matching ``query`` when given,
     dated ``since`` or later (from the start of its day in UTC, as ``--since``
-    counts; a naive datetime is UTC)."""
+    counts; a naive datetime is UTC), in ``category`` when given (a name or a list of
+    them, as ``-c``: "cs.CL", "cs.*").
+
+    Raises:
+        UsageError: a category neither arXiv nor any stored paper has (a typo).
+    """
+    from papertrack.categories import unknown_categories
+    from papertrack.models import category_test
     from papertrack.topics import Topic
 
     store = _checked(store)
     limit = _at_least("limit", limit)
     if query is not None:
         _text("query", query)
+    wanted = [category] if isinstance(category, str) else list(category or ())
+    for name in wanted:
+        _text("category", name)
+    for name, hint in unknown_categories(store, wanted):
+        raise UsageError(f"no such category {name!r}: {hint}")
+    test = category_test(wanted)
     start = _moment(since)
     topics = load_catalog()
     slug = _slug(topics, topic)
@@ -251,6 +266,7 @@ def latest_papers(
         slug,
         limit=limit,
         since=start,
+        keep=(lambda paper: test(paper.categories)) if test is not None else None,
         match=unsaved.matches_fields if unsaved else None,
         within=store.candidates(unsaved.node) if unsaved else None,
     )
@@ -294,9 +310,15 @@ def topic_momentum(
 
 
 def search_papers(
-    store: Store, query: str, *, topic: str | Topic | None = None, limit: int = 20
+    store: Store,
+    query: str,
+    *,
+    topic: str | Topic | None = None,
+    limit: int = 20,
+    since: datetime | date | None = None,
 ) -> list[Paper]:
-    """Stored papers matching ``query`` (the topic language): title hits first, then newest."""
+    """Stored papers matching ``query`` (the topic language), dated ``since`` or later
+    when given: title hits first, then newest."""
     from papertrack.export import search_papers as run
     from papertrack.topics import Topic
 
@@ -307,7 +329,24 @@ def search_papers(
     slug = _slug(topics, topic)
     _current(store, topics)
     unsaved = Topic(name="Query", slug="query", query=query)
-    return run(store, unsaved, topic=slug, limit=limit).papers
+    return run(store, unsaved, topic=slug, limit=limit, since=_moment(since)).papers
+
+
+def get_paper(store: Store, paper_id: str) -> Paper | None:
+    """The stored paper ``paper_id`` names in any form ``papertrack show`` takes
+    (2508.13167, 2508.13167v2, arXiv:2508.13167, an abs or pdf link, arXiv's DOI, or a
+    non-arXiv feed's own id); None when the store does not hold it.
+
+    Raises:
+        UsageError: ``paper_id`` is not an arXiv id.
+    """
+    from papertrack.export import find_paper
+
+    store = _checked(store)
+    _text("paper_id", paper_id)
+    topics = load_catalog()
+    _current(store, topics)
+    return find_paper(store, paper_id)
 
 
 def ask_question(

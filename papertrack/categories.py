@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from papertrack.store import Store
 
 __all__ = [
     "ARXIV_CATEGORIES",
@@ -19,6 +23,7 @@ __all__ = [
     "canonical",
     "is_arxiv_category",
     "suggest",
+    "unknown_categories",
 ]
 
 #: The shape of an arXiv category name (cs.AI, hep-th, cond-mat.stat-mech), known or not.
@@ -74,3 +79,27 @@ def suggest(name: str, also: Iterable[str] = ()) -> str | None:
     names = {**_FOLDED, **{n.casefold(): n for n in also}}
     close = difflib.get_close_matches(name.casefold(), list(names), n=1, cutoff=0.75)
     return names[close[0]] if close else None
+
+
+def unknown_categories(store: Store, patterns: Sequence[str]) -> list[tuple[str, str]]:
+    """Each exact category of ``patterns`` neither arXiv's nor any stored paper's, with
+    what to say of it: a filter by it can only ever match nothing, so it is a typo
+    (``cs.XX``). A category of a non-arXiv feed is stored, hence known."""
+    exact = [p for p in patterns if p and not p.endswith("*") and not is_arxiv_category(p)]
+    if not exact:
+        return []
+    stored = set(store.index().listed) if store.exists() else set()
+    folded = {name.casefold() for name in stored}
+    unknown = []
+    for name in exact:
+        if name.casefold() not in folded:
+            close = suggest(name, stored)
+            hint = f" Did you mean {close}?" if close else ""
+            unknown.append(
+                (
+                    name,
+                    f"arXiv has none of that name and no stored paper has it.{hint} List the "
+                    f"stored ones with 'papertrack stats --top 0' (arXiv's are at {TAXONOMY_URL})",
+                )
+            )
+    return unknown

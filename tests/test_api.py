@@ -251,3 +251,33 @@ def test_the_package_shows_and_types_its_api() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert callable(papertrack.topic_momentum)
+
+
+def test_what_the_commands_filter_by_the_api_does_too(isolated_home: Path) -> None:
+    """-c, search --since and show had no counterpart: a script read every paper."""
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    cli = json.loads(run("latest", "-c", "cs.CL", "-c", "stat.*", "-n", "500", "--json").stdout)
+    api = papertrack.latest_papers(store, category=["cs.CL", "stat.*"], limit=500)
+    assert [p.arxiv_id for p in api] == [p["arxiv_id"] for p in cli] != []
+    one = papertrack.latest_papers(store, category="cs.CL", limit=500)
+    assert all("cs.CL" in p.categories for p in one) and len(one) <= len(api)
+    with pytest.raises(PapertrackError, match="no such category 'cs.XX'"):
+        papertrack.latest_papers(store, category="cs.XX")
+    day = papertrack.latest_papers(store, limit=1)[0].paper_date
+    assert day is not None
+    found = papertrack.search_papers(store, "agent*", since=day.date(), limit=500)
+    cli = json.loads(
+        run("search", "agent*", "--since", day.date().isoformat(), "-n", "500", "--json").stdout
+    )
+    assert [p.arxiv_id for p in found] == [p["arxiv_id"] for p in cli][:500] != []
+    paper = found[0]
+    for form in (
+        paper.arxiv_id,
+        f"arXiv:{paper.arxiv_id}",
+        f"https://arxiv.org/abs/{paper.arxiv_id}v1",
+    ):
+        assert papertrack.get_paper(store, form) == paper
+    assert papertrack.get_paper(store, "2601.99999") is None
+    with pytest.raises(PapertrackError, match="is not an arXiv id"):
+        papertrack.get_paper(store, "not an id")

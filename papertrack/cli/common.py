@@ -869,7 +869,9 @@ def check_categories(store: Store, patterns: Sequence[str]) -> None:
     Such a filter can only ever match nothing, so it is a typo (``cs.XX``); a
     category of a non-arXiv feed is stored, hence known, and so is accepted.
     """
-    for name, hint in _unknown_categories(store, patterns):
+    from papertrack.categories import unknown_categories
+
+    for name, hint in unknown_categories(store, patterns):
         raise UsageError(f"no such category {name!r}: {hint}")
 
 
@@ -887,33 +889,10 @@ def note_query_categories(store: Store, query: str) -> None:
     names = [
         term.name for term, _ in query_terms(node) if isinstance(term, Category) and not term.prefix
     ]
-    for name, hint in _unknown_categories(store, names):
+    from papertrack.categories import unknown_categories
+
+    for name, hint in unknown_categories(store, names):
         say(f"Note: the query's category:{name} can match no paper: {hint}")
-
-
-def _unknown_categories(store: Store, patterns: Sequence[str]) -> list[tuple[str, str]]:
-    """Each exact category of ``patterns`` neither arXiv's nor any stored paper's, with
-    what to say of it."""
-    from papertrack.categories import TAXONOMY_URL, is_arxiv_category, suggest
-
-    exact = [p for p in patterns if p and not p.endswith("*") and not is_arxiv_category(p)]
-    if not exact:
-        return []
-    stored = set(store.index().listed) if store.exists() else set()
-    folded = {name.casefold() for name in stored}
-    unknown = []
-    for name in exact:
-        if name.casefold() not in folded:
-            close = suggest(name, stored)
-            hint = f" Did you mean {close}?" if close else ""
-            unknown.append(
-                (
-                    name,
-                    f"arXiv has none of that name and no stored paper has it.{hint} List the "
-                    f"stored ones with 'papertrack stats --top 0' (arXiv's are at {TAXONOMY_URL})",
-                )
-            )
-    return unknown
 
 
 def category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | None:
