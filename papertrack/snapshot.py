@@ -597,7 +597,7 @@ class _Checkpoint:
         """Whether a checkpoint of this very file exists (then its position is loaded)."""
         data = StateFile(self.path).read()
         saved = data.get("identity")
-        if isinstance(saved, dict) and "categories" not in saved:
+        if isinstance(saved, dict) and "categories" not in saved and "categories" in self.identity:
             # Written before -c was part of it: an ingest of every category then.
             saved = {**saved, "categories": []}
         if saved != self.identity:
