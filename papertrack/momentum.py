@@ -13,10 +13,12 @@ The index keeps counts per day, so the windows are exact to the day even when D 
 not a Sunday and they cut ISO weeks in the middle.
 
 Gaps: a week in which the store holds no paper at all (before the first ingest,
-after the last) is *no data*, not zero. When a window is only partly covered by
-weeks with data, the change compares papers per covered day, so missing weeks
-count neither as a fall nor as a rise; :attr:`Window.coverage` says how much of
-each window had data.
+after the last) is *no data*, not zero. D's own week, none of its papers in yet
+(a Monday's are announced on Tuesday), is zero so far when the week before it
+holds papers: read as a gap, every Monday's change switched to rates per day.
+When a window is only partly covered by weeks with data, the change compares
+papers per covered day, so missing weeks count neither as a fall nor as a rise;
+:attr:`Window.coverage` says how much of each window had data.
 
 Nothing here prints or reads the clock unless asked to (``now``).
 """
@@ -135,7 +137,8 @@ class WeekBucket:
     """One ISO week of the series: the topic's papers and the store's, up to the as-of day.
 
     ``total == 0`` means the store holds nothing for the week: *no data*, and
-    ``count`` is then None rather than a zero nobody measured.
+    ``count`` is then None rather than a zero nobody measured; except the as-of
+    day's own week after a week with papers (``so_far_empty``): none in yet.
     """
 
     start: date
@@ -145,10 +148,12 @@ class WeekBucket:
     complete: bool = True
     #: Whether some of the week's days fall in the current window.
     current: bool = False
+    #: The as-of day's week, with no paper up to that day after a week with papers.
+    so_far_empty: bool = False
 
     @property
     def no_data(self) -> bool:
-        return self.total == 0
+        return self.total == 0 and not self.so_far_empty
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -258,7 +263,18 @@ def _window(topic: DayCounts, store: DayCounts, first: date, last: date, as_of: 
 
 def _has_data(store: DayCounts, week: date, as_of: date) -> bool:
     # A week with data is one the store holds any paper for, up to the as-of day.
-    return count_days(store, week, min(week + timedelta(days=6), as_of)) > 0
+    if count_days(store, week, min(week + timedelta(days=6), as_of)) > 0:
+        return True
+    return _empty_so_far(store, week, as_of)
+
+
+def _empty_so_far(store: DayCounts, week: date, as_of: date) -> bool:
+    """Whether ``week`` is the as-of day's own, none of its papers in yet, after a
+    week the store holds papers for: a Monday's papers are announced on Tuesday."""
+    return (
+        week == monday(as_of)
+        and count_days(store, week - timedelta(days=7), week - timedelta(days=1)) > 0
+    )
 
 
 def measure(
@@ -337,11 +353,13 @@ def _measure(
         start = series_first + timedelta(days=7 * n)
         last = min(start + timedelta(days=6), as_of)
         total = count_days(all_days, start, last)
+        empty = not total and _empty_so_far(all_days, start, as_of)
         buckets.append(
             WeekBucket(
                 start=start,
-                count=count_days(topic_days, start, last) if total else None,
+                count=count_days(topic_days, start, last) if total or empty else None,
                 total=total,
+                so_far_empty=empty,
                 complete=last == start + timedelta(days=6),
                 current=last >= current_first,
             )

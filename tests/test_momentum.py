@@ -218,6 +218,26 @@ def test_weeks_without_any_paper_are_no_data_not_zero() -> None:
     assert result.to_dict()["weeks"][0]["count"] is None
 
 
+def test_a_monday_with_no_paper_in_yet_is_zero_so_far_not_a_gap() -> None:
+    """A Monday's papers are announced on Tuesday: as of a Monday, the week held none
+    yet and read as no data, so every Monday's change switched to rates per day
+    (308 against 308 read "+4%") and the chart said "no data" for the current week."""
+    monday = D(2026, 6, 22)
+    topic = spread(monday - timedelta(days=56), monday - timedelta(days=1), 56)
+    store = merged(topic, spread(monday - timedelta(days=56), monday - timedelta(days=1), 560))
+    result = m.measure(days(topic), days(store), as_of=monday)
+    assert (result.current.count, result.previous.count) == (27, 28)  # none on Monday yet
+    assert result.current.covered_days == result.previous.covered_days == 28
+    assert result.change_pct == round(100 * (27 - 28) / 28) == -4  # PRODUCT.md's formula
+    assert not m.notes(result)
+    last = result.weeks[-1]
+    assert (last.start, last.count, last.total, last.no_data) == (monday, 0, 0, False)
+    assert result.to_dict()["weeks"][-1]["count"] == 0
+    # A week after a week of nothing is still no data: the store stopped before.
+    later = m.measure(days(topic), days(store), as_of=monday + timedelta(days=7))
+    assert later.weeks[-1].no_data and later.weeks[-2].start == monday
+
+
 def test_partly_covered_windows_compare_papers_per_day_of_data() -> None:
     # The store starts on Mon Aug 17: the previous window (Aug 3 - Aug 30) has data for 14 days.
     topic = merged(spread(D(2026, 8, 17), D(2026, 8, 30), 10), spread(D(2026, 8, 31), SUNDAY, 40))
