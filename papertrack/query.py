@@ -297,6 +297,7 @@ def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
                 tokens.append(_Token(word, word, start + 1))
                 continue
             # "title:agent*" is a field and a word; "title:author:x" two fields (an error later).
+            fielded = False
             while (match := _FIELD_RE.match(word)) is not None:
                 name = match.group(1).lower()
                 if name not in FIELDS:
@@ -308,6 +309,16 @@ def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
                 tokens.append(_Token("FIELD", FIELDS[name], start + 1))
                 word = word[match.end() :]
                 start += match.end()
+                fielded = True
+            if fielded and len(word) > 1 and word[0] == "-":
+                # "title:-survey" is title:NOT survey, as "-survey" is NOT survey: the
+                # "-" was read into the word, and the query matched the surveys.
+                tokens.append(_Token("NOT", "-", start + 1))
+                word, start = word[1:], start + 1
+            if fielded and word in _OPERATORS:
+                # "title:NOT survey": the operator, not the word "not".
+                tokens.append(_Token(word, word, start + 1))
+                continue
             if word:
                 tokens.append(_Token("WORD", word, start + 1))
     tokens.append(_Token("END", "", n + 1))
@@ -416,14 +427,14 @@ class _Parser:
                     f"{token.text}: at column {token.column}. Give each term one field.",
                     following.column,
                 )
-            if following.kind not in ("WORD", "PHRASE", "LPAREN"):
+            if following.kind not in ("WORD", "PHRASE", "LPAREN", "NOT"):
                 one, two = _FIELD_EXAMPLES.get(token.text, ("agent", "agents"))
                 raise QuerySyntaxError(
                     f"field {token.text}: at column {token.column} has no term after it. "
                     f"Write e.g. {token.text}:{one} or {token.text}:({one} OR {two}).",
                     token.column,
                 )
-            return self.primary(token.text)
+            return self.not_expr(token.text)  # title:NOT survey, title:-survey
         if token.kind == "LPAREN":
             if self.peek().kind == "RPAREN":
                 raise QuerySyntaxError(

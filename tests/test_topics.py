@@ -331,6 +331,21 @@ def test_field_scopes() -> None:
     assert not matches('title:"at work we"', title, abstract)
 
 
+def test_a_field_takes_a_negated_term_as_a_bare_term_does() -> None:
+    """"title:-survey" read the "-" into the word and matched the surveys (5 papers
+    where 970 were meant); "title:NOT survey" read NOT as the word "not"."""
+    survey, method = ("A survey of agents", "Agents."), ("Agents that plan", "Agents.")
+    for query in ("agent* AND title:-survey", "agent* AND title:NOT survey"):
+        assert not matches(query, *survey), query
+        assert matches(query, *method), query
+    assert matches("title:-survey", "Agents", "A survey.")  # the abstract is not the title
+    assert not matches("author:-Smith", authors=("Ann Smith",))
+    assert matches("author:-Smith", authors=("Ann Lee",))
+    assert matches("title:NOT (survey OR review)", *method)
+    with pytest.raises(QuerySyntaxError, match="has no term after it"):
+        Topic(name="x", slug="x", query="title:AND agents")
+
+
 def test_author_phrases_stay_within_one_author() -> None:
     assert matches('author:"Yann LeCun"', authors=("Yann LeCun",))
     assert matches('author:"yann lecun"', authors=("Ann Lee", "Yann  LeCun"))
