@@ -346,6 +346,21 @@ def test_a_field_takes_a_negated_term_as_a_bare_term_does() -> None:
         Topic(name="x", slug="x", query="title:AND agents")
 
 
+def test_pasted_phrases_read_typographic_quotes_and_lone_punctuation() -> None:
+    title = "Pruning & Quantization: tool use for agents"
+    assert matches('"pruning & quantization"', title)
+    assert matches('"Agents – A Survey"', "Agents - A Survey")
+    assert not matches('"pruning & tool"', title)  # still a phrase
+    # Pasted from a word processor: a phrase, not the words tool AND use.
+    assert matches("“tool use”", title) and matches("„tool use“", title)
+    assert not matches("“tool use”", "Use of a tool")
+    assert matches("«tool use»", title)
+    with pytest.raises(QuerySyntaxError, match="has no letters or digits"):
+        Topic(name="x", slug="x", query="LLM & agents")  # a bare '&' is still refused
+    with pytest.raises(QuerySyntaxError, match="has no letters or digits"):
+        Topic(name="x", slug="x", query='"& –"')
+
+
 def test_author_phrases_stay_within_one_author() -> None:
     assert matches('author:"Yann LeCun"', authors=("Yann LeCun",))
     assert matches('author:"yann lecun"', authors=("Ann Lee", "Yann  LeCun"))
