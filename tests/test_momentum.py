@@ -741,3 +741,20 @@ def test_a_store_more_than_a_week_behind_is_measured_at_its_newest_paper(
     counted = momentum_json(store, "large-language-models")
     if shifted:  # one paper a day, every day: four full weeks against four full weeks
         assert (counted["current"], counted["previous"], counted["change_pct"]) == (28, 28, 0)
+
+
+def test_a_digest_of_a_store_behind_measures_momentum_as_the_other_views_do(
+    sample_home: Path,
+) -> None:
+    """As of today, a store months behind read "LLM Agent Training (8 new papers)"
+    over "No data for the last four weeks", where every other view measured as of
+    its newest paper."""
+    assert run("follow", "llm-agent-training").exit_code == 0
+    done = run("digest", "--since", "2026-06-20", "--json", "--dry-run")
+    assert done.exit_code == 0, done.stderr
+    assert "days ago" in done.stderr  # the stale store is warned of, as before
+    section = json.loads(done.stdout)["topics"][0]
+    page = json.loads(run("momentum", "llm-agent-training", "--json").stdout)
+    assert section["momentum"]["as_of"] == page["as_of"] == "2026-06-26"
+    assert section["momentum"]["current"] == page["current"] > 0
+    assert section["momentum_text"].startswith(page["summary"])

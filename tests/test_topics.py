@@ -332,7 +332,7 @@ def test_field_scopes() -> None:
 
 
 def test_a_field_takes_a_negated_term_as_a_bare_term_does() -> None:
-    """"title:-survey" read the "-" into the word and matched the surveys (5 papers
+    """ "title:-survey" read the "-" into the word and matched the surveys (5 papers
     where 970 were meant); "title:NOT survey" read NOT as the word "not"."""
     survey, method = ("A survey of agents", "Agents."), ("Agents that plan", "Agents.")
     for query in ("agent* AND title:-survey", "agent* AND title:NOT survey"):

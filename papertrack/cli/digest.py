@@ -399,7 +399,9 @@ def _collect(
     from papertrack.cli.momentum import measure_topic
 
     candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
-    day = momentum.today(now)
+    # As the other views measure (the stale store is warned of already): as of today,
+    # "8 new papers" sat over "No data for the last four weeks".
+    day = momentum.default_day(store.newest_day() if store.exists() else None, momentum.today(now))
     measured = {
         t.slug: measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
         for t in topics
