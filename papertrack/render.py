@@ -461,11 +461,16 @@ def topic_page(
     console_width: int | None = None,
     related: Sequence[tuple[str, int]] = (),
     ask: str = "",
+    *,
+    following: bool = False,
+    follow: str = "",
 ) -> Group:
-    """The topic page: header, momentum with its chart, the latest papers, related topics, ask.
+    """The topic page: header, momentum with its chart, the latest papers, related
+    topics, follow, ask.
 
     ``related`` is (topic name, shared papers) of the topics sharing the most papers;
-    ``ask`` the command line that asks about the topic.
+    ``follow`` the command line that follows the topic (or, ``following`` it, that
+    unfollows it); ``ask`` the command line that asks about the topic.
     """
     parts: list[RenderableType] = [Text(safe(m.name), style="bold")]
     if description:
@@ -481,6 +486,12 @@ def topic_page(
     if related:
         shown = ", ".join(f"{safe(name)} ({n:,} shared)" for name, n in related)
         parts.extend((Text(""), Text.assemble(("Related topics: ", "bold"), shown)))
+    if follow:
+        if following:
+            said = f"yes: new papers come in your digest ('{safe(follow)}' stops that)"
+            parts.append(Text.assemble(("Following: ", "bold"), said))
+        else:
+            parts.append(Text.assemble(("Follow: ", "bold"), safe(follow)))
     if ask:
         parts.append(Text.assemble(("Ask: ", "bold"), safe(ask)))
     return Group(*parts)

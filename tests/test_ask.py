@@ -334,6 +334,18 @@ def test_the_topic_page_ends_with_related_topics_and_the_ask_line(store: Store) 
     lines = text.stdout.rstrip().splitlines()
     assert lines[-1].startswith("Ask: papertrack ask llm-agent-training")
     assert any(line.startswith("Related topics: ") for line in lines[-4:])
+    # The page's "Follow this topic": the command, then that it is followed.
+    assert lines[-2] == "Follow: papertrack follow llm-agent-training"
+    assert (data["following"], data["follow"]) == (False, lines[-2].removeprefix("Follow: "))
+    assert run("follow", "llm-agent-training").exit_code == 0
+    lines = run("topic", "llm-agent-training", "--as-of", "2025-08-22").stdout.splitlines()
+    assert lines[-2].startswith("Following: yes: new papers come in your digest")
+    assert "'papertrack unfollow llm-agent-training' stops that" in " ".join(lines[-3:])
+    followed = json.loads(run("topic", "llm-agent-training", "--json").stdout)
+    assert (followed["following"], followed["follow"]) == (
+        True,
+        "papertrack unfollow llm-agent-training",
+    )
 
 
 @pytest.mark.parametrize("fulltext", ["on", "off"])

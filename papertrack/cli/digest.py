@@ -61,6 +61,16 @@ def lock_file() -> Path:
     return paths.home() / "digest.lock"
 
 
+def is_followed(slug: str) -> bool:
+    """Whether ``slug`` is in following.json (False when that file cannot be read)."""
+    from papertrack.digest import load_following
+
+    try:
+        return slug in load_following(following_file())[0]
+    except PapertrackError:
+        return False
+
+
 def followed_topics(catalog: Catalog, slugs: Sequence[str] | None = None) -> list[Topic]:
     """The followed topics still in the catalog, in following order: of ``slugs``, or
     of following.json when not given."""

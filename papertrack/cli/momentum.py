@@ -329,6 +329,11 @@ def topic_page(
 
         # Quoted for a shell, so it runs when pasted whatever the name holds ("Bob's").
         ask = f"papertrack ask {chosen.slug} {shlex.quote(f'what is new in {chosen.name}?')}"
+        from papertrack.cli.digest import is_followed
+
+        # The page's "Follow this topic": the command, or that it is followed.
+        following = is_followed(chosen.slug)
+        follow = f"papertrack {'unfollow' if following else 'follow'} {chosen.slug}"
         if as_json or fmt is ViewFormat.json:
             emit_json(
                 {
@@ -341,6 +346,8 @@ def topic_page(
                     "related": [
                         {"topic": s, "name": names.get(s, s), "shared": n} for s, n in related
                     ],
+                    "following": following,
+                    "follow": follow,
                     "ask": ask,
                 }
             )
@@ -357,7 +364,15 @@ def topic_page(
             shown = [(names.get(s, s), n) for s, n in related]
             console.print(
                 render.topic_page(
-                    result, chosen.description, table, header, console.width, shown, ask
+                    result,
+                    chosen.description,
+                    table,
+                    header,
+                    console.width,
+                    shown,
+                    ask,
+                    following=following,
+                    follow=follow,
                 )
             )
         if store.count() == 0:

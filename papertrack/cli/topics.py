@@ -1464,23 +1464,14 @@ def topics_remove(
                         f" Through the topics' implications, {linked_topic.name} ({slug}): "
                         f"{moved}; {after:,} stored papers in it now."
                     )
-        if edit.restored is None and _followed(edit.slug):
+        from papertrack.cli.digest import is_followed
+
+        if edit.restored is None and is_followed(edit.slug):
             message += (
                 f" You still follow it, and the digest warns of that: run 'papertrack "
                 f"unfollow {edit.slug}'."
             )
         say(message + (f"\n{again}" if again else ""))
-
-
-def _followed(slug: str) -> bool:
-    """Whether ``slug`` is in following.json (False when that file cannot be read)."""
-    from papertrack.cli.digest import following_file
-    from papertrack.digest import load_following
-
-    try:
-        return slug in load_following(following_file())[0]
-    except PapertrackError:
-        return False
 
 
 # `topics test` and `topics explain` live in their own module; importing it registers them.
