@@ -81,6 +81,22 @@ COMPACT_TABLE = 100
 TWO_COLUMNS = 60
 
 
+def led_by(papers: Sequence[Paper], slug: str | None) -> list[Paper]:
+    """``papers`` with the tag ``slug`` first, for a view of that topic: the table
+    shows four tags in catalog order, and a topic of the user's own (last in it) was
+    hidden in "+2" on its own page."""
+    import dataclasses
+
+    if not slug:
+        return list(papers)
+    return [
+        dataclasses.replace(p, tags=(slug, *(t for t in p.tags if t != slug)))
+        if slug in p.tags[1:]
+        else p
+        for p in papers
+    ]
+
+
 def papers_table(
     papers: Sequence[Paper], title: str, tag_names: Mapping[str, str], width: int | None = None
 ) -> Table:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import tomllib
 from datetime import date, timedelta
 from pathlib import Path
@@ -734,3 +735,18 @@ def test_a_query_starting_with_a_dash_and_an_empty_field_get_a_fix_that_works(
     line = error_line(run("search", "category:"), 2, "has no term after it")
     assert "category:cs.AI or category:(cs.AI OR cs.CL)" in line
     assert run("search", "category:cs.AI OR category:(cs.AI OR cs.CL)").exit_code == 0
+
+
+def test_a_topics_own_tag_leads_its_papers_tags_on_its_own_pages(sample_home: Path) -> None:
+    """The table shows four tags in catalog order: a topic of the user's own, last in
+    it, was hidden in "+2" on its own page."""
+    ok("topics", "add", "Zq Agents", "--query", "title:agent* AND reinforcement")
+    found = papers("zq-agents")
+    assert any(len(p["tags"]) > 4 for p in found)  # the case that hid it
+    for args in (("latest", "zq-agents", "-n", "100"), ("topic", "zq-agents", "-n", "100")):
+        text = ok(*args).stdout
+        rows = [line for line in text.splitlines() if re.match(r"│ \w{3} \d", line)]
+        assert len(rows) == min(100, len(found)), args
+        assert all("Zq" in row for row in rows), args
+    # Scripts get the tags as stored.
+    assert [p["tags"] for p in papers("zq-agents")] == [p["tags"] for p in found]

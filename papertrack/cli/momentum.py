@@ -357,10 +357,11 @@ def topic_page(
             header = f"Latest papers ({total:,})"
             table: Any = None
             console = out()
+            led = render.led_by(papers, chosen.slug)
             if papers and abstract:
-                table = render.paper_cards(papers, header, names)
+                table = render.paper_cards(led, header, names)
             elif papers:
-                table = render.papers_table(papers, header, names, console.width)
+                table = render.papers_table(led, header, names, console.width)
             shown = [(names.get(s, s), n) for s, n in related]
             console.print(
                 render.topic_page(

@@ -373,9 +373,10 @@ def latest(
         def table() -> Any:
             from papertrack import render
 
+            shown = render.led_by(papers, slug)
             if abstract:
-                return render.paper_cards(papers, header, names)
-            return render.papers_table(papers, header, names, out().width)
+                return render.paper_cards(shown, header, names)
+            return render.papers_table(shown, header, names, out().width)
 
         emit_papers(papers, fmt, table)
         if not papers:
