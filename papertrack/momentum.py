@@ -438,7 +438,10 @@ def format_share(share: float, *, short: bool = False) -> str:
         return "0%"
     if pct < 0.1:
         return "<0.1%" if short else "under 0.1%"
-    if pct >= 10:
+    if 99.5 <= pct < 100:
+        # Not all of them: "100% of all new papers" said every paper was the topic's.
+        return ">99%" if short else "over 99%"
+    if round(pct, 1) >= 10:  # 9.96% is "10%", as 10% is, not "10.0%"
         return f"{pct:.0f}%"
     return f"{pct:.1f}%"
 

@@ -144,6 +144,11 @@ def test_share_format() -> None:
         "0%", "under 0.1%", "0.5%", "1.2%", "25%",
     ]  # fmt: skip
     assert m.format_share(0.0004, short=True) == "<0.1%"
+    # The edges: 9.96% rounds to a whole 10%, as 10% is; 99.99% is not "all of them".
+    assert [m.format_share(x) for x in (0.0996, 0.1, 0.0994, 0.9999, 1.0)] == [
+        "10%", "10%", "9.9%", "over 99%", "100%",
+    ]  # fmt: skip
+    assert m.format_share(0.9999, short=True) == ">99%"
     # At the start of the sentence's second part it is written as a sentence starts.
     assert m.describe(example(2, 2, others=5000)).endswith(" Under 0.1% of all new papers.")
 
