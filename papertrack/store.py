@@ -197,11 +197,35 @@ def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str
     )
 
 
+#: TeX that ingest renders, left in the text of a paper stored before it did
+#: (``A\textsuperscript{2}FM``, ``{\varepsilon}-Differentially``).
+_UNRENDERED = re.compile(
+    r"\\(?:text(?:superscript|subscript|bf|it|tt|sc|rm|sf|up)|emph|mathrm|mathbf|mathit"
+    r"|mathcal|varepsilon|epsilon|alpha|beta|gamma|delta|lambda|mu|sigma|tau|pi|theta"
+    r"|omega|phi|psi|rho|eta|kappa|xi|zeta|chi|nu)(?![A-Za-z])"
+)
+
+
+def _rendered(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its title and abstract as ingest stores them now, TeX rendered:
+    papers stored before ingest rendered it were shown as written (see
+    :data:`_UNRENDERED`) while search and tagging read them rendered, and a second
+    ingest of their feed left them as they were ("unchanged")."""
+    for key in ("title", "abstract"):
+        value = record.get(key)
+        if isinstance(value, str) and "\\" in value and _UNRENDERED.search(value):
+            from papertrack.tex import render_tex
+            from papertrack.text import clean_text, decode_tex_accents
+
+            record = {**record, key: clean_text(render_tex(decode_tex_accents(value)))}
+    return record
+
+
 def paper_of_record(record: dict[str, Any], path: Path) -> Paper:
     """A stored record as a Paper; a record of the wrong types is a damaged file, named."""
     try:
         check_kinds(record)
-        return Paper.from_record(record)
+        return Paper.from_record(_rendered(record))
     except (TypeError, ValueError, AttributeError, KeyError) as exc:
         raise StoreError(
             f"store file {path} is damaged (record {record.get('arxiv_id')!r}: {exc}). "

@@ -362,3 +362,28 @@ def test_deep_nesting_is_bounded_and_keeps_the_text() -> None:
     assert "x" in render_tex(deep)
     out = render_tex("$" + "{" * 3000 + "x" + "}" * 3000 + "$")
     assert "x" in out
+
+
+def test_a_paper_stored_before_ingest_rendered_tex_is_shown_rendered(isolated_home: Path) -> None:
+    """Papers stored by a papertrack that did not render TeX at ingest were shown as
+    written (A\\textsuperscript{2}FM) while search and tagging read them rendered, and
+    ingesting their feed again left them so ("unchanged")."""
+    from helpers import kaggle_line, run
+
+    feed = isolated_home.parent / "one.jsonl"
+    raw = "A\\textsuperscript{2}FM: {\\varepsilon}-Private Agents with $\\alpha$-Tools"
+    feed.write_text(kaggle_line("2510.00001", raw, abstract="We \\emph{train} agents.") + "\n")
+    assert run("ingest", str(feed)).exit_code == 0
+    # As an older papertrack stored it: the feed's text as written.
+    (week,) = (isolated_home / "store" / "papers").glob("*.json")
+    text = week.read_text(encoding="utf-8")
+    stored = json.loads(text)
+    for table in stored.values():
+        for record in table.values():
+            if isinstance(record, dict) and record.get("arxiv_id") == "2510.00001":
+                record["title"], record["abstract"] = raw, "We \\emph{train} agents."
+    week.write_text(json.dumps(stored), encoding="utf-8")
+    shown = json.loads(run("show", "2510.00001", "--json").stdout)
+    assert shown["title"] == "A²FM: ε-Private Agents with α-Tools"
+    assert shown["abstract"] == "We train agents."
+    assert "A²FM" in run("latest", "-n", "1").stdout
