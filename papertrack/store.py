@@ -632,6 +632,17 @@ class Store:
     def count(self, topic: str | None = None) -> int:
         return self.index().total(topic or ALL)
 
+    def count_through(self, topic: str | None, day: date) -> int:
+        """Papers (of ``topic``) dated on or before ``day``, and the undated ones: what
+        a view as of ``day`` holds, from the index."""
+        from papertrack.momentum import papers_through
+
+        index = self.index()
+        slug = topic or ALL
+        return papers_through(index.days.get(slug, {}), day) + index.counts.get(slug, {}).get(
+            UNDATED, 0
+        )
+
     def newest_day(self) -> date | None:
         """The paper date of the newest dated paper, from the index (None: no dated paper)."""
         days = self.index().days.get(ALL, {})

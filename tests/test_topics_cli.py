@@ -750,3 +750,20 @@ def test_a_topics_own_tag_leads_its_papers_tags_on_its_own_pages(sample_home: Pa
         assert all("Zq" in row for row in rows), args
     # Scripts get the tags as stored.
     assert [p["tags"] for p in papers("zq-agents")] == [p["tags"] for p in found]
+
+
+def test_topics_as_of_a_day_counts_the_papers_the_topic_page_counts(sample_home: Path) -> None:
+    """At the same --as-of, topics said 1,766 papers and the topic page 1,724: the
+    list counted every stored paper, the page those dated up to the day."""
+    day = "2026-06-22"
+    rows = {r["topic"]: r for r in data("topics", "--as-of", day, "--json")}
+    for slug in ("llm-agent-training", "gui-agents"):
+        page = data("topic", slug, "--as-of", day, "--json")
+        assert rows[slug]["papers"] == page["papers_total"]
+        dated = [p for p in papers(slug) if (p["paper_date"] or "")[:10] <= day]
+        assert page["papers_total"] == len(dated) < len(papers(slug))
+        assert data("topics", "show", slug, "--as-of", day, "--json")["papers"] == len(dated)
+    # Without --as-of, every stored paper, as before.
+    assert {r["topic"]: r["papers"] for r in data("topics", "--json")}["gui-agents"] == len(
+        papers("gui-agents")
+    )

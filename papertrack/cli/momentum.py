@@ -310,14 +310,10 @@ def topic_page(
         papertrack topic "GUI Agents" -n 5 --abstract
         papertrack topic llm-agent-training --as-of 2026-06-26 --json
     """
-    from papertrack import momentum as core
-    from papertrack.store import UNDATED
 
     with errors():
         catalog, chosen, store, day, result = _topic_momentum(topic, as_of, window, weeks)
-        index = store.index()
-        total = core.papers_through(index.days.get(chosen.slug, {}), day)
-        total += index.counts.get(chosen.slug, {}).get(UNDATED, 0)
+        total = store.count_through(chosen.slug, day)
         papers = store.latest(
             chosen.slug,
             limit=limit,

@@ -130,7 +130,9 @@ def _outdated(meta: dict[str, Any], feature_set: int) -> str:
     return ""
 
 
-def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
+def _topic_row(topic: Topic, store: Store, as_of: date, *, through: bool = False) -> dict[str, Any]:
+    """One topic's row of ``topics``; ``through``: count only the papers dated up to
+    ``as_of`` (asked for with --as-of, as the topic page counts its latest papers)."""
     from papertrack.diagnose import recent_count
 
     counted = store.exists()
@@ -145,7 +147,13 @@ def _topic_row(topic: Topic, store: Store, as_of: date) -> dict[str, Any]:
         "description": topic.description,
         "query": topic.query,
         "categories": list(topic.categories),
-        "papers": store.count(topic.slug) if counted else 0,
+        "papers": (
+            0
+            if not counted
+            else store.count_through(topic.slug, as_of)
+            if through
+            else store.count(topic.slug)
+        ),
         "last_4_weeks": recent,
         # The day the 4 weeks end: today, or the newest paper's on a store not fetched
         # for 4 weeks (a script could not tell which from the counts).
@@ -212,7 +220,7 @@ def topics_list(
 
     The last 4 weeks are the 28 days ending with --as-of (default today, UTC; or the
     newest stored paper's day, if that is more than a week ago), as in
-    'papertrack momentum'. Source is 'default' (the bundled catalog) or 'user'
+    'papertrack momentum'. With --as-of, all is those dated up to that day. Source is 'default' (the bundled catalog) or 'user'
     (your topics file; see 'papertrack path').
 
     Examples:
@@ -229,7 +237,7 @@ def topics_list(
         store = counted_store(catalog)
         if as_of is None:
             day = behind_store_day(store, day)
-        rows = [_topic_row(t, store, day) for t in catalog.topics]
+        rows = [_topic_row(t, store, day, through=as_of is not None) for t in catalog.topics]
 
         def table() -> Any:
             from papertrack import render
@@ -276,7 +284,7 @@ def topics_show(
         store = counted_store(catalog)
         if as_of is None:
             day = behind_store_day(store, day)
-        info = _topic_row(chosen, store, day)
+        info = _topic_row(chosen, store, day, through=as_of is not None)
         default = Catalog.load(paths.default_topics_file()).by_slug(chosen.slug)
         user = chosen.source == "user"
         info.update(
