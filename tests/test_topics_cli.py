@@ -85,7 +85,10 @@ def test_topics_list_counts_agree_with_latest(stored: None) -> None:
         for row in rows:
             assert row["source"] == "default"
             mine = tagged[row["topic"]]
-            assert row["papers"] == len(mine)
+            # With --as-of, the papers dated up to that day (as the topic page counts).
+            assert row["papers"] == sum(
+                not p["paper_date"] or p["paper_date"][:10] <= as_of for p in mine
+            )
             assert row["last_4_weeks"] == sum(first <= p["paper_date"][:10] <= as_of for p in mine)
             assert row["as_of"] == as_of
             recent += row["last_4_weeks"]
@@ -767,3 +770,35 @@ def test_topics_as_of_a_day_counts_the_papers_the_topic_page_counts(sample_home:
     assert {r["topic"]: r["papers"] for r in data("topics", "--json")}["gui-agents"] == len(
         papers("gui-agents")
     )
+
+
+BROKEN_BY_HAND = """[[topic]]
+name = "Broken multi"
+query = '''
+agent*   # agents
+AND (llm OR gpt   # models
+AND NOT title:survey
+'''
+"""
+
+
+def test_an_entry_broken_by_hand_is_named_by_line_and_blocks_no_other_edit(
+    stored: None, user_file: Path
+) -> None:
+    user_file.write_text(BROKEN_BY_HAND, encoding="utf-8")
+    listed = ok("topics")
+    # Column 23 counted across the query's lines; the '(' is on its line 2, column 5.
+    assert "unbalanced parenthesis at line 2, column 5 of its query" in listed.stderr
+    # Another topic can be added (it was refused with the broken entry's error) ...
+    added = ok("topics", "add", "Q Other", "--query", "agent*")
+    assert "q-other" in {r["topic"] for r in data("topics", "--json")}
+    assert "Broken multi" in user_file.read_text(encoding="utf-8")  # left to its owner
+    assert "Added the topic 'Q Other'" in added.stderr
+    # ... but not one broken by the edit itself.
+    refused = run("topics", "add", "Q Bad", "--query", "agent*", "-c", "cs..AI")
+    assert refused.exit_code == 2 and "Broken multi" not in refused.stderr
+    # And the broken one can be removed by its name.
+    removed = ok("topics", "remove", "Broken multi")
+    assert "Removed your topic 'Broken multi'" in removed.stderr
+    assert "Broken multi" not in user_file.read_text(encoding="utf-8")
+    assert "skipped" not in ok("topics").stderr
