@@ -404,7 +404,9 @@ def _topics_in(
                     implies=tuple(dict.fromkeys(implies)),
                 )
             except QuerySyntaxError as exc:
-                raise QuerySyntaxError(f"{where}: {exc}", exc.column) from None
+                raise QuerySyntaxError(
+                    f"{where}: {_on_its_line(str(exc), query, exc.column)}", exc.column
+                ) from None
             except UsageError as exc:
                 raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
             problem = model_problem(topic) if skipped is not None and model else None
@@ -432,6 +434,18 @@ def _topics_in(
                 raise
             skipped.append(str(exc))
     return result
+
+
+def _on_its_line(message: str, query: str, column: int | None) -> str:
+    """``message`` with "column N" of a query of several lines (a hand-written entry
+    of topics.toml) as its line and column: counted across the lines, column 23 was
+    a place no editor shows."""
+    if column is None or "\n" not in query or f"column {column}" not in message:
+        return message
+    before = query[: column - 1]
+    line = before.count("\n") + 1
+    at = column - (before.rfind("\n") + 1)
+    return message.replace(f"column {column}", f"line {line}, column {at} of its query", 1)
 
 
 #: What reading a model file that is not a model raises.

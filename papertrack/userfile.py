@@ -207,7 +207,7 @@ def _commit(path: Path, default_path: Path, text: str) -> Catalog:
     byte-order mark. A
     read-only file is refused, as an editor would, rather than replaced.
     """
-    catalog = Catalog.load(default_path, path, user_text=text)
+    catalog = _checked(default_path, path, text)
     target = Path(os.path.realpath(path))
     mode: int | None = None
     old = b""
@@ -225,6 +225,30 @@ def _commit(path: Path, default_path: Path, text: str) -> Catalog:
     bom = b"\xef\xbb\xbf" if old.startswith(b"\xef\xbb\xbf") else b""
     write_atomic(target, bom + text.encode("utf-8"), mode=mode)
     return catalog
+
+
+def _checked(default_path: Path, path: Path, text: str) -> Catalog:
+    """The catalog ``text`` makes as the user's file, refused if the edit broke it.
+
+    An entry the user broke by hand before (a query that does not parse) is the
+    file's already, skipped with a warning on every command: an edit that adds no
+    problem of its own goes ahead. Refusing it, 'topics add' of another topic
+    failed with that entry's error, and 'topics remove' of it could not run.
+    """
+    from papertrack.errors import QuerySyntaxError
+
+    try:
+        return Catalog.load(default_path, path, user_text=text)
+    except (UsageError, QuerySyntaxError) as exc:
+        before = Catalog.load(default_path, path, lenient=True) if path.exists() else None
+        after = Catalog.load(default_path, path, user_text=text, lenient=True)
+        known = set(before.warnings) if before is not None else set()
+        new = [warning for warning in after.warnings if warning not in known]
+        if new:
+            raise UsageError(new[0].removesuffix("; that topic is skipped.")) from None
+        if before is None:
+            raise exc from None
+        return after
 
 
 # --------------------------------------------------------------------------- edits
@@ -296,7 +320,7 @@ def add_topic(
         model_file=str(path.parent / model) if model else "",
     )
 
-    current = Catalog.load(default_path, path)
+    current = Catalog.load(default_path, path, lenient=True)
     default = Catalog.load(default_path).by_slug(slug)
     existing = current.by_slug(slug)
     if existing is not None and not replace:
@@ -334,7 +358,7 @@ def add_topic(
     if write:
         catalog = _commit(path, default_path, text)
     else:
-        catalog = Catalog.load(default_path, path, user_text=text)
+        catalog = _checked(default_path, path, text)
     return TopicEdit(action, slug, name, path, catalog, topic=catalog.by_slug(slug))
 
 
@@ -348,9 +372,25 @@ def remove_topic(path: Path, default_path: Path, key: str) -> TopicEdit:
     Raises:
         UnknownTopicError: no topic has that name or slug.
     """
-    current = Catalog.load(default_path, path)
-    topic = current.find(key)
+    from papertrack.errors import UnknownTopicError
+
+    current = Catalog.load(default_path, path, lenient=True)
     file = _File(path)
+    try:
+        topic = current.find(key)
+    except UnknownTopicError:
+        # An entry skipped for a mistake made by hand is still the user's to remove.
+        index = file.find(key.strip()) if path.exists() else None
+        if index is None and path.exists():
+            index = file.find(slugify(" ".join(key.split())))
+        if index is None or file.entries[index].get("hidden") is True:
+            raise
+        written = file.entries[index]
+        name = str(written.get("name", key))
+        slug = str(written.get("slug") or slugify(name))
+        catalog = _commit(path, default_path, file.without(index))
+        restored = catalog.by_slug(slug)
+        return TopicEdit(Action.removed, slug, name, path, catalog, restored=restored)
     if topic.source == "user":
         index = file.find(topic.slug)
         if index is None:  # pragma: no cover - a user topic always has its entry

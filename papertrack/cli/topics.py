@@ -220,8 +220,9 @@ def topics_list(
 
     The last 4 weeks are the 28 days ending with --as-of (default today, UTC; or the
     newest stored paper's day, if that is more than a week ago), as in
-    'papertrack momentum'. With --as-of, all is those dated up to that day. Source is 'default' (the bundled catalog) or 'user'
-    (your topics file; see 'papertrack path').
+    'papertrack momentum'. With --as-of, all is those dated up to that day. Source
+    is 'default' (the bundled catalog) or 'user' (your topics file; see
+    'papertrack path').
 
     Examples:
 
@@ -1420,11 +1421,16 @@ def topics_remove(
     with errors(), _teaching():
         store = open_store(create=True)
         tagged = ""
+        from papertrack.errors import UnknownTopicError
+
         earlier = load_catalog()
-        gone = earlier.find(topic)
-        linked = sorted(earlier.family({gone.slug}) - {gone.slug})
+        try:
+            gone: Topic | None = earlier.find(topic)
+        except UnknownTopicError:
+            gone = None  # an entry skipped for a mistake made by hand (remove_topic finds it)
+        linked = sorted(earlier.family({gone.slug}) - {gone.slug}) if gone else []
         sizes = {slug: store.count(slug) for slug in linked} if store.exists() else {}
-        if store.exists():
+        if store.exists() and gone is not None:
             before = store.count(gone.slug)
             tagged = f" {before:,} stored paper{'s' if before != 1 else ''} had its tag."
         edit = remove_topic(paths.user_topics_file(), paths.default_topics_file(), topic)
@@ -1443,7 +1449,7 @@ def topics_remove(
             forgot, taught = _forget_examples(edit.slug)
             message += forgot
             them = "it" if len(taught) == 1 else "them"
-            if taught and edit.restored is None:
+            if taught and edit.restored is None and gone is not None:
                 # No topic has the slug now: 'topics teach SLUG' could not run.
                 again = f"To make it again with {them}: {_remake_command(gone, taught)}"
             elif taught:
