@@ -275,21 +275,28 @@ def test_interrupted_backfill_resumes_where_it_stopped(
     assert store.count() == 25
 
 
+def _stopped_backfill(
+    httpserver: HTTPServer, home: Path, window: tuple[date, date], run: str
+) -> tuple[FakeArxiv, Store, FetchSettings]:
+    """A backfill of ``window`` (range option ``run``) stopped after its first page."""
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(home, api.url)
+    with pytest.raises(KeyboardInterrupt):
+        fetch_range(
+            ["cs.AI"], *window, _upsert(store), settings, progress=stop_after_first_page, run=run
+        )
+    return api, store, settings
+
+
 def test_a_checkpoint_an_older_papertrack_kept_is_resumed_by_the_same_range_option(
     httpserver: HTTPServer, isolated_home: Path
 ) -> None:
     """Checkpoints were keyed without the range option ("--backfill 1") before: after
     an upgrade, a stopped backfill started again at its first page, and its
     checkpoint stayed in the file for good."""
-    api = FakeArxiv(httpserver)
-    store = Store(store_dir())
-    settings = _settings(isolated_home, api.url)
     window = (date(2026, 8, 1), date(2026, 8, 7))
-    with pytest.raises(KeyboardInterrupt):
-        fetch_range(
-            ["cs.AI"], *window, _upsert(store), settings, progress=stop_after_first_page,
-            run="--backfill 1",
-        )  # fmt: skip
+    api, store, settings = _stopped_backfill(httpserver, isolated_home, window, "--backfill 1")
     path = isolated_home / "fetch-checkpoint.json"
     kept = json.loads(path.read_text(encoding="utf-8"))
     ((key, state),) = kept.items()
@@ -340,15 +347,8 @@ def test_a_nightly_days_run_leaves_a_stopped_backfill_to_resume(
     """The checkpoint was keyed by categories alone: a nightly --days 1 after a stopped
     --backfill fetched the backfill's window instead of its own days, then deleted
     the backfill's checkpoint, so the backfill started over."""
-    api = FakeArxiv(httpserver)
-    store = Store(store_dir())
-    settings = _settings(isolated_home, api.url)
     backfill = (date(2026, 7, 11), date(2026, 8, 7))
-    with pytest.raises(KeyboardInterrupt):
-        fetch_range(
-            ["cs.AI"], *backfill, _upsert(store), settings,
-            progress=stop_after_first_page, run="--backfill 4",
-        )  # fmt: skip
+    api, store, settings = _stopped_backfill(httpserver, isolated_home, backfill, "--backfill 4")
     api.calls.clear()
     nightly = fetch_range(
         ["cs.AI"], date(2026, 8, 6), date(2026, 8, 7), _upsert(store), settings, run="--days 1"
