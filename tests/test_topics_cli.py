@@ -713,6 +713,15 @@ def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: 
     assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr
     assert "Did you mean: GUI Agents (gui-agents)" in mistyped.stderr
     assert "no topic is named" not in run("topics", "test", "gui-agents", "--json").stderr
+    # A name that is also words: the topic is tested, and how to test the words is said.
+    named = run("topics", "test", "gui agents", "--json")
+    assert (
+        "Note: 'gui agents' names the topic GUI Agents (gui-agents), which is tested. To "
+        "test the words as a query, put them in parentheses: '(gui agents)'."
+    ) in " ".join(named.stderr.split())
+    words = data("topics", "test", "(gui agents)", "--json")
+    assert words["matches"] == len(papers("--query", "gui agents"))
+    assert "names the topic" not in run("topics", "test", "gui-agents", "--json").stderr
 
 
 def test_counts_of_one_are_written_in_the_singular(stored: None) -> None:
@@ -731,7 +740,7 @@ def test_a_query_starting_with_a_dash_and_an_empty_field_get_a_fix_that_works(
     for command in (["search"], ["topics", "test"]):
         shown = " ".join(command)
         line = error_line(run(*command, "-agent"), 2, "No such option: -a")
-        assert f"goes after '--': papertrack {shown} -- '-agent'" in line
+        assert f"goes after '--' (options before it): papertrack {shown} -- '-agent'" in line
         assert run(*command, "--", "-agent").exit_code == 0
     # An option that is no query gets no word about queries.
     assert "goes after" not in run("latest", "-x").stderr

@@ -99,9 +99,11 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         and type(error).__name__ == "NoSuchOption"
         and option[1:2] != "-"
     ):
-        # `search -agent`: a query's NOT, read by the shell's rules as an option.
+        # `search -agent`: a query's NOT, read by the shell's rules as an option (Click
+        # names it -a). Said as a condition: `-n 1` is an option the command lacks.
         fix = (
-            f"A query that starts with '-' goes after '--': {ctx.command_path} -- '-agent'. " + fix
+            f"If a query starts with '-', it goes after '--' (options before it): "
+            f"{ctx.command_path} -- '-agent'. " + fix
         )
     if type(error).__name__ == "NoSuchOption" and option in ("--db", "--log-file"):
         # `papertrack latest --db DIR`: the app's own options go before the command.

@@ -45,7 +45,7 @@ def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Top
     # Only plain words can name a topic: anything with query syntax is a query.
     if re.fullmatch(r"[\w .-]+", text.strip()):
         try:
-            return catalog.find(text), True
+            found = catalog.find(text)
         except UnknownTopicError as exc:
             # A topic's name mistyped reads as a query: say so, with the names it is near.
             close = str(exc).partition(" Did you mean: ")[2].partition("?")[0]
@@ -54,6 +54,16 @@ def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Top
                     f"Note: no topic is named {text.strip()!r}, so it is tried as a query. "
                     f"Did you mean: {close}?"
                 )
+        else:
+            if text.strip() != found.slug:
+                # 'reinforcement learning' tested the topic's model (576 papers) where
+                # search ran the words (513), and nothing said how to test the words.
+                say(
+                    f"Note: {text.strip()!r} names the topic {found.name} ({found.slug}), "
+                    "which is tested. To test the words as a query, put them in "
+                    f"parentheses: '({text.strip()})'."
+                )
+            return found, True
     unsaved = Topic(name="Query", slug="query", query=text, categories=tuple(categories))
     note_operator_words(text)
     return unsaved, False
