@@ -14,7 +14,7 @@ nothing here prints or reads the clock (``as_of`` is a parameter).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -363,10 +363,31 @@ def _fields_of(node: Term | Category, text: PaperText) -> tuple[Field, ...]:
     return (node.field,) if _matcher(node)(text) else ()
 
 
+def _holding(node: Node, text: PaperText) -> Iterator[Term | Category]:
+    """The terms of the parts of ``node`` that hold for the paper (outside any NOT):
+    of an OR, only its alternatives that hold."""
+    if isinstance(node, Term | Category):
+        yield node
+    elif isinstance(node, Or):
+        for child in node.children:
+            if _matcher(child)(text):
+                yield from _holding(child, text)
+    elif isinstance(node, And):
+        for child in node.children:
+            yield from _holding(child, text)
+
+
 def _hits(node: Node, text: PaperText) -> tuple[TermHit, ...]:
-    """The terms of ``node`` outside any NOT that the paper contains, each once."""
+    """The terms of ``node`` outside any NOT that the paper contains, each once; of a
+    query the paper matches, only those of the parts that made it match (a term of an
+    alternative that failed read as if it had counted)."""
     found: dict[str, TermHit] = {}
-    for term, positive in query_terms(node):
+    terms: Iterable[tuple[Term | Category, bool]] = (
+        ((term, True) for term in _holding(node, text))
+        if _matcher(node)(text)
+        else query_terms(node)
+    )
+    for term, positive in terms:
         if not positive or str(term) in found:
             continue
         fields = _fields_of(term, text)
