@@ -307,9 +307,14 @@ def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
             while (match := _FIELD_RE.match(word)) is not None:
                 name = match.group(1).lower()
                 if name not in FIELDS:
+                    import difflib
+
+                    # authors:, titel:, categories: are near misses of one field.
+                    close = difflib.get_close_matches(name, FIELDS, n=1, cutoff=0.75)
+                    hint = f"Did you mean {close[0]}:? " if close else ""
                     raise QuerySyntaxError(
-                        f"unknown field '{match.group(0)}' at column {start + 1}. {_FIELD_HINT}, "
-                        "or quote the term if the colon is part of it.",
+                        f"unknown field '{match.group(0)}' at column {start + 1}. {hint}"
+                        f"{_FIELD_HINT}, or quote the term if the colon is part of it.",
                         start + 1,
                     )
                 tokens.append(_Token("FIELD", FIELDS[name], start + 1))

@@ -430,6 +430,32 @@ def test_matched_terms_explain_a_match() -> None:
     assert topic.matched_terms(paper) == ("title:agent*", '"language model*"', "gpt")
 
 
+def test_explain_finds_the_terms_of_the_alternatives_that_held() -> None:
+    """A paper in through title:m4fuse alone was shown with causal* "found", a term of
+    an alternative whose author: did not hold: it read as if causal* had counted."""
+    from papertrack.diagnose import explain_topic
+
+    topic = Topic("A", "a", "(author:scholkopf AND causal*) OR title:m4fuse")
+    paper = Paper("1", "M4Fuse: causal fusion", abstract="A causal model.", authors=("Ann Lee",))
+    found = [hit.term for hit in explain_topic(topic, paper).hits]
+    assert found == ["title:m4fuse"]
+    # A paper the query misses still shows every term it holds (what came close).
+    missed = Paper("2", "Fusion", abstract="A causal model.", authors=("Ann Lee",))
+    assert [hit.term for hit in explain_topic(topic, missed).hits] == ["causal*"]
+
+
+@pytest.mark.parametrize(
+    ("query", "meant"), [("authors:lecun", "author"), ("titel:agent", "title"),
+                         ("categories:cs.AI", "category")],
+)  # fmt: skip
+def test_a_near_miss_of_a_field_names_the_field(query: str, meant: str) -> None:
+    with pytest.raises(QuerySyntaxError, match=f"Did you mean {meant}:\\?"):
+        Topic(name="x", slug="x", query=query)
+    with pytest.raises(QuerySyntaxError) as raised:
+        Topic(name="x", slug="x", query="foo:bar")
+    assert "Did you mean" not in str(raised.value)
+
+
 # ---------------------------------------------------------------------------
 # Catalog
 
