@@ -162,7 +162,8 @@ def chart(
             y, label = top + height - size, f"week of {start}: {papers}{tail}"
         bars.append(Bar(x, y, bar_width, size, label, count is None, count, week, so_far, now))
     width = max(len(weeks) * (bar_width + gap) - gap, 1)
-    summary = ", ".join("–" if c is None else str(c) for _, c in weeks)
+    # Read aloud: "–" was said as "dash" or not at all, for a week the store has nothing of.
+    summary = ", ".join("no data" if c is None else str(c) for _, c in weeks)
     so_far = bool(weeks) and len(partial) >= len(weeks) and bool(partial[len(weeks) - 1])
     if so_far:
         summary += f" ({PARTIAL_NOTE})"

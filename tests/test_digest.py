@@ -483,7 +483,7 @@ def test_html_chart_geometry() -> None:
     heights = [b.height for b in made.bars]
     assert heights == [1, 1, CHART_HEIGHT // 2, CHART_HEIGHT]
     assert [b.no_data for b in made.bars] == [True, False, False, False]
-    assert made.summary == "–, 0, 2, 4" and made.peak == 4
+    assert made.summary == "no data, 0, 2, 4" and made.peak == 4
     assert all(b.y + b.height == CHART_HEIGHT for b in made.bars)
     # Every other week is labelled, counted back from the newest, which is named at
     # the chart's right edge; no week is partial unless the caller says so.
