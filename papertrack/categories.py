@@ -93,7 +93,9 @@ def unknown_categories(store: Store, patterns: Sequence[str]) -> list[tuple[str,
     unknown = []
     for name in exact:
         if name.casefold() not in folded:
-            close = suggest(name, stored)
+            # An archive alone ("cs") names its categories with a prefix: cs.*.
+            archive = any(c.casefold().startswith(f"{name.casefold()}.") for c in ARXIV_CATEGORIES)
+            close = f"{name}.*" if archive else suggest(name, stored)
             hint = f" Did you mean {close}?" if close else ""
             unknown.append(
                 (

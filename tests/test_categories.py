@@ -20,7 +20,11 @@ def test_the_taxonomy_knows_arxivs_names_in_any_case() -> None:
 
 def test_latest_refuses_a_category_neither_arxiv_nor_stored() -> None:
     assert run("ingest", str(LISTING)).exit_code == 0
-    for name, hint in (("cs.XX", ""), ("cs.AII", "Did you mean cs.AI?")):
+    for name, hint in (
+        ("cs.XX", ""),
+        ("cs.AII", "Did you mean cs.AI?"),
+        ("cs", "Did you mean cs.*?"),
+    ):
         result = run("latest", "-c", name)
         line = error_line(result, 2, f"no such category {name!r}", hint)
         assert "papertrack stats --top 0" in line and "category_taxonomy" in line
