@@ -291,6 +291,13 @@ def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
                 )
             tokens.append(_Token("PHRASE", text[i + 1 : end], i + 1))
             i = end + 1
+            if text.startswith("*", i):
+                # '"tool use"*': the '*' belongs to the phrase's last word, inside.
+                raise QuerySyntaxError(
+                    f"misplaced wildcard '*' after the phrase at column {i + 1}. Put it on "
+                    f'the last word, inside the quotes: "{text[tokens[-1].column : end]}*".',
+                    i + 1,
+                )
         elif char == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] != ")":
             # "-term" is NOT term; a "-" inside a word ("LLM-based") never gets here.
             tokens.append(_Token("NOT", "-", i + 1))

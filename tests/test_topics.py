@@ -456,6 +456,13 @@ def test_a_near_miss_of_a_field_names_the_field(query: str, meant: str) -> None:
     assert "Did you mean" not in str(raised.value)
 
 
+def test_a_wildcard_after_a_phrase_is_shown_inside_it() -> None:
+    with pytest.raises(QuerySyntaxError, match='inside the quotes: "tool use\\*"') as raised:
+        Topic(name="x", slug="x", query='agent AND "tool use"*')
+    assert raised.value.column == 21
+    assert matches('"tool use*"', "Tool users and agents")
+
+
 # ---------------------------------------------------------------------------
 # Catalog
 
