@@ -7,9 +7,9 @@ From Python::
     papers = papertrack.latest_papers(store, "llm-agent-training", limit=5)
 
 The functions: open_store, load_catalog, ingest_files, latest_papers,
-topic_momentum, search_papers, get_paper and ask_question (see ``help(papertrack.api)``);
-errors are PapertrackError. They are imported on first use, so that
-``papertrack latest`` starts without them.
+topic_momentum, trending_topics, search_papers, get_paper and ask_question (see
+``help(papertrack.api)``); errors are PapertrackError. They are imported on first
+use, so that ``papertrack latest`` starts without them.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; imported on first us
         open_store,
         search_papers,
         topic_momentum,
+        trending_topics,
     )
     from papertrack.errors import PapertrackError
 
@@ -42,6 +43,7 @@ __all__ = [
     "open_store",
     "search_papers",
     "topic_momentum",
+    "trending_topics",
 ]
 
 

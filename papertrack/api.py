@@ -55,6 +55,7 @@ __all__ = [
     "open_store",
     "search_papers",
     "topic_momentum",
+    "trending_topics",
 ]
 
 
@@ -287,21 +288,48 @@ def topic_momentum(
     store's newest paper's day when that is more than a week before today (a store
     whose fetch stopped is not read as a topic gone quiet).
     """
+    topics = load_catalog()
+    chosen = _find(topics, topic)
+    return _measured(store, topics, [chosen], as_of, window, weeks)[0]
+
+
+def trending_topics(
+    store: Store,
+    *,
+    as_of: date | datetime | None = None,
+    window: int = DEFAULT_WINDOW,
+    weeks: int = DEFAULT_WEEKS,
+) -> list[Momentum]:
+    """Every topic's momentum, ranked as ``papertrack trending`` ranks them (the day
+    as :func:`topic_momentum` takes it)."""
+    from papertrack import momentum as core
+
+    topics = load_catalog()
+    return core.rank(_measured(store, topics, topics.topics, as_of, window, weeks))
+
+
+def _measured(
+    store: Store,
+    topics: Catalog,
+    chosen: Sequence[Topic],
+    as_of: date | datetime | None,
+    window: int,
+    weeks: int,
+) -> list[Momentum]:
     from papertrack import momentum as core
 
     store = _checked(store)
     window = _at_least("window", window)
     weeks = _at_least("weeks", weeks)
     given = _day(as_of)
-    topics = load_catalog()
-    chosen = _find(topics, topic)
     _current(store, topics)
     day = given or core.default_day(store.newest_day(), core.today())
     days = store.index().days
     try:
-        return core.measure_topic(
-            days, chosen.slug, chosen.name, as_of=day, window=window, weeks=weeks
-        )
+        return [
+            core.measure_topic(days, t.slug, t.name, as_of=day, window=window, weeks=weeks)
+            for t in chosen
+        ]
     except ValueError:
         raise UsageError(
             f"as_of {day} with window {window} and weeks {weeks} reaches past the calendar "

@@ -281,3 +281,17 @@ def test_what_the_commands_filter_by_the_api_does_too(isolated_home: Path) -> No
     assert papertrack.get_paper(store, "2601.99999") is None
     with pytest.raises(PapertrackError, match="is not an arXiv id"):
         papertrack.get_paper(store, "not an id")
+
+
+def test_trending_ranks_every_topic_as_the_command_does(isolated_home: Path) -> None:
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    day = papertrack.latest_papers(store, limit=1)[0].paper_date
+    assert day is not None
+    ranked = papertrack.trending_topics(store, as_of=day.date())
+    cli = json.loads(run("trending", "--as-of", day.date().isoformat(), "--json").stdout)
+    assert [m.topic for m in ranked] == [r["topic"] for r in cli]
+    assert [m.change_pct for m in ranked] == [r["change_pct"] for r in cli]
+    assert ranked[0].as_of == day.date()
+    with pytest.raises(PapertrackError, match="window is 0"):
+        papertrack.trending_topics(store, window=0)
