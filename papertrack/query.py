@@ -665,6 +665,26 @@ def symbol_words(text: str) -> list[tuple[str, str]]:
     return [(name, fold(name).strip()) for name in dict.fromkeys(found)]
 
 
+def category_words(text: str) -> list[str]:
+    """The bare words of ``text`` that are arXiv category names (``cs.AI``): matched as
+    the words "cs ai" of a title or abstract, not as the category."""
+    from papertrack.categories import is_arxiv_category
+
+    try:
+        tokens = _lex(text)
+    except QuerySyntaxError:
+        return []
+    found = [
+        t.text
+        for before, t in zip([None, *tokens], tokens, strict=False)
+        if t.kind == "WORD"
+        and (before is None or before.kind != "FIELD")
+        and "." in t.text
+        and is_arxiv_category(t.text.rstrip("*"))
+    ]
+    return list(dict.fromkeys(found))
+
+
 def query_terms(node: Node, positive: bool = True) -> Iterator[tuple[Term | Category, bool]]:
     """Every term and category test of ``node``, with whether it counts for (not under NOT)."""
     if isinstance(node, Term | Category):

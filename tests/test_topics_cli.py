@@ -713,6 +713,14 @@ def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: 
     assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr
     assert "Did you mean: GUI Agents (gui-agents)" in mistyped.stderr
     assert "no topic is named" not in run("topics", "test", "gui-agents", "--json").stderr
+    # A category name as a bare word is the words "cs ai": said, with the field.
+    bare = run("search", "agent* AND cs.AI")
+    assert "Note: 'cs.AI' is matched as words of titles and abstracts; to match papers in " in (
+        bare.stderr
+    )
+    assert "category:cs.AI" in bare.stderr
+    assert "is matched as words" not in run("search", "agent* AND category:cs.AI").stderr
+    assert "is matched as words" not in run("search", "agent* AND astro.ai").stderr
     # A name that is also words: the topic is tested, and how to test the words is said.
     named = run("topics", "test", "gui agents", "--json")
     assert (

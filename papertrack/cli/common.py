@@ -821,7 +821,7 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
 def note_operator_words(query: str) -> None:
     """Say so when ``query`` holds ``or``/``and``/``not`` in lower case, which are
     words to match: only AND, OR and NOT in capitals are operators."""
-    from papertrack.query import comments_of, operator_words, symbol_words
+    from papertrack.query import category_words, comments_of, operator_words, symbol_words
 
     words = operator_words(query)
     if words:
@@ -838,6 +838,12 @@ def note_operator_words(query: str) -> None:
         say(
             f"Note: {visible(comment)!r} is a comment ('#' runs to the end of the line) "
             "and is left out of the query. Put it in quotes to match it."
+        )
+    for name in category_words(query):
+        # `search cs.AI` looked for the words "cs ai" and found nothing.
+        say(
+            f"Note: {visible(name)!r} is matched as words of titles and abstracts; to "
+            f"match papers in that category, write category:{visible(name)}."
         )
     for name, word in symbol_words(query):
         # C++ cannot be told from C: a search that also lists "Hepatitis C" says why.
