@@ -599,14 +599,61 @@ def _missed_listings(
     if seen():
         return None
     missed: dict[str, list[date]] = {}
+    fetched = state.read()
     for cat, last in lasts.items():
         if last is None or last >= day:
             continue
         gap = (last + timedelta(days=n) for n in range(1, (day - last).days))
-        days = [d for d in gap if d.weekday() < 5]
+        covered = _api_range(fetched, cat)
+        days = [d for d in gap if d.weekday() < 5 and not _brought(covered, d)]
         if days:
             missed[cat] = days
     return missed
+
+
+#: How long before its listing's day a paper may have been submitted: an API fetch
+#: from that many days before the day brings the listing's papers (as _api_fetch says).
+LISTING_REACH = 7
+
+
+def _api_key(category: str) -> str:
+    return f"api {category}"
+
+
+def _api_range(known: dict[str, Any], category: str) -> tuple[date, date] | None:
+    """The submission days the last whole API fetch of ``category`` covered."""
+    try:
+        first, last = (date.fromisoformat(d) for d in known[_api_key(category)])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return first, last
+
+
+def _brought(covered: tuple[date, date] | None, day: date) -> bool:
+    """Whether an API fetch of ``covered`` brought the papers of the listing of ``day``."""
+    if covered is None:
+        return False
+    first, last = covered
+    return first <= day - timedelta(days=LISTING_REACH) and last >= day - timedelta(days=1)
+
+
+def _note_api_range(home: Path, categories: Sequence[str], first: date, last: date) -> None:
+    """Keep the days a whole API fetch of ``categories`` covered, so that the next
+    listing does not name the days it brought as missed (it told the user to run
+    that very fetch). A shortcut, as the listings file is: never fails the fetch."""
+
+    def record(known: dict[str, Any]) -> dict[str, Any]:
+        for cat in categories:
+            before = _api_range(known, cat)
+            if before is not None and before[0] <= first <= before[1] + timedelta(days=1):
+                first_day = before[0]  # one span with the fetch before it
+            else:
+                first_day = first
+            known[_api_key(cat)] = [first_day.isoformat(), max(last, first_day).isoformat()]
+        return known
+
+    with contextlib.suppress(OSError, PapertrackError):
+        StateFile(home / LISTINGS_FILE).update(record, _state_lock(home), indent=1)
 
 
 def _last_listings(known: dict[str, Any], categories: Sequence[str]) -> dict[str, date | None]:
@@ -894,7 +941,9 @@ def fetch_range(
     key = f"api {'+'.join(sorted(cats))} size={size} {digest}" + (f" {run}" if run else "")
     lock = _run_lock(settings.home, key)
     try:
-        return _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
+        done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
+        _note_api_range(settings.home, cats, first, last)
+        return done
     finally:
         with contextlib.suppress(OSError, PapertrackError):  # tidying never fails a fetch
             _sweep_run_locks(settings.home, lock)

@@ -606,6 +606,35 @@ def test_a_damaged_record_of_listings_is_said_not_read_as_empty_quietly(
     assert json.loads(listings.read_text(encoding="utf-8")) == {"cs.AI": "2025-08-25"}
 
 
+def test_a_missed_listing_the_api_fetch_brought_is_not_named_again(
+    httpserver: HTTPServer,
+) -> None:
+    """The failed run names the API fetch that brings the day's papers; run, the next
+    listing still named the day as missed, with the same fetch to run."""
+    assert fetch_listing_of(httpserver, "2025-08-20", "-q").stderr == ""
+    httpserver.clear()
+    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=503)
+    url = httpserver.url_for("/atom")
+    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    assert failed.exit_code == 1  # Thursday's run
+    httpserver.clear()
+    api = FakeArxiv(httpserver)
+    too_late = run("fetch", "-c", "cs.AI", "--since", "2025-08-20", *_API_ARGS, api.url)
+    assert too_late.exit_code == 0, too_late.stderr  # from Wednesday: not all of Thursday's
+    friday = fetch_listing_of(httpserver, "2025-08-22", "-q")
+    assert "no listing was fetched for 2025-08-21" in friday.stderr
+    httpserver.clear()
+    api = FakeArxiv(httpserver)
+    brought = run("fetch", "-c", "cs.AI", "--since", "2025-08-14", *_API_ARGS, api.url)
+    assert brought.exit_code == 0, brought.stderr  # as the warning said
+    # A later gap the API fetch covered is not named either; the listing is new.
+    monday = fetch_listing_of(httpserver, "2025-08-27", "-q")
+    assert monday.exit_code == 0 and monday.stderr == "", monday.stderr
+
+
+_API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
+
+
 def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers(
     httpserver: HTTPServer,
 ) -> None:
