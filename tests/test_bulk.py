@@ -408,7 +408,8 @@ def test_resume_after_a_kill_loses_nothing_and_doubles_nothing(tmp_path: Path) -
     # And without -v, in the summary every run prints.
     assert again.stderr.rstrip().splitlines()[-1] == (
         "1 source ok; papers: 3,000 new, 0 updated, 0 unchanged (resumed where an "
-        "interrupted ingest stopped: its papers are counted too)"
+        "interrupted ingest stopped: its papers are counted too, those stored after its "
+        "last checkpoint as unchanged)"
     )
     stored = records(Store(db))  # fails on any paper stored twice
     assert len(stored) == 3000

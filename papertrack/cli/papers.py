@@ -111,7 +111,12 @@ def _summary(report: IngestReport) -> str:
     # A resumed snapshot's counts are the whole file's: "83,510 new" after a kill at
     # 35,000 read as 83,510 papers new to this run.
     if any(item.resumed_at for item in report.sources):
-        counts += " (resumed where an interrupted ingest stopped: its papers are counted too)"
+        # A kill lands after a write and before the checkpoint that counts it: those
+        # papers are met again, stored, and counted as unchanged (3,000 of 28,000).
+        counts += (
+            " (resumed where an interrupted ingest stopped: its papers are counted too, "
+            "those stored after its last checkpoint as unchanged)"
+        )
     return f"{sources}; papers: {counts}"
 
 
