@@ -217,6 +217,11 @@ class _Retry(Exception):
         self.slow = slow
 
 
+class _Unfilled(Exception):
+    """The empty page of a count arXiv is known to leave unfilled: the end of its
+    window at once, not after every retry."""
+
+
 def _retry_after(value: str | None, now: float) -> float | None:
     """Seconds from a Retry-After header: delta-seconds or an HTTP date."""
     if not value:
@@ -1074,6 +1079,7 @@ def _fetch_windows(
             url: str = url,
             emptied: list[bool] = emptied,
             seen: frozenset[str] = seen,
+            known: bool = seen_short or state.get("stuck") == place,
         ) -> feeds.ParsedFeed:
             try:
                 parsed = feeds.parse_feed(body, net.without_password(url))
@@ -1093,6 +1099,10 @@ def _fetch_windows(
                 # arxiv.py #43: a valid but empty page although more results exist (also
                 # when this page says there are none, after an earlier page said more).
                 emptied[0] = True
+                if known:
+                    # Known: every retry cost the interval and backoff again (19 s a
+                    # night with --interval 0, a minute or more by default).
+                    raise _Unfilled
                 raise _Retry(f"an empty page although {total:,} results are reported")
             if start and len(parsed.papers) > 1 and {p.arxiv_id for p in parsed.papers} == seen:
                 # A server (or a caching proxy) that ignores start sent the page before
@@ -1102,10 +1112,10 @@ def _fetch_windows(
 
         try:
             parsed = client.page(url, label, check, notify)
-        except FetchError:
-            if not emptied[0]:
+        except (FetchError, _Unfilled) as failed:
+            if isinstance(failed, FetchError) and not emptied[0]:
                 raise
-            if state.get("stuck") != place and not seen_short:
+            if isinstance(failed, FetchError) and state.get("stuck") != place and not seen_short:
                 # The count may be arXiv's passing glitch: the next run tries this page
                 # again, and is told where it stopped.
                 state["stuck"] = place
