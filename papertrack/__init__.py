@@ -48,6 +48,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("api", "errors"):
+        # `help(papertrack.api)`, `papertrack.errors.SourcesFailed`: the modules the
+        # docs name, loaded on first use as the functions are.
+        import importlib
+
+        return importlib.import_module(f"papertrack.{name}")
     if name == "PapertrackError":
         from papertrack.errors import PapertrackError
 
@@ -61,4 +67,4 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     # What a notebook completes: the API, not this module's imports.
-    return sorted({*__all__, "api"})
+    return sorted({*__all__, "api", "errors"})

@@ -247,6 +247,9 @@ def test_the_package_shows_and_types_its_api() -> None:
     assert "latest_papers" in listed and "PapertrackError" in listed and "Any" not in listed
     assert loaded == "False"  # dir() lists without importing
     assert papertrack.PapertrackError is PapertrackError
+    code = "import papertrack as p; print(p.api.__name__, p.errors.SourcesFailed.__name__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["papertrack.api", "SourcesFailed"]  # as README names them
     assert (Path(papertrack.__file__).parent / "py.typed").is_file()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
