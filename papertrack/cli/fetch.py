@@ -170,7 +170,7 @@ def fetch(
             "--backoff",
             min=0.0,
             envvar="PAPERTRACK_FETCH_BACKOFF",
-            help="Seconds before the first retry, doubled on each "
+            help="Seconds before the first retry (half to all of it), doubled on each "
             "[default: the interval, at least 1].",
             show_default=False,
         ),
