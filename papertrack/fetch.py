@@ -798,6 +798,33 @@ def _seen_short(mark: dict[str, Any] | None) -> bool:
     return 0 <= (today() - seen).days <= SHORT_COUNT_DAYS
 
 
+def _stuck_at(mark: Any, place: list[Any]) -> bool:
+    """Whether the empty page at ``place`` (window days, offset) is where the run before
+    stopped: the same window, at that offset or later (a window that ends today gains
+    papers overnight, and its empty page moves on with them)."""
+    if not isinstance(mark, list) or len(mark) != 3 or not isinstance(mark[2], int):
+        return False
+    return bool(mark[:2] == place[:2] and place[2] >= mark[2])
+
+
+#: An unfilled count is taken as one (after one known) only when this many results,
+#: or a fiftieth of the count, are missing at most, past the papers the window sent:
+#: a whole window empty at result 0, or most of it, is arXiv's empty-page glitch,
+#: and taken as the end it lost papers for good.
+SHORTFALL = 10
+
+
+def _unfilled(start: int, total: int) -> bool:
+    """Whether an empty page at ``start`` of ``total`` results reads as a count arXiv
+    left unfilled rather than its passing glitch."""
+    return start > 0 and total - start <= max(SHORTFALL, total // 50)
+
+
+def _api_fetch_of(categories: Sequence[str], day: date) -> str:
+    """The API fetch of ``categories`` from ``day`` on."""
+    return " ".join(["papertrack fetch", *(f"-c {c}" for c in categories), f"--since {day}"])
+
+
 def _next_window(state: dict[str, Any]) -> None:
     """Done with the first window of ``state``: the next starts from its first result."""
     state["windows"].pop(0)
@@ -1035,7 +1062,7 @@ def _fetch_windows(
     if saved is not None and _valid_state(saved):
         todo, offset = _resume_plan(first, last, saved)
         report.resumed_at = int(saved["pages"])
-        if on_resume is not None:
+        if on_resume is not None and report.resumed_at:
             on_resume(report.resumed_at)  # said at the start of a long backfill, not its end
         state = {
             "windows": [[a.isoformat(), b.isoformat()] for a, b in todo],
@@ -1051,8 +1078,11 @@ def _fetch_windows(
     # A count arXiv never filled on an earlier run of this fetch: arXiv's count stays
     # wrong for weeks at a time, and a nightly run failed every other night, each
     # failed run's mark deleted by the next run's success.
-    short_counts = _Checkpoint(settings.home, f"{key} short counts")
+    # Kept per categories, size and API, not per range option: a cron line with a
+    # moving --since is a new command every night.
+    short_counts = _Checkpoint(settings.home, f"{key.rsplit(' --', 1)[0]} short counts")
     seen_short = _seen_short(short_counts.load())
+    marked_before = seen_short
     client = _Client(settings, report)
     pages_total: int | None = None
 
@@ -1068,6 +1098,7 @@ def _fetch_windows(
         if not start:
             seen = frozenset()
         emptied = [False]  # whether the last answer was the empty page of the glitch
+        counted = [0]  # the count the empty page was answered with
         query = api_query(cats, low, high)
         url = _api_url(settings.api_url, query, start, size)
         label = f"{', '.join(cats)} {low}..{high} from result {start}"
@@ -1078,8 +1109,10 @@ def _fetch_windows(
             start: int = start,
             url: str = url,
             emptied: list[bool] = emptied,
+            counted: list[int] = counted,
             seen: frozenset[str] = seen,
-            known: bool = seen_short or state.get("stuck") == place,
+            exact: bool = state.get("stuck") == place,
+            near: bool = seen_short or _stuck_at(state.get("stuck"), place),
         ) -> feeds.ParsedFeed:
             try:
                 parsed = feeds.parse_feed(body, net.without_password(url))
@@ -1099,7 +1132,8 @@ def _fetch_windows(
                 # arxiv.py #43: a valid but empty page although more results exist (also
                 # when this page says there are none, after an earlier page said more).
                 emptied[0] = True
-                if known:
+                counted[0] = total
+                if exact or (near and _unfilled(start, total)):
                     # Known: every retry cost the interval and backoff again (19 s a
                     # night with --interval 0, a minute or more by default).
                     raise _Unfilled
@@ -1114,8 +1148,19 @@ def _fetch_windows(
             parsed = client.page(url, label, check, notify)
         except (FetchError, _Unfilled) as failed:
             if isinstance(failed, FetchError) and not emptied[0]:
+                # Kept also when no page was stored yet: a --days run ends today, and
+                # the days a failed night asked for were dropped from the next night's
+                # range, their papers never fetched and nothing said.
+                checkpoint.save(state)
                 raise
-            if isinstance(failed, FetchError) and state.get("stuck") != place and not seen_short:
+            stuck = state.get("stuck") == place or (
+                _stuck_at(state.get("stuck"), place) and _unfilled(start, counted[0])
+            )
+            if (
+                isinstance(failed, FetchError)
+                and not stuck
+                and not (seen_short and _unfilled(start, counted[0]))
+            ):
                 # The count may be arXiv's passing glitch: the next run tries this page
                 # again, and is told where it stopped.
                 state["stuck"] = place
@@ -1125,12 +1170,19 @@ def _fetch_windows(
             # count arXiv left unfilled lately: the count is wrong, and stopping here
             # kept every later run (and a cron job's digest) from getting past it. The
             # window ends where its papers did.
-            reported = _window_total(None, state)
-            why = "as on an earlier run" if state.get("stuck") != place else "on two runs"
+            reported = counted[0] or _window_total(None, state)
+            why = (
+                "on two runs"
+                if stuck
+                else "as on an earlier run"
+                if marked_before
+                else "as another window of this run did"
+            )
             report.warnings.append(
                 f"{', '.join(cats)} {low}..{high}: arXiv reports "
                 f"{f'{reported:,}' if reported else 'more'} results but sent none past "
-                f"result {start:,}, {why}; taken as the end of that window"
+                f"result {start:,}, {why}; taken as the end of that window (if papers of "
+                f"it are missing later: {_api_fetch_of(cats, low)})"
             )
             seen_short = True
             short_counts.save({"seen": today().isoformat()})
@@ -1138,7 +1190,8 @@ def _fetch_windows(
             state["pages"] = int(state["pages"]) + 1
             checkpoint.save(state if state["windows"] else None)
             continue
-        state.pop("stuck", None)
+        # (A mark of this window stays while it is paged: its empty page moves on
+        # with the papers it gained overnight. The next window drops it.)
         seen = frozenset(p.arxiv_id for p in parsed.papers)
         total = _window_total(parsed.total_results, state)
         received = len(parsed.papers) + parsed.skipped
