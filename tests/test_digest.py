@@ -889,6 +889,11 @@ def test_every_digest_leaves_a_line_in_the_log(tmp_path: Path, isolated_home: Pa
         "Wrote a digest of 1 paper to standard output",
         f"Wrote a digest of 1 paper to {tmp_path / 'd.txt'}",
     ]
+    # An empty one too, in the log only: cron mails nothing for it.
+    empty = run("digest", "-q")
+    assert empty.exit_code == 0 and empty.stdout == "" and empty.stderr == ""
+    log = (isolated_home / "papertrack.log").read_text(encoding="utf-8").splitlines()
+    assert log[-1].endswith("[digest] Nothing new since the last digest: nothing written")
 
 
 def test_a_followed_topic_whose_papers_are_all_shown_above_is_named(tmp_path: Path) -> None:

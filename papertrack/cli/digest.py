@@ -368,6 +368,10 @@ def digest(
                 raise
             count = len(result.arxiv_ids())
             plural = "s" if count != 1 else ""
+            if quiet_empty:
+                # The log only: cron mails nothing for an empty digest, and the morning
+                # log could not tell "ran and found nothing" from "did not run".
+                log("Nothing new since the last digest: nothing written")
             if whole and not quiet_empty:
                 # In the log with -q too, and for `digest | mail` (standard output,
                 # where nothing is said): a digest the mail lost is traced to its day.
