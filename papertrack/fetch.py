@@ -1165,6 +1165,11 @@ def _fetch_windows(
                 # again, and is told where it stopped.
                 state["stuck"] = place
                 checkpoint.save(state)
+                if _unfilled(start, counted[0]):
+                    # Marked for the next run of these categories, whatever its range
+                    # option: with a moving --since each night is another command, no
+                    # run met this page again, and every night failed.
+                    short_counts.save({"seen": today().isoformat()})
                 raise
             # A second run in a row at the same empty page, or a run of a fetch whose
             # count arXiv left unfilled lately: the count is wrong, and stopping here

@@ -1424,6 +1424,29 @@ def test_a_run_that_failed_before_its_first_page_is_resumed_with_its_days(
     assert report.resumed_at == 0 and store.count() == 25
 
 
+def test_a_moving_since_meets_an_unfilled_count_on_one_night_only(
+    httpserver: HTTPServer,
+) -> None:
+    """Each night's --since is another command: no run met the stuck page again,
+    and every night failed while arXiv's count stayed a few too high."""
+    api = FakeArxiv(httpserver, total=25)
+
+    def counted(start: int, size: int) -> Response:
+        body = api_page(start, size, 25).decode()
+        return Response(re.sub(r"(<opensearch:totalResults>)\d+", r"\g<1>28", body))
+
+    for night, since in enumerate(("2026-08-01", "2026-08-02", "2026-08-03")):
+        for start in (0, 10, 20, 25):
+            api.faults[start] = [counted] * 10
+        done = fetch_api(api.url, "--retries", "1", "--since", since)
+        if night == 0:
+            error_line(done, 1, "empty page although 28 results")
+        else:
+            assert done.exit_code == 0, done.stderr
+            assert "sent none past result 25, as on an earlier run" in done.stderr
+    assert len(stored()) == 25
+
+
 def test_a_password_in_a_fetch_url_is_never_printed(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=404)
     url = f"http://reader:s3cret@127.0.0.1:{httpserver.port}/atom"
