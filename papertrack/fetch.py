@@ -375,8 +375,13 @@ class _Client:
         if slow:
             # Waiting longer between tries does not make a page arrive faster.
             smaller = max(100, settings.page_size // 4)
+            said = (
+                f"arXiv gave {reason}"
+                if reason.startswith("no ")
+                else f"arXiv kept sending {reason}"
+            )
             raise FetchError(
-                f"arXiv kept sending {reason} for {label} after {tries} "
+                f"{said} for {label} after {tries} "
                 f"tr{'ies' if tries != 1 else 'y'}. Give each page longer (--timeout "
                 f"{max(180, 3 * round(settings.timeout)):g})"
                 + (

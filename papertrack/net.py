@@ -145,7 +145,9 @@ class Response(io.RawIOBase):
         """The deadline passed while the body came: "a timeout reading" read as a
         server gone silent, and waiting between tries would not help."""
         if not self._read:
-            return NetError(f"no whole answer from {self._host()} in time", retryable=True)
+            return NetError(
+                f"no whole answer from {self._host()} in time", retryable=True, slow=True
+            )
         came = f"{self._read:,} bytes" if self._read < 1024 else f"{self._read / 1024:,.0f} KB"
         return NetError(
             f"a page too slow to arrive whole in the time allowed ({came} came)",
@@ -334,7 +336,9 @@ def get(
             raise NetError(f"{refused} refused the connection", retryable=False) from None
         except TimeoutError:
             conn.close()
-            raise NetError(f"a timeout waiting for {peer}", retryable=True) from None
+            # slow: a longer --timeout is what may help ("arXiv kept answering a
+            # timeout waiting for …" gave no hint of it).
+            raise NetError(f"no answer from {peer} in time", retryable=True, slow=True) from None
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
             if proxy is not None and str(exc).startswith("Tunnel connection failed"):

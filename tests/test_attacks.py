@@ -307,6 +307,26 @@ def test_a_server_sending_a_byte_at_a_time_runs_into_the_request_deadline(
     assert took < 15, took  # the deadline, not 120 trickled bytes (30 s)
 
 
+def silent(conn: socket.socket) -> None:
+    """A raw server's answer: none (the connection is taken, and nothing is sent)."""
+    conn.recv(4096)
+    time.sleep(3)
+
+
+def test_a_server_that_never_answers_is_said_so_with_the_timeout_to_raise(
+    raw_server: Callable[[Callable[[socket.socket], None]], str],
+) -> None:
+    """'arXiv kept answering a timeout waiting for 127.0.0.1', and no word of the
+    --timeout that may help."""
+    url = raw_server(silent)
+    result = run(
+        "fetch", "-c", "cs.AI", "--listing-url", url, "--timeout", "0.5", "--retries", "0",
+        "--interval", "0",
+    )  # fmt: skip
+    line = error_line(result, 1, "arXiv gave no answer from 127.0.0.1 in time", "--timeout 180")
+    assert "kept answering" not in line
+
+
 def redirect_to(location: bytes) -> Callable[[socket.socket], None]:
     """A raw server's answer: a 302 to ``location``, sent as the bytes given."""
 
