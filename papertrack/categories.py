@@ -76,9 +76,24 @@ def canonical(name: str) -> str:
 
 def suggest(name: str, also: Iterable[str] = ()) -> str | None:
     """The arXiv category (or one of ``also``) closest to a mistyped ``name``, if any is close."""
-    names = {**_FOLDED, **{n.casefold(): n for n in also}}
-    close = difflib.get_close_matches(name.casefold(), list(names), n=1, cutoff=0.75)
-    return names[close[0]] if close else None
+    stored = {n.casefold(): n for n in also}
+    names = {**_FOLDED, **stored}
+    folded = name.casefold()
+    close = difflib.get_close_matches(folded, list(names), n=5, cutoff=0.75)
+    if not close:
+        return None
+    # Among the equally close: one the store holds (the user's own categories), then
+    # the one whose letters stand in the same places (cs.AJ is cs.AI or cs.AR, one
+    # letter off at the end, not cs.NA, the same letters moved, as difflib ordered).
+    best = max(
+        close,
+        key=lambda c: (
+            round(difflib.SequenceMatcher(None, folded, c).ratio(), 6),
+            c in stored,
+            sum(a == b for a, b in zip(folded, c, strict=False)),
+        ),
+    )
+    return names[best]
 
 
 def unknown_categories(store: Store, patterns: Sequence[str]) -> list[tuple[str, str]]:

@@ -100,3 +100,13 @@ def test_a_category_typo_is_refused_by_topics_and_noted_in_a_query() -> None:
     # Real names, in any case, and stored ones are said nothing of.
     for query in ("agent* AND category:cs.ai", "category:hep-th", "category:cs.*"):
         assert "can match no paper" not in run("search", query).stderr, query
+
+
+def test_a_typo_is_pointed_to_the_category_with_its_letters_in_place() -> None:
+    """fetch -c cs.AJ suggested cs.NA (the same letters, moved): difflib's order."""
+    from papertrack.categories import suggest
+
+    assert suggest("cs.AJ") in ("cs.AI", "cs.AR")
+    assert suggest("cs.AJ", ["cs.AI", "cs.CL"]) == "cs.AI"  # one the store holds
+    assert suggest("cs.AII") == "cs.AI" and suggest("hep-tj") == "hep-th"
+    assert suggest("cs.XX") is None
