@@ -762,4 +762,5 @@ def test_a_digest_of_a_store_behind_measures_momentum_as_the_other_views_do(
     page = json.loads(run("momentum", "llm-agent-training", "--json").stdout)
     assert section["momentum"]["as_of"] == page["as_of"] == "2026-06-26"
     assert section["momentum"]["current"] == page["current"] > 0
-    assert section["momentum_text"].startswith(page["summary"])
+    # Said as of which day: "the last four weeks" read as the four weeks to today.
+    assert section["momentum_text"].startswith(f"As of Jun 26, 2026: {page['summary']}")

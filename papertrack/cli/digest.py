@@ -422,8 +422,14 @@ def _collect(
     }
     # With its cautions ("No data for 26 of the 28 days …"): a digest's "down 53%"
     # from a store a week old read as news without them.
+    # A store that is behind is measured as of its newest paper: said, or "the last
+    # four weeks" read as the four weeks to today.
+    from papertrack.render import format_day
+
+    when = [] if day == momentum.today(now) else [f"As of {format_day(day)}:"]
     sentences = {
-        slug: " ".join([momentum.describe(m), *momentum.notes(m)]) for slug, m in measured.items()
+        slug: " ".join([*when, momentum.describe(m), *momentum.notes(m)])
+        for slug, m in measured.items()
     }
     result = core.build_digest(
         [(t.slug, t.name) for t in topics],
