@@ -621,11 +621,6 @@ def _missed_listings(
     return missed
 
 
-#: How long before its listing's day a paper may have been submitted: an API fetch
-#: from that many days before the day brings the listing's papers (as _api_fetch says).
-LISTING_REACH = 7
-
-
 def _api_key(category: str) -> str:
     return f"api {category}"
 
@@ -691,13 +686,23 @@ def _missed_warning(missed: dict[str, list[date]]) -> str:
     )
 
 
+#: How long before its listing's day a paper may have been submitted: an API fetch
+#: from that many days before the day brings the listing's papers.
+LISTING_REACH = 7
+
+
 def _api_fetch(categories: Sequence[str], day: date | None) -> str:
     """The fetch that brings the papers of the listing of ``day`` from the API. Papers
     are announced a day or more after they are submitted (weeks, when held): a week
     before that listing takes them all; the ones already stored stay unchanged."""
-    cats = " ".join(f"-c {c}" for c in categories)
-    since = f"--since {day - timedelta(days=7)}" if day is not None else "--days 7"
-    return f"papertrack fetch {cats} {since}"
+    if day is None:
+        return _fetch_command(categories, f"--days {LISTING_REACH}")
+    return _fetch_command(categories, f"--since {day - timedelta(days=LISTING_REACH)}")
+
+
+def _fetch_command(categories: Sequence[str], span: str) -> str:
+    """``papertrack fetch`` of ``categories`` over ``span`` (a range option)."""
+    return " ".join(["papertrack fetch", *(f"-c {c}" for c in categories), span])
 
 
 # --------------------------------------------------------------------------- API ranges
@@ -825,11 +830,6 @@ def _unfilled(start: int, total: int) -> bool:
     return start > 0 and total - start <= max(SHORTFALL, total // 50)
 
 
-def _api_fetch_of(categories: Sequence[str], day: date) -> str:
-    """The API fetch of ``categories`` from ``day`` on."""
-    return " ".join(["papertrack fetch", *(f"-c {c}" for c in categories), f"--since {day}"])
-
-
 def _next_window(state: dict[str, Any]) -> None:
     """Done with the first window of ``state``: the next starts from its first result."""
     state["windows"].pop(0)
@@ -888,6 +888,12 @@ def _subtract(spans: list[Span], cut: list[Span]) -> list[Span]:
     return sorted(result)
 
 
+def _unnamed(key: str) -> str:
+    """``key`` without its range option ("--days 3"): the fetch's categories, page size
+    and API, as older papertracks keyed its checkpoint."""
+    return key.rsplit(" --", 1)[0]
+
+
 def _adopt_unnamed(
     home: Path, key: str, first: date, last: date, checkpoint: _Checkpoint
 ) -> dict[str, Any] | None:
@@ -898,10 +904,9 @@ def _adopt_unnamed(
     checkpoint stayed for good. One whose range spans as many days as this run's
     (the same --days or --backfill, on a later day) is this fetch's.
     """
-    unnamed = key.rsplit(" --", 1)[0] if " --" in key else None
-    if unnamed is None:
+    if _unnamed(key) == key:
         return None
-    older = _Checkpoint(home, unnamed)
+    older = _Checkpoint(home, _unnamed(key))
     state = older.load()
     if not _valid_state(state):
         return None
@@ -1085,7 +1090,7 @@ def _fetch_windows(
     # failed run's mark deleted by the next run's success.
     # Kept per categories, size and API, not per range option: a cron line with a
     # moving --since is a new command every night.
-    short_counts = _Checkpoint(settings.home, f"{key.rsplit(' --', 1)[0]} short counts")
+    short_counts = _Checkpoint(settings.home, f"{_unnamed(key)} short counts")
     seen_short = _seen_short(short_counts.load())
     marked_before = seen_short
     client = _Client(settings, report)
@@ -1151,31 +1156,23 @@ def _fetch_windows(
 
         try:
             parsed = client.page(url, label, check, notify)
-        except (FetchError, _Unfilled) as failed:
-            if isinstance(failed, FetchError) and not emptied[0]:
-                # Kept also when no page was stored yet: a --days run ends today, and
-                # the days a failed night asked for were dropped from the next night's
-                # range, their papers never fetched and nothing said.
-                checkpoint.save(state)
-                raise
-            stuck = state.get("stuck") == place or (
-                _stuck_at(state.get("stuck"), place) and _unfilled(start, counted[0])
-            )
-            if (
-                isinstance(failed, FetchError)
-                and not stuck
-                and not (seen_short and _unfilled(start, counted[0]))
-            ):
+        except FetchError:
+            if emptied[0]:
                 # The count may be arXiv's passing glitch: the next run tries this page
-                # again, and is told where it stopped.
+                # again, and is told where it stopped. (A page taken as the end was
+                # raised as _Unfilled at its first answer, below.)
                 state["stuck"] = place
-                checkpoint.save(state)
                 if _unfilled(start, counted[0]):
                     # Marked for the next run of these categories, whatever its range
                     # option: with a moving --since each night is another command, no
                     # run met this page again, and every night failed.
                     short_counts.save({"seen": today().isoformat()})
-                raise
+            # Kept also when no page was stored yet: a --days run ends today, and the
+            # days a failed night asked for were dropped from the next night's range,
+            # their papers never fetched and nothing said.
+            checkpoint.save(state)
+            raise
+        except _Unfilled:
             # A second run in a row at the same empty page, or a run of a fetch whose
             # count arXiv left unfilled lately: the count is wrong, and stopping here
             # kept every later run (and a cron job's digest) from getting past it. The
@@ -1183,7 +1180,7 @@ def _fetch_windows(
             reported = counted[0] or _window_total(None, state)
             why = (
                 "on two runs"
-                if stuck
+                if _stuck_at(state.get("stuck"), place)
                 else "as on an earlier run"
                 if marked_before
                 else "as another window of this run did"
@@ -1192,7 +1189,7 @@ def _fetch_windows(
                 f"{', '.join(cats)} {low}..{high}: arXiv reports "
                 f"{f'{reported:,}' if reported else 'more'} results but sent none past "
                 f"result {start:,}, {why}; taken as the end of that window (if papers of "
-                f"it are missing later: {_api_fetch_of(cats, low)})"
+                f"it are missing later: {_fetch_command(cats, f'--since {low}')})"
             )
             seen_short = True
             short_counts.save({"seen": today().isoformat()})
