@@ -214,10 +214,9 @@ def _rendered(record: dict[str, Any]) -> dict[str, Any]:
     for key in ("title", "abstract"):
         value = record.get(key)
         if isinstance(value, str) and "\\" in value and _UNRENDERED.search(value):
-            from papertrack.tex import render_tex
-            from papertrack.text import clean_text, decode_tex_accents
+            from papertrack.tex import arxiv_text
 
-            record = {**record, key: clean_text(render_tex(decode_tex_accents(value)))}
+            record = {**record, key: arxiv_text(value)}
     return record
 
 

@@ -60,6 +60,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "arxiv_text",
     "FONT_SWITCHES",
     "GREEK",
     "MATH_ARG_COMMANDS",
@@ -328,6 +329,15 @@ class _Group:
 
 _Token = tuple[int, int, int]  # kind, start, end
 _Item = _Token | _Group
+
+
+def arxiv_text(s: str) -> str:
+    """arXiv text (a title, an abstract, a name) as it shows and as papertrack keeps it:
+    TeX accents decoded, the markup rendered (``$\\textbf{A}$gent`` is "Agent",
+    ``$\\alpha$`` "α"), made one clean line (:func:`papertrack.text.clean_text`)."""
+    from papertrack.text import clean_text, decode_tex_accents
+
+    return clean_text(render_tex(decode_tex_accents(s)))
 
 
 def render_tex(s: str) -> str:

@@ -19,8 +19,8 @@ from ..categories import CATEGORY_NAME as _CATEGORY_RE
 from ..errors import FeedError
 from ..ids import abs_url, pdf_url, stored_arxiv_id
 from ..models import Paper
-from ..tex import render_tex
-from ..text import clean_text, decode_tex_accents, shorten
+from ..tex import arxiv_text
+from ..text import clean_text, shorten
 
 
 @dataclass
@@ -278,11 +278,9 @@ def first_doi(value: Any) -> str | None:
 
 
 def tex(value: Any) -> str:
-    """arXiv text (titles, abstracts, names) is TeX: decode accents, render the markup
-    as the text it shows (``$\\textbf{A}$gent`` is "Agent", ``$\\alpha$`` "α"), clean."""
-    if not isinstance(value, str):
-        return ""
-    return clean_text(render_tex(decode_tex_accents(value)))
+    """arXiv text (titles, abstracts, names) is TeX: :func:`papertrack.tex.arxiv_text`
+    of ``value``, "" for what is not text."""
+    return arxiv_text(value) if isinstance(value, str) else ""
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:
