@@ -244,8 +244,8 @@ def latest_papers(
     Raises:
         UsageError: a category neither arXiv nor any stored paper has (a typo).
     """
-    from papertrack.categories import unknown_categories
-    from papertrack.models import category_test
+    from papertrack.categories import check_categories
+    from papertrack.models import paper_filter
     from papertrack.topics import Topic
 
     store = _checked(store)
@@ -255,9 +255,7 @@ def latest_papers(
     wanted = [category] if isinstance(category, str) else list(category or ())
     for name in wanted:
         _text("category", name)
-    for name, hint in unknown_categories(store, wanted):
-        raise UsageError(f"no such category {name!r}: {hint}")
-    test = category_test(wanted)
+    check_categories(store, wanted)
     start = _moment(since)
     topics = load_catalog()
     slug = _slug(topics, topic)
@@ -267,7 +265,7 @@ def latest_papers(
         slug,
         limit=limit,
         since=start,
-        keep=(lambda paper: test(paper.categories)) if test is not None else None,
+        keep=paper_filter(wanted),
         match=unsaved.matches_fields if unsaved else None,
         within=store.candidates(unsaved.node) if unsaved else None,
     )

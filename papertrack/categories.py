@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from papertrack.errors import UsageError
+
 if TYPE_CHECKING:
     from papertrack.store import Store
 
@@ -21,6 +23,7 @@ __all__ = [
     "CATEGORY_NAME",
     "TAXONOMY_URL",
     "canonical",
+    "check_categories",
     "is_arxiv_category",
     "suggest",
     "unknown_categories",
@@ -120,3 +123,16 @@ def unknown_categories(store: Store, patterns: Sequence[str]) -> list[tuple[str,
                 )
             )
     return unknown
+
+
+def check_categories(store: Store, patterns: Sequence[str]) -> None:
+    """Refuse a ``-c`` category that is neither arXiv's nor on any stored paper.
+
+    Such a filter can only ever match nothing, so it is a typo (``cs.XX``); a
+    category of a non-arXiv feed is stored, hence known, and so is accepted.
+
+    Raises:
+        UsageError: the first such category, with what to do.
+    """
+    for name, hint in unknown_categories(store, patterns):
+        raise UsageError(f"no such category {name!r}: {hint}")

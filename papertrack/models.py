@@ -382,6 +382,14 @@ def merge_papers(stored: Paper | None, incoming: Paper) -> Paper:
     return replace(base, **changes) if changes else base
 
 
+def paper_filter(patterns: Iterable[str]) -> Callable[[Paper], bool] | None:
+    """:func:`category_test` of a paper (None for no patterns): what ``-c`` keeps."""
+    test = category_test(patterns)
+    if test is None:
+        return None
+    return lambda paper: test(paper.categories)
+
+
 def category_test(patterns: Iterable[str]) -> Callable[[Iterable[str]], bool] | None:
     """A test that a paper's categories include one of ``patterns``, or None for no patterns.
 

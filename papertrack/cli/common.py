@@ -871,18 +871,6 @@ no_blank_category = _no_blank("Give one like cs.AI, or cs.* for a group")
 no_blank_fetch_category = _no_blank("Name each one to fetch: -c cs.AI -c cs.CL")
 
 
-def check_categories(store: Store, patterns: Sequence[str]) -> None:
-    """Refuse a ``-c`` category that is neither arXiv's nor on any stored paper.
-
-    Such a filter can only ever match nothing, so it is a typo (``cs.XX``); a
-    category of a non-arXiv feed is stored, hence known, and so is accepted.
-    """
-    from papertrack.categories import unknown_categories
-
-    for name, hint in unknown_categories(store, patterns):
-        raise UsageError(f"no such category {name!r}: {hint}")
-
-
 def note_query_categories(store: Store, query: str) -> None:
     """Say so when a query's ``category:`` names a category arXiv lacks and no stored
     paper has: the query can only match nothing there (a topic made with it stays
@@ -901,12 +889,3 @@ def note_query_categories(store: Store, query: str) -> None:
 
     for name, hint in unknown_categories(store, names):
         say(f"Note: the query's category:{name} can match no paper: {hint}")
-
-
-def category_filter(categories: Sequence[str]) -> Callable[[Paper], bool] | None:
-    from papertrack.models import category_test
-
-    test = category_test(categories)
-    if test is None:
-        return None
-    return lambda paper: test(paper.categories)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from papertrack import paths
+from papertrack.categories import check_categories
 from papertrack.cli import common
 from papertrack.cli.common import (
     EXIT_CODES,
@@ -25,8 +26,6 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
-    category_filter,
-    check_categories,
     complete_topic,
     emit_papers,
     errors,
@@ -46,6 +45,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
+from papertrack.models import paper_filter
 from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
@@ -366,7 +366,7 @@ def latest(
             slug,
             limit=limit,
             since=start,
-            keep=category_filter(category or []),
+            keep=paper_filter(category or []),
             match=unsaved.matches_fields if unsaved else None,
             within=store.candidates(unsaved.node) if unsaved else None,
         )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from papertrack import paths
+from papertrack.categories import check_categories
 from papertrack.cli.common import (
     EXIT_CODES,
     TEACH_LOCK,
@@ -23,7 +24,6 @@ from papertrack.cli.common import (
     app,
     behind_store_day,
     busy,
-    check_categories,
     complete_topic,
     errors,
     fresh_tags,

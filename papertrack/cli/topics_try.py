@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from papertrack.categories import check_categories
 from papertrack.cli.common import (
     EXIT_CODES,
     NO_PAPERS_YET,
@@ -15,8 +16,6 @@ from papertrack.cli.common import (
     ViewFormatOpt,
     behind_store_day,
     busy,
-    category_filter,
-    check_categories,
     errors,
     load_catalog,
     note_operator_words,
@@ -28,6 +27,7 @@ from papertrack.cli.common import (
 from papertrack.cli.output import emit_json
 from papertrack.cli.topics import CategoryOpt, as_of_date, counted_store, model_info, topics_app
 from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
+from papertrack.models import paper_filter
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog, Topic
@@ -120,7 +120,7 @@ def topics_test(
         if saved:
             # A topic's papers in these categories ('latest TOPIC -c' lists them);
             # read as a query, the slug found none.
-            keep = category_filter(category or [])
+            keep = paper_filter(category or [])
         else:
             keep = None
             note_query_categories(store, topic.query)
