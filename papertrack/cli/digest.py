@@ -415,7 +415,8 @@ def _collect(
     candidates = {t.slug: store.latest(t.slug, limit=None, since=window) for t in topics}
     # As the other views measure (the stale store is warned of already): as of today,
     # "8 new papers" sat over "No data for the last four weeks".
-    day = momentum.default_day(store.newest_day() if store.exists() else None, momentum.today(now))
+    today = momentum.today(now)
+    day = momentum.default_day(store.newest_day() if store.exists() else None, today)
     measured = {
         t.slug: measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
         for t in topics
@@ -426,7 +427,7 @@ def _collect(
     # four weeks" read as the four weeks to today.
     from papertrack.render import format_day
 
-    when = [] if day == momentum.today(now) else [f"As of {format_day(day)}:"]
+    when = [] if day == today else [f"As of {format_day(day)}:"]
     sentences = {
         slug: " ".join([*when, momentum.describe(m), *momentum.notes(m)])
         for slug, m in measured.items()
