@@ -255,7 +255,9 @@ def test_a_papers_topics_hold_the_topics_they_imply_and_teaching_one_moves_them(
     gained = len(set(tagged("llm-agent-training")) - training)
     assert gained >= 1
     said = "Through the topics' implications, LLM Agent Training (llm-agent-training): "
-    assert f"{said}+{gained} tagged" in result.stderr
+    now = len(tagged("llm-agent-training"))
+    # Said as a removal says it: what moved, and how many papers the topic holds now.
+    assert f"{said}+{gained} tagged; {now:,} stored papers in it now." in result.stderr
     explained = run("topics", "explain", outside, "llm-agent-training", "--json")
     item = json.loads(explained.stdout)["topics"][0]
     assert item["matched"] and item["implied_by"] == ["agentic-rl"]

@@ -1020,10 +1020,21 @@ def _say_changes(
     for topic in catalog.topics:
         change = changes.get(topic.slug)
         if topic.slug in linked and change and (change.gained or change.lost):
-            say(
-                f"Through the topics' implications, {topic.name} ({topic.slug}): "
-                f"+{change.gained:,} tagged, {change.lost:,} untagged."
-            )
+            say(_implied_move(topic, change.gained, change.lost, store.count(topic.slug)))
+
+
+def _implied_move(topic: Topic, gained: int, lost: int, now: int) -> str:
+    """The line that says how a topic's implications moved ``topic``: a teach and a
+    removal say it alike."""
+    moved = ", ".join(
+        part
+        for part, count in ((f"+{gained:,} tagged", gained), (f"{lost:,} untagged", lost))
+        if count
+    )
+    return (
+        f"Through the topics' implications, {topic.name} ({topic.slug}): {moved}; "
+        f"{now:,} stored papers in it now."
+    )
 
 
 def _sizes(slug: str, changes: dict[str, Retagged], store: Store) -> tuple[int, int] | None:
@@ -1469,15 +1480,8 @@ def topics_remove(
                 after = retagged.count(slug)
                 linked_topic = now.by_slug(slug)
                 if after != before and linked_topic is not None:
-                    moved = (
-                        f"+{after - before:,} tagged"
-                        if after > before
-                        else (f"{before - after:,} untagged")
-                    )
-                    message += (
-                        f" Through the topics' implications, {linked_topic.name} ({slug}): "
-                        f"{moved}; {after:,} stored papers in it now."
-                    )
+                    gained, lost = max(after - before, 0), max(before - after, 0)
+                    message += " " + _implied_move(linked_topic, gained, lost, after)
         from papertrack.cli.digest import is_followed
 
         if edit.restored is None and is_followed(edit.slug):
