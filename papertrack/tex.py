@@ -21,7 +21,9 @@ What it renders:
   :data:`TEXT_ARG_COMMANDS` and :data:`MATH_ARG_COMMANDS`), and so do font-switch
   groups ``{\\bf X}``, ``{\\em X}``, ``{\\it X}``, … (:data:`FONT_SWITCHES`).
 * ``\\%`` ``\\&`` ``\\_`` ``\\#`` ``\\$`` ``\\{`` ``\\}`` become the character, ``\\ ``
-  ``\\,`` ``\\;`` ``\\:`` a space, ``\\ldots`` and ``\\dots`` an ellipsis.
+  ``\\,`` ``\\;`` ``\\:`` a space, and so does the line break ``\\\\`` in running text;
+  ``\\ldots`` and ``\\dots`` an ellipsis; a stray backslash before a letter beyond
+  ASCII (``St\\ütz``, the accent already typed out) goes.
 * A formula (``$…$``, ``$$…$$``, ``\\(…\\)``) is replaced by its content when that
   content, rendered, is plain text: letters, digits, spaces, common punctuation,
   Greek letters (``\\alpha`` → α, :data:`GREEK`), a few symbols (``\\times`` → ×,
@@ -484,6 +486,12 @@ class _Renderer:
                         continue
                 elif kind == _SYM and not keep and s[start + 1 : end] in _ESCAPES:
                     piece = _ESCAPES[s[start + 1 : end]]
+                elif kind == _SYM and mode == _TEXT_MODE and s[start + 1 : end] == "\\":
+                    piece = " "  # a line break in running text ("Aakur\\" ends a name)
+                elif kind == _SYM and mode == _TEXT_MODE and s[start + 1 : end].isalpha():
+                    # A backslash before a letter beyond ASCII, which no command starts
+                    # with: "St\ütz" is a stray one (the accent already typed out).
+                    piece = s[start + 1 : end]
                 elif kind == _SYM and math and s[start + 1 : end] == "!":
                     piece = ""  # a negative thin space
                 elif kind in (_DOLLAR, _DDOLLAR, _MOPEN) and mode == _TEXT_MODE:

@@ -491,6 +491,14 @@ def test_kaggle_first_records() -> None:
     assert second.license == "http://arxiv.org/licenses/nonexclusive-distrib/1.0/"
 
 
+def test_kaggle_parsed_authors_read_as_tex() -> None:
+    # The snapshot's authors_parsed is Unicode nearly always, but not for 2510.02569.
+    record = json.loads(raw(KAGGLE).splitlines()[0])
+    record["authors_parsed"] = [["Ògúnrèmí", "Tolúl\\d{o}pé", ""], ["Aakur\\\\", "S. N.", ""]]
+    paper = parse_jsonl_line(json.dumps(record), "snapshot", 1)
+    assert paper.authors == ("Tolúlọpé Ògúnrèmí", "S. N. Aakur")
+
+
 def test_kaggle_authors_string_fallback_decodes_tex() -> None:
     record = json.loads(raw(KAGGLE).splitlines()[0])
     record["authors_parsed"] = []

@@ -50,7 +50,8 @@ def split_authors(names: str) -> tuple[str, ...]:
 
 
 def _kaggle_name(parts: Any) -> str:
-    """``[last, first, suffix]`` → "First Last Suffix" (already Unicode in the snapshot)."""
+    """``[last, first, suffix]`` → "First Last Suffix" (mostly Unicode in the snapshot,
+    but TeX now and then: ``Tolúl\\d{o}pé``, 2510.02569)."""
     if not isinstance(parts, list):
         return ""
     strings = [p if isinstance(p, str) else "" for p in parts[:3]]
@@ -61,7 +62,7 @@ def _kaggle_name(parts: Any) -> str:
     # as "C. -P." (0704.0001); put them back together.
     if ". -" in first:
         first = first.replace(". -", ".-")
-    return clean_text(f"{first} {last} {suffix}")
+    return tex(f"{first} {last} {suffix}")
 
 
 def kaggle_authors(record: dict[str, Any]) -> tuple[str, ...]:
