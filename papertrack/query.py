@@ -665,6 +665,38 @@ def symbol_words(text: str) -> list[tuple[str, str]]:
     return [(name, fold(name).strip()) for name in dict.fromkeys(found)]
 
 
+#: A name glued to its number ("llama3", "gpt4", "covid19"), and its two words apart.
+_GLUED = re.compile(r"([^\W\d_]{2,})(\d+)")
+_APART = re.compile(r"([^\W\d_]{2,}) (\d+)")
+
+
+def glued_words(text: str) -> list[tuple[str, str, str]]:
+    """Names of ``text`` written with their number glued on or apart: ``llama3`` is one
+    word and misses "Llama-3" and "Llama 3", the phrase ``"llama 3"`` misses "Llama3".
+    (as typed, the other spelling, the other spelling as a term) triples:
+    ``("title:gpt4", '"gpt 4"', 'title:"gpt 4"')``. Author names are left alone."""
+    try:
+        tokens = _lex(text)
+    except QuerySyntaxError:
+        return []
+    found = []
+    typed = set()  # each term as (field, words), to leave out a pair written both ways
+    for before, t in zip([None, *tokens], tokens, strict=False):
+        field = f"{before.text}:" if before is not None and before.kind == "FIELD" else ""
+        if field and field not in ("title:", "abstract:"):
+            continue
+        folded = " ".join(fold(t.text).split())
+        typed.add((field, folded))
+        if t.kind == "WORD" and (glued := _GLUED.fullmatch(folded)) is not None:
+            other = f"{glued[1]} {glued[2]}"
+            found.append((field, other, (field + t.text, f'"{other}"', f'{field}"{other}"')))
+        elif t.kind == "PHRASE" and (apart := _APART.fullmatch(folded)) is not None:
+            other = apart[1] + apart[2]
+            found.append((field, other, (f'{field}"{t.text}"', other, field + other)))
+    said = [note for field, other, note in found if (field, other) not in typed]
+    return list(dict.fromkeys(said))
+
+
 def category_words(text: str) -> list[str]:
     """The bare words of ``text`` that are arXiv category names (``cs.AI``): matched as
     the words "cs ai" of a title or abstract, not as the category."""

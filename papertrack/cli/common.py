@@ -821,7 +821,13 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
 def note_operator_words(query: str) -> None:
     """Say so when ``query`` holds ``or``/``and``/``not`` in lower case, which are
     words to match: only AND, OR and NOT in capitals are operators."""
-    from papertrack.query import category_words, comments_of, operator_words, symbol_words
+    from papertrack.query import (
+        category_words,
+        comments_of,
+        glued_words,
+        operator_words,
+        symbol_words,
+    )
 
     words = operator_words(query)
     if words:
@@ -844,6 +850,12 @@ def note_operator_words(query: str) -> None:
         say(
             f"Note: {visible(name)!r} is matched as words of titles and abstracts; to "
             f"match papers in that category, write category:{visible(name)}."
+        )
+    for written, other, term in glued_words(query):
+        # `llama3` found 177 of the 83,510 real papers; "llama 3", 919 more.
+        say(
+            f"Note: {visible(written)} misses papers that write {visible(other)}; "
+            f"to find both, write {visible(written)} OR {visible(term)}."
         )
     for name, word in symbol_words(query):
         # C++ cannot be told from C: a search that also lists "Hepatitis C" says why.
