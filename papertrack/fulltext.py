@@ -425,17 +425,23 @@ class TextIndex:
         frequency taken as one (``detail=column`` keeps no counts, and SQLite's own
         bm25() needs them): the sum, over the terms a paper holds, of the term's
         inverse document frequency times the weight of each column holding it
-        (title 4, abstract 1). So many papers score alike, and a caller that needs n
-        papers takes whole groups: a cut inside one kept the papers first indexed.
+        (title 4, abstract 1), times the share of the terms the paper holds (a paper
+        holding one rare term in both columns beat the papers holding every term:
+        "GRPO's main weakness" was answered from papers on weaknesses of other
+        things). Many papers still score alike, and a caller that needs n papers
+        takes whole groups: a cut inside one kept the papers first indexed.
         """
         db = self._connect()
         if db is None:
             return
         weights = weights or {"title": 4.0, "abstract": 1.0}
         scores: dict[int, float] = {}
+        held: dict[int, int] = {}  # how many of the terms each paper holds
+        last: dict[int, int] = {}  # the last term each paper was found to hold
+        terms = list(dict.fromkeys(terms))
         try:
             total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
-            for term in terms:
+            for number, term in enumerate(terms):
                 df = int(
                     db.execute(
                         "SELECT count(*) FROM text WHERE text MATCH ?",
@@ -452,8 +458,13 @@ class TextIndex:
                     gain = weight * idf
                     for (rowid,) in rows:
                         scores[rowid] = scores.get(rowid, 0.0) + gain
+                        if last.get(rowid) != number:
+                            last[rowid] = number
+                            held[rowid] = held.get(rowid, 0) + 1
         except sqlite3.Error as exc:
             raise _unreadable(exc) from None
+        for rowid, count in held.items():
+            scores[rowid] *= count / len(terms)
         groups: dict[float, list[int]] = {}
         for rowid, score in scores.items():
             groups.setdefault(round(score, 3), []).append(rowid)

@@ -266,6 +266,7 @@ def test_bad_questions_and_topics(store: Store) -> None:
         "question": " ".join(QUESTION.split()),
         "topic": None,
         "answer": [],
+        "unmatched": [],
         "papers": [],
     }
 
@@ -580,3 +581,91 @@ def test_the_answer_quotes_what_sets_a_paper_apart_not_what_all_share(
     assert run("ingest", str(feed)).exit_code == 0
     asked = "how are okapi agents trained with reinforcement learning?"
     assert first_quoted("okapi", asked) == "They are trained with RL."
+
+
+def _ingest_lines(tmp_path: Path, name: str, lines: list[str]) -> None:
+    feed = tmp_path / name
+    feed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+
+
+def test_a_paper_holding_every_word_asked_outranks_one_rare_word_said_twice(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # "what is GRPO's main weakness?" was answered from papers on weaknesses of other
+    # things: "weakness" is rarer than "GRPO", and in a title and an abstract it
+    # outweighed GRPO in both and "weakness" in the abstract.
+    lines = [
+        kaggle_line("2601.00001", "Weakness of will", abstract="On weakness of will in people."),
+        kaggle_line(
+            "2601.00002", "GRPO revisited", abstract="We find a weakness of GRPO on long tasks."
+        ),
+        *(
+            kaggle_line(f"2601.001{n:02d}", f"GRPO variant {n}", abstract="We train with GRPO.")
+            for n in range(6)
+        ),
+        *(
+            kaggle_line(f"2601.002{n:02d}", f"Filler {n}", abstract="Lions and tigers.")
+            for n in range(20)
+        ),
+    ]
+    _ingest_lines(tmp_path, "grpo.jsonl", lines)
+    answer = asked("what is GRPO's main weakness?")
+    assert answer["papers"][0]["arxiv_id"] == "2601.00002"  # type: ignore[index]
+    assert answer["unmatched"] == []
+
+
+def test_papers_the_index_scores_alike_are_told_apart_by_their_text(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """300 papers hold "agent" and "memory" in title and abstract, so the index scores
+    them alike; the oldest says them most. It was never read: the newest 200 of a
+    tie were enough, and the answer was the 8 newest papers of the store."""
+    from datetime import date, timedelta
+
+    from papertrack.ask import rank_papers
+
+    lines = []
+    for n in range(300):
+        day = date(2025, 3, 3) + timedelta(days=n)
+        stamp = f"{day:%a, %d %b %Y} 10:00:00 GMT"
+        abstract = (
+            "Agent memory: an agent keeps memory, and agent memory is what we study."
+            if n == 0
+            else "We study an agent with memory and report results on many long tasks "
+            "with several baselines over a number of settings and seeds."
+        )
+        title = "Agent memory" if n == 0 else f"Agent memory for task {n}"
+        versions = [{"version": "v1", "created": stamp}]
+        lines.append(kaggle_line(f"2503.{n:05d}", title, abstract=abstract, versions=versions))
+    _ingest_lines(tmp_path, "memory.jsonl", lines)
+    found = rank_papers(Store(isolated_home / "store"), "agent memory", limit=8)
+    assert len({round(r.score, 3) for r in found}) == 1  # scored alike by the index
+    assert found[0].paper.arxiv_id == "2503.00000"
+    # The rest, equal in their text too, are the newest.
+    assert [r.paper.arxiv_id for r in found[1:]] == [f"2503.{n:05d}" for n in range(299, 292, -1)]
+
+
+def test_what_no_paper_drawn_on_mentions_is_said(isolated_home: Path, tmp_path: Path) -> None:
+    lines = [
+        kaggle_line("2601.00001", "ARC-AGI-3 in the era of agents", abstract="We solve ARC-AGI-3."),
+        kaggle_line("2601.00002", "GPT-4 on puzzles", abstract="GPT-4 scores well on puzzles."),
+        *(
+            kaggle_line(f"2601.002{n:02d}", f"Filler {chr(97 + n)}", abstract="Lions.")
+            for n in range(20)
+        ),
+    ]
+    _ingest_lines(tmp_path, "arc.jsonl", lines)
+    question = "what score does GPT-7 get on ARC-AGI-5 puzzles with quaggas?"
+    answer = asked(question)
+    assert answer["papers"]  # the nearest papers are drawn on all the same
+    assert answer["unmatched"] == ["GPT-7", "ARC-AGI-5", "quaggas"]
+    said = run("ask", question)
+    assert said.exit_code == 0
+    assert (
+        "Note: none of the 2 papers drawn on mentions 'GPT-7', 'ARC-AGI-5' or 'quaggas': "
+        "the answer does not speak to them."
+    ) in said.stderr
+    # Named as the papers write them, nothing is said.
+    done = run("ask", "how does GPT-4 do on ARC-AGI-3?")
+    assert done.exit_code == 0 and "drawn on mentions" not in done.stderr

@@ -183,6 +183,16 @@ def ask(
             if not (context or llm) and pick_format(fmt, as_json) is AskFormat.json:
                 _emit(answer, AskFormat.json, {})  # a script still gets its document
             return
+        if answer.unmatched:
+            # The papers nearest the question's other words are drawn on all the same:
+            # say which part of the question none of them speaks to.
+            names = [repr(visible(w)) for w in answer.unmatched]
+            shown = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+            say(
+                f"Note: none of the {len(answer.considered):,} papers drawn on mentions "
+                f"{shown}: the answer does not speak to "
+                f"{'it' if len(answer.unmatched) == 1 else 'them'}."
+            )
         if context or llm:
             # Numbered as the answer numbers them, so [2] is the same paper in both.
             pack = context_pack(question, answer.numbered(), _names)
