@@ -186,8 +186,8 @@ def ask(
         if answer.unmatched:
             # The papers nearest the question's other words are drawn on all the same:
             # say which part of the question none of them speaks to.
-            names = [repr(visible(w)) for w in answer.unmatched]
-            shown = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+            said = [repr(visible(w)) for w in answer.unmatched]
+            shown = " or ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
             say(
                 f"Note: none of the {len(answer.considered):,} papers drawn on mentions "
                 f"{shown}: the answer does not speak to "
