@@ -138,7 +138,8 @@ class WeekBucket:
 
     ``total == 0`` means the store holds nothing for the week: *no data*, and
     ``count`` is then None rather than a zero nobody measured; except the as-of
-    day's own week after a week with papers (``so_far_empty``): none in yet.
+    day's own week, on its Monday or Tuesday, after a week with papers
+    (``so_far_empty``): none in yet.
     """
 
     start: date
@@ -269,10 +270,15 @@ def _has_data(store: DayCounts, week: date, as_of: date) -> bool:
 
 
 def _empty_so_far(store: DayCounts, week: date, as_of: date) -> bool:
-    """Whether ``week`` is the as-of day's own, none of its papers in yet, after a
-    week the store holds papers for: a Monday's papers are announced on Tuesday."""
+    """Whether ``week`` is the as-of day's own, that day a Monday or Tuesday, none of
+    its papers in yet, after a week the store holds papers for: arXiv announces the
+    papers of a Monday (to 14:00 Eastern) at 00:00 UTC on Tuesday, and the rest of
+    them on Wednesday. Later in the week, a week with no paper at all is a gap: the
+    store stopped (as of a Sunday, seven days read as zeros made "down 49%" of a
+    topic that was down 32% per day of data)."""
     return (
         week == monday(as_of)
+        and as_of.weekday() <= 1
         and count_days(store, week - timedelta(days=7), week - timedelta(days=1)) > 0
     )
 

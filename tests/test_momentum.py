@@ -241,6 +241,15 @@ def test_a_monday_with_no_paper_in_yet_is_zero_so_far_not_a_gap() -> None:
     # A week after a week of nothing is still no data: the store stopped before.
     later = m.measure(days(topic), days(store), as_of=monday + timedelta(days=7))
     assert later.weeks[-1].no_data and later.weeks[-2].start == monday
+    # So is the week from its Wednesday on: Monday's papers are in by then, and seven
+    # days read as zeros as of a Sunday made a topic down 4% per day "down 27%".
+    tuesday = m.measure(days(topic), days(store), as_of=monday + timedelta(days=1))
+    assert not tuesday.weeks[-1].no_data and tuesday.current.covered_days == 28
+    for late in range(2, 7):
+        stopped = m.measure(days(topic), days(store), as_of=monday + timedelta(days=late))
+        assert stopped.weeks[-1].no_data, late
+        assert stopped.current.covered_days == 28 - late - 1
+        assert m.notes(stopped)[0].startswith(f"No data for {late + 1} of the 28 days")
 
 
 def test_partly_covered_windows_compare_papers_per_day_of_data() -> None:
