@@ -226,6 +226,20 @@ def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path
     assert "Warning: " in damaged.stderr and "examples.json is damaged" in damaged.stderr
 
 
+def test_forget_with_papers_named_says_what_it_forgot(stored: Path) -> None:
+    # --forget drops every earlier example before teaching the papers named: a paper
+    # taught out came back as "newly tagged" under a report of an ordinary teach.
+    _, outside, _ = teach_one_in_and_one_out()
+    result = run("topics", "teach", "llm-agent-training", "--forget", outside)
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "Taught LLM Agent Training (llm-agent-training) 1 paper in and 0 out and forgot "
+        "1 example; refit its model."
+    ) in result.stderr
+    examples = json.loads((stored / "examples.json").read_text())
+    assert examples["topics"]["llm-agent-training"] == {outside: True}
+
+
 def test_unteach_keeps_a_topic_made_from_examples_one_paper_in(stored: Path) -> None:
     result = run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
     assert result.exit_code == 0, result.stderr

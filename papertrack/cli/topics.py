@@ -1268,6 +1268,10 @@ def topics_teach(
             again = forgotten & {paper.arxiv_id for paper in named.values()}
             if again:
                 raise UsageError(f"{min(again)} is named both to teach and --unteach. Name it once")
+            if forget:
+                # --forget with papers named: every earlier example goes, and is said
+                # to go (a paper taught out came back as "newly tagged", unexplained).
+                forgotten = set(earlier) - {paper.arxiv_id for paper in named.values()}
             if forgotten and not taught and not given and not from_examples:
                 # Every example unlearned: as --forget, a default topic goes back to
                 # its shipped model, one of the user's to its query.
