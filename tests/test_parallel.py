@@ -182,3 +182,41 @@ def test_workers_whose_parent_is_killed_stop_without_a_traceback(
     errors = child.stderr.read()
     assert "Traceback" not in errors, errors
     assert time.monotonic() - started < 4  # stopped with the parent, not after their task
+
+
+CTRL_C_IN_A_FORK = """
+import os, signal
+from papertrack.parallel import forked_map
+
+def square(state, item):
+    return item * item
+
+sent = []
+
+def interrupt():
+    # Ctrl-C arriving while the pool forks its workers.
+    if not sent:
+        sent.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+
+os.register_at_fork(after_in_parent=interrupt)
+try:
+    print(list(forked_map(square, None, list(range(6)))))
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_ctrl_c_while_the_workers_fork_stops_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C during a fork was raised in logging's fork hook, where Python ignores
+    it: the teach printed "Exception ignored ... KeyboardInterrupt" and ran on to its
+    end with exit 0 (1 in 25 interrupted teaches)."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_IN_A_FORK], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "interrupted", (done.stdout, done.stderr)
+    assert "Exception ignored" not in done.stderr, done.stderr
