@@ -207,7 +207,9 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
             Problem(
                 ".dirty",
                 "dirty",
-                "is left by an interrupted write: the id map and index may be out of date",
+                "is left by an interrupted write: the id map and index may be out of date "
+                "until the next command that writes to the store (or the repair) brings "
+                "them up to date",
             )
         )
     return checkup

@@ -872,8 +872,9 @@ def bring_current(
         ]
         if record is not None and changes:
             record(
-                "Retagged the stored papers for topics whose definition changed (topics.toml "
-                f"edited, or papertrack upgraded): {', '.join(changes)}."
+                "Retagged the stored papers for topics whose definition changed since they "
+                "were tagged (topics.toml edited, a teach interrupted before its retag, or "
+                f"papertrack upgraded): {', '.join(changes)}."
             )
     build_text_index()
 

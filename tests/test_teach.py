@@ -1288,6 +1288,32 @@ def test_a_teach_stopped_while_fitting_says_nothing_was_taught(
     assert tagged("llm-agent-training") == before
 
 
+def test_a_teach_stopped_in_its_retag_and_run_again_says_what_moved(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run again after Ctrl-C in its retag, a teach said "nothing changed" while it
+    retagged the topic first: what the teach moved was said nowhere but the log."""
+    import papertrack.cli.topics as cli_topics
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    before = set(tagged("llm-agent-training"))
+    with monkeypatch.context() as patch:
+        patch.setattr(cli_topics, "_retag", interrupted)
+        cut = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert cut.exit_code == 130
+    assert "tags catch up with it on the next command" in cut.stderr
+    again = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert again.exit_code == 0, again.stderr
+    after = set(tagged("llm-agent-training"))
+    assert CHAIN_OF_AGENTS in before - after
+    moved = f"llm-agent-training +{len(after - before)} -{len(before - after)}"
+    (note,) = [line for line in again.stderr.splitlines() if line.startswith("Note: Retagged")]
+    assert "a teach interrupted before its retag" in note and moved in note
+    assert "so already: nothing changed." in again.stderr
+
+
 def test_an_example_marked_other_than_true_or_false_is_damage_named(stored: Path) -> None:
     """A hand edit's "yes" (or "false", a non-empty string) was read as taught in."""
     assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0

@@ -772,18 +772,24 @@ def busy(
         yield progress
 
 
-def fresh_tags(store: Store, catalog: Catalog) -> None:
+def fresh_tags(store: Store, catalog: Catalog, *, said: bool = False) -> None:
     """Retag stored papers before answering if a topic definition changed since they
     were tagged (:func:`papertrack.store.bring_current`), under a spinner on a terminal;
-    a read-only store is read as it is, with a note."""
+    a read-only store is read as it is, with a note. What a retag moved goes to the
+    log, and with ``said`` to stderr too (a teach: its user is there to read it)."""
     from papertrack.store import bring_current
+
+    def record(text: str) -> None:
+        log(text)  # the log only by default: a cron job's mail is not the place
+        if said:
+            say(f"Note: {text}")
 
     bring_current(
         store,
         catalog,
         note=lambda text: say(f"Note: {text}"),
         busy=lambda doing, unit: busy(doing, unit=unit),
-        record=log,  # the log only: a cron job's mail is not the place
+        record=record,
     )
 
 

@@ -1255,7 +1255,9 @@ def topics_teach(
                 # would stop that, is what --forget deletes.
                 _forget(chosen, store)
                 return
-            fresh_tags(store, catalog)
+            # A teach interrupted before its retag is finished here: said, as its
+            # own report would have been ("nothing changed" hid +4 -4).
+            fresh_tags(store, catalog, said=True)
             named = _taught_papers(store, given)
             for pid in given:
                 note_other_version(pid, named[pid], "teaching")
