@@ -52,7 +52,14 @@ def teach_one_in_and_one_out() -> tuple[list[str], str, Any]:
 def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
     before, outside, result = teach_one_in_and_one_out()
     assert "1 paper in and 1 out" in result.stderr
-    assert "cross-validated: precision" in result.stderr
+    # On what it learns from, counted: "on its examples" read as the two just taught.
+    model = json.loads((stored / "models" / "llm-agent-training.json").read_text())
+    learnt = model["meta"]["examples"]
+    assert learnt["positives"] + learnt["negatives"] > 10_000
+    assert (
+        f"on the {learnt['positives']:,} papers in and {learnt['negatives']:,} out it learns "
+        "from, cross-validated: precision"
+    ) in result.stderr
     after = tagged("llm-agent-training")
     assert outside in after and CHAIN_OF_AGENTS not in after  # the user's word holds
     gained, lost = len(set(after) - set(before)), len(set(before) - set(after))
@@ -308,6 +315,8 @@ def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> N
     found = tagged("agent-foundations")
     assert set(examples) <= set(found)
     assert len(found) < 40  # more like these, not everything
+    # No query: its papers are in it, they do not "match".
+    assert f". {len(found)} stored papers are in it." in result.stderr
     # It shows the newest papers it took besides the examples, which are in it.
     shown_ids = [
         line.split()[0]
@@ -1121,7 +1130,7 @@ def test_a_broad_topic_from_examples_says_so_and_replacing_examples_is_said(
     taken, total = len(tagged("llm-unlearning")), Store(sample_home / "store").count()
     assert taken > 0.01 * total  # one example: broad
     assert (
-        f"Note: it takes {taken:,} of the {total:,} stored papers ({100 * taken / total:.1f}%), "
+        f"Note: it takes {taken:,} of the {total:,} stored papers ({100 * taken / total:.2f}%), "
         "broad for a topic made from examples."
     ) in made.stderr
     assert run("topics", "teach", "llm-unlearning", second, third).exit_code == 0

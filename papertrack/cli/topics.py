@@ -769,7 +769,7 @@ def _say_breadth(store: Store | None, slug: str) -> None:
     if total >= 1000 and taken > BROAD_SHARE * total:
         say(
             f"Note: it takes {taken:,} of the {total:,} stored papers "
-            f"({100 * taken / total:.1f}%), broad for a topic made from examples. More "
+            f"({100 * taken / total:.2f}%), broad for a topic made from examples. More "
             f"papers that belong narrow it ('papertrack topics teach {slug} ID...'); a paper "
             "taught --not stays out, and moves no other."
         )
@@ -788,7 +788,12 @@ def _added_message(edit: Any) -> tuple[str, Store | None]:
     store = _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
     if store is not None:
         count = store.count(edit.slug)
-        message += f". {counted(count, 'stored paper')} {'matches' if count == 1 else 'match'}"
+        # A topic made from examples alone has no query to match: its papers are in it.
+        if edit.topic is not None and not edit.topic.query:
+            verb = "is in it" if count == 1 else "are in it"
+        else:
+            verb = "matches" if count == 1 else "match"
+        message += f". {counted(count, 'stored paper')} {verb}"
     return message, store
 
 
@@ -1166,8 +1171,17 @@ def _say_figures(choice: Any) -> None:
             "labelled ones count as errors)."
         )
     else:
+        # Counted, as `topics show` counts them: "on its examples" read as the two
+        # papers just taught, where a default topic learns from ~13,000 labelled ones.
+        learnt = choice.model.meta.get("examples") or {}
+        on = (
+            f"on the {learnt['positives']:,} papers in and {learnt['negatives']:,} out it "
+            "learns from"
+            if isinstance(learnt.get("positives"), int) and isinstance(learnt.get("negatives"), int)
+            else "on its examples"
+        )
         say(
-            f"It decides by {choice.decide}; on its examples, cross-validated: precision "
+            f"It decides by {choice.decide}; {on}, cross-validated: precision "
             f"{figures['precision']:.2f}, recall {figures['recall']:.2f}, F1 {figures['f1']:.2f}."
         )
 
