@@ -497,6 +497,13 @@ def test_kaggle_parsed_authors_read_as_tex() -> None:
     record["authors_parsed"] = [["Ògúnrèmí", "Tolúl\\d{o}pé", ""], ["Aakur\\\\", "S. N.", ""]]
     paper = parse_jsonl_line(json.dumps(record), "snapshot", 1)
     assert paper.authors == ("Tolúlọpé Ògúnrèmí", "S. N. Aakur")
+    # Two authors of one name are two authors (2509.15608 lists two Zheng Wangs).
+    record["authors_parsed"] = [["Wang", "Zheng", ""], ["Li", "Yu", ""], ["Wang", "Zheng", ""]]
+    paper = parse_jsonl_line(json.dumps(record), "snapshot", 1)
+    assert paper.authors == ("Zheng Wang", "Yu Li", "Zheng Wang")
+    record["authors_parsed"] = []
+    record["authors"] = "Zheng Wang, Yu Li and Zheng Wang"
+    assert parse_jsonl_line(json.dumps(record), "snapshot", 1).authors == paper.authors
 
 
 def test_kaggle_authors_string_fallback_decodes_tex() -> None:
@@ -897,7 +904,9 @@ def test_an_export_line_with_affiliations_for_its_first_authors_keeps_them() -> 
     assert export_record_authors(record) == (("Ada", "Bo", "Cy"), (("MIT",), ("ETH",), ()))
     record["author_affiliations"] = [["MIT"], ["ETH"], ["CMU"], ["UCL"]]
     assert export_record_authors(record) == (("Ada", "Bo", "Cy"), ())
-    # An author named twice is kept once, with the first naming's affiliations: the
-    # lists were kept in order, so Cy was given Ada's second list.
+    # A name given twice is two authors (2509.15608 has two Zheng Wangs), each with
+    # its own list; a blank name goes with its list.
     record = {"authors": ["Ada", "Ada", "Cy"], "author_affiliations": [["MIT"], ["ETH"]]}
-    assert export_record_authors(record) == (("Ada", "Cy"), (("MIT",), ()))
+    assert export_record_authors(record) == (("Ada", "Ada", "Cy"), (("MIT",), ("ETH",), ()))
+    record = {"authors": ["", "Bo"], "author_affiliations": [["MIT"], ["ETH"]]}
+    assert export_record_authors(record) == (("Bo",), (("ETH",),))

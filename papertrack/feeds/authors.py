@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import FeedError
 from ..text import clean_text, decode_tex_accents, strip_html
-from .common import ARXIV, ATOM, tex, unique
+from .common import ARXIV, ATOM, present, tex, unique
 from .entries import field
 from .xml import iter_elements
 
@@ -69,7 +69,7 @@ def kaggle_authors(record: dict[str, Any]) -> tuple[str, ...]:
     """A snapshot line's ``authors_parsed``, or its ``authors`` string when that is missing."""
     parsed_names = record.get("authors_parsed")
     if isinstance(parsed_names, list) and parsed_names:
-        return unique(_kaggle_name(p) for p in parsed_names)
+        return present(_kaggle_name(p) for p in parsed_names)
     return split_authors(record.get("authors") or "")
 
 
@@ -82,7 +82,7 @@ def oai_arxiv_authors(meta: ET.Element, ns: str) -> tuple[str, ...]:
     for author in meta.iter(ns + "author"):
         parts = (author.findtext(ns + k) or "" for k in ("forenames", "keyname", "suffix"))
         names.append(tex(" ".join(parts)))
-    return unique(names)
+    return present(names)
 
 
 def oai_dc_authors(meta: ET.Element, dc: str) -> tuple[str, ...]:
@@ -91,7 +91,7 @@ def oai_dc_authors(meta: ET.Element, dc: str) -> tuple[str, ...]:
     for creator in meta.findall(dc + "creator"):
         last, _, first = (creator.text or "").partition(",")
         names.append(tex(f"{first} {last}"))
-    return unique(names)
+    return present(names)
 
 
 # --- API Atom ----------------------------------------------------------------------
@@ -148,21 +148,21 @@ def listing_authors(entry: Any) -> tuple[str, ...]:
     feedparser gives several only when the entry has several creators."""
     creators = field(entry, "authors") or ()
     if len(creators) > 1:
-        return unique(tex(c.get("name")) for c in creators)
-    return unique(tex(n) for n in decode_tex_accents(field(entry, "author") or "").split(","))
+        return present(tex(c.get("name")) for c in creators)
+    return present(tex(n) for n in decode_tex_accents(field(entry, "author") or "").split(","))
 
 
 def legacy_authors(entry: Any) -> tuple[str, ...]:
     """A pre-2024 RSS item: dc:creator is HTML,
     ``<a href="…/au:+Perera_C/…">Charith Perera</a>, <a …>…</a>``, maybe ending "et al"."""
     names = strip_html(field(entry, "author") or "").split(",")
-    return unique(name for name in (tex(n) for n in names) if name and not name.startswith("et al"))
+    return present(name for name in (tex(n) for n in names) if not name.startswith("et al"))
 
 
 def generic_authors(entry: Any) -> tuple[str, ...]:
     """Any other feed: feedparser's author names, HTML removed, no TeX decoding."""
     names = [a.get("name") for a in field(entry, "authors") or ()]
-    return unique(clean_text(strip_html(n)) for n in names if isinstance(n, str))
+    return present(clean_text(strip_html(n)) for n in names if isinstance(n, str))
 
 
 # --- papertrack's own exports ------------------------------------------------------
@@ -175,12 +175,10 @@ def export_record_authors(record: dict[str, Any]) -> Authors:
         FeedError: a field of the wrong type (the message completes "line N …").
     """
     value = record.get("authors")
-    if value is None:
-        authors: tuple[str, ...] = ()
-    elif not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if value is not None and (
+        not isinstance(value, list) or not all(isinstance(v, str) for v in value)
+    ):
         raise FeedError("has authors that are not a list of text")
-    else:
-        authors = unique(clean_text(v) for v in value)
     raw = record.get("author_affiliations") or []
     if not isinstance(raw, list) or not all(
         isinstance(a, list) and all(isinstance(n, str) for n in a) for a in raw
@@ -193,11 +191,12 @@ def export_record_authors(record: dict[str, Any]) -> Authors:
         # trailing authors that have none): the others have none.
         affiliations += ((),) * (len(given) - len(affiliations))
     if len(affiliations) != len(given):
-        affiliations = ()  # more lists than authors: no telling whose is whose
-    elif len(authors) != len(given):
-        # An author named twice is kept once, with the lists of the first naming.
-        first = dict(reversed(list(zip(given, affiliations, strict=True))))
-        affiliations = tuple(first[name] for name in authors)
+        # More lists than authors: no telling whose is whose.
+        return present(given), ()
+    # A blank name is left out with its list; a name given twice is two authors.
+    kept = [(name, held) for name, held in zip(given, affiliations, strict=True) if name]
+    authors = tuple(name for name, _ in kept)
+    affiliations = tuple(held for _, held in kept)
     return authors, affiliations if any(affiliations) else ()
 
 

@@ -288,6 +288,13 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(item for item in items if item))
 
 
+def present(items: Iterable[str]) -> tuple[str, ...]:
+    """The non-empty ``items`` in order, a name given twice kept twice: two authors
+    may share a name (96 of the 83,510 corpus papers list one twice, "Zheng Wang" and
+    "Zheng Wang" of 2509.15608), and one kept once lost an author."""
+    return tuple(item for item in items if item)
+
+
 # An arXiv category code: cs.AI, hep-th, cond-mat.str-el, q-fin.CP, math-ph.
 # API entries may also carry ACM/MSC classes as <category>, which are not.
 
