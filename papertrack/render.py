@@ -480,9 +480,10 @@ def topic_page(
     *,
     following: bool = False,
     follow: str = "",
+    shown_of: str = "",
 ) -> Group:
-    """The topic page: header, momentum with its chart, the latest papers, related
-    topics, follow, ask.
+    """The topic page: header, momentum with its chart, the latest papers (``shown_of``
+    says how many of them, when not all), related topics, follow, ask.
 
     ``related`` is (topic name, shared papers) of the topics sharing the most papers;
     ``follow`` the command line that follows the topic (or, ``following`` it, that
@@ -499,6 +500,8 @@ def topic_page(
         )
     )
     parts.append(papers if papers is not None else Text(safe(latest_title), style="bold"))
+    if shown_of:
+        parts.append(Text(shown_of, style="dim"))
     if related:
         shown = ", ".join(f"{safe(name)} ({n:,} shared)" for name, n in related)
         parts.extend((Text(""), Text.assemble(("Related topics: ", "bold"), shown)))

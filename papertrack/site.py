@@ -44,6 +44,7 @@ from papertrack.digest import clean, link
 from papertrack.errors import StoreError, UsageError
 from papertrack.models import Paper, paper_date_key, utc_text
 from papertrack.related import related_topics, shared_counts
+from papertrack.text import newest_of
 
 if TYPE_CHECKING:
     from papertrack.digest_html import Chart
@@ -364,6 +365,7 @@ def _topic_context(
         "feed": _href(feed_name(topic.slug)),
         "momentum": _momentum(topic.momentum, large=True),
         "total": f"{topic.total:,}",
+        "newest_of": newest_of(len(topic.papers), topic.total, hint=False),
         "papers": [_paper(p, pages, names) for p in topic.papers],
         "related": [
             {

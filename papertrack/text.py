@@ -253,6 +253,16 @@ def strip_html(s: str | None) -> str:
     return s
 
 
+def newest_of(shown: int, total: int, *, hint: bool = True) -> str:
+    """What a topic page that lists the newest ``shown`` of its ``total`` papers says
+    under them ("" when it lists them all): "Latest papers (47)" over 20 of them read
+    as the whole list. With ``hint``, that -n sets how many (not for a web page's
+    reader, who runs no command)."""
+    if not shown or shown >= total:
+        return ""
+    return f"The newest {shown:,} of {total:,}" + (" (-n sets how many)." if hint else ".")
+
+
 def counted(n: int, word: str, many: str | None = None) -> str:
     """``n`` and the noun for it: '1 entry', '12 entries' (``many`` when not word + 's')."""
     return f"{n:,} {word if n == 1 else many or word + 's'}"

@@ -674,6 +674,10 @@ def test_topic_page_shows_momentum_above_latest_papers(store_dir: Path) -> None:
     total = sum(1 for when, k in planned() if k == "rl" and when.date() <= D(2026, 9, 27))
     assert out.index("Week of Sep 21") < out.index(f"Latest papers ({total})")
     assert "Sep 24, 2026" in out and "Sep 29, 2026" not in out  # nothing after --as-of
+    # Three of them: said, so the heading's count is not read as the list's.
+    assert total > 3 and f"The newest 3 of {total} (-n sets how many)." in out
+    everything = run(*db, "topic", "Reinforcement Learning", "--as-of", "2026-09-27", "-n", "500")
+    assert "The newest" not in everything.stdout
     data = json.loads(
         run(
             *db, "topic", "reinforcement learning", "--as-of", "2026-09-27", "-n", "3", "--json"

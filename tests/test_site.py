@@ -178,6 +178,9 @@ def test_site_pages_show_what_the_terminal_shows(store_dir: Path, tmp_path: Path
         sentence = tag_texts(html, "p", "sentence")[0]
         assert sentence.endswith(shown["momentum"]["summary"])
         assert f"Latest papers ({shown['papers_total']:,})" in tag_texts(html, "h2")
+        listed, total = len(shown["papers"]), shown["papers_total"]
+        said = f"The newest {listed:,} of {total:,}."
+        assert (said in tag_texts(html, "p", "meta")) == (0 < listed < total), slug
         titles = [" ".join(p["title"].split()) for p in shown["papers"]]
         assert tag_texts(html, "h3") == titles  # the papers, newest first
         hrefs = checker.hrefs()

@@ -349,6 +349,7 @@ def topic_page(
             )
         else:
             from papertrack import render
+            from papertrack.text import newest_of
 
             header = f"Latest papers ({total:,})"
             table: Any = None
@@ -370,6 +371,7 @@ def topic_page(
                     ask,
                     following=following,
                     follow=follow,
+                    shown_of=newest_of(len(papers), total),
                 )
             )
         if store.count() == 0:
