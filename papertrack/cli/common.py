@@ -217,7 +217,8 @@ QuietOpt = Annotated[
     typer.Option(
         "--quiet",
         "-q",
-        help="Print nothing on success (the log still says what was done).",
+        help="Print nothing on success but warnings, such as a store that stopped "
+        "growing (the log still says what was done).",
         callback=_quiet,
     ),
 ]
