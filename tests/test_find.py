@@ -154,7 +154,9 @@ def test_search_formats_and_empty(small: Path) -> None:
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
     assert "No papers in the store match. Check the spelling" in empty.stderr
     two = run("search", "okapi zebra", "--json")
-    assert "No papers in the store match. Words side by side must all match" in two.stderr
+    assert "No papers in the store match. No stored paper holds 'okapi'" in two.stderr
+    apart = run("search", "robots again", "--json")
+    assert "No papers in the store match. Words side by side must all match" in apart.stderr
 
 
 def test_search_since_a_day_keeps_the_papers_dated_from_it(small: Path) -> None:
@@ -727,3 +729,16 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
     # Names without a number, one letter and a number, and authors are left alone.
     for query in ("tables", "h100 OR tables", "author:Smith3 OR tables", '"gpt 4o"'):
         assert found(query)[1] == [], query
+
+
+def test_a_query_that_matches_nothing_names_the_words_no_paper_holds(small: Path) -> None:
+    # "reinforcment lerning" was told to try fewer words: its spelling was the fault.
+    for args in (["search", "zebra crosings"], ["latest", "--query", "zebra crosings"]):
+        result = run(*args)
+        assert result.exit_code == 0, result.stderr
+        assert "No stored paper holds 'crosings': check the spelling" in result.stderr, args
+    # Every word is in some paper, just not together: fewer words, as before.
+    together = run("search", "robots again")
+    assert together.exit_code == 0, together.stderr
+    assert "No stored paper holds" not in together.stderr
+    assert "Words side by side must all match: try fewer words" in together.stderr

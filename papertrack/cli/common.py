@@ -333,6 +333,44 @@ def err() -> Console:
 #: What to try when a query matches no paper.
 FEWER_WORDS = "Words side by side must all match: try fewer words, or OR between them."
 
+
+def no_match_hint(store: Store, query: str) -> str:
+    """What to try when ``query`` matched no paper: the spelling of its words that no
+    stored paper holds ("reinforcment lerning" was told to try fewer words), else
+    :data:`FEWER_WORDS`."""
+    from papertrack.errors import QuerySyntaxError
+    from papertrack.query import Term, parse_query, query_terms
+
+    try:
+        terms = [t for t, counts in query_terms(parse_query(query)) if counts]
+    except QuerySyntaxError:
+        return FEWER_WORDS
+    words = list(
+        dict.fromkeys(
+            word
+            for term in terms
+            if isinstance(term, Term) and term.field != "author"
+            for word, prefix in zip(term.words, term.prefix, strict=True)
+            if not prefix and not word.isdigit()
+        )
+    )
+    text = store.text_index() if words else None
+    if text is None:
+        return FEWER_WORDS
+    try:
+        _, counts = text.document_frequency(words)
+    finally:
+        text.close()
+    unknown = [word for word in words if not counts.get(word)]
+    if not unknown:
+        return FEWER_WORDS
+    named = " or ".join(repr(visible(w)) for w in unknown)
+    return (
+        f"No stored paper holds {named}: check the spelling, or end a word with * for "
+        "its longer forms (agent* finds agents and agentic)."
+    )
+
+
 #: What a command that lists papers says when the store has none at all.
 NO_PAPERS_YET = (
     "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "

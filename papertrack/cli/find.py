@@ -200,7 +200,7 @@ def search(
                     "* for its longer forms: agent* finds agents and agentic."
                 )
             else:
-                say(f"No papers in {where} match. {common.FEWER_WORDS}")
+                say(f"No papers in {where} match. {common.no_match_hint(store, query)}")
 
 
 # --------------------------------------------------------------------------- export

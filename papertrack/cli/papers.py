@@ -15,7 +15,6 @@ from papertrack.categories import check_categories
 from papertrack.cli import common
 from papertrack.cli.common import (
     EXIT_CODES,
-    FEWER_WORDS,
     NO_PAPERS_YET,
     Format,
     FormatOpt,
@@ -34,6 +33,7 @@ from papertrack.cli.common import (
     log,
     newest_paper_note,
     no_blank_category,
+    no_match_hint,
     note_operator_words,
     note_query_categories,
     open_store,
@@ -385,7 +385,7 @@ def latest(
 
         emit_papers(papers, fmt, table)
         if not papers:
-            say(_nothing_latest(store, name, bool(since or category), query is not None))
+            say(_nothing_latest(store, name, bool(since or category), query))
 
 
 # --------------------------------------------------------------------------- path
@@ -515,7 +515,7 @@ def _latest_header(
     return f"{scope} {flat} — latest papers", f"the query {flat}{where}"
 
 
-def _nothing_latest(store: Store, name: str, filtered: bool, queried: bool) -> str:
+def _nothing_latest(store: Store, name: str, filtered: bool, query: str | None) -> str:
     """What to say when `latest` has no paper to show, and what to try."""
     if store_is_empty(store):
         return NO_PAPERS_YET
@@ -523,6 +523,6 @@ def _nothing_latest(store: Store, name: str, filtered: bool, queried: bool) -> s
         of = "No stored papers" if name == "All papers" else f"No papers of {name}"
         newest = newest_paper_note(store)
         return f"{of} match --since/--category. Widen or drop those filters.{newest}"
-    if queried:
-        return f"No papers match {name}. {FEWER_WORDS}"
+    if query is not None:
+        return f"No papers match {name}. {no_match_hint(store, query)}"
     return f"No papers of {name} in the store yet. Ingest feeds of its categories."
