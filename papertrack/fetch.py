@@ -773,16 +773,44 @@ class _Checkpoint:
         return state if isinstance(state, dict) else None
 
     def save(self, state: dict[str, Any] | None) -> None:
+        """Keep ``state`` for this fetch (None: it finished), and drop the entries of
+        other fetches last saved more than :data:`CHECKPOINT_DAYS` ago."""
+        now = today()
+
         def change(data: dict[str, Any]) -> dict[str, Any] | None:
+            before = dict(data)
             if state is None:
-                if self.key not in data:
-                    return None
-                data.pop(self.key)
+                data.pop(self.key, None)
             else:
-                data[self.key] = state
-            return data
+                data[self.key] = {**state, "saved": now.isoformat()}
+            _expire(data, now)
+            return None if data == before else data
 
         StateFile(self.path).update(change, _state_lock(self.path.parent), indent=1)
+
+
+#: A fetch's checkpoint not saved again in this many days is dropped: a cron job with
+#: a moving range (--since '2 days ago') names a new fetch every night, and each
+#: night it failed left an entry (and the lock that guards it) for good. Run again
+#: later, such a fetch starts over and stores nothing twice.
+CHECKPOINT_DAYS = 30
+
+
+def _expire(data: dict[str, Any], now: date) -> None:
+    """Drop from ``data`` the entries saved (or, for an unfilled count's mark, seen)
+    more than :data:`CHECKPOINT_DAYS` before ``now``; one an older papertrack saved
+    undated is dated now, and goes in as many days."""
+    for key, entry in list(data.items()):
+        if not isinstance(entry, dict):
+            continue
+        when = entry.get("saved", entry.get("seen"))
+        try:
+            day = date.fromisoformat(str(when))
+        except ValueError:
+            entry["saved"] = now.isoformat()
+            continue
+        if (now - day).days > CHECKPOINT_DAYS:
+            del data[key]
 
 
 def _window_total(reported: int | None, state: dict[str, Any]) -> int:

@@ -1374,6 +1374,39 @@ def test_run_locks_do_not_pile_up_in_the_data_home(httpserver: HTTPServer) -> No
     assert len(list(home.glob("fetch-run-*.lock"))) == 1
 
 
+def test_checkpoints_of_fetches_not_run_for_a_month_go_with_their_locks(
+    httpserver: HTTPServer,
+) -> None:
+    """A cron job with a moving --since names a new fetch every night: each night it
+    failed left a checkpoint entry, and the lock that guards it, for good."""
+    from papertrack.fetch import CHECKPOINT_FILE, _run_lock_name
+
+    home = Path(os.environ["PAPERTRACK_HOME"])
+    api = FakeArxiv(httpserver, total=25)
+    api.faults[10] = [status(503)] * 3
+    failed = fetch_api(api.url, "--since", "2026-08-04", "--retries", "0")
+    assert failed.exit_code == 1
+    path = home / CHECKPOINT_FILE
+    kept = json.loads(path.read_text())
+    (recent,) = kept
+    assert kept[recent]["saved"]  # dated when saved
+    # Two nights long ago, one saved by an older papertrack (undated).
+    kept["api old night"] = {**kept[recent], "saved": "2000-01-01"}
+    kept["api undated"] = {k: v for k, v in kept[recent].items() if k != "saved"}
+    path.write_text(json.dumps(kept), encoding="utf-8")
+    for key in ("api old night", "api undated"):
+        (home / _run_lock_name(key)).touch()
+    api.faults.clear()
+    assert fetch_api(api.url, "--since", "2026-08-05").exit_code == 0
+    left = json.loads(path.read_text())
+    # The month-old entry and its lock are gone; the undated one is dated now, and the
+    # failed run's, saved today, stays to be resumed.
+    assert sorted(left) == sorted([recent, "api undated"])
+    assert left["api undated"]["saved"] == left[recent]["saved"]
+    locks = {p.name for p in home.glob("fetch-run-*.lock")}
+    assert locks == {_run_lock_name(recent), _run_lock_name("api undated")}
+
+
 def test_an_unfilled_count_whose_window_grew_overnight_fails_one_night_only(
     httpserver: HTTPServer,
 ) -> None:
