@@ -52,6 +52,9 @@ def teach_one_in_and_one_out() -> tuple[list[str], str, Any]:
 def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
     before, outside, result = teach_one_in_and_one_out()
     assert "1 paper in and 1 out" in result.stderr
+    # The log names the papers: what was taught can be looked back on.
+    logged = (stored / "papertrack.log").read_text(encoding="utf-8")
+    assert f"Taught llm-agent-training: in {outside}; out {CHAIN_OF_AGENTS}." in logged
     # On what it learns from, counted: "on its examples" read as the two just taught.
     model = json.loads((stored / "models" / "llm-agent-training.json").read_text())
     learnt = model["meta"]["examples"]

@@ -29,6 +29,7 @@ from papertrack.cli.common import (
     fresh_tags,
     load_catalog,
     lock_timeout,
+    log,
     many_values,
     no_blank_category,
     note_operator_words,
@@ -1405,6 +1406,13 @@ def topics_teach(
                     else "refit its model"
                 )
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
+                # The log names the papers, so what was taught can be looked back on.
+                log(
+                    f"Taught {chosen.slug}: in {', '.join(sorted(now_in)) or 'none'}; "
+                    f"out {', '.join(sorted(now_out)) or 'none'}"
+                    + (f"; forgot {', '.join(sorted(forgotten))}" if forgotten else "")
+                    + "."
+                )
                 if already:
                     say(_already_said(already, named, chosen, ids or [], refit=choice is not None))
                 for aid in flipped:
