@@ -110,6 +110,10 @@ def _form_of(word: str, stem: str, candidate: str) -> bool:
         return True
     if candidate.startswith(stem) and candidate[len(stem) :] in _ENDINGS:
         return True
+    # The stem cut a word's own ending ("weakness" to "weaknes"): its forms follow
+    # the whole word ("weaknesses").
+    if candidate.startswith(word) and candidate[len(word) :] in _ENDINGS:
+        return True
     base = stem[:-1] if stem.endswith("e") else None
     return base is not None and (candidate.startswith(base) and candidate[len(base) :] in _AFTER_E)
 
@@ -154,16 +158,20 @@ def rank_papers(
         return []
     text = store.text_index(progress)
     if text is None:
+        # Scored here with each word's count: best first, then the newest.
         ranked = _scan_rank(store, words, topic, since)
+        ranked.sort(key=lambda r: (round(r.score, 3), *paper_date_key(r.paper)))
     else:
         try:
             ranked = _index_rank(store, text.ranked(_fts_terms(words)), topic, since, limit)
         finally:
             text.close()
-    # Best first; among papers the index scores alike (to 3 decimals), the ones that
-    # say the question's words more often for their length, then the newest.
-    stems = [_stem(w) for w in words]
-    ranked.sort(key=lambda r: (round(r.score, 3), _depth(r.paper, stems), *paper_date_key(r.paper)))
+        # Best first; among papers the index scores alike (to 3 decimals), the ones
+        # that say the question's words more often for their length, then the newest.
+        stems = [_stem(w) for w in words]
+        ranked.sort(
+            key=lambda r: (round(r.score, 3), _depth(r.paper, stems), *paper_date_key(r.paper))
+        )
     ranked.reverse()
     return ranked[:limit]
 
@@ -239,20 +247,27 @@ def _index_rank(
         batch.clear()
 
     for group in groups:
+        # A whole group, whose papers the index scores alike: rank_papers tells them
+        # apart by their text, and the best of them may be the oldest; but of a huge
+        # tie, :data:`TIED` papers looked at (the newest) are enough once ``limit``
+        # are found.
+        looked = 0
         for at, (pid, week, score) in enumerate(group):
             if since_week is not None and (week == UNDATED or week < since_week):
                 continue  # undated, or a week wholly before --since
             if held is not None and week not in held:
                 continue  # no paper of the topic in that week
             batch.append((pid, week, score))
+            looked += 1
             # Read at the end of a week, so a week file is read once a batch.
-            if len(batch) >= size and (at + 1 == len(group) or group[at + 1][1] != week):
+            if (len(batch) >= size or looked >= TIED) and (
+                at + 1 == len(group) or group[at + 1][1] != week
+            ):
+                if len(batch) >= size:
+                    size *= 4
                 read()
-                size *= 4
-                if len(ranked) >= max(limit, TIED):
-                    return ranked  # a huge tie: its newest papers are enough
-        # A whole group, whose papers the index scores alike: rank_papers tells them
-        # apart by their text, and the best of them may be the oldest.
+                if looked >= TIED and len(ranked) >= limit:
+                    return ranked
         read()
         if len(ranked) >= limit:
             return ranked
@@ -326,7 +341,8 @@ class Answer:
     papers: list[Cited] = field(default_factory=list)
     #: Every paper considered (ranked), cited or not.
     considered: list[Ranked] = field(default_factory=list)
-    #: What the question names that no paper considered holds (:func:`unmatched`).
+    #: What the question names that no paper quoted holds (:func:`unmatched`; of the
+    #: papers considered when no sentence is quoted).
     unmatched: list[str] = field(default_factory=list)
 
     def numbered(self) -> list[Ranked]:
@@ -402,7 +418,6 @@ def answer_question(
     )
     if not answer.considered:
         return answer
-    answer.unmatched = unmatched(question, answer.considered, _common(store, question))
     words = question_words(question)
     stems = {_stem(w): w for w in words}
     weight = _idf(stems, store)
@@ -445,6 +460,9 @@ def answer_question(
             ranked = answer.considered[rank]
             answer.papers.append(Cited(numbers[rank], ranked.paper, ranked.score))
         answer.sentences.append(Sentence(sentence, numbers[rank]))
+    # Of the papers the answer quotes: those it draws on, though the others hold a word.
+    quoted = [Ranked(c.paper, c.score) for c in answer.papers] or answer.considered
+    answer.unmatched = unmatched(question, quoted, _common(store, question))
     return answer
 
 
@@ -467,11 +485,9 @@ def unmatched(
     texts = [
         _with_spelled_out(set(tokenize(f"{r.paper.title} {r.paper.abstract}"))) for r in considered
     ]
-    # Title and abstract apart ("|"), so no phrase runs from one into the other.
-    joined = [
-        f" {' '.join(tokenize(r.paper.title))} | {' '.join(tokenize(r.paper.abstract))} "
-        for r in considered
-    ]
+    # Title and abstract apart, so no name runs from one into the other.
+    fields = [field for r in considered for field in (r.paper.title, r.paper.abstract)]
+    runs = [tokenize(field) for field in fields]
     missing: list[str] = []
     named: set[str] = set()
     for match in _VERSIONED.finditer(question):
@@ -481,7 +497,7 @@ def unmatched(
         if not any(w.isdigit() for w in words) and not _GLUED_NUMBER.fullmatch(words[-1]):
             continue
         named.update(words)
-        if not any(f" {' '.join(words)} " in text for text in joined):
+        if not any(_names(run, "".join(words)) for run in runs):
             missing.append(match.group())
     for word in question_words(question):
         if word in named or word in common or word.isdigit() or len(word) < 3:
@@ -493,6 +509,24 @@ def unmatched(
 
 
 _GLUED_NUMBER = re.compile(r"[a-z]+\d+[a-z0-9]*")
+
+
+def _names(words: Sequence[str], name: str) -> bool:
+    """Whether some run of ``words`` side by side spells ``name`` (its words glued):
+    "Llama-3", "Llama 3" and "Llama3" all name llama3, "COVID19" names COVID-19."""
+    for start, word in enumerate(words):
+        if not name.startswith(word):
+            continue
+        spelled = word
+        for more in words[start + 1 :]:
+            if spelled == name or not name.startswith(spelled + more):
+                break
+            spelled += more
+        if spelled == name:
+            return True
+    return False
+
+
 #: A word in this share of the stored papers or more says how a question is put
 #: ("handle", in 2% of 83,510 real papers), not what it is about.
 _COMMON = 0.01

@@ -39,6 +39,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -436,12 +437,11 @@ class TextIndex:
             return
         weights = weights or {"title": 4.0, "abstract": 1.0}
         scores: dict[int, float] = {}
-        held: dict[int, int] = {}  # how many of the terms each paper holds
-        last: dict[int, int] = {}  # the last term each paper was found to hold
+        held: Counter[int] = Counter()  # how many of the terms each paper holds
         terms = list(dict.fromkeys(terms))
         try:
             total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
-            for number, term in enumerate(terms):
+            for term in terms:
                 df = int(
                     db.execute(
                         "SELECT count(*) FROM text WHERE text MATCH ?",
@@ -451,16 +451,19 @@ class TextIndex:
                 if not df:
                     continue
                 idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
+                holding: set[int] = set()
                 for column, weight in weights.items():
-                    rows = db.execute(
-                        "SELECT rowid FROM text WHERE text MATCH ?", (f"{column} : {term}",)
-                    )
+                    rows = [
+                        rowid
+                        for (rowid,) in db.execute(
+                            "SELECT rowid FROM text WHERE text MATCH ?", (f"{column} : {term}",)
+                        )
+                    ]
                     gain = weight * idf
-                    for (rowid,) in rows:
+                    for rowid in rows:
                         scores[rowid] = scores.get(rowid, 0.0) + gain
-                        if last.get(rowid) != number:
-                            last[rowid] = number
-                            held[rowid] = held.get(rowid, 0) + 1
+                    holding.update(rows)
+                held.update(holding)
         except sqlite3.Error as exc:
             raise _unreadable(exc) from None
         for rowid, count in held.items():
@@ -486,16 +489,20 @@ class TextIndex:
             if found:
                 yield [(pid, week, score) for pid, week, score, _ in found]
 
-    def document_frequency(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
-        """(papers indexed, word -> papers holding it) for the given folded words."""
+    def document_frequency(
+        self, words: Iterable[str], field: str | None = None
+    ) -> tuple[int, dict[str, int]]:
+        """(papers indexed, word -> papers holding it) for the given folded words: in
+        any column, or in the query field ``field`` ("text" is title and abstract)."""
         db = self._connect()
         if db is None:
             return 0, {}
         total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
+        where = f"{_COLUMNS[field]} : " if field is not None else ""
         counts = {}
         for word in set(words):
             n = db.execute(
-                "SELECT count(*) FROM text WHERE text MATCH ?", (_quote(word, False),)
+                "SELECT count(*) FROM text WHERE text MATCH ?", (where + _quote(word, False),)
             ).fetchone()[0]
             counts[word] = int(n)
         return total, counts

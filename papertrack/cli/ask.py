@@ -188,9 +188,15 @@ def ask(
             # say which part of the question none of them speaks to.
             said = [repr(visible(w)) for w in answer.unmatched]
             shown = " or ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+            count = len(answer.papers or answer.considered)
+            which = "the answer quotes" if answer.papers else "drawn on"
+            papers = (
+                f"the paper {which} does not mention"
+                if count == 1
+                else f"none of the {count:,} papers {which} mentions"
+            )
             say(
-                f"Note: none of the {len(answer.considered):,} papers drawn on mentions "
-                f"{shown}: the answer does not speak to "
+                f"Note: {papers} {shown}: the answer does not speak to "
                 f"{'it' if len(answer.unmatched) == 1 else 'them'}."
             )
         if context or llm:
