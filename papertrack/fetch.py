@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import hashlib
+import json
 import math
 import random
 import re
@@ -778,13 +779,13 @@ class _Checkpoint:
         now = today()
 
         def change(data: dict[str, Any]) -> dict[str, Any] | None:
-            before = dict(data)
+            before = json.dumps(data, sort_keys=True)  # _expire dates entries in place
             if state is None:
                 data.pop(self.key, None)
             else:
                 data[self.key] = {**state, "saved": now.isoformat()}
             _expire(data, now)
-            return None if data == before else data
+            return None if json.dumps(data, sort_keys=True) == before else data
 
         StateFile(self.path).update(change, _state_lock(self.path.parent), indent=1)
 

@@ -673,28 +673,31 @@ _APART = re.compile(r"([^\W\d_]{2,}) (\d+)")
 def glued_words(text: str) -> list[tuple[str, str, str]]:
     """Names of ``text`` written with their number glued on or apart: ``llama3`` is one
     word and misses "Llama-3" and "Llama 3", the phrase ``"llama 3"`` misses "Llama3".
-    (as typed, the other spelling, the other spelling as a term) triples:
-    ``("title:gpt4", '"gpt 4"', 'title:"gpt 4"')``. Author names are left alone."""
+    (the term, the other spelling, the other spelling as a term) triples, folded:
+    ``("title:gpt4", '"gpt 4"', 'title:"gpt 4"')``. Only terms a paper must hold (not
+    those under NOT, where the other spelling is kept), in titles and abstracts (not
+    author names), and not when the query holds the other spelling too."""
     try:
-        tokens = _lex(text)
+        node = parse_query(text)
     except QuerySyntaxError:
         return []
+    terms = [t for t, holds in query_terms(node) if holds and isinstance(t, Term)]
+    typed = {(t.field, t.words) for t in terms}
     found = []
-    typed = set()  # each term as (field, words), to leave out a pair written both ways
-    for before, t in zip([None, *tokens], tokens, strict=False):
-        field = f"{before.text}:" if before is not None and before.kind == "FIELD" else ""
-        if field and field not in ("title:", "abstract:"):
+    for term in terms:
+        if term.field == "author" or any(term.prefix):
             continue
-        folded = " ".join(fold(t.text).split())
-        typed.add((field, folded))
-        if t.kind == "WORD" and (glued := _GLUED.fullmatch(folded)) is not None:
-            other = f"{glued[1]} {glued[2]}"
-            found.append((field, other, (field + t.text, f'"{other}"', f'{field}"{other}"')))
-        elif t.kind == "PHRASE" and (apart := _APART.fullmatch(folded)) is not None:
-            other = apart[1] + apart[2]
-            found.append((field, other, (f'{field}"{t.text}"', other, field + other)))
-    said = [note for field, other, note in found if (field, other) not in typed]
-    return list(dict.fromkeys(said))
+        words = term.words
+        if len(words) == 1 and (glued := _GLUED.fullmatch(words[0])) is not None:
+            other = Term(term.field, (glued[1], glued[2]), (False, False))
+        elif len(words) == 2 and _APART.fullmatch(" ".join(words)) is not None:
+            other = Term(term.field, ("".join(words),), (False,))
+        else:
+            continue
+        if (other.field, other.words) not in typed:
+            bare = str(Term("text", other.words, other.prefix))
+            found.append((str(term), bare, str(other)))
+    return list(dict.fromkeys(found))
 
 
 def category_words(text: str) -> list[str]:

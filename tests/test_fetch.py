@@ -1403,6 +1403,12 @@ def test_checkpoints_of_fetches_not_run_for_a_month_go_with_their_locks(
     # failed run's, saved today, stays to be resumed.
     assert sorted(left) == sorted([recent, "api undated"])
     assert left["api undated"]["saved"] == left[recent]["saved"]
+    # Dated also by a save that changes nothing else (a finished run of a fetch
+    # with no checkpoint), the older papertrack's entry not counting as no change.
+    left["api undated"].pop("saved")
+    path.write_text(json.dumps(left), encoding="utf-8")
+    assert fetch_api(api.url, "--since", "2026-08-06").exit_code == 0
+    assert json.loads(path.read_text())["api undated"]["saved"] == left[recent]["saved"]
     locks = {p.name for p in home.glob("fetch-run-*.lock")}
     assert locks == {_run_lock_name(recent), _run_lock_name("api undated")}
 

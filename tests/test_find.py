@@ -724,7 +724,14 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
     assert found('llama3 OR "llama 3"') == ({"2601.00011", "2601.00012", "2601.00013"}, [])
     apart, (note,) = found('title:"Llama 3"')
     assert apart == {"2601.00012"}
-    assert note.endswith('to find both, write title:"Llama 3" OR title:llama3.')
+    assert note.endswith('to find both, write title:"llama 3" OR title:llama3.')
+    # A field on a group goes with the term; under NOT the other spelling is kept
+    # out too, and the note would change what the query means.
+    assert found("title:(llama3 OR zebra)")[1] == [
+        'Note: title:llama3 misses papers that write "llama 3"; to find both, write '
+        'title:llama3 OR title:"llama 3".'
+    ]
+    assert found("tables NOT llama3")[1] == []
     assert found('title:"Llama 3" OR title:llama3')[0] == {"2601.00011", "2601.00012"}
     # Names without a number, one letter and a number, and authors are left alone.
     for query in ("tables", "h100 OR tables", "author:Smith3 OR tables", '"gpt 4o"'):
@@ -736,7 +743,14 @@ def test_a_query_that_matches_nothing_names_the_words_no_paper_holds(small: Path
     for args in (["search", "zebra crosings"], ["latest", "--query", "zebra crosings"]):
         result = run(*args)
         assert result.exit_code == 0, result.stderr
-        assert "No stored paper holds 'crosings': check the spelling" in result.stderr, args
+        said = "No stored paper holds 'crosings' (title or abstract): check the spelling"
+        assert said in result.stderr, args
+    # Looked for where its term looks: "again" is in abstracts only, and an author's
+    # name in no title or abstract.
+    titled = run("search", "zebra title:again")
+    assert "No stored paper holds 'again' (title): check the spelling" in titled.stderr
+    named = run("search", "zebra lovelace")
+    assert "No stored paper holds 'lovelace' (title or abstract)" in named.stderr
     # Every word is in some paper, just not together: fewer words, as before.
     together = run("search", "robots again")
     assert together.exit_code == 0, together.stderr

@@ -1212,7 +1212,7 @@ def test_teaching_what_was_taught_already_changes_nothing_and_says_so(stored: Pa
     again = run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS)
     assert again.exit_code == 0, again.stderr
     assert again.stderr.strip() == (
-        "The paper named was taught to GUI Agents (gui-agents) so already: nothing changed."
+        "The paper named was taught to GUI Agents (gui-agents) so already: nothing more to teach."
     )
     assert model.stat().st_mtime_ns == written
     # Taught the other way, it is a change.
@@ -1323,7 +1323,7 @@ def test_a_teach_stopped_in_its_retag_and_run_again_says_what_moved(
     moved = f"llm-agent-training +{len(after - before)} -{len(before - after)}"
     (note,) = [line for line in again.stderr.splitlines() if line.startswith("Note: Retagged")]
     assert "a teach interrupted before its retag" in note and moved in note
-    assert "so already: nothing changed." in again.stderr
+    assert "so already: nothing more to teach." in again.stderr
 
 
 def test_an_example_marked_other_than_true_or_false_is_damage_named(stored: Path) -> None:

@@ -345,26 +345,30 @@ def no_match_hint(store: Store, query: str) -> str:
         terms = [t for t, counts in query_terms(parse_query(query)) if counts]
     except QuerySyntaxError:
         return FEWER_WORDS
-    words = list(
-        dict.fromkeys(
-            word
-            for term in terms
-            if isinstance(term, Term) and term.field != "author"
-            for word, prefix in zip(term.words, term.prefix, strict=True)
-            if not prefix and not word.isdigit()
-        )
-    )
+    # Each plain word, in the field its term looks in (a name only an author has is
+    # in no title or abstract: "ogunremi agents" matches nothing, and says why).
+    fields = {"text": "title or abstract", "title": "title", "abstract": "abstract"}
+    words: dict[tuple[str, str], None] = {}
+    for term in terms:
+        if isinstance(term, Term) and term.field in fields:
+            for word, prefix in zip(term.words, term.prefix, strict=True):
+                if not prefix and not word.isdigit():
+                    words[(term.field, word)] = None
     text = store.text_index() if words else None
     if text is None:
         return FEWER_WORDS
+    unknown = []
     try:
-        _, counts = text.document_frequency(words)
+        for field in fields:
+            asked = [word for where, word in words if where == field]
+            if asked:
+                _, counts = text.document_frequency(asked, field)
+                unknown += [(field, word) for word in asked if not counts.get(word)]
     finally:
         text.close()
-    unknown = [word for word in words if not counts.get(word)]
     if not unknown:
         return FEWER_WORDS
-    named = " or ".join(repr(visible(w)) for w in unknown)
+    named = " or ".join(f"{visible(w)!r} ({fields[field]})" for field, w in unknown)
     return (
         f"No stored paper holds {named}: check the spelling, or end a word with * for "
         "its longer forms (agent* finds agents and agentic)."
@@ -819,9 +823,10 @@ def fresh_tags(store: Store, catalog: Catalog, *, said: bool = False) -> None:
     from papertrack.store import bring_current
 
     def record(text: str) -> None:
-        log(text)  # the log only by default: a cron job's mail is not the place
         if said:
-            say(f"Note: {text}")
+            say(f"Note: {text}")  # (say logs it too)
+        else:
+            log(text)  # the log only by default: a cron job's mail is not the place
 
     bring_current(
         store,

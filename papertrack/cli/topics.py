@@ -534,6 +534,14 @@ def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
     else:
         done = f"Deleted the model taught to {named}"
     say(f"{done}: it decides by {back} again.")
+    if count:
+        # The examples file was their one record: the log keeps what they were.
+        ins = sorted(pid for pid, inside in taught.items() if inside)
+        outs = sorted(pid for pid, inside in taught.items() if not inside)
+        log(
+            f"Taught {chosen.slug}: forgot every example (in {', '.join(ins) or 'none'}; "
+            f"out {', '.join(outs) or 'none'})."
+        )
     catalog = load_catalog()
     changes = _retag(store, catalog)
     _say_changes(chosen.slug, changes, store, catalog)
@@ -762,6 +770,13 @@ def _learn_from_examples(
 BROAD_SHARE = 0.01
 
 
+def _share_over(taken: int, total: int) -> str:
+    """``taken`` of ``total`` as a share above :data:`BROAD_SHARE`, never shown as it
+    ("1.00%" read as the rule's 1%, which it is more than)."""
+    shown = f"{100 * taken / total:.2f}%"
+    return "just over 1%" if shown == f"{100 * BROAD_SHARE:.2f}%" else shown
+
+
 def _say_breadth(store: Store | None, slug: str) -> None:
     """A note when a topic made from examples takes a broad share of the store."""
     if store is None or not store.exists():
@@ -770,7 +785,7 @@ def _say_breadth(store: Store | None, slug: str) -> None:
     if total >= 1000 and taken > BROAD_SHARE * total:
         say(
             f"Note: it takes {taken:,} of the {total:,} stored papers "
-            f"({100 * taken / total:.2f}%), broad for a topic made from examples. More "
+            f"({_share_over(taken, total)}), broad for a topic made from examples. More "
             f"papers that belong narrow it ('papertrack topics teach {slug} ID...'); a paper "
             "taught --not stays out, and moves no other."
         )
@@ -1039,7 +1054,7 @@ def _implied_move(topic: Topic, gained: int, lost: int, now: int) -> str:
     )
     return (
         f"Through the topics' implications, {topic.name} ({topic.slug}): {moved}; "
-        f"{now:,} stored papers in it now."
+        f"{counted(now, 'stored paper')} in it now."
     )
 
 
@@ -1319,7 +1334,7 @@ def topics_teach(
                 # user to teach it again to refit it, and that did nothing.)
                 say(
                     f"{'Each paper' if len(given) > 1 else 'The paper'} named was taught to "
-                    f"{chosen.name} ({chosen.slug}) so already: nothing changed."
+                    f"{chosen.name} ({chosen.slug}) so already: nothing more to teach."
                 )
                 return
             if from_examples and not any(taught.values()):
@@ -1391,6 +1406,7 @@ def topics_teach(
                     f"({chosen.slug}); refit its model. {n_in:,} in and {n_out:,} out are "
                     "left."
                 )
+                log(f"Taught {chosen.slug}: forgot {', '.join(sorted(forgotten))}.")
             else:
                 plural = "s" if len(now_in) != 1 else ""
                 told = f"{len(now_in):,} paper{plural} in and {len(now_out):,} out"
