@@ -422,10 +422,16 @@ def _case_kept(title: str) -> str:
     for word in title.split(" "):
         match = _WORD_RE.match(word)
         if match and _KEEP_CASE_RE.search(match[2]):
+            core, after = match[2], match[3]
+            # A bracket the word opened closes inside its braces: {SE(3)}, not {SE(3}).
+            while after[:1] in (")", "]") and core.count(
+                "(" if after[0] == ")" else "["
+            ) > core.count(after[0]):
+                core, after = core + after[0], after[1:]
             # A group opening with a command is a "special character" to BibTeX,
             # whose letters it still lowers: a second pair of braces stops that.
-            core = f"{{{match[2]}}}" if match[2].startswith("\\") else match[2]
-            word = f"{match[1]}{{{core}}}{match[3]}"
+            core = f"{{{core}}}" if core.startswith("\\") else core
+            word = f"{match[1]}{{{core}}}{after}"
         words.append(word)
     return " ".join(words)
 

@@ -280,6 +280,9 @@ def test_bibtex_writes_a_name_suffix_in_the_von_last_jr_first_form(name: str, wr
         ("Knowledge-Oriented Agents That Act", "Knowledge-Oriented Agents That Act"),
         # A group opening with a command is a special character BibTeX lowers inside.
         ("$\\alpha$-LoRA", "{{\\$\\textbackslash{}alpha\\$-LoRA}}"),
+        # A bracket the word opened closes inside its braces ({SE(3}) read oddly).
+        ("Policies on SE(3).", "Policies on {SE(3)}."),
+        ("Models (see LLaMA-2)", "Models (see {LLaMA-2})"),
     ],
 )
 def test_bibtex_titles_brace_acronyms_against_sentence_case(title: str, written: str) -> None:
