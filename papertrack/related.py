@@ -1,9 +1,14 @@
-"""Related topics: the topics that share the most papers with a topic.
+"""Related topics: the topics whose papers overlap most with a topic's.
 
 A paper tagged with two topics links them. :func:`shared_counts` counts, for every
-pair of topics, the papers tagged with both; :func:`related_topics` reads a
-topic's neighbours off those counts. Both are pure. :func:`count_shared` reads the
-counts from a store's week files, which the index does not keep.
+pair of topics, the papers tagged with both (and each topic's own papers);
+:func:`related_topics` reads a topic's neighbours off those counts: by their
+overlap, the papers shared over the papers of either (Jaccard's index), so a broad
+topic that holds most papers is not every topic's neighbour. By shared papers
+alone, Large Language Models led the related topics of 13 of 19 topic pages of the
+83,510 real papers, and GUI agents did not list computer-use agents, every one of
+which is a GUI agent. Both are pure. :func:`count_shared` reads the counts from a
+store's week files, which the index does not keep.
 
 Used by the static site's topic pages (:mod:`papertrack.site`); a terminal view
 can call the same functions.
@@ -20,25 +25,27 @@ if TYPE_CHECKING:
 
 __all__ = ["SharedCounts", "count_shared", "related_topics", "shared_counts"]
 
-#: {topic: {other topic: papers tagged with both}}; symmetric, no topic with itself.
+#: {topic: {other topic: papers tagged with both}}; symmetric; a topic with itself
+#: is its own papers.
 SharedCounts = Mapping[str, Mapping[str, int]]
+
+#: Fewer shared papers than this make a topic a neighbour only when no other is:
+#: two papers of terminal agents that are also computer-use agents read as the
+#: nearest topic of terminal agents.
+MIN_SHARED = 3
 
 
 def shared_counts(tag_lists: Iterable[Iterable[str]]) -> dict[str, dict[str, int]]:
-    """How many papers each pair of topics shares, from the papers' tag lists.
-
-    A tag listed twice on one paper counts once.
+    """How many papers each pair of topics shares, and each topic holds (its count
+    with itself), from the papers' tag lists. A tag listed twice on one paper counts
+    once.
     """
     shared: dict[str, dict[str, int]] = {}
     for tags in tag_lists:
-        unique = list(dict.fromkeys(tags))
-        if len(unique) < 2:
-            continue
-        for a in unique:
+        for a in (unique := list(dict.fromkeys(tags))):
             row = shared.setdefault(a, {})
             for b in unique:
-                if b != a:
-                    row[b] = row.get(b, 0) + 1
+                row[b] = row.get(b, 0) + 1
     return shared
 
 
@@ -48,10 +55,13 @@ def related_topics(
     n: int = 3,
     among: Collection[str] | None = None,
 ) -> list[tuple[str, int]]:
-    """The ``n`` topics sharing the most papers with ``slug``, as (slug, papers), most first.
+    """The ``n`` topics whose papers overlap most with ``slug``'s, as (slug, shared
+    papers), nearest first: by the papers shared over the papers of either; those
+    sharing fewer than :data:`MIN_SHARED` come after all the others. Without the
+    topics' own counts (a topic with itself), by the papers shared.
 
-    Ties go by slug, so the answer is the same on every run. Topics sharing no
-    paper are never listed, so fewer than ``n`` may come back.
+    Ties go by shared papers, then slug, so the answer is the same on every run.
+    Topics sharing no paper are never listed, so fewer than ``n`` may come back.
 
     Args:
         shared: the counts of :func:`shared_counts`.
@@ -59,12 +69,20 @@ def related_topics(
             a stored tag of a topic since removed is not a neighbour).
     """
     row = shared.get(slug, {})
+    own = row.get(slug)
+
+    def overlap(other: str, count: int) -> float:
+        theirs = shared.get(other, {}).get(other)
+        if own is None or theirs is None:
+            return float(count)
+        return count / max(own + theirs - count, 1)
+
     found = [
         (other, count)
         for other, count in row.items()
         if count > 0 and other != slug and (among is None or other in among)
     ]
-    found.sort(key=lambda item: (-item[1], item[0]))
+    found.sort(key=lambda item: (item[1] < MIN_SHARED, -overlap(*item), -item[1], item[0]))
     return found[: max(n, 0)]
 
 

@@ -485,7 +485,7 @@ def topic_page(
     """The topic page: header, momentum with its chart, the latest papers (``shown_of``
     says how many of them, when not all), related topics, follow, ask.
 
-    ``related`` is (topic name, shared papers) of the topics sharing the most papers;
+    ``related`` is (topic name, shared papers) of the nearest topics (:mod:`papertrack.related`);
     ``follow`` the command line that follows the topic (or, ``following`` it, that
     unfollows it); ``ask`` the command line that asks about the topic.
     """

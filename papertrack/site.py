@@ -168,7 +168,7 @@ class SiteTopic:
     total: int
     #: Its latest papers, newest first.
     papers: tuple[Paper, ...]
-    #: (slug, shared papers) of the topics sharing the most papers with it.
+    #: (slug, shared papers) of the topics whose papers overlap most with its own.
     related: tuple[tuple[str, int], ...]
 
 

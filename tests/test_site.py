@@ -115,7 +115,7 @@ def local_links(folder: Path) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- related topics
 
 
-def test_related_topics_are_the_topics_sharing_most_papers() -> None:
+def test_related_topics_are_the_topics_whose_papers_overlap_most() -> None:
     lists = [
         ("a", "b"),
         ("a", "b", "c"),
@@ -126,13 +126,23 @@ def test_related_topics_are_the_topics_sharing_most_papers() -> None:
         ("c", "e"),
     ]
     shared = shared_counts(lists)
-    assert shared["a"] == {"b": 3, "c": 2, "e": 1}
-    assert shared["b"]["a"] == 3 and "a" not in shared["a"]  # symmetric, never itself
+    assert shared["a"] == {"a": 5, "b": 3, "c": 2, "e": 1}  # with itself: its own papers
+    assert shared["b"]["a"] == 3 and shared["d"] == {"d": 1}  # symmetric
     assert related_topics(shared, "a") == [("b", 3), ("c", 2), ("e", 1)]
     assert related_topics(shared, "a", n=1) == [("b", 3)]
-    assert related_topics(shared, "c") == [("a", 2), ("b", 1), ("e", 1)]  # a tie goes by slug
+    # c shares 1 paper with b and with e: e's 2 papers overlap more than b's 3.
+    assert related_topics(shared, "c") == [("a", 2), ("e", 1), ("b", 1)]
     assert related_topics(shared, "a", among={"c", "e"}) == [("c", 2), ("e", 1)]
     assert related_topics(shared, "d") == [] and related_topics(shared, "nobody") == []
+    # A broad topic on every paper shares the most with each, and is not the nearest:
+    # GUI agents listed Large Language Models first and not computer-use agents.
+    broad = [("big", "x", "y")] * 3 + [("big", "x")] + [("big",)] * 16
+    assert related_topics(shared_counts(broad), "x") == [("y", 3), ("big", 4)]
+    # Two papers shared come after every topic sharing three or more.
+    few = [("x", "y")] * 2 + [("x", "z")] * 3 + [("z",)] * 30
+    assert related_topics(shared_counts(few), "x") == [("z", 3), ("y", 2)]
+    # Without the topics' own counts, by the papers shared; a tie goes by slug.
+    assert related_topics({"c": {"a": 2, "b": 1, "e": 1}}, "c") == [("a", 2), ("b", 1), ("e", 1)]
 
 
 def test_count_shared_reads_the_papers_of_the_days_asked(store_dir: Path) -> None:
@@ -198,7 +208,7 @@ def test_site_pages_show_what_the_terminal_shows(store_dir: Path, tmp_path: Path
         assert counts == ["–" if w["count"] is None else str(w["count"]) for w in weeks]
         assert ("so far" in tag_texts(html, "text", "so-far")) == (not weeks[-1]["complete"])
         assert f"papertrack ask {slug} '…'" in tag_texts(html, "code")
-        # Related topics: the three sharing the most papers in the chart's weeks.
+        # Related topics: the three whose papers overlap most in the chart's weeks.
         first = date.fromisoformat(weeks[0]["week_start"])
         as_of = date.fromisoformat(shown["momentum"]["as_of"])
         want = related_topics(

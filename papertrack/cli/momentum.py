@@ -379,7 +379,7 @@ def topic_page(
 
 
 def _related(store: Store, catalog: Catalog, slug: str, result: Momentum) -> list[tuple[str, int]]:
-    """The three topics sharing the most papers with ``slug`` in the chart's weeks.
+    """The three topics whose papers overlap most with ``slug``'s in the chart's weeks.
 
     Counted as the static site counts them, so the two pages agree.
     """
