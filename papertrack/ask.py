@@ -505,7 +505,7 @@ def unmatched(
         stem = _stem(word)
         if not any(any(_form_of(word, stem, w) for w in held) for held in texts):
             missing.append(word)
-    return missing
+    return list(dict.fromkeys(missing))  # a name asked twice is said once
 
 
 _GLUED_NUMBER = re.compile(r"[a-z]+\d+[a-z0-9]*")

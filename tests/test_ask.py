@@ -664,7 +664,7 @@ def test_what_no_paper_quoted_mentions_is_said(isolated_home: Path, tmp_path: Pa
         ),
     ]
     _ingest_lines(tmp_path, "arc.jsonl", lines)
-    question = "what score does GPT-7 get on ARC-AGI-5 puzzles with quaggas?"
+    question = "what score does GPT-7 get on ARC-AGI-5 puzzles with quaggas, or GPT-7 itself?"
     answer = asked(question)
     assert answer["papers"]  # the nearest papers are drawn on all the same
     assert answer["unmatched"] == ["GPT-7", "ARC-AGI-5", "quaggas"]
