@@ -482,12 +482,12 @@ def unmatched(
     ARC-AGI-3)."""
     from papertrack.query import tokenize
 
-    texts = [
-        _with_spelled_out(set(tokenize(f"{r.paper.title} {r.paper.abstract}"))) for r in considered
-    ]
-    # Title and abstract apart, so no name runs from one into the other.
-    fields = [field for r in considered for field in (r.paper.title, r.paper.abstract)]
-    runs = [tokenize(field) for field in fields]
+    # Title and abstract apart, so no name runs from one into the other; each
+    # paper's words, for the question's words in any form.
+    titles = [tokenize(r.paper.title) for r in considered]
+    abstracts = [tokenize(r.paper.abstract) for r in considered]
+    runs = titles + abstracts
+    texts = [_with_spelled_out({*t, *a}) for t, a in zip(titles, abstracts, strict=True)]
     missing: list[str] = []
     named: set[str] = set()
     for match in _VERSIONED.finditer(question):

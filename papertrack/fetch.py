@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import hashlib
-import json
 import math
 import random
 import re
@@ -779,13 +778,13 @@ class _Checkpoint:
         now = today()
 
         def change(data: dict[str, Any]) -> dict[str, Any] | None:
-            before = json.dumps(data, sort_keys=True)  # _expire dates entries in place
+            changed = state is not None or self.key in data
             if state is None:
                 data.pop(self.key, None)
             else:
                 data[self.key] = {**state, "saved": now.isoformat()}
-            _expire(data, now)
-            return None if json.dumps(data, sort_keys=True) == before else data
+            changed = _expire(data, now) or changed
+            return data if changed else None
 
         StateFile(self.path).update(change, _state_lock(self.path.parent), indent=1)
 
@@ -797,10 +796,11 @@ class _Checkpoint:
 CHECKPOINT_DAYS = 30
 
 
-def _expire(data: dict[str, Any], now: date) -> None:
+def _expire(data: dict[str, Any], now: date) -> bool:
     """Drop from ``data`` the entries saved (or, for an unfilled count's mark, seen)
     more than :data:`CHECKPOINT_DAYS` before ``now``; one an older papertrack saved
-    undated is dated now, and goes in as many days."""
+    undated is dated now, and goes in as many days. Whether ``data`` changed."""
+    changed = False
     for key, entry in list(data.items()):
         if not isinstance(entry, dict):
             continue
@@ -809,9 +809,12 @@ def _expire(data: dict[str, Any], now: date) -> None:
             day = date.fromisoformat(str(when))
         except ValueError:
             entry["saved"] = now.isoformat()
+            changed = True
             continue
         if (now - day).days > CHECKPOINT_DAYS:
             del data[key]
+            changed = True
+    return changed
 
 
 def _window_total(reported: int | None, state: dict[str, Any]) -> int:
