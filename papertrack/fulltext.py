@@ -507,6 +507,24 @@ class TextIndex:
             counts[word] = int(n)
         return total, counts
 
+    def together(
+        self, phrases: Iterable[tuple[str, ...]], field: str
+    ) -> dict[tuple[str, ...], int]:
+        """Folded words -> papers holding all of them in the query field ``field``; empty
+        when there is no index. Side by side or not: the index keeps no positions
+        (``detail=column``), so it bounds a phrase's papers from above, and 0 is exact."""
+        db = self._connect()
+        if db is None:
+            return {}
+        counts = {}
+        for words in set(phrases):
+            each = " AND ".join(_quote(word, False) for word in words)
+            n = db.execute(
+                "SELECT count(*) FROM text WHERE text MATCH ?", (f"{_COLUMNS[field]} : ({each})",)
+            ).fetchone()[0]
+            counts[words] = int(n)
+        return counts
+
     def stats(self) -> dict[str, int]:
         """Papers, unreachable rows and bytes on disk."""
         db = self._connect()

@@ -670,11 +670,11 @@ _GLUED = re.compile(r"([^\W\d_]{2,})(\d+)")
 _APART = re.compile(r"([^\W\d_]{2,}) (\d+)")
 
 
-def glued_words(text: str) -> list[tuple[str, str, str]]:
+def glued_words(text: str) -> list[tuple[str, str, Term]]:
     """Names of ``text`` written with their number glued on or apart: ``llama3`` is one
     word and misses "Llama-3" and "Llama 3", the phrase ``"llama 3"`` misses "Llama3".
     (the term, the other spelling, the other spelling as a term) triples, folded:
-    ``("title:gpt4", '"gpt 4"', 'title:"gpt 4"')``. Only terms a paper must hold (not
+    ``("title:gpt4", '"gpt 4"', Term("title", ("gpt", "4")))``. Only terms a paper must hold (not
     those under NOT, where the other spelling is kept), in titles and abstracts (not
     author names), and not when the query holds the other spelling too."""
     try:
@@ -696,7 +696,7 @@ def glued_words(text: str) -> list[tuple[str, str, str]]:
             continue
         if (other.field, other.words) not in typed:
             bare = str(Term("text", other.words, other.prefix))
-            found.append((str(term), bare, str(other)))
+            found.append((str(term), bare, other))
     return list(dict.fromkeys(found))
 
 

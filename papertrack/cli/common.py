@@ -874,7 +874,6 @@ def note_operator_words(query: str) -> None:
     from papertrack.query import (
         category_words,
         comments_of,
-        glued_words,
         operator_words,
         symbol_words,
     )
@@ -900,12 +899,6 @@ def note_operator_words(query: str) -> None:
         say(
             f"Note: {visible(name)!r} is matched as words of titles and abstracts; to "
             f"match papers in that category, write category:{visible(name)}."
-        )
-    for written, other, term in glued_words(query):
-        # `llama3` found 177 of the 83,510 real papers; "llama 3", 919 more.
-        say(
-            f"Note: {visible(written)} misses papers that write {visible(other)}; "
-            f"to find both, write {visible(written)} OR {visible(term)}."
         )
     for name, word in symbol_words(query):
         # C++ cannot be told from C: a search that also lists "Hepatitis C" says why.
@@ -933,12 +926,16 @@ no_blank_category = _no_blank("Give one like cs.AI, or cs.* for a group")
 no_blank_fetch_category = _no_blank("Name each one to fetch: -c cs.AI -c cs.CL")
 
 
-def note_query_categories(store: Store, query: str) -> None:
-    """Say so when a query's ``category:`` names a category arXiv lacks and no stored
-    paper has: the query can only match nothing there (a topic made with it stays
-    empty), where ``-c`` with the same typo is refused."""
+def note_query_store(store: Store, query: str) -> None:
+    """The notes on ``query`` that need the store: a ``category:`` that names a
+    category arXiv lacks and no stored paper has (the query can only match nothing
+    there, and a topic made with it stays empty, where ``-c`` with the same typo is
+    refused); a name glued to its number, or not, when stored papers write it the
+    other way (:func:`note_glued_words`)."""
     from papertrack.errors import QuerySyntaxError
     from papertrack.query import Category, parse_query, query_terms
+
+    note_glued_words(store, query)
 
     try:
         node = parse_query(query)
@@ -951,3 +948,32 @@ def note_query_categories(store: Store, query: str) -> None:
 
     for name, hint in unknown_categories(store, names):
         say(f"Note: the query's category:{name} can match no paper: {hint}")
+
+
+def note_glued_words(store: Store, query: str) -> None:
+    """Say so when a name of ``query`` is written glued to its number and stored papers
+    write it apart, or the other way round. `llama3` found 177 of the 83,510 real
+    papers and missed the 919 that write "Llama-3" or "Llama 3". Where no stored paper
+    holds the other spelling's words (`fp8`: none has "fp" and "8"), it has nothing
+    to add and is not given; without a text index, it is given unchecked."""
+    from papertrack.query import glued_words
+
+    found = glued_words(query)
+    if not found:
+        return
+    text = store.text_index()
+    if text is not None:
+        held: set[tuple[str, tuple[str, ...]]] = set()
+        try:
+            for field in {term.field for *_, term in found}:
+                asked = [term.words for *_, term in found if term.field == field]
+                counts = text.together(asked, field)
+                held |= {(field, words) for words, n in counts.items() if n}
+        finally:
+            text.close()
+        found = [f for f in found if (f[2].field, f[2].words) in held]
+    for written, other, term in found:
+        say(
+            f"Note: {visible(written)} misses papers that write {visible(other)}; "
+            f"to find both, write {visible(written)} OR {visible(str(term))}."
+        )

@@ -27,7 +27,7 @@ from papertrack.cli.common import (
     load_catalog,
     newest_paper_note,
     note_operator_words,
-    note_query_categories,
+    note_query_store,
     open_store,
     output_path,
     pick_format,
@@ -147,7 +147,7 @@ def search(
         start = parse_date(since) if since is not None else None
         store = open_store()
         if named is None:
-            note_query_categories(store, query)
+            note_query_store(store, query)
         fresh_tags(store, catalog)
         with busy("Searching the store") as progress:
             found = search_papers(
@@ -333,7 +333,7 @@ def export(
         start = parse_date(since) if since is not None else None
         store = open_store()
         if query is not None:
-            note_query_categories(store, query)
+            note_query_store(store, query)
         fresh_tags(store, catalog)
         title = "papertrack: " + (chosen.name if chosen else "all papers")
         title += f", query: {' '.join(query.split())}" if query is not None else ""

@@ -35,7 +35,7 @@ from papertrack.cli.common import (
     no_blank_category,
     no_match_hint,
     note_operator_words,
-    note_query_categories,
+    note_query_store,
     open_store,
     out,
     pick_format,
@@ -360,7 +360,7 @@ def latest(
         fresh_tags(store, catalog)
         check_categories(store, category or [])
         if query is not None:
-            note_query_categories(store, query)
+            note_query_store(store, query)
         slug = chosen.slug if chosen else None
         papers = store.latest(
             slug,

@@ -34,7 +34,7 @@ from papertrack.cli.common import (
     no_blank_category,
     note_operator_words,
     note_other_version,
-    note_query_categories,
+    note_query_store,
     open_store,
     out,
     pick_format,
@@ -430,7 +430,7 @@ def topics_add(
             known = open_store()
             check_categories(known, category or [])
             if query:
-                note_query_categories(known, query)
+                note_query_store(known, query)
 
         def edit_file(model: str, write: bool) -> Any:
             return add_topic(

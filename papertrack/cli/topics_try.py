@@ -19,7 +19,7 @@ from papertrack.cli.common import (
     errors,
     load_catalog,
     note_operator_words,
-    note_query_categories,
+    note_query_store,
     open_store,
     out,
     say,
@@ -123,7 +123,7 @@ def topics_test(
             keep = paper_filter(category or [])
         else:
             keep = None
-            note_query_categories(store, topic.query)
+            note_query_store(store, topic.query)
         if as_of is None:  # as 'topics' and 'momentum' count a store that is behind
             day = behind_store_day(store, day)
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
