@@ -35,8 +35,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Answer",
     "Cited",
+    "Person",
     "Sentence",
     "answer_question",
+    "answer_who",
+    "asks_places",
+    "asks_who",
     "check_citations",
     "context_pack",
     "question_words",
@@ -332,6 +336,17 @@ class Cited:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class Person:
+    """An author, or an affiliation, and their papers among those counted."""
+
+    name: str
+    #: Their papers counted.
+    count: int
+    #: The numbers of the first of them (newest first), in :attr:`Answer.papers`.
+    cites: tuple[int, ...]
+
+
 @dataclass
 class Answer:
     question: str
@@ -344,6 +359,15 @@ class Answer:
     #: What the question names that no paper quoted holds (:func:`unmatched`; of the
     #: papers considered when no sentence is quoted).
     unmatched: list[str] = field(default_factory=list)
+    #: A question about people (:func:`answer_who`): the authors and affiliations
+    #: with the most of the ``counted`` papers, and the words they were found by.
+    who: bool = False
+    people: list[Person] = field(default_factory=list)
+    affiliations: list[Person] = field(default_factory=list)
+    counted: int = 0
+    #: Whether more papers matched than :data:`PEOPLE_POOL`, the best of them counted.
+    capped: bool = False
+    about: list[str] = field(default_factory=list)
 
     def numbered(self) -> list[Ranked]:
         """Every paper considered, numbered as the answer numbers them: the cited
@@ -353,15 +377,25 @@ class Answer:
         return sorted(self.considered, key=lambda r: order.get(r.paper.arxiv_id, len(order)))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "question": self.question,
             "topic": self.topic,
             "answer": [{"text": s.text, "cite": s.cite} for s in self.sentences],
             "unmatched": self.unmatched,
-            "papers": [
-                {"n": c.n, "score": round(c.score, 3), **c.paper.to_dict()} for c in self.papers
-            ],
         }
+        if self.who:
+
+            def listed(people: list[Person]) -> list[dict[str, Any]]:
+                return [{"name": p.name, "papers": p.count, "cite": list(p.cites)} for p in people]
+
+            out["counted"] = self.counted
+            out["capped"] = self.capped
+            out["people"] = listed(self.people)
+            out["affiliations"] = listed(self.affiliations)
+        out["papers"] = [
+            {"n": c.n, "score": round(c.score, 3), **c.paper.to_dict()} for c in self.papers
+        ]
+        return out
 
 
 def sentences_of(text: str) -> list[str]:
@@ -463,6 +497,141 @@ def answer_question(
     # Of the papers the answer quotes: those it draws on, though the others hold a word.
     quoted = [Ranked(c.paper, c.score) for c in answer.papers] or answer.considered
     answer.unmatched = unmatched(question, quoted, _common(store, question))
+    return answer
+
+
+#: Words that ask for people, and those that only say how ("which research groups",
+#: "who is working on", "the most prolific authors"): not what the papers are about.
+_PEOPLE = frozenset(
+    """author authors people person researcher researchers scientist scientists group
+    groups lab labs laboratory laboratories team teams institution institutions
+    university universities company companies organization organizations organisation
+    organisations""".split()
+)
+_PLACES = _PEOPLE - frozenset(
+    "author authors people person researcher researchers scientist scientists".split()
+)
+_WHO_ONLY = _PEOPLE | frozenset(
+    """whose whom research researching working studying publishing publish publishes
+    published writing writes active leading top prolific most main best known""".split()
+)
+#: Papers counted for a question about people: the best that match its words, or
+#: the newest of its topic.
+PEOPLE_POOL = 200
+#: Authors and affiliations an answer names, at most; and papers it cites for each.
+PEOPLE_SHOWN = 10
+CITES_EACH = 3
+
+
+def asks_who(question: str) -> bool:
+    """Whether ``question`` asks for people: "who works on GUI agents?", "which labs
+    study world models?", "top authors in agentic RL"."""
+    from papertrack.query import tokenize
+
+    words = tokenize(question)
+    if not words:
+        return False
+    if words[0] in ("who", "whom", "whose"):
+        return True
+    return words[0] in ("which", "what", "top", "leading", "main", "most") and any(
+        w in _PEOPLE for w in words[1:4]
+    )
+
+
+def asks_places(question: str) -> bool:
+    """Whether ``question`` asks for labs, groups or institutions, not authors."""
+    from papertrack.query import tokenize
+
+    return any(w in _PLACES for w in tokenize(question))
+
+
+def answer_who(
+    store: Store,
+    question: str,
+    *,
+    topic: str | None = None,
+    since: datetime | None = None,
+    papers: int = 8,
+    progress: Callable[[int, int], None] | None = None,
+) -> Answer:
+    """The answer to a question about people (:func:`asks_who`): the authors, and the
+    affiliations, with the most papers among those counted, each cited.
+
+    Counted are the papers that hold every word of the question besides the ones
+    asking for people ("who works on GUI agents?": "gui" and "agents") in their
+    title or in one sentence, of the :data:`PEOPLE_POOL` that best match them; with
+    no such word, the newest :data:`PEOPLE_POOL` of ``topic``. Only those with two
+    papers or more are named: one paper says who wrote it, not who works on
+    something. With nobody to name, :attr:`Answer.considered` holds the best
+    ``papers`` papers counted.
+    """
+    from collections import Counter
+
+    from papertrack.query import tokenize
+
+    answer = Answer(question, topic, who=True)
+    words = [w for w in question_words(question) if w not in _WHO_ONLY]
+    answer.about = words
+    if words:
+        ranked = rank_papers(
+            store, " ".join(words), topic=topic, since=since, limit=PEOPLE_POOL, progress=progress
+        )
+        stems = [_stem(w) for w in words]
+
+        def holds_all(paper: Paper) -> bool:
+            # In its title, or in one sentence: "terminal" and "agents" in two
+            # sentences (a terminal reward; agents) is not a paper on terminal agents.
+            for part in (paper.title, *sentences_of(paper.abstract)):
+                held = set(tokenize(part))
+                if all(any(w.startswith(stem) for w in held) for stem in stems):
+                    return True
+            return False
+
+        pool = [r for r in ranked if holds_all(r.paper)]
+        answer.capped = len(ranked) >= PEOPLE_POOL
+    elif topic is not None:
+        pool = [Ranked(p, 0.0) for p in store.latest(topic, limit=PEOPLE_POOL, since=since)]
+        answer.capped = len(pool) >= PEOPLE_POOL
+    else:
+        return answer
+    answer.counted = len(pool)
+    # Newest first within each name's papers, so a name cites its latest work.
+    by_date = sorted(pool, key=lambda r: paper_date_key(r.paper), reverse=True)
+    newest = {r.paper.arxiv_id: at for at, r in enumerate(by_date)}
+    numbers: dict[str, int] = {}
+    cited: list[Ranked] = []
+
+    def named(names_of: Callable[[Paper], Iterable[str]]) -> list[Person]:
+        found: dict[str, list[Ranked]] = {}
+        spelt: dict[str, Counter[str]] = {}
+        for r in by_date:
+            for name in dict.fromkeys(" ".join(n.split()) for n in names_of(r.paper)):
+                if name:
+                    key = name.casefold()
+                    found.setdefault(key, []).append(r)
+                    spelt.setdefault(key, Counter())[name] += 1
+        # Most papers first; of as many, the one with the newest paper.
+        best = sorted(
+            (key for key, rs in found.items() if len(rs) >= 2),
+            key=lambda k: (-len(found[k]), newest[found[k][0].paper.arxiv_id], k),
+        )[:PEOPLE_SHOWN]
+        people = []
+        for key in best:
+            cites = []
+            for r in found[key][:CITES_EACH]:
+                pid = r.paper.arxiv_id
+                if pid not in numbers:
+                    numbers[pid] = len(numbers) + 1
+                    cited.append(r)
+                cites.append(numbers[pid])
+            people.append(Person(spelt[key].most_common(1)[0][0], len(found[key]), tuple(cites)))
+        return people
+
+    answer.people = named(lambda paper: paper.authors)
+    answer.affiliations = named(lambda paper: paper.affiliations)
+    answer.papers = [Cited(numbers[r.paper.arxiv_id], r.paper, r.score) for r in cited]
+    best_first = sorted(pool, key=lambda r: -r.score) if words else pool
+    answer.considered = best_first[:papers]
     return answer
 
 

@@ -685,3 +685,129 @@ def test_what_no_paper_quoted_mentions_is_said(isolated_home: Path, tmp_path: Pa
         done = run("ask", other, "--json")
         assert done.exit_code == 0 and json.loads(done.stdout)["unmatched"] == [], other
         assert "does not speak to" not in done.stderr
+
+
+def _atom(path: Path, entries: list[tuple[str, str, str, list[tuple[str, str]]]]) -> Path:
+    """An API page of (id, title, abstract, [(author, affiliation)]), a day apart."""
+    from xml.sax.saxutils import escape
+
+    body = ""
+    for at, (arxiv_id, title, abstract, authors) in enumerate(entries, start=1):
+        day = f"2026-03-{at:02d}T10:00:00Z"
+        names = "".join(
+            f"<author><name>{escape(name)}</name>"
+            + (f"<arxiv:affiliation>{escape(place)}</arxiv:affiliation>" if place else "")
+            + "</author>"
+            for name, place in authors
+        )
+        body += (
+            f"<entry><id>http://arxiv.org/abs/{arxiv_id}v1</id><updated>{day}</updated>"
+            f"<published>{day}</published><title>{escape(title)}</title>"
+            f"<summary>{escape(abstract)}</summary>{names}"
+            '<arxiv:primary_category term="cs.AI"/><category term="cs.AI"/></entry>'
+        )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" '
+        'xmlns:arxiv="http://arxiv.org/schemas/atom"><id>http://arxiv.org/api/t</id>'
+        f"<title>t</title><updated>2026-03-30T00:00:00Z</updated>{body}</feed>",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_who_works_on_something_names_the_authors_with_the_most_papers(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # "who works on GUI agents?" quoted sentences holding "work" and "group".
+    ada, bob, cy = ("Ada Lovelace", "Babbage Lab"), ("Bob Noyce", ""), ("Cy Young", "Babbage Lab")
+    gui = "We train GUI agents to click buttons."
+    feed = _atom(
+        tmp_path / "who.xml",
+        [
+            ("2603.00001", "GUI agents that click", gui, [ada, bob]),
+            ("2603.00002", "Better GUI agents", gui, [ada, cy]),
+            ("2603.00003", "Grounding for GUI agents", gui, [("ada  lovelace", ""), bob]),
+            ("2603.00004", "Robots", "Our robot agents work in a lab on a GUI.", [cy]),
+            ("2603.00005", "Agents in general", "Agents act. A GUI is shown.", [cy, bob]),
+            ("2603.00006", "Fish", "Zebrafish swim in groups.", [("Zed Fish", "Sea Lab")]),
+        ],
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    for question in ("who works on GUI agents?", "Which research groups study GUI agents"):
+        answer = asked(question)
+        assert answer["answer"] == []
+        # Counted: the papers holding both words in the title or one sentence; not
+        # 2603.00005, whose "GUI" and "agents" are in two sentences.
+        assert answer["counted"] == 4
+        assert answer["capped"] is False
+        people = answer["people"]
+        # Two papers or more; the spelling most used; most papers first, then newest.
+        assert [(p["name"], p["papers"]) for p in people] == [  # type: ignore[index,union-attr]
+            ("Ada Lovelace", 3),
+            ("Cy Young", 2),  # 2603.00004 is newer than Bob's newest
+            ("Bob Noyce", 2),
+        ]
+        cited = {p["n"]: p["arxiv_id"] for p in answer["papers"]}  # type: ignore[index,union-attr]
+        assert [cited[n] for n in people[0]["cite"]] == [  # type: ignore[index]
+            "2603.00003",
+            "2603.00002",
+            "2603.00001",
+        ]
+        assert sorted(cited) == list(range(1, len(cited) + 1))
+        assert [(p["name"], p["papers"]) for p in answer["affiliations"]] == [  # type: ignore[index,union-attr]
+            ("Babbage Lab", 3)
+        ]
+    text = run("ask", "who works on GUI agents?", env={"COLUMNS": "100"})
+    assert text.exit_code == 0, text.stderr
+    assert "Authors with the most of the 4 papers that match 'gui agents':" in text.stdout
+    assert re.search(r"^  Ada Lovelace\s+3 papers  \[1\] \[2\] \[3\]$", text.stdout, re.M)
+    assert "Affiliations with the most of them:" in text.stdout
+    assert "[1] 2603.00003" in text.stdout
+    markdown = run("ask", "who works on GUI agents?", "-f", "markdown").stdout
+    assert "- Ada Lovelace: 3 papers [1] [2] [3]" in markdown
+    # The topic's papers, when the question names nothing else.
+    topic = run("topics", "add", "Clicking", "--query", "gui")
+    assert topic.exit_code == 0, topic.stderr
+    mine = asked("clicking", "who works on this?")
+    assert mine["counted"] == 5
+    # Three papers each; Bob and Cy wrote the newest, and then by name.
+    assert [(p["name"], p["papers"]) for p in mine["people"]] == [  # type: ignore[index,union-attr]
+        ("Bob Noyce", 3),
+        ("Cy Young", 3),
+        ("Ada Lovelace", 3),
+    ]
+    # Nobody with two papers: the papers are listed and that is said.
+    lone = run("ask", "who works on zebrafish?")
+    assert lone.exit_code == 0, lone.stderr
+    assert "Only one paper was counted, so none stands out" in lone.stderr
+    assert "[1] 2603.00006" in lone.stdout
+    # Nothing holds the words; who, but not about what.
+    none = run("ask", "who works on quantum zebras?")
+    assert none.exit_code == 0 and none.stdout == ""
+    assert "No paper in the store holds every word of 'quantum zebras'" in none.stderr
+    error_line(run("ask", "who?"), 2, "the question asks who, but not about what")
+    # --context is for a model, which reads the papers: ranked as any question.
+    assert "[1]" in run("ask", "who works on GUI agents?", "--context").stdout
+
+
+def test_which_labs_on_papers_without_affiliations_says_so(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    lines = [
+        kaggle_line(
+            f"2601.0000{n}",
+            f"World models {n}",
+            abstract="We learn world models.",
+            authors="Ada Lovelace, Bob Noyce",
+            authors_parsed=[["Lovelace", "Ada", ""], ["Noyce", "Bob", ""]],
+        )
+        for n in range(1, 4)
+    ]
+    feed = tmp_path / "wm.jsonl"
+    feed.write_text("\n".join(lines) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    done = run("ask", "which labs study world models?")
+    assert done.exit_code == 0, done.stderr
+    assert "none of these papers names its authors' affiliations" in done.stderr
+    assert "Ada Lovelace" in done.stdout
+    assert "affiliations" not in run("ask", "who works on world models?").stderr

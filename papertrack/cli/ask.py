@@ -28,8 +28,11 @@ from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
 from papertrack.text import visible
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from papertrack.ask import Answer
     from papertrack.models import Paper
+    from papertrack.store import Store
     from papertrack.topics import Catalog
 
 
@@ -102,7 +105,9 @@ def ask(
     sentences of their abstracts that best match it, no two saying the same
     thing, followed by the cited papers. No model or key is needed; --context
     prints what a model would need to answer from the same papers, and --llm
-    asks one you already have.
+    asks one you already have. A question about people ("who works on GUI
+    agents?", "which labs study world models?") is answered with the authors,
+    and affiliations, with the most of the papers that match.
 
     Examples:
 
@@ -112,8 +117,9 @@ def ask(
         papertrack ask -t gui-agents 'how do agents ground instructions on screen?' -f markdown
         papertrack ask 'world models for planning' --since '8 weeks ago' --format json
         papertrack ask 'agent memory' --context | llm -s 'Answer concisely'
+        papertrack ask gui-agents 'who works on this?'
     """
-    from papertrack.ask import answer_question, context_pack
+    from papertrack.ask import answer_question, answer_who, asks_who, context_pack
 
     with errors():
         catalog = load_catalog()
@@ -165,10 +171,20 @@ def ask(
             start = parse_date(since)
         store = open_store()
         fresh_tags(store, catalog)
+        scope = f"of {topic.name}" if topic else "in the store"
+        if asks_who(question) and not (context or llm):
+            # "who works on GUI agents?" quoted sentences with the word "work" in them.
+            who = answer_who(
+                store, question, topic=topic.slug if topic else None, since=start, papers=limit
+            )
+            _say_who(who, store, scope, start)
+            chosen = pick_format(fmt, as_json)
+            if who.counted or chosen is AskFormat.json:  # a script still gets its document
+                _emit(who, chosen, {t.slug: t.name for t in catalog.topics})
+            return
         answer = answer_question(
             store, question, topic=topic.slug if topic else None, since=start, papers=limit
         )
-        scope = f"of {topic.name}" if topic else "in the store"
         if not answer.considered:
             if start is not None:
                 scope += f" dated {start.date().isoformat()} or later"
@@ -226,6 +242,60 @@ _FIELD = re.compile(
 )
 
 
+def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -> None:
+    """What a question about people leaves unanswered, on stderr; a question naming
+    neither what nor a topic is refused."""
+    from papertrack.ask import asks_places
+
+    if not answer.about and answer.topic is None:
+        raise UsageError(
+            "the question asks who, but not about what. Name it: 'who works on GUI "
+            "agents?', or give a topic: papertrack ask gui-agents 'who works on this?'"
+        )
+    dated = f" dated {since.date().isoformat()} or later" if since is not None else ""
+    if not answer.counted:
+        about = " ".join(answer.about)
+        say(
+            NO_PAPERS_YET
+            if store_is_empty(store)
+            else f"No paper {scope}{dated} holds every word of {visible(about)!r}. Try "
+            "fewer or other words, or 'papertrack search' to see what is stored."
+            + (newest_paper_note(store) if since is not None else "")
+        )
+    elif not answer.people:
+        counted = (
+            f"No author has two or more of the {answer.counted:,} papers counted"
+            if answer.counted > 1
+            else "Only one paper was counted"
+        )
+        say(
+            f"{counted}, so none stands out: listed are the papers. Ask about something "
+            "broader, or an earlier --since."
+        )
+    elif not answer.affiliations and asks_places(answer.question):
+        # "which labs study world models?" on a store of listings, which name none.
+        say(
+            "Note: none of these papers names its authors' affiliations (arXiv's API "
+            "gives them where authors did; its listings and snapshots do not): listed "
+            "are the authors."
+        )
+
+
+def _counted(answer: Answer, names: dict[str, str]) -> str:
+    """Which papers a question about people counted: "the 200 papers that best match
+    'gui agents'", "the 57 papers of GUI Agents"."""
+    n = answer.counted
+    papers = f"{n:,} papers" if n != 1 else "one paper"
+    if answer.about:
+        # Of the best the index ranked: more may match further down.
+        best = " best" if answer.capped else ""
+        return f"the {papers} that{best} match {' '.join(answer.about)!r}" + (
+            f" in {names.get(answer.topic, answer.topic)}" if answer.topic else ""
+        )
+    newest = " newest" if answer.capped else ""
+    return f"the {n:,}{newest} papers of {names.get(str(answer.topic), answer.topic)}"
+
+
 def _names(paper: Paper) -> str:
     from papertrack.render import format_names
 
@@ -236,7 +306,24 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
     if fmt is AskFormat.json:
         emit_json(answer.to_dict())
         return
-    from papertrack.ask import Cited
+    from papertrack.ask import Cited, Person
+
+    def who_lines(people: list[Person], markdown: bool) -> list[str]:
+        from rich.cells import cell_len
+
+        width = min(40, max((cell_len(p.name) for p in people), default=0))
+        out = []
+        for p in people:
+            cites = " ".join(f"[{n}]" for n in p.cites)
+            count = f"{p.count} papers"
+            if markdown:
+                from papertrack.digest import markdown_escape
+
+                out.append(f"- {markdown_escape(p.name)}: {count} {cites}")
+            else:
+                pad = " " * max(0, width - cell_len(p.name))
+                out.append(f"  {p.name}{pad}  {count:>10}  {cites}")
+        return out
 
     def day(c: Cited) -> str:
         return c.paper.paper_date.date().isoformat() if c.paper.paper_date else "undated"
@@ -255,6 +342,16 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
 
         lines.append(f"## {markdown_escape(answer.question)}")
         lines.append("")
+        if answer.people:
+            lines.append(f"Authors with the most of {markdown_escape(_counted(answer, names))}:")
+            lines.append("")
+            lines += who_lines(answer.people, True)
+            lines.append("")
+        if answer.affiliations:
+            lines.append("Affiliations with the most of them:")
+            lines.append("")
+            lines += who_lines(answer.affiliations, True)
+            lines.append("")
         for sentence in answer.sentences:
             # A paragraph each, as the text form has a line each (lines of one
             # paragraph run together); a sentence starting "2) Action ..." or "# "
@@ -275,6 +372,12 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
         lines.append(answer.question)
         lines.append("")
         lines += [f"{' '.join(s.text.split())} [{s.cite}]" for s in answer.sentences]
+        if answer.people:
+            lines.append(f"Authors with the most of {_counted(answer, names)}:")
+            lines += who_lines(answer.people, False)
+        if answer.affiliations:
+            lines += ["", "Affiliations with the most of them:"]
+            lines += who_lines(answer.affiliations, False)
         lines.append("")
         for c in listed:
             lines.append(
