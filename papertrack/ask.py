@@ -416,16 +416,15 @@ def sentences_of(text: str) -> list[str]:
     return [s.strip() for s in parts if len(s.strip()) > 20]
 
 
-def _idf(words: Iterable[str], store: Store) -> dict[str, float]:
-    words = list(words)
+def _frequencies(store: Store, words: Iterable[str]) -> tuple[int, dict[str, int]] | None:
+    """(papers indexed, word -> papers holding it), or None without a text index."""
     text = store.text_index()
     if text is None:
-        return dict.fromkeys(words, 1.0)
+        return None
     try:
-        total, counts = text.document_frequency(words)
+        return text.document_frequency(words)
     finally:
         text.close()
-    return {w: bm25_idf(total, counts.get(w, 0)) for w in words}
 
 
 def bm25_idf(total: int, df: int) -> float:
@@ -454,7 +453,10 @@ def answer_question(
         return answer
     words = question_words(question)
     stems = {_stem(w): w for w in words}
-    weight = _idf(stems, store)
+    # One look-up for both: the stems' weights and the words common in the store.
+    found = _frequencies(store, [*stems, *words])
+    total, counts = found or (0, {})
+    weight = {s: bm25_idf(total, counts.get(s, 0)) if found else 1.0 for s in stems}
     if topic is not None:
         _discount_shared(weight, stems, answer.considered)
     best = answer.considered[0].score or 1.0
@@ -496,7 +498,8 @@ def answer_question(
         answer.sentences.append(Sentence(sentence, numbers[rank]))
     # Of the papers the answer quotes: those it draws on, though the others hold a word.
     quoted = [Ranked(c.paper, c.score) for c in answer.papers] or answer.considered
-    answer.unmatched = unmatched(question, quoted, _common(store, question))
+    common = {w for w in words if found and counts.get(w, 0) >= _COMMON * total}
+    answer.unmatched = unmatched(question, quoted, common)
     return answer
 
 
@@ -699,18 +702,6 @@ def _names(words: Sequence[str], name: str) -> bool:
 #: A word in this share of the stored papers or more says how a question is put
 #: ("handle", in 2% of 83,510 real papers), not what it is about.
 _COMMON = 0.01
-
-
-def _common(store: Store, question: str) -> set[str]:
-    """The words of ``question`` in :data:`_COMMON` of the stored papers or more."""
-    text = store.text_index()
-    if text is None:
-        return set()
-    try:
-        total, counts = text.document_frequency(question_words(question))
-    finally:
-        text.close()
-    return {word for word, n in counts.items() if n >= _COMMON * total}
 
 
 #: Abbreviations papers use for what a question may spell out, and the other way
