@@ -197,6 +197,8 @@ def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path
     assert result.exit_code == 0, result.stderr
     said = "Forgot 1 example taught to LLM Agent Training (llm-agent-training); refit its model."
     assert said in result.stderr and "1 in and 0 out are left." in result.stderr
+    logged = (stored / "papertrack.log").read_text(encoding="utf-8")
+    assert f"Taught llm-agent-training: forgot {CHAIN_OF_AGENTS} (out)." in logged
     examples = json.loads((stored / "examples.json").read_text())
     assert examples["topics"]["llm-agent-training"] == {outside: True}
     after = tagged("llm-agent-training")
@@ -248,6 +250,9 @@ def test_forget_with_papers_named_says_what_it_forgot(stored: Path) -> None:
     ) in result.stderr
     examples = json.loads((stored / "examples.json").read_text())
     assert examples["topics"]["llm-agent-training"] == {outside: True}
+    logged = (stored / "papertrack.log").read_text(encoding="utf-8")
+    said = f"Taught llm-agent-training: in {outside}; out none; forgot {CHAIN_OF_AGENTS} (out)."
+    assert said in logged
 
 
 def test_unteach_keeps_a_topic_made_from_examples_one_paper_in(stored: Path) -> None:

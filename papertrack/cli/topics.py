@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any
@@ -516,6 +516,28 @@ def _taught_like(topic: Topic) -> bool:
     return bool(meta.get("like") or old)
 
 
+def _log_taught(
+    slug: str,
+    taught_in: Iterable[str] | None = None,
+    taught_out: Iterable[str] = (),
+    *,
+    forgot: Mapping[str, bool],
+) -> None:
+    """One line in the log of what a teach did, the papers by id, so that it can be
+    looked back on: "Taught gui-agents: in 2606.24525; out none; forgot 2606.17871
+    (in)." The examples file keeps only what is taught now."""
+    parts = []
+    if taught_in is not None:
+        parts.append(f"in {', '.join(sorted(taught_in)) or 'none'}")
+        parts.append(f"out {', '.join(sorted(taught_out)) or 'none'}")
+    if forgot:
+        was = ", ".join(
+            f"{pid} ({'in' if inside else 'out'})" for pid, inside in sorted(forgot.items())
+        )
+        parts.append(f"forgot {was}")
+    log(f"Taught {slug}: {'; '.join(parts)}.")
+
+
 def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
     """Drop a topic's examples and taught model: a default topic goes back to its
     shipped model, one of the user's to its query; and retag. ``last``: the examples
@@ -536,12 +558,7 @@ def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
     say(f"{done}: it decides by {back} again.")
     if count:
         # The examples file was their one record: the log keeps what they were.
-        ins = sorted(pid for pid, inside in taught.items() if inside)
-        outs = sorted(pid for pid, inside in taught.items() if not inside)
-        log(
-            f"Taught {chosen.slug}: forgot every example (in {', '.join(ins) or 'none'}; "
-            f"out {', '.join(outs) or 'none'})."
-        )
+        _log_taught(chosen.slug, forgot=taught)
     catalog = load_catalog()
     changes = _retag(store, catalog)
     _say_changes(chosen.slug, changes, store, catalog)
@@ -1406,7 +1423,7 @@ def topics_teach(
                     f"({chosen.slug}); refit its model. {n_in:,} in and {n_out:,} out are "
                     "left."
                 )
-                log(f"Taught {chosen.slug}: forgot {', '.join(sorted(forgotten))}.")
+                _log_taught(chosen.slug, forgot={a: earlier.get(a, True) for a in forgotten})
             else:
                 plural = "s" if len(now_in) != 1 else ""
                 told = f"{len(now_in):,} paper{plural} in and {len(now_out):,} out"
@@ -1423,11 +1440,11 @@ def topics_teach(
                 )
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
                 # The log names the papers, so what was taught can be looked back on.
-                log(
-                    f"Taught {chosen.slug}: in {', '.join(sorted(now_in)) or 'none'}; "
-                    f"out {', '.join(sorted(now_out)) or 'none'}"
-                    + (f"; forgot {', '.join(sorted(forgotten))}" if forgotten else "")
-                    + "."
+                _log_taught(
+                    chosen.slug,
+                    now_in,
+                    now_out,
+                    forgot={a: earlier.get(a, True) for a in forgotten},
                 )
                 if already:
                     say(_already_said(already, named, chosen, ids or [], refit=choice is not None))
