@@ -78,6 +78,14 @@ _ABBREVIATION_END = re.compile(
 #: it says where the work is, not what it found, and is never an answer's sentence.
 _LINK = re.compile(r"https?://|www\.|github\.com|huggingface\.co", re.IGNORECASE)
 _TOO_SIMILAR = 0.5
+#: A sentence that points back at the one before it ("These signals are integrated
+#: into the training loop.", "Such methods fail when ..."): quoted alone it names
+#: nothing, so it is taken only over sentences that say much less.
+_LEANS_BACK = re.compile(
+    r"(?:These|Those|Such|They|It|Its|Their|This(?! (?:paper|work|study|article|survey|"
+    r"thesis|report|position|benchmark|dataset|framework|tutorial|review)\b))\b"
+)
+_LEANING = 0.6
 _PER_PAPER = 2
 
 
@@ -476,6 +484,8 @@ def answer_question(
                 continue
             length = max(8, len(held))
             score = coverage / math.sqrt(length / 8) + 0.5 * max(ranked.score, 0) / best
+            if _LEANS_BACK.match(sentence):
+                score *= _LEANING
             candidates.append((score, rank, sentence, held))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     chosen: list[tuple[int, str, set[str]]] = []
@@ -499,6 +509,7 @@ def answer_question(
     # Of the papers the answer quotes: those it draws on, though the others hold a word.
     quoted = [Ranked(c.paper, c.score) for c in answer.papers] or answer.considered
     common = {w for w in words if found and counts.get(w, 0) >= _COMMON * total}
+    common -= _written_as_names(question)
     answer.unmatched = unmatched(question, quoted, common)
     return answer
 
@@ -681,6 +692,17 @@ def unmatched(
 
 
 _GLUED_NUMBER = re.compile(r"[a-z]+\d+[a-z0-9]*")
+#: A word written with two capitals or more: an acronym or a name ("GRPO", "WebArena").
+_CAPITALS = re.compile(r"[^\W\d_]*[A-Z][^\W\d_]*[A-Z][^\W\d_]*")
+
+
+def _written_as_names(question: str) -> set[str]:
+    """The words ``question`` writes as names, folded: however common in the store, a
+    name is what the question is about ("what is GRPO's main weakness?", where GRPO
+    is in 1.8% of 83,510 real papers, drew on four papers none of which names it)."""
+    from papertrack.query import tokenize
+
+    return {w for match in _CAPITALS.finditer(question) for w in tokenize(match.group())}
 
 
 def _names(words: Sequence[str], name: str) -> bool:

@@ -560,7 +560,7 @@ def test_the_answer_quotes_what_sets_a_paper_apart_not_what_all_share(
     # Asked about a topic, every paper has its words ("GUI agents", rare in the store):
     # the answer quoted those sentences and none about the training asked about.
     abstracts = (
-        "Okapi agents navigate phone screens. They are trained on phones with rewards.",
+        "Okapi agents navigate phone screens. Each is trained on phones with rewards.",
         "Okapi agents read phone screens well. Okapi agents click the right buttons.",
         "Okapi agents plan long phone tasks. Okapi agents are evaluated on a new suite.",
     )
@@ -573,14 +573,14 @@ def test_the_answer_quotes_what_sets_a_paper_apart_not_what_all_share(
         assert done.exit_code == 0, done.stderr
         return str(json.loads(done.stdout)["answer"][0]["text"])
 
-    trained = "They are trained on phones with rewards."
+    trained = "Each is trained on phones with rewards."
     assert first_quoted("okapi", "how are okapi agents trained?") == trained
     # RL in a sentence answers "reinforcement learning" in a question.
-    rl = "Okapi agents act on phones. They are trained with RL."
+    rl = "Okapi agents act on phones. Each is trained with RL."
     feed.write_text(kaggle_line("2601.00044", "Okapi agents 4", abstract=rl) + "\n", "utf-8")
     assert run("ingest", str(feed)).exit_code == 0
     asked = "how are okapi agents trained with reinforcement learning?"
-    assert first_quoted("okapi", asked) == "They are trained with RL."
+    assert first_quoted("okapi", asked) == "Each is trained with RL."
 
 
 def _ingest_lines(tmp_path: Path, name: str, lines: list[str]) -> None:
@@ -811,3 +811,57 @@ def test_which_labs_on_papers_without_affiliations_says_so(
     assert "none of these papers names its authors' affiliations" in done.stderr
     assert "Ada Lovelace" in done.stdout
     assert "affiliations" not in run("ask", "who works on world models?").stderr
+
+
+def test_a_sentence_that_points_back_is_quoted_after_one_that_stands_alone(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # "These signals are integrated into the agentic RL training loop." names nothing
+    # quoted alone; 11% of the sentences quoted for the 20 judged questions began so.
+    lines = [
+        kaggle_line(
+            "2601.00001",
+            "Reward signals for web agents",
+            abstract="We study many things here today. These reward signals train web agents "
+            "over clicks, scrolls and typed text in browsers.",
+        ),
+        kaggle_line(
+            "2601.00002",
+            "Training web agents",
+            abstract="Dense reward signals from human raters train capable web agents across "
+            "shopping, travel and forum sites.",
+        ),
+    ]
+    feed = tmp_path / "lean.jsonl"
+    feed.write_text("\n".join(lines) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    texts = [s["text"] for s in asked("reward signals to train web agents")["answer"]]  # type: ignore[attr-defined]
+    assert texts[0].startswith("Dense reward signals")
+    assert any(t.startswith("These reward signals") for t in texts[1:])
+
+
+def test_a_name_the_question_writes_in_capitals_is_checked_however_common(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # GRPO is in 1.8% of 83,510 real papers, above the share that makes a word
+    # common, and "what is GRPO's main weakness?" quoted papers none of which names it.
+    lines = [
+        kaggle_line(
+            "2601.00001",
+            "Weaknesses of vision models",
+            abstract="The main weakness of vision models is studied here in depth.",
+        ),
+        kaggle_line(
+            "2601.00002",
+            "GRPO for math",
+            abstract="We train models on math problems with verifiable rewards.",
+        ),
+    ]
+    feed = tmp_path / "grpo.jsonl"
+    feed.write_text("\n".join(lines) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    named = asked("what is GRPO's main weakness?")
+    assert [p["arxiv_id"] for p in named["papers"]] == ["2601.00001"]  # type: ignore[index,union-attr]
+    assert named["unmatched"] == ["grpo"]
+    # Written as a word, it is as common as it is: half the stored papers hold it.
+    assert asked("what is grpo's main weakness?")["unmatched"] == []
