@@ -503,6 +503,9 @@ def notes(m: Momentum) -> list[str]:
         )
     recent = f"the {window_phrase(m.window_weeks)}"
     earlier = f"the {window_phrase(m.window_weeks, last=False)} before"
+    against = against_all(m)
+    if against:
+        found.append(against)
     gaps = [
         f"{w.days - w.covered_days} of the {w.days} days of {label}"
         for w, label in ((now, recent), (before, earlier))
@@ -518,6 +521,31 @@ def notes(m: Momentum) -> list[str]:
             )
         )
     return found
+
+
+def against_all(m: Momentum) -> str | None:
+    """What the topic did against all new papers, when that tells another story than
+    its count: on the real 40-week store all papers fell 15% between the windows
+    (a deadline week in the earlier one), and LLM agent training read "down 8%"
+    while its share of them rose from 2.35% to 2.54%. None when both say the same."""
+    now, before, pct = m.current, m.previous, m.change_pct
+    if pct is None or pct == 0 or not before.total or not now.total:
+        return None
+    share_now, share_before = now.count / now.total, before.count / before.total
+    if share_now == share_before or (share_now > share_before) == (pct > 0):
+        return None
+    rate = 100 * (now.total * before.covered_days - before.total * now.covered_days)
+    change = round(rate / (before.total * now.covered_days))
+    moved = f"{'rose' if change > 0 else 'fell'} {abs(change)}%" if change else "held steady"
+    shares = [format_share(share_before), format_share(share_now)]
+    if shares[0] == shares[1]:  # 2.35% and 2.37% are both "2.4%"
+        shares = [f"{100 * share_before:.2f}%", f"{100 * share_now:.2f}%"]
+    return (
+        f"All new papers {moved} between the two windows, so as a share of them "
+        f"{m.name} {'rose' if share_now > share_before else 'fell'}: {shares[0]} of "
+        f"the {window_phrase(m.window_weeks, last=False)} before, {shares[1]} of the "
+        f"{window_phrase(m.window_weeks)}."
+    )
 
 
 def footer(m: Momentum) -> str:

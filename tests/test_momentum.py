@@ -81,6 +81,39 @@ def test_the_example_of_the_topic_page() -> None:
     assert data["coverage"] == {"current": 1.0, "previous": 1.0}
 
 
+def test_a_count_that_falls_while_its_share_rises_is_said() -> None:
+    # On the real 40-week store all papers fell 15% between the windows, and LLM agent
+    # training read "down 8%" while its share of them rose from 2.35% to 2.54%.
+    def with_store(current: int, previous: int, now_total: int, before_total: int) -> m.Momentum:
+        topic = merged(
+            spread(D(2026, 8, 31), SUNDAY, current),
+            spread(D(2026, 8, 3), D(2026, 8, 30), previous),
+        )
+        store = merged(
+            topic,
+            spread(D(2026, 8, 31), SUNDAY, now_total - current),
+            spread(D(2026, 8, 3), D(2026, 8, 30), before_total - previous),
+            spread(D(2026, 6, 1), D(2026, 8, 2), 500),
+        )
+        return m.measure(days(topic), days(store), as_of=SUNDAY, topic="t", name="T")
+
+    fell = with_store(250, 273, 9_832, 11_619)
+    assert m.describe(fell).startswith("250 papers in the last four weeks, down 8% on")
+    assert m.notes(fell) == [
+        "All new papers fell 15% between the two windows, so as a share of them T rose: "
+        "2.3% of the four weeks before, 2.5% of the last four weeks."
+    ]
+    # Up while the store grew faster; shares that round alike get two decimals.
+    grew = with_store(110, 100, 4_420, 4_000)
+    assert m.notes(grew) == [
+        "All new papers rose 10% between the two windows, so as a share of them T fell: "
+        "2.50% of the four weeks before, 2.49% of the last four weeks."
+    ]
+    # Count and share moving together need no word; nor does a store without change.
+    assert m.notes(with_store(300, 273, 9_832, 11_619)) == []
+    assert m.notes(with_store(250, 273, 11_619, 11_619)) == []
+
+
 def test_down_unchanged_new_and_none() -> None:
     assert m.describe(example(49, 70, others=951)).startswith(
         "49 papers in the last four weeks, down 30% on the four weeks before. 4.9% of all"
