@@ -692,6 +692,10 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
         raise UsageError(
             f"{visible(text)} is papertrack's own {target.name}. Name a {kind} elsewhere"
         )
+    if not folder:
+        from papertrack.files import check_output
+
+        check_output(output)  # before the work, not after it
     return output
 
 
