@@ -100,7 +100,7 @@ def led_by(papers: Sequence[Paper], slug: str | None) -> list[Paper]:
 def papers_table(
     papers: Sequence[Paper], title: str, tag_names: Mapping[str, str], width: int | None = None
 ) -> Table:
-    """The 'latest papers' table: one row a paper, newest first.
+    """The 'latest papers' table: one row a paper, newest first, its id under its date.
 
     ``width``, the console's, lets a narrow table keep whole tag words (see below);
     below :data:`COMPACT_TABLE` columns the table is :func:`_compact_table`.
@@ -126,8 +126,10 @@ def papers_table(
     fixed = width is not None and width < NARROW_TABLE
     _tags_column(table, papers, tag_names, fixed)
     for paper in papers:
+        when = Text(format_date(paper.paper_date))
+        when.append("\n" + _shown_id(paper), style="dim")
         cells = [
-            Text(format_date(paper.paper_date)),
+            when,
             Text(safe(paper.primary_category or "")),
             Text(safe(clip(paper.shown_title, TITLE_CHARS))),
             Text(safe(format_names(paper.authors))),
@@ -137,6 +139,18 @@ def papers_table(
         cells.append(Text(safe(format_tags(paper.tags, tag_names, shown=4))))
         table.add_row(*cells)
     return table
+
+
+#: An id longer than this (a generic feed's entry key) is clipped in a table's date
+#: column; `--json` and `show` have it whole.
+ID_CHARS = 20
+
+
+def _shown_id(paper: Paper) -> str:
+    """The paper's id under its date, to copy into `show`, `topics explain`, `topics
+    teach` or `add --like`: the tables showed none, and each of those needs one."""
+    text = paper.arxiv_id
+    return safe(text if len(text) <= ID_CHARS else text[: ID_CHARS - 1] + "…")
 
 
 def _tags_column(
@@ -161,8 +175,8 @@ def _compact_table(
     papers: Sequence[Paper], title: str, tag_names: Mapping[str, str], width: int
 ) -> Table:
     """The latest-papers table for a narrow terminal (and a pipe's 80 columns): three
-    columns, the category under the date and the authors (then affiliations) under
-    the title. Five columns at 80 left the authors 10 characters, and at 60 three,
+    columns, the category and the id under the date and the authors (then
+    affiliations) under the title. Five columns at 80 left the authors 10 characters, and at 60 three,
     so that names were broken mid-word ("Tia/nyi"). Below :data:`TWO_COLUMNS` the
     tags go under the authors too: beside them, the paper had no room left."""
     beside = width >= TWO_COLUMNS
@@ -175,6 +189,7 @@ def _compact_table(
         when = Text(format_date(paper.paper_date))
         if paper.primary_category:
             when.append("\n" + safe(paper.primary_category), style="cyan")
+        when.append("\n" + _shown_id(paper), style="dim")
         about = Text(safe(clip(paper.shown_title, TITLE_CHARS)), style="bold")
         if paper.authors:
             about.append("\n" + safe(format_names(paper.authors)))

@@ -297,3 +297,23 @@ def test_long_paths_are_wrapped_whole_not_cut(
         joined = re.sub(r"\n +", "", shown)
         wanted = str(store) if args[-1] == "stats" else "topics.toml"
         assert wanted in joined, shown
+
+
+@pytest.mark.parametrize("width", ["45", "80", "160"])
+def test_every_row_shows_the_id_to_copy_into_the_next_command(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # show, topics explain, topics teach and add --like each need an id, and the
+    # table of latest and search showed none at any width.
+    monkeypatch.setenv("COLUMNS", width)
+    for command in (["latest", "-n", "8"], ["search", "agent*", "-n", "8"]):
+        table = run(*command)
+        assert table.exit_code == 0, table.stderr
+        papers = json.loads(run(*command, "--json").stdout)
+        assert len(papers) == 8
+        rows = [line.split("│") for line in table.stdout.splitlines()]
+        dates = [cells[1].strip() for cells in rows if len(cells) > 2]  # the first column
+        for paper in papers:
+            assert paper["arxiv_id"] in dates, (command, paper["arxiv_id"])
+        shown = run("show", dates[dates.index(papers[0]["arxiv_id"])])
+        assert shown.exit_code == 0 and papers[0]["title"].split()[0] in shown.stdout
