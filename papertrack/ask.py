@@ -39,6 +39,7 @@ __all__ = [
     "Sentence",
     "answer_question",
     "answer_who",
+    "asks_new",
     "asks_places",
     "asks_who",
     "check_citations",
@@ -449,8 +450,11 @@ def answer_question(
     papers: int = 8,
     sentences: int = 5,
     progress: Callable[[int, int], None] | None = None,
+    new: bool = False,
 ) -> Answer:
-    """The answer to ``question``: the best ``sentences`` of the best ``papers``, cited."""
+    """The answer to ``question``: the best ``sentences`` of the best ``papers``, cited.
+    ``new`` (a question about what is new: :func:`asks_new`) favours the sentences that
+    say what a paper brings ("we propose ...") over those that set the scene."""
     from papertrack.query import tokenize
 
     answer = Answer(question, topic)
@@ -486,6 +490,8 @@ def answer_question(
             score = coverage / math.sqrt(length / 8) + 0.5 * max(ranked.score, 0) / best
             if _LEANS_BACK.match(sentence):
                 score *= _LEANING
+            if new and _CONTRIBUTION.search(sentence):
+                score *= _CONTRIBUTES
             candidates.append((score, rank, sentence, held))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     chosen: list[tuple[int, str, set[str]]] = []
@@ -535,6 +541,32 @@ PEOPLE_POOL = 200
 #: Authors and affiliations an answer names, at most; and papers it cites for each.
 PEOPLE_SHOWN = 10
 CITES_EACH = 3
+
+
+#: A question about what is new: "what is new in GUI agents?", "what's the latest on
+#: world models?", "recent advances in agentic RL".
+_ASKS_NEW = re.compile(
+    r"\b(?:what(?:'s|\u2019s| is| are)?\b.*\b(?:new|newest|latest|recent)\b|"
+    r"(?:latest|newest|recent)\s+(?:work|papers?|advances?|developments?|progress|results?|"
+    r"trends?|ideas?|findings?)\b)",
+    re.IGNORECASE,
+)
+#: What a question about what is new draws on: the papers of this many days up to the
+#: newest stored one (the momentum window), unless --since says otherwise.
+NEW_DAYS = 28
+#: A sentence saying what a paper brings ("we propose", "we introduce") weighs this
+#: much more in the answer to what is new.
+_CONTRIBUTION = re.compile(
+    r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+){0,2}?(?:propose|present|introduce|develop|"
+    r"release|build|design|show|find|demonstrate)s?\b",
+    re.IGNORECASE,
+)
+_CONTRIBUTES = 1.5
+
+
+def asks_new(question: str) -> bool:
+    """Whether ``question`` asks what is new: it is answered from the latest papers."""
+    return _ASKS_NEW.search(question) is not None
 
 
 def asks_who(question: str) -> bool:

@@ -176,9 +176,10 @@ def _compact_table(
 ) -> Table:
     """The latest-papers table for a narrow terminal (and a pipe's 80 columns): three
     columns, the category and the id under the date and the authors (then
-    affiliations) under the title. Five columns at 80 left the authors 10 characters, and at 60 three,
-    so that names were broken mid-word ("Tia/nyi"). Below :data:`TWO_COLUMNS` the
-    tags go under the authors too: beside them, the paper had no room left."""
+    affiliations) under the title. Five columns at 80 left the authors 10
+    characters, and at 60 three, so that names were broken mid-word ("Tia/nyi").
+    Below :data:`TWO_COLUMNS` the tags go under the authors too: beside them, the
+    paper had no room left."""
     beside = width >= TWO_COLUMNS
     table = Table(title=Text(safe(title), style="bold"), title_justify="left", expand=True)
     table.add_column("Date", no_wrap=True)

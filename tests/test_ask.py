@@ -865,3 +865,72 @@ def test_a_name_the_question_writes_in_capitals_is_checked_however_common(
     assert named["unmatched"] == ["grpo"]
     # Written as a word, it is as common as it is: half the stored papers hold it.
     assert asked("what is grpo's main weakness?")["unmatched"] == []
+
+
+def test_what_is_new_is_answered_from_the_latest_papers(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # "what is new in GUI Agents?", which the topic page offers, drew on papers of nine
+    # months back and quoted "GUI agents are designed to automate repetitive tasks".
+    def day(d: str) -> list[dict[str, str]]:
+        return [{"version": "v1", "created": f"{d} 10:00:00 GMT"}]
+
+    lines = [
+        kaggle_line(
+            "2601.00001",
+            "Okapi agents",
+            abstract="Okapi agents are designed to automate repetitive phone tasks.",
+            versions=day("Mon, 5 Jan 2026"),
+        ),
+        kaggle_line(
+            "2603.00002",
+            "Okapi agents with memory",
+            abstract="Okapi agents forget the screens they saw. We propose a memory for okapi "
+            "agents that keeps every screen.",
+            versions=day("Mon, 16 Mar 2026"),
+        ),
+        kaggle_line(
+            "2603.00003",
+            "Okapi agents at scale",
+            abstract="Okapi agents need many phones to learn on.",
+            versions=day("Fri, 27 Mar 2026"),
+        ),
+    ]
+    feed = tmp_path / "new.jsonl"
+    feed.write_text("\n".join(lines) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    done = run("ask", "what is new in okapi agents?", "--json")
+    assert done.exit_code == 0, done.stderr
+    assert "the 28 days to the newest stored one, Feb 28 to Mar 27, 2026" in done.stderr
+    answer = json.loads(done.stdout)
+    assert {p["arxiv_id"] for p in answer["papers"]} <= {"2603.00002", "2603.00003"}
+    # What a paper brings comes before what sets the scene.
+    assert answer["answer"][0]["text"].startswith("We propose a memory for okapi agents")
+    # --since says where to start instead, and the same words asked otherwise draw
+    # on every paper.
+    since = run("ask", "what is new in okapi agents?", "--since", "2026-01-01", "--json")
+    assert "28 days" not in since.stderr
+    assert "2601.00001" in {p["arxiv_id"] for p in json.loads(since.stdout)["papers"]}
+    everything = asked("how do okapi agents automate tasks?")
+    assert "2601.00001" in {p["arxiv_id"] for p in everything["papers"]}  # type: ignore[union-attr,index]
+
+
+def test_which_questions_ask_what_is_new() -> None:
+    from papertrack.ask import asks_new, asks_who
+
+    for question in (
+        "what is new in GUI Agents?",
+        "What's new with world models",
+        "what are the latest results on agentic RL?",
+        "recent advances in agent memory",
+        "newest papers on deep research agents",
+    ):
+        assert asks_new(question), question
+    for question in (
+        "how are new agents trained?",
+        "which benchmarks are used for web agents?",
+        "who works on GUI agents?",
+    ):
+        assert not asks_new(question), question
+    assert asks_who("Who is working on this?") and asks_who("which labs study world models?")
+    assert asks_who("top authors in agentic RL") and not asks_who("what is the top model?")

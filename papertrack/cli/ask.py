@@ -119,7 +119,7 @@ def ask(
         papertrack ask 'agent memory' --context | llm -s 'Answer concisely'
         papertrack ask gui-agents 'who works on this?'
     """
-    from papertrack.ask import answer_question, answer_who, asks_who, context_pack
+    from papertrack.ask import answer_question, answer_who, asks_new, asks_who, context_pack
 
     with errors():
         catalog = load_catalog()
@@ -171,6 +171,9 @@ def ask(
             start = parse_date(since)
         store = open_store()
         fresh_tags(store, catalog)
+        new = asks_new(question)
+        if new and start is None:
+            start = _new_since(store)
         scope = f"of {topic.name}" if topic else "in the store"
         if asks_who(question) and not (context or llm):
             # "who works on GUI agents?" quoted sentences with the word "work" in them.
@@ -183,7 +186,12 @@ def ask(
                 _emit(who, chosen, {t.slug: t.name for t in catalog.topics})
             return
         answer = answer_question(
-            store, question, topic=topic.slug if topic else None, since=start, papers=limit
+            store,
+            question,
+            topic=topic.slug if topic else None,
+            since=start,
+            papers=limit,
+            new=new,
         )
         if not answer.considered:
             if start is not None:
@@ -240,6 +248,27 @@ def ask(
 _FIELD = re.compile(
     r"(?<![\w-])(title|abstract|author|category|ti|abs|au|cat):\s*(\S*)", re.IGNORECASE
 )
+
+
+def _new_since(store: Store) -> datetime | None:
+    """Where a question about what is new starts: :data:`papertrack.ask.NEW_DAYS` days
+    up to the newest stored paper, said on stderr. "what is new in GUI Agents?", which
+    the topic page offers, drew on papers of nine months back and quoted sentences
+    like "GUI agents are designed to automate repetitive tasks"."""
+    from datetime import UTC, datetime, timedelta
+
+    from papertrack.ask import NEW_DAYS
+
+    newest = store.newest_day()
+    if newest is None:
+        return None
+    first = newest - timedelta(days=NEW_DAYS - 1)
+    say(
+        f"Note: a question about what is new draws on the papers of the {NEW_DAYS} days "
+        f"to the newest stored one, {first:%b} {first.day} to {newest:%b} {newest.day}, "
+        f"{newest.year}. Give --since for others."
+    )
+    return datetime(first.year, first.month, first.day, tzinfo=UTC)
 
 
 def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -> None:
