@@ -348,9 +348,12 @@ def change_label(m: Momentum) -> str:
     return f"{pct:+d}%" if pct else "0%"
 
 
-def momentum_chart(m: Momentum, width: int = 40, compact: bool = False) -> Table:
+def momentum_chart(
+    m: Momentum, width: int = 40, compact: bool = False, counted: bool = True
+) -> Table:
     """One bar per ISO week, oldest first, the count beside it, the current window bracketed
-    (``compact``: "Apr 6" for "Week of Apr 6" and the bracket without its words)."""
+    (``compact``: "Apr 6" for "Week of Apr 6" and the bracket without its words;
+    ``counted``: the bracket says how many of its first bar's papers the window counts)."""
     table = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
     table.add_column("Week", no_wrap=True)
     table.add_column("Bar", no_wrap=True, min_width=width)
@@ -360,7 +363,7 @@ def momentum_chart(m: Momentum, width: int = 40, compact: bool = False) -> Table
     current = [n for n, w in enumerate(m.weeks) if w.current]
     for n, week in enumerate(m.weeks):
         label = week_label(week.start, m.as_of)
-        bracket = _bracket(n, current, m) + ("" if week.complete else " so far")
+        bracket = _bracket(n, current, m, counted) + ("" if week.complete else " so far")
         if compact:
             label, bracket = label.removeprefix("Week of "), bracket[:1]
         table.add_row(
@@ -378,17 +381,23 @@ def _bar_cells(week: WeekBucket, top: int, width: int) -> tuple[Text, Text]:
     return cells, Text(f"{week.count:,}")
 
 
-def _bracket(n: int, rows: list[int], m: Momentum) -> str:
+def _bracket(n: int, rows: list[int], m: Momentum, counted: bool = True) -> str:
     """The mark beside row ``n`` of the chart: the bracket over the weeks that overlap
     the current window, its first row saying the window's first day when that is not
-    the first bar's Monday (its bar counts days before the window: the bracketed bars
-    added up to 70 where the sentence said 48)."""
+    the first bar's Monday, and how many of that bar's papers the window counts (its
+    bar counts days before the window: the bracketed bars added up to 70 where the
+    sentence said 48, and to 332 where it said 250)."""
     if n not in rows:
         return ""
     label = window_phrase(m.window_weeks)
     first = m.current.first
     if n == rows[0] and first != m.weeks[n].start:
         label += f", from {first:%b} {first.day}"
+        week = m.weeks[n].count
+        if counted and week is not None and len(rows) > 1:
+            # Of the first bar, the papers the window counts: the rest are before it.
+            later = sum(m.weeks[r].count or 0 for r in rows[1:])
+            label += f": {max(0, m.current.count - later):,} of {week:,}"
     if len(rows) == 1:
         return f"◀ {label}"
     if n == rows[0]:
@@ -399,12 +408,17 @@ def _bracket(n: int, rows: list[int], m: Momentum) -> str:
 #: Below this console width the chart is drawn compact (see :func:`momentum_chart`):
 #: at 40 its labels were cut to "Week of Apr…" and its counts pushed off.
 COMPACT_CHART = 60
+#: From this width the bracket also says how many of its first bar's papers it counts.
+COUNTED_CHART = 76
 
 
 def chart_width(console_width: int) -> int:
     """Cells for the longest bar: 40, less on a narrow terminal (labels, counts and the
-    bracket's "last four weeks, from May 30" need ~58, ~25 in a compact chart)."""
-    room = console_width - (25 if console_width < COMPACT_CHART else 58)
+    bracket's "last four weeks, from May 30: 12 of 82" need ~68, without its count
+    (below :data:`COUNTED_CHART`) ~58, ~25 in a compact chart)."""
+    room = console_width - (
+        25 if console_width < COMPACT_CHART else 58 if console_width < COUNTED_CHART else 68
+    )
     return max(8, min(40, room))
 
 
@@ -424,7 +438,8 @@ def momentum_block(
     # Blank lines rather than Padding, which fills its lines with spaces to the full width.
     width = 40 if console_width is None else chart_width(console_width)
     compact = console_width is not None and console_width < COMPACT_CHART
-    parts.extend((Text(""), momentum_chart(m, width, compact), Text("")))
+    counted = console_width is None or console_width >= COUNTED_CHART
+    parts.extend((Text(""), momentum_chart(m, width, compact, counted), Text("")))
     parts.append(Text(footer(m), style="dim"))
     return Group(*parts)
 

@@ -599,6 +599,17 @@ def test_momentum_table_sentence_chart_and_footer(store_dir: Path) -> None:
     # Mon - Wed only: 9 of 21 is 17.1 of 40 cells
     assert re.search(r" █{17}▏ +9 +┘ so far$", lines["Week of Sep 28"].rstrip())
     assert "┐ last four weeks" in lines["Week of Aug 31"]
+    # The first bracketed bar counts days before the window: how many of its papers
+    # the window counts is said, so the bracket adds up to the sentence.
+    first = re.search(
+        r"(\d+) +┐ last four weeks, from Sep 3: (\d+) of (\d+)$", lines["Week of Aug 31"]
+    )
+    assert first is not None and first[1] == first[3]
+    later = [
+        int(re.findall(r" (\d+) +[│┘]", lines[f"Week of {d}"])[0])
+        for d in ("Sep 7", "Sep 14", "Sep 21", "Sep 28")
+    ]
+    assert int(first[2]) + sum(later) == want["current"]
     assert "last four weeks" not in lines["Week of Aug 24"]
     assert lines["Week of Sep 7"].count("█") == 40  # the largest week: the whole width
     assert "█" * 9 + "▌ " in lines["Week of Aug 24"]  # 5/21 of 40 cells = 9.52
