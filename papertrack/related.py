@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC, date, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from papertrack.store import Store
 
-__all__ = ["SharedCounts", "count_shared", "related_topics", "shared_counts"]
+__all__ = ["Related", "SharedCounts", "count_shared", "related_topics", "shared_counts"]
 
 #: {topic: {other topic: papers tagged with both}}; symmetric; a topic with itself
 #: is its own papers.
@@ -33,6 +33,15 @@ SharedCounts = Mapping[str, Mapping[str, int]]
 #: two papers of terminal agents that are also computer-use agents read as the
 #: nearest topic of terminal agents.
 MIN_SHARED = 3
+
+
+class Related(NamedTuple):
+    """A topic near another: its slug, the papers both hold, and those over the papers
+    of either (what ranks it; None without the topics' own counts)."""
+
+    slug: str
+    shared: int
+    overlap: float | None
 
 
 def shared_counts(tag_lists: Iterable[Iterable[str]]) -> dict[str, dict[str, int]]:
@@ -54,11 +63,11 @@ def related_topics(
     slug: str,
     n: int = 3,
     among: Collection[str] | None = None,
-) -> list[tuple[str, int]]:
-    """The ``n`` topics whose papers overlap most with ``slug``'s, as (slug, shared
-    papers), nearest first: by the papers shared over the papers of either; those
-    sharing fewer than :data:`MIN_SHARED` come after all the others. Without the
-    topics' own counts (a topic with itself), by the papers shared.
+) -> list[Related]:
+    """The ``n`` topics whose papers overlap most with ``slug``'s, nearest first: by
+    the papers shared over the papers of either; those sharing fewer than
+    :data:`MIN_SHARED` come after all the others. Without the topics' own counts (a
+    topic with itself), by the papers shared.
 
     Ties go by shared papers, then slug, so the answer is the same on every run.
     Topics sharing no paper are never listed, so fewer than ``n`` may come back.
@@ -71,18 +80,25 @@ def related_topics(
     row = shared.get(slug, {})
     own = row.get(slug)
 
-    def overlap(other: str, count: int) -> float:
+    def overlap(other: str, count: int) -> float | None:
         theirs = shared.get(other, {}).get(other)
         if own is None or theirs is None:
-            return float(count)
+            return None
         return count / max(own + theirs - count, 1)
 
     found = [
-        (other, count)
+        Related(other, count, overlap(other, count))
         for other, count in row.items()
         if count > 0 and other != slug and (among is None or other in among)
     ]
-    found.sort(key=lambda item: (item[1] < MIN_SHARED, -overlap(*item), -item[1], item[0]))
+    found.sort(
+        key=lambda r: (
+            r.shared < MIN_SHARED,
+            -(r.shared if r.overlap is None else r.overlap),
+            -r.shared,
+            r.slug,
+        )
+    )
     return found[: max(n, 0)]
 
 

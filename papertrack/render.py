@@ -506,7 +506,7 @@ def topic_page(
     papers: RenderableType | None,
     latest_title: str,
     console_width: int | None = None,
-    related: Sequence[tuple[str, int]] = (),
+    related: Sequence[tuple[str, int, float | None]] = (),
     ask: str = "",
     *,
     following: bool = False,
@@ -516,7 +516,8 @@ def topic_page(
     """The topic page: header, momentum with its chart, the latest papers (``shown_of``
     says how many of them, when not all), related topics, follow, ask.
 
-    ``related`` is (topic name, shared papers) of the nearest topics (:mod:`papertrack.related`);
+    ``related`` is (topic name, shared papers, overlap) of the nearest topics
+    (:mod:`papertrack.related`);
     ``follow`` the command line that follows the topic (or, ``following`` it, that
     unfollows it); ``ask`` the command line that asks about the topic.
     """
@@ -534,8 +535,20 @@ def topic_page(
     if shown_of:
         parts.append(Text(shown_of, style="dim"))
     if related:
-        shown = ", ".join(f"{safe(name)} ({n:,} shared)" for name, n in related)
-        parts.extend((Text(""), Text.assemble(("Related topics: ", "bold"), shown)))
+        # Ranked by overlap, so that is what is shown: "67 shared" before "98 shared"
+        # read as a list out of order.
+        shown = ", ".join(
+            f"{safe(name)} ({n:,} shared)"
+            if overlap is None
+            else f"{safe(name)} {format_share(overlap)} ({n:,})"
+            for name, n, overlap in related
+        )
+        head = "Related topics" + (
+            " (papers in both, of those in either)"
+            if any(r[2] is not None for r in related)
+            else ""
+        )
+        parts.extend((Text(""), Text.assemble((f"{head}: ", "bold"), shown)))
     if follow:
         if following:
             said = f"yes: new papers come in your digest ('{safe(follow)}' stops that)"

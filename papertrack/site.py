@@ -43,7 +43,7 @@ from papertrack import momentum as core
 from papertrack.digest import clean, link
 from papertrack.errors import StoreError, UsageError
 from papertrack.models import Paper, paper_date_key, utc_text
-from papertrack.related import related_topics, shared_counts
+from papertrack.related import Related, related_topics, shared_counts
 from papertrack.text import newest_of
 
 if TYPE_CHECKING:
@@ -168,8 +168,8 @@ class SiteTopic:
     total: int
     #: Its latest papers, newest first.
     papers: tuple[Paper, ...]
-    #: (slug, shared papers) of the topics whose papers overlap most with its own.
-    related: tuple[tuple[str, int], ...]
+    #: The topics whose papers overlap most with its own.
+    related: tuple[Related, ...]
 
 
 def _day_of(paper: Paper) -> date | None:
@@ -371,9 +371,14 @@ def _topic_context(
             {
                 "name": clean(names.get(slug, slug)),
                 "href": pages.get(slug),
-                "shared": f"{count:,} shared paper{'' if count == 1 else 's'}",
+                "shared": f"{count:,} shared paper{'' if count == 1 else 's'}"
+                + (
+                    f", {core.format_share(overlap)} of those in either"
+                    if overlap is not None
+                    else ""
+                ),
             }
-            for slug, count in topic.related
+            for slug, count, overlap in topic.related
         ],
         # Slugs are lower-case words and digits joined by '-': safe unquoted in a shell.
         "ask": f"papertrack ask {topic.slug} '…'",

@@ -326,15 +326,21 @@ def test_the_topic_page_ends_with_related_topics_and_the_ask_line(store: Store) 
     tags = [p.tags for _, p in store.search(lambda *_: True) if p.paper_date is not None]
     # The recorded feeds all fall inside the chart's 12 weeks before the as-of day.
     want = related_topics(shared_counts(tags), "llm-agent-training", 3)
-    assert [(r["topic"], r["shared"]) for r in data["related"]] == want
+    assert [(r["topic"], r["shared"], r["overlap"]) for r in data["related"]] == want
     names = {t["topic"]: t["name"] for t in json.loads(run("topics", "--json").stdout)}
-    assert [r["name"] for r in data["related"]] == [names[slug] for slug, _ in want]
+    assert [r["name"] for r in data["related"]] == [names[r.slug] for r in want]
     assert len(want) == 3
     assert data["ask"].startswith("papertrack ask llm-agent-training '")
     text = run("topic", "llm-agent-training", "--as-of", "2025-08-22")
     lines = text.stdout.rstrip().splitlines()
     assert lines[-1].startswith("Ask: papertrack ask llm-agent-training")
-    assert any(line.startswith("Related topics: ") for line in lines[-4:])
+    # Ranked by overlap, and shown by it: "67 shared" before "98 shared" read as out of order.
+    related = " ".join(" ".join(lines[-5:]).split())
+    assert "Related topics (papers in both, of those in either): " in related
+    from papertrack.momentum import format_share
+
+    for r in want:
+        assert f"{names[r.slug]} {format_share(r.overlap)} ({r.shared:,})" in related  # type: ignore[arg-type]
     # The page's "Follow this topic": the command, then that it is followed.
     assert lines[-2] == "Follow: papertrack follow llm-agent-training"
     assert (data["following"], data["follow"]) == (False, lines[-2].removeprefix("Follow: "))

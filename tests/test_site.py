@@ -24,6 +24,7 @@ import feedparser
 import pytest
 
 from papertrack.models import Paper
+from papertrack.momentum import format_share
 from papertrack.related import count_shared, related_topics, shared_counts
 from papertrack.site import MARKER, feed_name, page_name
 from papertrack.store import Store
@@ -128,21 +129,32 @@ def test_related_topics_are_the_topics_whose_papers_overlap_most() -> None:
     shared = shared_counts(lists)
     assert shared["a"] == {"a": 5, "b": 3, "c": 2, "e": 1}  # with itself: its own papers
     assert shared["b"]["a"] == 3 and shared["d"] == {"d": 1}  # symmetric
-    assert related_topics(shared, "a") == [("b", 3), ("c", 2), ("e", 1)]
-    assert related_topics(shared, "a", n=1) == [("b", 3)]
+
+    def near(*args: object, **kwargs: object) -> list[tuple[str, int]]:
+        return [(r.slug, r.shared) for r in related_topics(*args, **kwargs)]  # type: ignore[arg-type]
+
+    assert near(shared, "a") == [("b", 3), ("c", 2), ("e", 1)]
+    # The overlap ranks them, and comes with each: shared over the papers of either.
+    assert [r.overlap for r in related_topics(shared, "a")] == [3 / 5, 2 / 6, 1 / 6]
+    assert near(shared, "a", n=1) == [("b", 3)]
     # c shares 1 paper with b and with e: e's 2 papers overlap more than b's 3.
-    assert related_topics(shared, "c") == [("a", 2), ("e", 1), ("b", 1)]
-    assert related_topics(shared, "a", among={"c", "e"}) == [("c", 2), ("e", 1)]
-    assert related_topics(shared, "d") == [] and related_topics(shared, "nobody") == []
+    assert near(shared, "c") == [("a", 2), ("e", 1), ("b", 1)]
+    assert near(shared, "a", among={"c", "e"}) == [("c", 2), ("e", 1)]
+    assert near(shared, "d") == [] and near(shared, "nobody") == []
     # A broad topic on every paper shares the most with each, and is not the nearest:
     # GUI agents listed Large Language Models first and not computer-use agents.
     broad = [("big", "x", "y")] * 3 + [("big", "x")] + [("big",)] * 16
-    assert related_topics(shared_counts(broad), "x") == [("y", 3), ("big", 4)]
+    assert near(shared_counts(broad), "x") == [("y", 3), ("big", 4)]
     # Two papers shared come after every topic sharing three or more.
     few = [("x", "y")] * 2 + [("x", "z")] * 3 + [("z",)] * 30
-    assert related_topics(shared_counts(few), "x") == [("z", 3), ("y", 2)]
-    # Without the topics' own counts, by the papers shared; a tie goes by slug.
-    assert related_topics({"c": {"a": 2, "b": 1, "e": 1}}, "c") == [("a", 2), ("b", 1), ("e", 1)]
+    assert near(shared_counts(few), "x") == [("z", 3), ("y", 2)]
+    # Without the topics' own counts, by the papers shared (no overlap); a tie goes by slug.
+    alone = related_topics({"c": {"a": 2, "b": 1, "e": 1}}, "c")
+    assert [(r.slug, r.shared, r.overlap) for r in alone] == [
+        ("a", 2, None),
+        ("b", 1, None),
+        ("e", 1, None),
+    ]
 
 
 def test_count_shared_reads_the_papers_of_the_days_asked(store_dir: Path) -> None:
@@ -215,8 +227,9 @@ def test_site_pages_show_what_the_terminal_shows(store_dir: Path, tmp_path: Path
             count_shared(store, first, as_of), slug, 3, {t.slug for t in catalog.topics}
         )
         related = tag_texts(html, "li")[-len(want) :] if want else []
-        for (other, count), text in zip(want, related, strict=True):
+        for (other, count, overlap), text in zip(want, related, strict=True):
             assert catalog.by_slug(other).name in text and f"{count:,} shared paper" in text
+            assert f"{format_share(overlap)} of those in either" in text  # type: ignore[arg-type]
             assert page_name(other) in hrefs
 
 

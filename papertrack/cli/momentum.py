@@ -31,6 +31,7 @@ from papertrack.errors import UsageError
 
 if TYPE_CHECKING:
     from papertrack.momentum import Momentum
+    from papertrack.related import Related
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
 
@@ -340,7 +341,9 @@ def topic_page(
                     "papers_total": total,
                     "papers": [p.to_dict() for p in papers],
                     "related": [
-                        {"topic": s, "name": names.get(s, s), "shared": n} for s, n in related
+                        {"topic": r.slug, "name": names.get(r.slug, r.slug), "shared": r.shared}
+                        | {"overlap": r.overlap}
+                        for r in related
                     ],
                     "following": following,
                     "follow": follow,
@@ -359,7 +362,7 @@ def topic_page(
                 table = render.paper_cards(led, header, names)
             elif papers:
                 table = render.papers_table(led, header, names, console.width)
-            shown = [(names.get(s, s), n) for s, n in related]
+            shown = [(names.get(r.slug, r.slug), r.shared, r.overlap) for r in related]
             console.print(
                 render.topic_page(
                     result,
@@ -378,7 +381,7 @@ def topic_page(
             say(EMPTY_STORE)
 
 
-def _related(store: Store, catalog: Catalog, slug: str, result: Momentum) -> list[tuple[str, int]]:
+def _related(store: Store, catalog: Catalog, slug: str, result: Momentum) -> list[Related]:
     """The three topics whose papers overlap most with ``slug``'s in the chart's weeks.
 
     Counted as the static site counts them, so the two pages agree.
