@@ -458,12 +458,18 @@ def answer_question(
     from papertrack.query import tokenize
 
     answer = Answer(question, topic)
-    answer.considered = rank_papers(
-        store, question, topic=topic, since=since, limit=papers, progress=progress
-    )
+    words = question_words(question)
+    if not words and new and topic is not None:
+        # "what's new?" asked of a topic names nothing else: its newest papers, and
+        # what each brings.
+        latest = store.latest(topic, limit=papers, since=since)
+        answer.considered = [Ranked(p, 0.0) for p in latest]
+    else:
+        answer.considered = rank_papers(
+            store, question, topic=topic, since=since, limit=papers, progress=progress
+        )
     if not answer.considered:
         return answer
-    words = question_words(question)
     stems = {_stem(w): w for w in words}
     # One look-up for both: the stems' weights and the words common in the store.
     found = _frequencies(store, [*stems, *words])
@@ -484,6 +490,8 @@ def answer_question(
                     coverage += weight[stem]
                 elif any(w.startswith(stem) for w in held):
                     coverage += _PREFIX_ONLY * weight[stem]
+            if not stems and new and _CONTRIBUTION.search(sentence):
+                coverage = 1.0  # nothing asked but what is new: what each paper brings
             if not coverage:
                 continue
             length = max(8, len(held))

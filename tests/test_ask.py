@@ -940,3 +940,21 @@ def test_which_questions_ask_what_is_new() -> None:
         assert not asks_new(question), question
     assert asks_who("Who is working on this?") and asks_who("which labs study world models?")
     assert asks_who("top authors in agentic RL") and not asks_who("what is the top model?")
+
+
+def test_a_question_of_common_words_alone_is_refused_and_whats_new_of_a_topic_is_not(
+    store: Store,
+) -> None:
+    # "the of and" said that no paper matched its words.
+    error_line(run("ask", "the of and"), 2, "no word to look up: 'the', 'of', 'and' are too common")
+    error_line(run("ask", "?!"), 2, "the question has no words")
+    error_line(run("ask", "what's new?"), 2, "new in what?", "papertrack ask gui-agents")
+    # Of a topic, "what's new?" is its newest papers and what each brings.
+    done = run("ask", "llm-agent-training", "what's new?", "--json")
+    assert done.exit_code == 0, done.stderr
+    answer = json.loads(done.stdout)
+    newest = json.loads(run("latest", "llm-agent-training", "--json", "-n", "8").stdout)
+    assert {p["arxiv_id"] for p in answer["papers"]} <= {p["arxiv_id"] for p in newest}
+    assert answer["answer"] and all(
+        re.search(r"\b(?:we|this (?:paper|work))\b", s["text"], re.I) for s in answer["answer"]
+    )

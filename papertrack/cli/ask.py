@@ -164,6 +164,7 @@ def ask(
                 f"'{visible(field.group(0))}'."
             )
             question = " ".join(_FIELD.sub(r"\2", question).split()) or question
+        _check_words(question, topic is not None, context or llm)
         start = None
         if since is not None:
             from papertrack.dates import parse_date
@@ -248,6 +249,34 @@ def ask(
 _FIELD = re.compile(
     r"(?<![\w-])(title|abstract|author|category|ti|abs|au|cat):\s*(\S*)", re.IGNORECASE
 )
+
+
+def _check_words(question: str, topic: bool, for_model: bool) -> None:
+    """Refuse a question with no word to look up ("the of and" said that no paper
+    matched its words), unless it asks who or what is new of a topic, which its
+    papers answer."""
+    from papertrack.ask import asks_new, asks_who, question_words
+    from papertrack.query import tokenize
+
+    if question_words(question):
+        return
+    if topic and (asks_new(question) or (asks_who(question) and not for_model)):
+        return
+    if asks_new(question):
+        raise UsageError(
+            "new in what? Name it, 'what is new in world models?', or give a topic: "
+            "papertrack ask gui-agents 'what is new?'"
+        )
+    if asks_who(question) and not for_model:
+        return  # said by _say_who, with the same advice
+    said = ", ".join(repr(w) for w in dict.fromkeys(tokenize(question)))
+    raise UsageError(
+        f"the question has no word to look up: {visible(said)} "
+        f"{'is' if ',' not in said else 'are'} too common to tell papers apart. "
+        "Ask about something, e.g. 'how are GUI agents trained?'"
+        if said
+        else "the question has no words. Ask something, e.g. 'how are agents trained?'"
+    )
 
 
 def _new_since(store: Store) -> datetime | None:
