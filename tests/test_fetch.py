@@ -1726,3 +1726,23 @@ def test_a_page_arriving_too_slowly_to_be_whole_in_time_says_what_helps() -> Non
     line = error_line(result, 1, "arXiv kept sending a page too slow to arrive whole in the time")
     assert "KB came" in line and "Give each page longer (--timeout 180)" in line
     assert "--page-size" not in line  # a listing is one page
+
+
+def test_days_reaches_back_as_far_as_arxiv_takes_to_announce(httpserver: HTTPServer) -> None:
+    # A nightly `--days 1` asked for yesterday's and today's submissions, and arXiv
+    # announces a Friday's on Sunday night: every Monday's papers were never fetched.
+    from datetime import timedelta
+
+    from papertrack.cli.fetch import ANNOUNCED_WITHIN
+
+    api = FakeArxiv(httpserver)
+    result = run(
+        "fetch", "-c", "cs.AI", "--days", "1", "--page-size", "10",
+        "--interval", str(INTERVAL), "--api-url", api.url,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    first = date.today() - timedelta(days=1 + ANNOUNCED_WITHIN)
+    assert ANNOUNCED_WITHIN >= 4  # Thursday evening's, announced Monday at 01:00 UTC
+    assert api.calls[0][1]["search_query"] == (
+        f"cat:cs.AI AND submittedDate:[{first:%Y%m%d}0000 TO {date.today():%Y%m%d}2359]"
+    )

@@ -86,6 +86,13 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
         yield update
 
 
+#: Days arXiv may take to announce a paper after its submission: a Thursday's after
+#: the 14:00 US Eastern cut-off and Friday's are announced on Sunday night (Monday,
+#: UTC). ``--days N`` reaches back this much further, so that a nightly run misses
+#: none; what is already stored counts as unchanged.
+ANNOUNCED_WITHIN = 4
+
+
 def _days_before(last: date, option: str, value: int, days: int) -> date:
     """``days`` days before ``last``; a span reaching past year 1 is a usage error."""
     try:
@@ -129,7 +136,12 @@ def fetch(
     days: Annotated[
         int | None,
         typer.Option(
-            "--days", min=0, help="API: papers submitted in the last N days.", show_default=False
+            "--days",
+            min=0,
+            help=f"API: papers submitted in the last N days, and the {ANNOUNCED_WITHIN} "
+            "before them that arXiv may have announced since (papers already stored count "
+            "as unchanged).",
+            show_default=False,
         ),
     ] = None,
     backfill: Annotated[
@@ -327,7 +339,9 @@ def _first_day(
     if since is not None:
         return parse_date(since).date()
     if days is not None:
-        return _days_before(last, "--days", days, days)
+        # Reaching back as far as arXiv may take to announce a submission: a nightly
+        # --days 1 missed every Monday's papers (Friday's, announced Sunday night).
+        return _days_before(last, "--days", days, days + ANNOUNCED_WITHIN)
     if backfill is not None:
         return _days_before(last, "--backfill", backfill, backfill * 7)
     return None
