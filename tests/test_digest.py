@@ -382,6 +382,43 @@ def test_digest_into_a_pipe_whose_reader_is_gone_is_not_reported_written_or_mark
     assert run("digest", "--dry-run").stdout == ""
 
 
+def test_a_digest_stopped_by_a_signal_while_a_reader_is_slow_marks_nothing(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # `digest | mail` with a mail command that stalls, stopped by cron's timeout or a
+    # shutdown: 804 papers were marked shown and 25 delivered, and never came again.
+    import signal
+    import time
+
+    follow("zebra-studies")
+    entries: list[Entry] = [
+        (f"2611.{n:05d}", 1, f"Zebra number {n} " + "stripes " * 20, n % 5, ["A"])
+        for n in range(100, 500)
+    ]
+    ingest(api_feed(tmp_path / "f.xml", entries))
+    state = isolated_home / "digest-state.json"
+    assert not state.exists()
+    digest = subprocess.Popen(
+        [sys.executable, "-m", "papertrack", "digest", "--format", "json"],
+        stdout=subprocess.PIPE,  # not read: the write blocks once the pipe is full
+        stderr=subprocess.PIPE,
+        env=os.environ,
+    )
+    deadline = time.monotonic() + 60
+    while not state.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)  # the mark is saved before a stream is written
+    assert state.exists(), "the digest never saved its mark"
+    time.sleep(0.5)
+    digest.send_signal(signal.SIGTERM)
+    _, stderr = digest.communicate(timeout=60)
+    assert digest.returncode == 143, stderr
+    assert b"Stopped by SIGTERM. Nothing is marked as shown that was not written whole." in stderr
+    assert b"Traceback" not in stderr
+    assert not state.exists()  # the mark is back as it was: none
+    again = digest_json("--dry-run")
+    assert sorted(ids(again)) == sorted(e[0] for e in entries)
+
+
 # --------------------------------------------------------------------------- pure core
 
 
