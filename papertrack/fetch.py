@@ -266,8 +266,11 @@ class _Throttle:
             except ValueError:
                 last = 0.0
             now = settings.clock()
-            if last > now + 3600:  # a clock step back: don't wait for ever
-                last = 0.0
+            # A last request "in the future" is a clock stepped back (NTP after a
+            # laptop resumed): wait one interval, not the step too. A step of 40 s
+            # made the next fetch sleep 40 s in silence, holding the lock every
+            # papertrack fetch on the machine waits for.
+            last = min(last, now)
             delay = last + settings.interval - now
             if delay > 0:
                 settings.sleep(delay)

@@ -1746,3 +1746,27 @@ def test_days_reaches_back_as_far_as_arxiv_takes_to_announce(httpserver: HTTPSer
     assert api.calls[0][1]["search_query"] == (
         f"cat:cs.AI AND submittedDate:[{first:%Y%m%d}0000 TO {date.today():%Y%m%d}2359]"
     )
+
+
+def test_a_clock_stepped_back_costs_one_interval_not_the_step(tmp_path: Path) -> None:
+    # NTP stepping the clock back 40 s after the last request made the next fetch
+    # sleep 40 s in silence, holding the lock every fetch on the machine waits for.
+    from papertrack.fetch import FetchSettings, _Throttle
+
+    slept: list[float] = []
+    now = [1_000_000.0]
+    settings = FetchSettings(
+        home=tmp_path, interval=3.0, sleep=slept.append, clock=lambda: now[0], pace_dir=tmp_path
+    )
+    throttle = _Throttle(settings)
+    throttle.wait()
+    assert slept == []  # the first request goes at once
+    now[0] += 1.0
+    throttle.wait()
+    assert slept == [pytest.approx(2.0)]  # 1 s after the last: 2 s more
+    now[0] -= 40.0  # the clock steps back
+    throttle.wait()
+    assert slept[-1] == pytest.approx(3.0)  # one interval, not 43 s
+    now[0] += 10.0
+    throttle.wait()
+    assert len(slept) == 2  # an interval has passed: no wait
