@@ -291,6 +291,8 @@ def fetch(
                     return
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
+        for note in dict.fromkeys(report.notes):
+            say(f"Note: {note}", quiet=quiet)
         say(report.summary(), quiet=quiet)
 
 
