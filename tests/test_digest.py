@@ -426,6 +426,68 @@ def _paper(arxiv_id: str, age: int, tags: tuple[str, ...]) -> Paper:
     return Paper(arxiv_id=arxiv_id, title=arxiv_id, published=NOW - timedelta(days=age), tags=tags)
 
 
+def test_a_year_of_weekly_digests_keeps_its_state_bounded_and_shows_each_paper_once(
+    tmp_path: Path,
+) -> None:
+    # Every id ever shown was kept, and every paper since the first digest read again:
+    # two broad topics over eleven months, 4.6 s a digest and a 1 MB state file.
+    from papertrack.digest import KEEP_DAYS, load_state, save_state, window_start
+
+    start = datetime(2026, 1, 5, 9, tzinfo=UTC)
+    papers: list[Paper] = []
+    state, shown = DigestState(), []
+    sizes = []
+    for week in range(52):
+        now = start + timedelta(weeks=week)
+        # 30 papers a day of the week just gone, and one dated 20 days back that a
+        # backfill brought in only now (still new: it is inside the kept days).
+        for day in range(7):
+            dated = now - timedelta(days=day + 1)
+            papers += [
+                Paper(arxiv_id=f"{week:02d}.{day}.{n:02d}", title="t", published=dated, tags=("x",))
+                for n in range(30)
+            ]
+        papers.append(
+            Paper(
+                arxiv_id=f"{week:02d}.late",
+                title="t",
+                published=now - timedelta(days=20),
+                tags=("x",),
+            )
+        )
+        floor = window_start(state, now)
+        candidates = [p for p in papers if p.published >= floor]  # type: ignore[operator]
+        digest = build_digest([("x", "X")], {"x": candidates}, state, now)
+        shown += digest.arxiv_ids()
+        state = DigestState.after(state, digest)
+        save_state(tmp_path / "state.json", state)
+        state = load_state(tmp_path / "state.json")
+        sizes.append((tmp_path / "state.json").stat().st_size)
+    assert len(shown) == len(set(shown))  # never a paper twice
+    late = [pid for pid in shown if pid.endswith(".late")]
+    # Every late one but those of the first two weeks, dated before the first window.
+    assert len(late) == 50 and late[0] == "02.late"
+    # The window and what is remembered reach KEEP_DAYS back, not to the first digest.
+    assert state.floor is not None and now - state.floor <= timedelta(days=KEEP_DAYS + 1)
+    assert len(state.digested) <= (KEEP_DAYS // 7 + 1) * (7 * 30 + 1)
+    assert sizes[-1] < sizes[12] * 1.2  # flat after the kept days fill up
+    # A state of an older papertrack (ids without their day) still loads, and its ids
+    # count as shown on its last digest's day.
+    old = tmp_path / "old.json"
+    old.write_text(
+        json.dumps({"last_digest": NOW.isoformat(), "floor": None, "digested": ["a", "b"]}),
+        encoding="utf-8",
+    )
+    loaded = load_state(old)
+    assert loaded.digested == {"a", "b"} and loaded.shown == {}
+    kept = loaded.after(build_digest([("x", "X")], {"x": []}, loaded, NOW + timedelta(days=1)))
+    assert kept.shown == {"a": NOW.date(), "b": NOW.date()}
+    forgotten = kept.after(
+        build_digest([("x", "X")], {"x": []}, kept, NOW + timedelta(days=KEEP_DAYS + 2))
+    )
+    assert forgotten.digested == set()
+
+
 def test_build_digest_is_pure_and_dedupes() -> None:
     a = _paper("1", 1, ("x", "y"))
     b = _paper("2", 2, ("y",))
