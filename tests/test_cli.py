@@ -663,6 +663,37 @@ def test_messages_and_errors_are_logged(isolated_home: Path, tmp_path: Path) -> 
     assert "Error: no such file" in other.read_text(encoding="utf-8")
 
 
+def test_the_log_is_rotated_past_its_size_and_a_named_one_is_left_alone(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Years of cron grew papertrack.log without a bound.
+    from papertrack.cli import common
+
+    monkeypatch.setattr(common, "LOG_MAX_BYTES", 2_000)
+    ingest(LISTING)
+    log = isolated_home / "papertrack.log"
+    log.write_text("old line\n" * 300, encoding="utf-8")  # 2,700 bytes: past the bound
+    run("ingest", "missing.xml")
+    rotated = isolated_home / "papertrack.log.1"
+    assert rotated.read_text(encoding="utf-8") == "old line\n" * 300
+    assert "Error: no such file: missing.xml" in log.read_text(encoding="utf-8")
+    assert "old line" not in log.read_text(encoding="utf-8")
+    # Past the bound again: the older one goes, so at most two are kept.
+    log.write_text("newer line\n" * 300, encoding="utf-8")
+    run("ingest", "missing.xml")
+    assert rotated.read_text(encoding="utf-8") == "newer line\n" * 300
+    assert sorted(p.name for p in isolated_home.glob("papertrack.log*")) == [
+        "papertrack.log",
+        "papertrack.log.1",
+    ]
+    # A log named with --log-file is the user's to rotate.
+    named = tmp_path / "cron.log"
+    named.write_text("mine\n" * 1_000, encoding="utf-8")
+    run("--log-file", str(named), "ingest", "missing.xml")
+    assert named.read_text(encoding="utf-8").startswith("mine\n" * 1_000)
+    assert not (tmp_path / "cron.log.1").exists()
+
+
 def test_a_log_that_cannot_be_written_is_said_once(isolated_home: Path) -> None:
     """It was skipped without a word: the morning's look at the log found nothing."""
     (isolated_home / "papertrack.log").mkdir(parents=True)

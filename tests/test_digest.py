@@ -352,7 +352,7 @@ def test_a_digest_file_that_cannot_be_written_marks_nothing(
 
 
 def test_digest_into_a_pipe_whose_reader_is_gone_is_not_reported_written_or_marked(
-    tmp_path: Path,
+    tmp_path: Path, isolated_home: Path
 ) -> None:
     """`-o /dev/stdout` into a pipe nobody reads: exit 0, but no "Wrote a digest" line,
     which the whole digest written says, and no mark moved."""
@@ -378,6 +378,10 @@ def test_digest_into_a_pipe_whose_reader_is_gone_is_not_reported_written_or_mark
         os.close(out)
         assert unread.returncode == 0, unread.stderr
         assert "Zebra" in run("digest", "--dry-run").stdout, args
+        # Not an error, so not on stderr; but the log says what became of it.
+        logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+        said = "The digest's reader stopped before its end: nothing is marked as shown"
+        assert logged.count(said) == len(args) // 2 + 1, args
     assert "Zebra" in run("digest").stdout  # read whole: marked
     assert run("digest", "--dry-run").stdout == ""
 

@@ -443,6 +443,23 @@ def say(message: str, *, quiet: bool = False) -> None:
     log(message)
 
 
+#: Past this size papertrack's own log is moved to ``papertrack.log.1`` (the one
+#: before it dropped), so that years of cron keep at most twice this.
+LOG_MAX_BYTES = 1 << 20
+
+
+def _rotate(path: Path) -> None:
+    """Move the log aside when it has grown past :data:`LOG_MAX_BYTES`. A log named
+    with --log-file is the user's to rotate (logrotate, say), and is left alone."""
+    import os
+
+    try:
+        if os.stat(path).st_size > LOG_MAX_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+    except FileNotFoundError:
+        pass
+
+
 def log(message: str) -> Path | None:
     """Append ``message`` to the log: ``--log-file``/PAPERTRACK_LOG_FILE, else papertrack.log.
 
@@ -467,6 +484,8 @@ def log(message: str) -> Path | None:
     lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.rstrip("\n").split("\n"))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if not state.log_file:
+            _rotate(path)
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(lines)
     except OSError as exc:

@@ -364,12 +364,16 @@ def digest(
                     whole = write_output(target, data)
                     if not whole and not dry_run:  # its reader stopped before the end
                         _restore(state_file(), before)
-            except (OSError, PapertrackError, KeyboardInterrupt):
+                if not whole:
+                    _log_unread(dry_run)
+            except (OSError, PapertrackError, KeyboardInterrupt) as exc:
                 # Ctrl-C, SIGTERM or SIGHUP (cron's timeout, a shutdown) while a slow
                 # reader took the digest: 804 papers were marked shown, 25 delivered.
                 # (A file is all or nothing: its mark was never saved alone.)
                 if into and not dry_run:
                     _restore(state_file(), before)
+                if isinstance(exc, BrokenPipeError):
+                    _log_unread(dry_run)
                 raise
             count = len(result.arxiv_ids())
             plural = "s" if count != 1 else ""
@@ -390,6 +394,17 @@ def digest(
         finally:
             if lock is not None:
                 lock.release()
+
+
+def _log_unread(dry_run: bool) -> None:
+    """Trace in the log a digest whose reader stopped before its end (`| head`): not
+    an error, so not said on stderr, and it left no line at all."""
+    log(
+        "The digest's reader stopped before its end: nothing is marked as shown, and "
+        "the next digest shows those papers again"
+        if not dry_run
+        else "The dry run's reader stopped before its end"
+    )
 
 
 def _restore(path: Path, data: bytes | None) -> None:
