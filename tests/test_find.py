@@ -763,6 +763,13 @@ def test_a_query_that_matches_nothing_names_the_words_no_paper_holds(small: Path
     assert "No stored paper holds 'again' (title): check the spelling" in titled.stderr
     named = run("search", "zebra lovelace")
     assert "No stored paper holds 'lovelace' (title or abstract)" in named.stderr
+    # An author's name misspelt, or its words the other way round, says which.
+    misspelt = run("search", 'author:"Ada Lovelac"')
+    assert "No stored paper holds 'lovelac' (author names)" in misspelt.stderr
+    turned = run("search", 'author:"Lovelace Ada"')
+    assert "in the order the paper gives them: try one name alone (author:lovelace)" in (
+        turned.stderr
+    )
     # Every word is in some paper, just not together: fewer words, as before.
     together = run("search", "robots again")
     assert together.exit_code == 0, together.stderr

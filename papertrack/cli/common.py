@@ -347,7 +347,12 @@ def no_match_hint(store: Store, query: str) -> str:
         return FEWER_WORDS
     # Each plain word, in the field its term looks in (a name only an author has is
     # in no title or abstract: "ogunremi agents" matches nothing, and says why).
-    fields = {"text": "title or abstract", "title": "title", "abstract": "abstract"}
+    fields = {
+        "text": "title or abstract",
+        "title": "title",
+        "abstract": "abstract",
+        "author": "author names",  # author:"Yann LeCunn" was told to try fewer words
+    }
     words: dict[tuple[str, str], None] = {}
     for term in terms:
         if isinstance(term, Term) and term.field in fields:
@@ -367,6 +372,14 @@ def no_match_hint(store: Store, query: str) -> str:
     finally:
         text.close()
     if not unknown:
+        names = [t for t in terms if isinstance(t, Term) and t.field == "author"]
+        if names and len(names) == len(terms) and len(names[0].words) > 1:
+            # author:"LeCun Yann": every word is some author's, not in that order.
+            last = max(names[0].words, key=len)
+            return (
+                "An author's words must come in the order the paper gives them: try one "
+                f"name alone (author:{last})."
+            )
         return FEWER_WORDS
     named = " or ".join(f"{visible(w)!r} ({fields[field]})" for field, w in unknown)
     return (
