@@ -37,7 +37,15 @@ app = typer.Typer(
     name="papertrack",
     help=(
         "Track arXiv papers by topic: ingest feeds into a local store, then see the "
-        "latest papers of a topic."
+        "latest papers of a topic.\n\n"
+        "Examples:\n\n"
+        "\b\n"
+        "    papertrack ingest --sample\n"
+        "    papertrack latest llm-agent-training\n"
+        "    papertrack topic gui-agents\n"
+        "    papertrack trending\n"
+        "    papertrack ask llm-agent-training 'how are agents trained with RL?'\n"
+        "    papertrack fetch -c cs.AI -c cs.CL"
     ),
     epilog=EXIT_CODES,
     no_args_is_help=True,
