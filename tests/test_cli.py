@@ -244,6 +244,16 @@ def test_latest_header_says_what_its_count_covers_under_filters() -> None:
     stored = json.loads(run("stats", "--json").stdout)["papers"]
     every = " ".join(run("latest", "-c", "cs.CL", "-n", "1").stdout.split())
     assert f"All papers — latest papers in cs.CL (of {stored} stored)" in every
+    # --since alone: the index's counts per day say how many match, not just the whole.
+    ingest(API_PAGE)
+    every_paper = json.loads(run("latest", "--json", "-n", "1000").stdout)
+    days = sorted(p["paper_date"][:10] for p in every_paper if p["paper_date"])
+    day = days[len(days) // 2]
+    dated = [p for p in every_paper if p["paper_date"] and p["paper_date"][:10] >= day]
+    assert 0 < len(dated) < len(every_paper)
+    alone = run("latest", "--since", day, "-n", "3")
+    header = f"latest papers since {day}: {len(dated)} of {len(every_paper)} stored"
+    assert header in " ".join(alone.stdout.split())
 
 
 def test_latest_abstract_cards_show_the_abstract() -> None:

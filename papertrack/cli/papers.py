@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -370,9 +371,7 @@ def latest(
             match=unsaved.matches_fields if unsaved else None,
             within=store.candidates(unsaved.node) if unsaved else None,
         )
-        header, name = _latest_header(
-            store, chosen, query, start.date().isoformat() if start else None, category or []
-        )
+        header, name = _latest_header(store, chosen, query, start, category or [])
         names = {t.slug: t.name for t in catalog.topics}
 
         def table() -> Any:
@@ -485,26 +484,33 @@ def _latest_header(
     store: Store,
     chosen: Topic | None,
     query: str | None,
-    since: str | None = None,
+    since: datetime | None = None,
     categories: Sequence[str] = (),
 ) -> tuple[str, str]:
     """The table's header, and what the papers are of (for messages).
 
-    The count is the topic's stored papers, as the index keeps it; with --since or
-    --category it would take reading every week file, so the header says what the
-    count covers and which filters the rows passed.
+    The count is the topic's stored papers, as the index keeps it, and with --since
+    from a day's start those dated since then, which the index's counts per day
+    give too ("since 2026-06-20: 42 of 1,783 in the topic"). With --category it
+    would take reading every week file, so the header says what the count covers
+    and which filters the rows passed.
     """
     name = chosen.name if chosen else "All papers"
     if query is None:
-        count = store.count(chosen.slug if chosen else None)
-        filters = [f"since {since}"] if since else []
+        slug = chosen.slug if chosen else None
+        count = store.count(slug)
+        day = since.astimezone(UTC).date() if since else None
+        filters = [f"since {day.isoformat()}"] if day else []
         if categories:
             filters.append("in " + ", ".join(categories))
         if not filters:
             return f"{name} — latest papers ({count:,})", name
+        whole = "in the topic" if chosen else "stored"
+        if day and since == datetime(day.year, day.month, day.day, tzinfo=UTC) and not categories:
+            dated = count - store.count_through(slug, day - timedelta(days=1))
+            return f"{name} — latest papers since {day}: {dated:,} of {count:,} {whole}", name
         # The count is not of the rows: "(148 in all)" above 74 rows of cs.CL read
         # as a count of them.
-        whole = "in the topic" if chosen else "stored"
         return f"{name} — latest papers {' '.join(filters)} (of {count:,} {whole})", name
     # Counting every match would read the whole store: the header gives none. The
     # query is shown as typed, not in quotes of the header's own, which made
