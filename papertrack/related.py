@@ -17,7 +17,7 @@ can call the same functions.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from datetime import UTC, date, timedelta
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -111,12 +111,14 @@ def count_shared(store: Store, first: date, last: date) -> dict[str, dict[str, i
     low, high = _week(first), _week(last)
     weeks = [w for w in store.weeks() if w[:1].isdigit() and low <= w <= high]
 
-    def tags() -> Iterable[tuple[str, ...]]:
+    low_day, high_day = first.isoformat(), last.isoformat()
+
+    def tags() -> Iterable[list[str]]:
         for week in weeks:
-            for paper in store.search_week(week):
-                moment = paper.paper_date
-                if moment is not None and first <= moment.astimezone(UTC).date() <= last:
-                    yield paper.tags
+            for moment, tags in store.week_tags(week):
+                # Stored times are UTC ("2026-06-01T00:00:00Z"): the day is their head.
+                if moment is not None and low_day <= moment[:10] <= high_day:
+                    yield tags
 
     return shared_counts(tags())
 

@@ -439,6 +439,10 @@ class Store:
         if match is not None:
             # Matched on the record: a Paper is built only for the hits.
             docs = [doc for doc in docs if match(*record_fields(doc))]
+        return [paper_of_record(doc, path) for doc in self._current(week, docs)]
+
+    def _current(self, week: str, docs: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+        """``docs`` of ``week`` without a stale copy of a moved paper."""
         if self.dirty_path.exists():
             # A write was cut short: a paper moving to another week may still have its
             # old copy here. Show only the copy the id map names (it is written with
@@ -446,7 +450,30 @@ class Store:
             # cleans up.
             shards = IdMap(self)
             docs = [doc for doc in docs if shards.get(doc["arxiv_id"]) in (week, None)]
-        return [paper_of_record(doc, path) for doc in docs]
+        return docs
+
+    def week_tags(self, week: str) -> list[tuple[str | None, list[str]]]:
+        """(paper date as stored, an ISO UTC time; tags) of every paper of one week
+        file, without building its papers: what related topics count, where a
+        :class:`Paper` each made `topic` take 0.8 s for 12 weeks of real papers."""
+        path = self.partition_path(week)
+        records = week_records(path)
+        if not records:
+            self.weeks()  # a week file gone, not one emptied: an error naming it
+        found: list[tuple[str | None, list[str]]] = []
+        for doc in self._current(week, records.values()):
+            moment, tags = doc.get("paper_date"), doc.get("tags")
+            if not (
+                "paper_date" in doc
+                and (moment is None or isinstance(moment, str))
+                and isinstance(tags, list)
+                and all(isinstance(tag, str) for tag in tags)
+            ):
+                paper = paper_of_record(doc, path)  # a damaged record: named, or read
+                moment = paper.paper_date.isoformat() if paper.paper_date else None
+                tags = list(paper.tags)
+            found.append((moment, tags))
+        return found
 
     def get(self, arxiv_id: str) -> Paper | None:
         """The stored paper with this versionless id, or None: one id shard and one week read.
