@@ -132,16 +132,28 @@ class DigestState:
     floor: datetime | None = None
     shown: dict[str, date] = field(default_factory=dict)
 
-    def after(self, digest: Digest) -> DigestState:
-        """The state once ``digest`` has been delivered."""
+    def after(self, digest: Digest, newest: date | None = None) -> DigestState:
+        """The state once ``digest`` has been delivered. ``newest``: the store's newest
+        paper date, from which the kept days count back (not from the clock: with
+        fetching stopped for months and digests still running, papers fetched late
+        would have fallen behind a floor the clock moved)."""
         now = digest.generated
         today = now.astimezone(UTC).date()
         # Ids kept without their day (a state of an older papertrack): the last
         # digest's day, the latest they can have been shown.
         before = self.last.astimezone(UTC).date() if self.last else today
         shown = {pid: self.shown.get(pid, before) for pid in self.digested}
-        shown.update(dict.fromkeys(digest.arxiv_ids(), today))
-        floor = max(self.floor or first_cutoff(now), _day_start(now - timedelta(days=KEEP_DAYS)))
+        for section in digest.sections:
+            for paper in section.papers:
+                # Remembered until its paper is surely too old to be new again: a
+                # paper dated after the day it was shown (a feed's future date) too.
+                dated = paper.paper_date.astimezone(UTC).date() if paper.paper_date else today
+                shown[paper.arxiv_id] = max(today, dated)
+        anchor = min(today, newest) if newest is not None else today
+        kept_from = _day_start(
+            datetime(anchor.year, anchor.month, anchor.day, tzinfo=UTC) - timedelta(days=KEEP_DAYS)
+        )
+        floor = max(self.floor or first_cutoff(now), kept_from)
         kept = {pid: day for pid, day in shown.items() if day >= floor.date()}
         return DigestState(now, set(kept), floor, kept)
 
@@ -152,16 +164,23 @@ def load_state(path: Path) -> DigestState:
         return DigestState()
     try:
         last, floor, digested = data["last_digest"], data.get("floor"), data["digested"]
-        # {id: day shown}; a list of ids from a papertrack before 2026-12-06.
-        if isinstance(digested, dict):
-            shown = {str(i): date.fromisoformat(day) for i, day in digested.items()}
-        elif isinstance(digested, list):
-            shown = {}
-        else:
+        if not isinstance(digested, list):
             raise TypeError("not a list")  # a string's characters are no paper ids
+        # {day: [ids shown that day]} beside the list, which a papertrack before
+        # 2026-12-06 reads as it always did (and writes without it).
+        days = data.get("shown_on") or {}
+        if not isinstance(days, dict):
+            raise TypeError("not a mapping")
+        ids = {str(i) for i in digested}
+        shown = {
+            str(pid): date.fromisoformat(day)
+            for day, pids in days.items()
+            for pid in pids
+            if str(pid) in ids
+        }
         return DigestState(
             datetime.fromisoformat(last).astimezone(UTC) if last else None,
-            {str(i) for i in digested},
+            ids,
             datetime.fromisoformat(floor).astimezone(UTC) if floor else None,
             shown,
         )
@@ -174,14 +193,16 @@ def load_state(path: Path) -> DigestState:
 
 def save_state(path: Path, state: DigestState) -> None:
     fallback = (state.last or datetime.now(UTC)).astimezone(UTC).date()
+    days: dict[str, list[str]] = {}
+    for pid in state.digested:
+        days.setdefault(state.shown.get(pid, fallback).isoformat(), []).append(pid)
     write_json(
         path,
         {
             "last_digest": state.last.isoformat() if state.last else None,
             "floor": state.floor.isoformat() if state.floor else None,
-            "digested": {
-                pid: state.shown.get(pid, fallback).isoformat() for pid in sorted(state.digested)
-            },
+            "digested": sorted(state.digested),
+            "shown_on": {day: sorted(pids) for day, pids in sorted(days.items())},
         },
     )
 

@@ -490,6 +490,23 @@ def test_a_year_of_weekly_digests_keeps_its_state_bounded_and_shows_each_paper_o
         build_digest([("x", "X")], {"x": []}, kept, NOW + timedelta(days=KEEP_DAYS + 2))
     )
     assert forgotten.digested == set()
+    # The kept days count back from the store's newest paper, not the clock: with
+    # fetching stopped for months and digests still running, the papers fetched once
+    # it resumed fell behind the floor (52 of 188 in a simulated run), for good.
+    later = NOW + timedelta(days=150)
+    stalled = kept.after(build_digest([("x", "X")], {"x": []}, kept, later), NOW.date())
+    assert stalled.floor == kept.floor and stalled.digested == {"a", "b"}
+    moved = kept.after(build_digest([("x", "X")], {"x": []}, kept, later))  # by the clock
+    assert moved.floor is not None and moved.floor > kept.floor  # type: ignore[operator]
+    # An old papertrack reads the state written now: the ids stay a list.
+    save_state(tmp_path / "new.json", kept)
+    written = json.loads((tmp_path / "new.json").read_text(encoding="utf-8"))
+    assert sorted(written["digested"]) == ["a", "b"]
+    assert written["shown_on"] == {NOW.date().isoformat(): ["a", "b"]}
+    # A paper dated after the day it was shown is remembered until its own date ages.
+    ahead = Paper(arxiv_id="f", title="t", published=NOW + timedelta(days=30), tags=("x",))
+    shown = DigestState().after(build_digest([("x", "X")], {"x": [ahead]}, DigestState(), NOW))
+    assert shown.shown == {"f": (NOW + timedelta(days=30)).date()}
 
 
 def test_build_digest_is_pure_and_dedupes() -> None:

@@ -356,7 +356,7 @@ def digest(
                     if target is not None and not into:
                         whole = write_output(target, data)
                     if not dry_run:
-                        core.save_state(state_file(), state.after(result))
+                        core.save_state(state_file(), state.after(result, store.newest_day()))
                 if target is None:
                     sys.stdout.write(text)
                     sys.stdout.flush()
