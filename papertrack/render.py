@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -127,7 +127,8 @@ def papers_table(
     _tags_column(table, papers, tag_names, fixed)
     for paper in papers:
         when = Text(format_date(paper.paper_date))
-        when.append("\n" + _shown_id(paper), style="dim")
+        if shown_id := _shown_id(paper):
+            when.append("\n" + shown_id, style="dim")
         cells = [
             when,
             Text(safe(paper.primary_category or "")),
@@ -141,8 +142,8 @@ def papers_table(
     return table
 
 
-#: An id longer than this (a generic feed's entry key) is clipped in a table's date
-#: column; `--json` and `show` have it whole.
+#: An id longer than this (a generic feed's entry key) is left out of a table's date
+#: column, which it would widen; `--json` and `--abstract` have it whole.
 ID_CHARS = 20
 
 
@@ -150,7 +151,8 @@ def _shown_id(paper: Paper) -> str:
     """The paper's id under its date, to copy into `show`, `topics explain`, `topics
     teach` or `add --like`: the tables showed none, and each of those needs one."""
     text = paper.arxiv_id
-    return safe(text if len(text) <= ID_CHARS else text[: ID_CHARS - 1] + "…")
+    # An id cut short is no id `show` takes: a long entry key is left out.
+    return safe(text) if len(text) <= ID_CHARS else ""
 
 
 def _tags_column(
@@ -190,7 +192,8 @@ def _compact_table(
         when = Text(format_date(paper.paper_date))
         if paper.primary_category:
             when.append("\n" + safe(paper.primary_category), style="cyan")
-        when.append("\n" + _shown_id(paper), style="dim")
+        if shown_id := _shown_id(paper):
+            when.append("\n" + shown_id, style="dim")
         about = Text(safe(clip(paper.shown_title, TITLE_CHARS)), style="bold")
         if paper.authors:
             about.append("\n" + safe(format_names(paper.authors)))
@@ -394,7 +397,10 @@ def _bracket(n: int, rows: list[int], m: Momentum, counted: bool = True) -> str:
     if n == rows[0] and first != m.weeks[n].start:
         label += f", from {first:%b} {first.day}"
         week = m.weeks[n].count
-        if counted and week is not None and len(rows) > 1:
+        # Only when this bar is the week the window starts in: a chart of fewer weeks
+        # than the window said "from May 28: 31 of 17" of a later week.
+        starts_here = m.weeks[n].start <= first <= m.weeks[n].start + timedelta(days=6)
+        if counted and starts_here and week is not None and len(rows) > 1:
             # Of the first bar, the papers the window counts: the rest are before it.
             later = sum(m.weeks[r].count or 0 for r in rows[1:])
             label += f": {max(0, m.current.count - later):,} of {week:,}"
@@ -409,7 +415,7 @@ def _bracket(n: int, rows: list[int], m: Momentum, counted: bool = True) -> str:
 #: at 40 its labels were cut to "Week of Apr…" and its counts pushed off.
 COMPACT_CHART = 60
 #: From this width the bracket also says how many of its first bar's papers it counts.
-COUNTED_CHART = 76
+COUNTED_CHART = 92
 
 
 def chart_width(console_width: int) -> int:

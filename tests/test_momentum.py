@@ -610,6 +610,14 @@ def test_momentum_table_sentence_chart_and_footer(store_dir: Path) -> None:
         for d in ("Sep 7", "Sep 14", "Sep 21", "Sep 28")
     ]
     assert int(first[2]) + sum(later) == want["current"]
+    # A chart that does not show the week the window starts in says no count of its
+    # first bar: "from May 28: 31 of 17" counted days no bar showed.
+    short = run(
+        "--db", str(store_dir), "momentum", "Large Language Models", "--as-of", "2026-09-30",
+        "--weeks", "4",
+    )  # fmt: skip
+    bracket = next(line for line in short.stdout.splitlines() if "┐" in line)
+    assert bracket.startswith("Week of Sep 7") and bracket.rstrip().endswith("from Sep 3")
     assert "last four weeks" not in lines["Week of Aug 24"]
     assert lines["Week of Sep 7"].count("█") == 40  # the largest week: the whole width
     assert "█" * 9 + "▌ " in lines["Week of Aug 24"]  # 5/21 of 40 cells = 9.52

@@ -317,3 +317,23 @@ def test_every_row_shows_the_id_to_copy_into_the_next_command(
             assert paper["arxiv_id"] in dates, (command, paper["arxiv_id"])
         shown = run("show", dates[dates.index(papers[0]["arxiv_id"])])
         assert shown.exit_code == 0 and papers[0]["title"].split()[0] in shown.stdout
+
+
+def test_a_long_entry_key_is_left_out_not_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "https://blog.exampl…" is no id `show` takes, and widened the date column.
+    record = {
+        "arxiv_id": "https://blog.example.org/posts/2026/wombat-agents",
+        "title": "Wombat agents",
+        "abstract": "Wombat agents dig.",
+        "published": "2026-11-30T00:00:00Z",
+    }
+    feed = tmp_path / "blog.jsonl"
+    feed.write_text(json.dumps(record) + "\n", "utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    for width in ("45", "120"):
+        monkeypatch.setenv("COLUMNS", width)
+        table = run("latest", "-n", "1").stdout
+        assert "Wombat agents" in table and "Nov 30, 2026" in table
+        assert "blog.exampl" not in table and "…" not in table.split("┩", 1)[1].split("│")[1]
