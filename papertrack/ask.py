@@ -401,8 +401,13 @@ class Answer:
             out["capped"] = self.capped
             out["people"] = listed(self.people)
             out["affiliations"] = listed(self.affiliations)
+        # With nothing cited (no author named twice), the papers drawn on, as the text
+        # lists them: a script got "papers": [] under three listed papers.
+        drawn = self.papers or [
+            Cited(n, r.paper, r.score) for n, r in enumerate(self.considered, start=1)
+        ]
         out["papers"] = [
-            {"n": c.n, "score": round(c.score, 3), **c.paper.to_dict()} for c in self.papers
+            {"n": c.n, "score": round(c.score, 3), **c.paper.to_dict()} for c in drawn
         ]
         return out
 
@@ -539,9 +544,12 @@ _PEOPLE = frozenset(
 _PLACES = _PEOPLE - frozenset(
     "author authors people person researcher researchers scientist scientists".split()
 )
-_WHO_ONLY = _PEOPLE | frozenset(
-    """whose whom research researching working studying publishing publish publishes
-    published writing writes active leading top prolific most main best known""".split()
+#: Words between "which" and the people asked for: "which research groups".
+_ASKING = frozenset("research top leading main most active prolific known".split())
+_WHO_ONLY = _PEOPLE | _ASKING | frozenset(
+    """whose whom researching working studying publishing publish publishes published
+    writing writes wrote write written study studies studied think thinks thought say
+    says saying said doing best lead leads""".split()
 )
 #: Papers counted for a question about people: the best that match its words, or
 #: the newest of its topic.
@@ -554,9 +562,11 @@ CITES_EACH = 3
 #: A question about what is new: "what is new in GUI agents?", "what's the latest on
 #: world models?", "recent advances in agentic RL".
 _ASKS_NEW = re.compile(
-    r"\b(?:what(?:'s|\u2019s| is| are)?\b.*\b(?:new|newest|latest|recent)\b|"
-    r"(?:latest|newest|recent)\s+(?:work|papers?|advances?|developments?|progress|results?|"
-    r"trends?|ideas?|findings?)\b)",
+    r"^\W*what(?:'s|\u2019s|\s+is|\s+are)\s+(?:the\s+)?(?:new|newest|latest|recent)\b|"
+    r"\b(?:latest|newest|recent)\s+(?:work|papers?|advances?|developments?|progress|results?|"
+    r"trends?|ideas?|findings?)\s+(?:in|on|about|for|with)\b|"
+    r"^\W*(?:latest|newest|recent)\s+(?:work|papers?|advances?|developments?|progress|"
+    r"results?|trends?|ideas?|findings?)\W*$",
     re.IGNORECASE,
 )
 #: What a question about what is new draws on: the papers of this many days up to the
@@ -587,9 +597,12 @@ def asks_who(question: str) -> bool:
         return False
     if words[0] in ("who", "whom", "whose"):
         return True
-    return words[0] in ("which", "what", "top", "leading", "main", "most") and any(
-        w in _PEOPLE for w in words[1:4]
-    )
+    # "which labs", "what research groups", "top authors": the people are what is
+    # asked for; in "what do researchers think about RLHF?" they are not.
+    if words[0] not in ("which", "what", "top", "leading", "main", "most"):
+        return False
+    rest = [w for w in words[1:3] if w not in _ASKING]
+    return bool(rest) and rest[0] in _PEOPLE
 
 
 def asks_places(question: str) -> bool:

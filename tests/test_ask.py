@@ -787,11 +787,23 @@ def test_who_works_on_something_names_the_authors_with_the_most_papers(
     assert lone.exit_code == 0, lone.stderr
     assert "Only one paper was counted, so none stands out" in lone.stderr
     assert "[1] 2603.00006" in lone.stdout
-    # Nothing holds the words; who, but not about what.
-    none = run("ask", "who works on quantum zebras?")
-    assert none.exit_code == 0 and none.stdout == ""
-    assert "No paper in the store holds every word of 'quantum zebras'" in none.stderr
+    # No paper holds every word: answered as any question, and what none mentions said.
+    none = run("ask", "who works on quantum zebras?", "--json")
+    assert none.exit_code == 0, none.stderr
+    fallback = json.loads(none.stdout)
+    assert "people" not in fallback and "quantum" in fallback["unmatched"]
+    # A verb of the question is no word of the papers: "who wrote about GUI agents?"
+    assert asked("who wrote about GUI agents?")["counted"] == 4
     error_line(run("ask", "who?"), 2, "the question asks who, but not about what")
+    # Nobody named twice: --json lists the papers drawn on, as the text does.
+    lone_json = asked("who works on zebrafish?")
+    assert lone_json["people"] == [] and [p["arxiv_id"] for p in lone_json["papers"]] == [  # type: ignore[index,union-attr]
+        "2603.00006"
+    ]
+    # Of a topic, with --context: the topic's newest papers for the model.
+    pack = run("ask", "clicking", "who works on this?", "--context")
+    assert pack.exit_code == 0, pack.stderr
+    assert "GUI agents that click" in pack.stdout
     # --context is for a model, which reads the papers: ranked as any question.
     assert "[1]" in run("ask", "who works on GUI agents?", "--context").stdout
 
@@ -940,6 +952,16 @@ def test_which_questions_ask_what_is_new() -> None:
         assert not asks_new(question), question
     assert asks_who("Who is working on this?") and asks_who("which labs study world models?")
     assert asks_who("top authors in agentic RL") and not asks_who("what is the top model?")
+    # People in the question, not asked for: answered as any question.
+    assert not asks_who("What do researchers think about RLHF?")
+    assert asks_who("which research groups study GUI agents?")
+    # "new" or "recent" inside another question does not cut it to the last weeks.
+    for question in (
+        "what is the best way to add new tools to an agent?",
+        "What happens when agents face new environments?",
+        "what are the limitations of recent LLM agents?",
+    ):
+        assert not asks_new(question), question
 
 
 def test_a_question_of_common_words_alone_is_refused_and_whats_new_of_a_topic_is_not(

@@ -119,7 +119,14 @@ def ask(
         papertrack ask 'agent memory' --context | llm -s 'Answer concisely'
         papertrack ask gui-agents 'who works on this?'
     """
-    from papertrack.ask import answer_question, answer_who, asks_new, asks_who, context_pack
+    from papertrack.ask import (
+        answer_question,
+        answer_who,
+        asks_new,
+        asks_who,
+        context_pack,
+        question_words,
+    )
 
     with errors():
         catalog = load_catalog()
@@ -181,11 +188,16 @@ def ask(
             who = answer_who(
                 store, question, topic=topic.slug if topic else None, since=start, papers=limit
             )
-            _say_who(who, store, scope, start)
-            chosen = pick_format(fmt, as_json)
-            if who.counted or chosen is AskFormat.json:  # a script still gets its document
-                _emit(who, chosen, {t.slug: t.name for t in catalog.topics})
-            return
+            if who.counted or not who.about:
+                _say_who(who, store, scope, start)
+                chosen = pick_format(fmt, as_json)
+                if who.counted or chosen is AskFormat.json:  # a script gets its document
+                    _emit(who, chosen, {t.slug: t.name for t in catalog.topics})
+                return
+            # No paper holds every word ("who wrote about GRPO?" before "wrote" was
+            # known as asking): answered as any question, from the nearest papers.
+        if asks_who(question) and (context or llm) and topic is not None:
+            new = new or not question_words(question)  # "who works on this?": its newest
         answer = answer_question(
             store,
             question,
@@ -260,7 +272,7 @@ def _check_words(question: str, topic: bool, for_model: bool) -> None:
 
     if question_words(question):
         return
-    if topic and (asks_new(question) or (asks_who(question) and not for_model)):
+    if topic and (asks_new(question) or asks_who(question)):
         return
     if asks_new(question):
         raise UsageError(
@@ -312,12 +324,11 @@ def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -
         )
     dated = f" dated {since.date().isoformat()} or later" if since is not None else ""
     if not answer.counted:
-        about = " ".join(answer.about)
+        # Only a topic's question with no other word gets here: the topic has no paper.
         say(
             NO_PAPERS_YET
             if store_is_empty(store)
-            else f"No paper {scope}{dated} holds every word of {visible(about)!r}. Try "
-            "fewer or other words, or 'papertrack search' to see what is stored."
+            else f"No paper {scope}{dated}."
             + (newest_paper_note(store) if since is not None else "")
         )
     elif not answer.people:
@@ -340,16 +351,20 @@ def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -
 
 
 def _counted(answer: Answer, names: dict[str, str]) -> str:
-    """Which papers a question about people counted: "the 200 papers that best match
-    'gui agents'", "the 57 papers of GUI Agents"."""
+    """Which papers a question about people counted: "the 194 papers that match 'gui
+    agents' (of the 200 the index ranks best)", "the 57 papers of GUI Agents"."""
+    from papertrack.ask import PEOPLE_POOL
+
     n = answer.counted
     papers = f"{n:,} papers" if n != 1 else "one paper"
     if answer.about:
+        within = f" in {names.get(answer.topic, answer.topic)}" if answer.topic else ""
+        asked = f"{' '.join(answer.about)!r}{within}"
         # Of the best the index ranked: more may match further down.
-        best = " best" if answer.capped else ""
-        return f"the {papers} that{best} match {' '.join(answer.about)!r}" + (
-            f" in {names.get(answer.topic, answer.topic)}" if answer.topic else ""
-        )
+        if answer.capped and n >= PEOPLE_POOL:
+            return f"the {papers} that best match {asked}"
+        of = f" (of the {PEOPLE_POOL} the index ranks best)" if answer.capped else ""
+        return f"the {papers} that match {asked}{of}"
     newest = " newest" if answer.capped else ""
     return f"the {n:,}{newest} papers of {names.get(str(answer.topic), answer.topic)}"
 
@@ -406,7 +421,8 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
             lines += who_lines(answer.people, True)
             lines.append("")
         if answer.affiliations:
-            lines.append("Affiliations with the most of them:")
+            of = "them" if answer.people else markdown_escape(_counted(answer, names))
+            lines.append(f"Affiliations with the most of {of}:")
             lines.append("")
             lines += who_lines(answer.affiliations, True)
             lines.append("")
@@ -434,7 +450,8 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
             lines.append(f"Authors with the most of {_counted(answer, names)}:")
             lines += who_lines(answer.people, False)
         if answer.affiliations:
-            lines += ["", "Affiliations with the most of them:"]
+            of = "them" if answer.people else _counted(answer, names)
+            lines += ["", f"Affiliations with the most of {of}:"]
             lines += who_lines(answer.affiliations, False)
         lines.append("")
         for c in listed:
