@@ -406,9 +406,7 @@ class Answer:
         drawn = self.papers or [
             Cited(n, r.paper, r.score) for n, r in enumerate(self.considered, start=1)
         ]
-        out["papers"] = [
-            {"n": c.n, "score": round(c.score, 3), **c.paper.to_dict()} for c in drawn
-        ]
+        out["papers"] = [{"n": c.n, "score": round(c.score, 3), **c.paper.to_dict()} for c in drawn]
         return out
 
 
@@ -546,10 +544,14 @@ _PLACES = _PEOPLE - frozenset(
 )
 #: Words between "which" and the people asked for: "which research groups".
 _ASKING = frozenset("research top leading main most active prolific known".split())
-_WHO_ONLY = _PEOPLE | _ASKING | frozenset(
-    """whose whom researching working studying publishing publish publishes published
+_WHO_ONLY = (
+    _PEOPLE
+    | _ASKING
+    | frozenset(
+        """whose whom researching working studying publishing publish publishes published
     writing writes wrote write written study studies studied think thinks thought say
     says saying said doing best lead leads""".split()
+    )
 )
 #: Papers counted for a question about people: the best that match its words, or
 #: the newest of its topic.

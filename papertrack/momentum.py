@@ -523,6 +523,10 @@ def notes(m: Momentum) -> list[str]:
     return found
 
 
+#: A share that moved by less than this part of itself is not said to have moved.
+SHARE_MOVE = 0.03
+
+
 def against_all(m: Momentum) -> str | None:
     """What the topic did against all new papers, when that tells another story than
     its count: on the real 40-week store all papers fell 15% between the windows
@@ -532,8 +536,10 @@ def against_all(m: Momentum) -> str | None:
     if pct is None or pct == 0 or not before.total or not now.total:
         return None
     share_now, share_before = now.count / now.total, before.count / before.total
-    if share_now == share_before or (share_now > share_before) == (pct > 0):
+    if (share_now > share_before) == (pct > 0):
         return None
+    if abs(share_now - share_before) < SHARE_MOVE * share_before:
+        return None  # "fell: 1.97% ... 1.97%" said nothing but noise
     rate = 100 * (now.total * before.covered_days - before.total * now.covered_days)
     change = round(rate / (before.total * now.covered_days))
     moved = f"{'rose' if change > 0 else 'fell'} {abs(change)}%" if change else "held steady"

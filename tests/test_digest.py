@@ -416,7 +416,10 @@ def test_a_digest_stopped_by_a_signal_while_a_reader_is_slow_marks_nothing(
     digest.send_signal(signal.SIGTERM)
     _, stderr = digest.communicate(timeout=60)
     assert digest.returncode == 143, stderr
-    assert b"Stopped by SIGTERM. Nothing is marked as shown that was not written whole." in stderr
+    assert (
+        b"Stopped by SIGTERM. This digest is not marked as shown: the next one shows its papers."
+        in stderr
+    )
     assert b"Traceback" not in stderr
     assert not state.exists()  # the mark is back as it was: none
     again = digest_json("--dry-run")

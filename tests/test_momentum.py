@@ -103,12 +103,14 @@ def test_a_count_that_falls_while_its_share_rises_is_said() -> None:
         "All new papers fell 15% between the two windows, so as a share of them T rose: "
         "2.3% of the four weeks before, 2.5% of the last four weeks."
     ]
-    # Up while the store grew faster; shares that round alike get two decimals.
-    grew = with_store(110, 100, 4_420, 4_000)
-    assert m.notes(grew) == [
-        "All new papers rose 10% between the two windows, so as a share of them T fell: "
-        "2.50% of the four weeks before, 2.49% of the last four weeks."
+    # Shares that round alike at one decimal get two.
+    close = with_store(110, 123, 4_331, 5_000)
+    assert m.notes(close) == [
+        "All new papers fell 13% between the two windows, so as a share of them T rose: "
+        "2.46% of the four weeks before, 2.54% of the last four weeks."
     ]
+    # A share that hardly moved is not said to have (2.50% to 2.49%: noise).
+    assert m.notes(with_store(110, 100, 4_420, 4_000)) == []
     # Count and share moving together need no word; nor does a store without change.
     assert m.notes(with_store(300, 273, 9_832, 11_619)) == []
     assert m.notes(with_store(250, 273, 11_619, 11_619)) == []

@@ -371,22 +371,26 @@ def no_match_hint(store: Store, query: str) -> str:
     if text is None:
         return FEWER_WORDS
     unknown = []
+    held: dict[str, int] = {}  # author words: papers holding each
     try:
         for field in fields:
             asked = [word for where, word in words if where == field]
             if asked:
                 _, counts = text.document_frequency(asked, field)
                 unknown += [(field, word) for word in asked if not counts.get(word)]
+                if field == "author":
+                    held = counts
     finally:
         text.close()
     if not unknown:
         names = [t for t in terms if isinstance(t, Term) and t.field == "author"]
         if names and len(names) == len(terms) and len(names[0].words) > 1:
-            # author:"LeCun Yann": every word is some author's, not in that order.
-            last = max(names[0].words, key=len)
+            # author:"LeCun Yann", author:"Jian Luan Zhang": each word is some
+            # author's, not one author's in that order. The rarest word finds most.
+            rarest = min(names[0].words, key=lambda w: (held.get(w, 0), w))
             return (
-                "An author's words must come in the order the paper gives them: try one "
-                f"name alone (author:{last})."
+                "Each of the name's words is some author's, but no paper names an author "
+                f"with them in that order: try the rarest alone (author:{rarest})."
             )
         return FEWER_WORDS
     named = " or ".join(f"{visible(w)!r} ({fields[field]})" for field, w in unknown)
@@ -998,8 +1002,10 @@ def note_glued_words(store: Store, query: str) -> None:
     """Say so when a name of ``query`` is written glued to its number and stored papers
     write it apart, or the other way round. `llama3` found 177 of the 83,510 real
     papers and missed the 919 that write "Llama-3" or "Llama 3". Where no stored paper
-    holds the other spelling's words (`fp8`: none has "fp" and "8"), it has nothing
-    to add and is not given; without a text index, it is given unchecked."""
+    holds all the other spelling's words, it has nothing to add and is not given. The
+    index keeps no positions, so papers holding them apart still let it through (on
+    the real papers `fp8`: 6 hold "fp" and "8", none "fp 8"); without a text index,
+    it is given unchecked."""
     from papertrack.query import glued_words
 
     found = glued_words(query)

@@ -299,7 +299,7 @@ def digest(
 
     # What a signal leaves: into a stream, the mark is put back (the next digest
     # shows the papers again); into a file, nothing is written or marked.
-    with errors(interrupted="Nothing is marked as shown that was not written whole."):
+    with errors(interrupted="This digest is not marked as shown: the next one shows its papers."):
         target = output_path(output)
         now = datetime.now(UTC)
         start = parse_date(since, now=now) if since is not None else None

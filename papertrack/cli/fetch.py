@@ -139,8 +139,8 @@ def fetch(
             "--days",
             min=0,
             help=f"API: papers submitted in the last N days, and the {ANNOUNCED_WITHIN} "
-            "before them that arXiv may have announced since (papers already stored count "
-            "as unchanged).",
+            "before them, which arXiv usually announces within (papers already stored "
+            "count as unchanged).",
             show_default=False,
         ),
     ] = None,
