@@ -563,12 +563,11 @@ CITES_EACH = 3
 
 #: A question about what is new: "what is new in GUI agents?", "what's the latest on
 #: world models?", "recent advances in agentic RL".
+_NEWS = r"(?:work|papers?|advances?|developments?|progress|results?|trends?|ideas?|findings?)"
 _ASKS_NEW = re.compile(
     r"^\W*what(?:'s|\u2019s|\s+is|\s+are)\s+(?:the\s+)?(?:new|newest|latest|recent)\b|"
-    r"\b(?:latest|newest|recent)\s+(?:work|papers?|advances?|developments?|progress|results?|"
-    r"trends?|ideas?|findings?)\s+(?:in|on|about|for|with)\b|"
-    r"^\W*(?:latest|newest|recent)\s+(?:work|papers?|advances?|developments?|progress|"
-    r"results?|trends?|ideas?|findings?)\W*$",
+    rf"\b(?:latest|newest|recent)\s+{_NEWS}\s+(?:in|on|about|for|with)\b|"
+    rf"^\W*(?:latest|newest|recent)\s+{_NEWS}\W*$",
     re.IGNORECASE,
 )
 #: What a question about what is new draws on: the papers of this many days up to the

@@ -139,7 +139,6 @@ def write_output(path: Path, data: bytes) -> bool:
             read-only.
         StoreError: the file could not be written.
     """
-
     fd = _stream_fd(path)
     if fd is not None:
         # Written through the descriptor the shell opened, at its position: a rename

@@ -103,6 +103,13 @@ def _quote(word: str, prefix: bool) -> str:
     return '"' + word.replace('"', '""') + '"' + (" *" if prefix else "")
 
 
+def _matching(db: sqlite3.Connection, expression: str) -> int:
+    """How many indexed papers the FTS5 ``expression`` matches."""
+    return int(
+        db.execute("SELECT count(*) FROM text WHERE text MATCH ?", (expression,)).fetchone()[0]
+    )
+
+
 def quote_word(word: str) -> str:
     """One whole word as an FTS5 string."""
     return _quote(word, False)
@@ -442,12 +449,7 @@ class TextIndex:
         try:
             total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
             for term in terms:
-                df = int(
-                    db.execute(
-                        "SELECT count(*) FROM text WHERE text MATCH ?",
-                        (f"{{title abstract}} : {term}",),
-                    ).fetchone()[0]
-                )
+                df = _matching(db, f"{{title abstract}} : {term}")
                 if not df:
                     continue
                 idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
@@ -501,10 +503,7 @@ class TextIndex:
         where = f"{_COLUMNS[field]} : " if field is not None else ""
         counts = {}
         for word in set(words):
-            n = db.execute(
-                "SELECT count(*) FROM text WHERE text MATCH ?", (where + _quote(word, False),)
-            ).fetchone()[0]
-            counts[word] = int(n)
+            counts[word] = _matching(db, where + _quote(word, False))
         return total, counts
 
     def together(
@@ -519,10 +518,7 @@ class TextIndex:
         counts = {}
         for words in set(phrases):
             each = " AND ".join(_quote(word, False) for word in words)
-            n = db.execute(
-                "SELECT count(*) FROM text WHERE text MATCH ?", (f"{_COLUMNS[field]} : ({each})",)
-            ).fetchone()[0]
-            counts[words] = int(n)
+            counts[words] = _matching(db, f"{_COLUMNS[field]} : ({each})")
         return counts
 
     def stats(self) -> dict[str, int]:

@@ -192,10 +192,7 @@ class Momentum:
         cur, prev = self.current, self.previous
         if prev.count == 0 or cur.covered_days == 0 or prev.covered_days == 0:
             return None
-        # Rates per covered day, kept in integers: with both windows fully covered
-        # this is exactly round(100 * (current - previous) / previous).
-        num = 100 * (cur.count * prev.covered_days - prev.count * cur.covered_days)
-        return round(num / (prev.count * cur.covered_days))
+        return per_day_change(cur.count, cur.covered_days, prev.count, prev.covered_days)
 
     @property
     def share(self) -> float | None:
@@ -523,6 +520,14 @@ def notes(m: Momentum) -> list[str]:
     return found
 
 
+def per_day_change(now: int, now_days: int, before: int, before_days: int) -> int:
+    """round(100 × (now − before) / before), each per day of data, kept in integers:
+    with both windows fully covered exactly the change of the counts. ``before``
+    and both day counts must be above 0."""
+    num = 100 * (now * before_days - before * now_days)
+    return round(num / (before * now_days))
+
+
 #: A share that moved by less than this part of itself is not said to have moved.
 SHARE_MOVE = 0.03
 
@@ -540,8 +545,7 @@ def against_all(m: Momentum) -> str | None:
         return None
     if abs(share_now - share_before) < SHARE_MOVE * share_before:
         return None  # "fell: 1.97% ... 1.97%" said nothing but noise
-    rate = 100 * (now.total * before.covered_days - before.total * now.covered_days)
-    change = round(rate / (before.total * now.covered_days))
+    change = per_day_change(now.total, now.covered_days, before.total, before.covered_days)
     moved = f"{'rose' if change > 0 else 'fell'} {abs(change)}%" if change else "held steady"
     shares = [format_share(share_before), format_share(share_now)]
     if shares[0] == shares[1]:  # 2.35% and 2.37% are both "2.4%"

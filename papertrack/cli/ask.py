@@ -171,7 +171,8 @@ def ask(
                 f"'{visible(field.group(0))}'."
             )
             question = " ".join(_FIELD.sub(r"\2", question).split()) or question
-        _check_words(question, topic is not None, context or llm)
+        new, people = asks_new(question), asks_who(question)
+        _check_words(question, topic is not None, new, people, context or llm)
         start = None
         if since is not None:
             from papertrack.dates import parse_date
@@ -179,11 +180,10 @@ def ask(
             start = parse_date(since)
         store = open_store()
         fresh_tags(store, catalog)
-        new = asks_new(question)
         if new and start is None:
             start = _new_since(store)
         scope = f"of {topic.name}" if topic else "in the store"
-        if asks_who(question) and not (context or llm):
+        if people and not (context or llm):
             # "who works on GUI agents?" quoted sentences with the word "work" in them.
             who = answer_who(
                 store, question, topic=topic.slug if topic else None, since=start, papers=limit
@@ -196,7 +196,7 @@ def ask(
                 return
             # No paper holds every word ("who wrote about GRPO?" before "wrote" was
             # known as asking): answered as any question, from the nearest papers.
-        if asks_who(question) and (context or llm) and topic is not None:
+        if people and (context or llm) and topic is not None:
             new = new or not question_words(question)  # "who works on this?": its newest
         answer = answer_question(
             store,
@@ -263,23 +263,23 @@ _FIELD = re.compile(
 )
 
 
-def _check_words(question: str, topic: bool, for_model: bool) -> None:
+def _check_words(question: str, topic: bool, new: bool, who: bool, for_model: bool) -> None:
     """Refuse a question with no word to look up ("the of and" said that no paper
-    matched its words), unless it asks who or what is new of a topic, which its
-    papers answer."""
-    from papertrack.ask import asks_new, asks_who, question_words
+    matched its words), unless it asks what is new (``new``) or who (``who``) of a
+    topic, which its papers answer."""
+    from papertrack.ask import question_words
     from papertrack.query import tokenize
 
     if question_words(question):
         return
-    if topic and (asks_new(question) or asks_who(question)):
+    if topic and (new or who):
         return
-    if asks_new(question):
+    if new:
         raise UsageError(
             "new in what? Name it, 'what is new in world models?', or give a topic: "
             "papertrack ask gui-agents 'what is new?'"
         )
-    if asks_who(question) and not for_model:
+    if who and not for_model:
         return  # said by _say_who, with the same advice
     said = ", ".join(repr(w) for w in dict.fromkeys(tokenize(question)))
     raise UsageError(

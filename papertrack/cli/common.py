@@ -919,12 +919,7 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
 def note_operator_words(query: str) -> None:
     """Say so when ``query`` holds ``or``/``and``/``not`` in lower case, which are
     words to match: only AND, OR and NOT in capitals are operators."""
-    from papertrack.query import (
-        category_words,
-        comments_of,
-        operator_words,
-        symbol_words,
-    )
+    from papertrack.query import category_words, comments_of, operator_words, symbol_words
 
     words = operator_words(query)
     if words:

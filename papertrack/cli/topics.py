@@ -1425,13 +1425,15 @@ def topics_teach(
             # left some: "2 papers in and 2 out" after teaching one of each read as
             # this run's.
             n_out = len(taught) - n_in
+            # What each forgotten example was taught as, for the log.
+            were = {pid: earlier.get(pid, True) for pid in forgotten}
             if not given:
                 say(
                     f"Forgot {_examples_count(len(forgotten))} taught to {chosen.name} "
                     f"({chosen.slug}); refit its model. {n_in:,} in and {n_out:,} out are "
                     "left."
                 )
-                _log_taught(chosen.slug, forgot={a: earlier.get(a, True) for a in forgotten})
+                _log_taught(chosen.slug, forgot=were)
             else:
                 plural = "s" if len(now_in) != 1 else ""
                 told = f"{len(now_in):,} paper{plural} in and {len(now_out):,} out"
@@ -1452,7 +1454,7 @@ def topics_teach(
                     chosen.slug,
                     now_in,
                     now_out,
-                    forgot={a: earlier.get(a, True) for a in forgotten},
+                    forgot=were,
                 )
                 if already:
                     say(_already_said(already, named, chosen, ids or [], refit=choice is not None))
