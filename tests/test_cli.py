@@ -788,3 +788,26 @@ def test_counts_people_read_have_thousands_separators(tmp_path: Path) -> None:
     names = [f"Author {n}" for n in range(1_003)]
     assert format_names(names).endswith("+1,000") and names_text(names).endswith("+1,000")
     assert count_text(1_234) == "1,234 new papers"
+
+
+def test_ingest_json_reports_each_source_and_still_exits_1_on_a_failed_one(
+    tmp_path: Path,
+) -> None:
+    """A script (`papertrack ingest --json FILES | jq .new`) read the summary sentence
+    off stderr; the counts are numbers on stdout now, failed sources included."""
+    missing = tmp_path / "gone.xml"
+    result = run("ingest", "--json", str(LISTING), str(missing))
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["ok"] is False
+    assert (report["new"], report["updated"], report["unchanged"]) == (86, 0, 0)
+    first, second = report["sources"]
+    assert first["source"] == str(LISTING) and first["kind"] == "listing"
+    assert (first["papers"], first["new"], first["error"]) == (86, 86, None)
+    assert second["source"] == str(missing) and second["new"] == 0
+    assert "gone.xml" in second["error"]
+    assert "Error:" in result.stderr  # people still read why on stderr
+    again = run("ingest", "--json", "-q", str(LISTING))
+    assert again.exit_code == 0 and again.stderr == ""
+    assert json.loads(again.stdout)["unchanged"] == 86
+    assert json.loads(again.stdout)["ok"] is True

@@ -1778,3 +1778,22 @@ def test_a_clock_stepped_back_costs_one_interval_not_the_step(tmp_path: Path) ->
     now[0] += 10.0
     throttle.wait()
     assert len(slept) == 2  # an interval has passed: no wait
+
+
+def test_fetch_json_gives_the_counts_on_stdout(httpserver: HTTPServer) -> None:
+    """`fetch --json | jq .new` in a weekly script: the summary as numbers, on stdout,
+    while people's messages stay on stderr (and -q keeps them in the log)."""
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(LISTING.read_bytes())
+    args = ("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url",
+            httpserver.url_for("/atom"), "--json")  # fmt: skip
+    first = run(*args)
+    assert first.exit_code == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["fetched"] is True and report["mode"] == "listing"
+    assert report["categories"] == ["cs.AI"]
+    assert (report["new"], report["updated"], report["unchanged"]) == (86, 0, 0)
+    assert "cs.AI: 86 new" in first.stderr
+    quiet = run(*args, "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    again = json.loads(quiet.stdout)
+    assert (again["new"], again["unchanged"]) == (0, 86)

@@ -24,11 +24,12 @@ from papertrack.cli.common import (
     open_store,
     say,
 )
+from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
 from papertrack.text import counted
 
 if TYPE_CHECKING:
-    from papertrack.fetch import FetchProgress
+    from papertrack.fetch import FetchProgress, FetchReport
     from papertrack.models import Paper, UpsertResult
 
 _API_URL = "https://export.arxiv.org/api/query"
@@ -203,6 +204,10 @@ def fetch(
         typer.Option("--listing-url", help=f"Listing feeds base URL [default: {_LISTING_URL}]."),
     ] = None,
     quiet: QuietOpt = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Also write what the fetch did as JSON on standard output."),
+    ] = False,
 ) -> None:
     """Fetch new papers from arXiv into the store, politely and resumably.
 
@@ -218,6 +223,7 @@ def fetch(
         papertrack fetch -c cs.AI -c cs.CL
         papertrack fetch -c cs.AI --days 7
         papertrack fetch -c cs.AI -c cs.CL --backfill 12 --page-size 1000
+        papertrack fetch -c cs.AI --days 2 -q --json | jq .new
     """
     from papertrack import config
     from papertrack.fetch import (
@@ -288,12 +294,37 @@ def fetch(
                     # Cron firing while last night's long fetch still runs: not an
                     # error, and not a second fetch of every page left.
                     say(f"Nothing fetched: {running}.", quiet=quiet)
+                    if as_json:
+                        emit_json({"fetched": False, "reason": f"{running}."})
                     return
         for warning in dict.fromkeys(report.warnings):
             say(f"Warning: {warning}")
         for note in dict.fromkeys(report.notes):
             say(f"Note: {note}", quiet=quiet)
         say(report.summary(), quiet=quiet)
+        if as_json:
+            emit_json(fetch_json(report))
+
+
+def fetch_json(report: FetchReport) -> dict[str, Any]:
+    """``fetch --json``: what :meth:`FetchReport.summary` says, as numbers."""
+    return {
+        "fetched": True,
+        "categories": list(report.categories),
+        "mode": report.mode,
+        "new": report.new,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "skipped": report.skipped,
+        "papers": report.papers,
+        "pages": report.pages,
+        "pages_retried": report.pages_retried,
+        "retries": report.retries,
+        "resumed_after_pages": report.resumed_at,
+        "note": report.note,
+        "warnings": list(dict.fromkeys(report.warnings)),
+        "notes": list(dict.fromkeys(report.notes)),
+    }
 
 
 def _categories(given: list[str] | None, conf: dict[str, Any], conf_path: Path) -> list[str]:

@@ -170,6 +170,10 @@ def ingest(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print one line per source.")
     ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Also write what each source did as JSON on standard output."),
+    ] = False,
 ) -> None:
     """Read arXiv feeds into the store; re-reading a feed changes nothing.
 
@@ -188,6 +192,7 @@ def ingest(
         papertrack ingest -c 'cs.*' arxiv-metadata-oai-snapshot.json.gz
         curl -s 'https://rss.arxiv.org/atom/cs.AI' | papertrack ingest -
         papertrack ingest --sample
+        papertrack ingest --json listing.xml | jq .new
     """
     import os
 
@@ -232,8 +237,38 @@ def ingest(
         say(_summary(report), quiet=quiet and not report.failed)
         if category:
             _hint_categories(report, category)
+        if as_json:
+            emit_json(ingest_json(report))
         if report.failed:
             raise typer.Exit(1)
+
+
+def ingest_json(report: IngestReport) -> dict[str, Any]:
+    """``ingest --json``: the totals, and each source's counts and error."""
+    totals = report.totals()
+    return {
+        "ok": not report.failed,
+        "new": totals.new,
+        "updated": totals.updated,
+        "unchanged": totals.unchanged,
+        "sources": [
+            {
+                "source": item.source,
+                "kind": item.kind or None,
+                "papers": item.papers,
+                "new": item.new,
+                "updated": item.updated,
+                "unchanged": item.unchanged,
+                "skipped": item.skipped,
+                "skipped_ids": item.skipped_ids,
+                "filtered": item.filtered,
+                "resumed_at": item.resumed_at,
+                "error": item.error,
+                "warnings": [*item.notices, *item.warnings],
+            }
+            for item in report.sources
+        ],
+    }
 
 
 def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
