@@ -387,6 +387,10 @@ def digest(
                 where = "standard output" if target is None else target
                 marked = " (a dry run: nothing marked as shown)" if dry_run else ""
                 said = f"Wrote a digest of {count:,} paper{plural} to {where}{marked}"
+                if not count:
+                    # "0 papers" read as a digest that lost its papers.
+                    said = f"Nothing new since the last digest: wrote an empty digest to {where}"
+                    said += marked
                 if target is None:
                     log(said)
                 else:
