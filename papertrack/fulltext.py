@@ -110,6 +110,12 @@ def _matching(db: sqlite3.Connection, expression: str) -> int:
     )
 
 
+def _all_of(words: Iterable[str], field: str) -> str:
+    """The FTS5 expression of papers holding every one of ``words`` in ``field``."""
+    each = " AND ".join(_quote(word, False) for word in words)
+    return f"{_COLUMNS[field]} : ({each})"
+
+
 def quote_word(word: str) -> str:
     """One whole word as an FTS5 string."""
     return _quote(word, False)
@@ -515,11 +521,12 @@ class TextIndex:
         db = self._connect()
         if db is None:
             return {}
-        counts = {}
-        for words in set(phrases):
-            each = " AND ".join(_quote(word, False) for word in words)
-            counts[words] = _matching(db, f"{_COLUMNS[field]} : ({each})")
-        return counts
+        return {words: _matching(db, _all_of(words, field)) for words in set(phrases)}
+
+    def holding_all(self, words: tuple[str, ...], field: str) -> dict[str, set[str]]:
+        """Week -> ids of the papers holding every one of ``words`` (folded) in the
+        query field ``field``, side by side or not (see :meth:`together`)."""
+        return self.candidates(_all_of(words, field))
 
     def stats(self) -> dict[str, int]:
         """Papers, unreachable rows and bytes on disk."""

@@ -714,6 +714,9 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
                 ("2601.00013", "Tuning GPT-4 for tables", "Llama 3 too.", "05 Jan 2026"),
                 ("2601.00014", "Tables", "Nothing of the kind.", "05 Jan 2026"),
                 ("2601.00015", "FP8 kernels for tables", "Only glued.", "05 Jan 2026"),
+                # "fp" and "8" apart, never side by side: no paper writes "fp 8".
+                ("2601.00016", "FP formats", "We run 8 GPUs in FP formats.", "05 Jan 2026"),
+                ("2601.00017", "BF16 kernels", "Written Bf 16 too.", "12 Jan 2026"),
             ],
         )
     )
@@ -743,7 +746,11 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
     assert found("tables NOT llama3")[1] == []
     assert found('title:"Llama 3" OR title:llama3')[0] == {"2601.00011", "2601.00012"}
     # No stored paper writes "fp 8", or has "llama3" in its abstract: nothing to add.
+    # (One holds "fp" and "8" apart, which the index alone cannot tell from "fp 8".)
     assert found("fp8") == ({"2601.00015"}, [])
+    assert found("bf16")[1] == [
+        'Note: bf16 misses papers that write "bf 16"; to find both, write bf16 OR "bf 16".'
+    ]
     assert found('abstract:"llama 3"') == ({"2601.00013"}, [])
     # Names without a number, one letter and a number, and authors are left alone.
     for query in ("tables", "h100 OR tables", "author:Smith3 OR tables", '"gpt 4o"'):
