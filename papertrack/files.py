@@ -285,6 +285,21 @@ def remove_file(path: Path) -> None:
 
 
 @contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP until the block ends: for the short clean-up
+    that the first of them started, which a second one cut short (a digest's mark
+    half put back). They are raised as the block ends, in the order they came."""
+    import signal
+
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextlib.contextmanager
 def all_or_nothing() -> Iterator[None]:
     """Put every file written inside in place together, or none of them.
 

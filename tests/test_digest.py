@@ -429,6 +429,62 @@ def test_a_digest_stopped_by_a_signal_while_a_reader_is_slow_marks_nothing(
     assert sorted(ids(again)) == sorted(e[0] for e in entries)
 
 
+_SECOND_SIGNAL = """
+import os, signal, sys, time
+import papertrack.files as files
+
+real, before = files.write_atomic, open(sys.argv[1], "rb").read()
+
+def write_atomic(path, data, *args, **kwargs):
+    if data == before:  # putting the old mark back: a second SIGTERM comes now
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.5)
+    return real(path, data, *args, **kwargs)
+
+files.write_atomic = write_atomic
+from papertrack.cli import main
+sys.argv = ["papertrack", "digest", "--format", "json"]
+main()
+"""
+
+
+def test_a_second_signal_waits_until_the_mark_is_back(tmp_path: Path, isolated_home: Path) -> None:
+    """Cron's timeout, then a shutdown: the second SIGTERM came while the first one's
+    clean-up put the old mark back, cut it short, and the papers never read stayed
+    marked as shown."""
+    import signal
+    import time
+
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "a.xml", [("2611.00090", 1, "Zebra first", 1, ["A"])]))
+    assert "Zebra first" in run("digest").stdout
+    state = isolated_home / "digest-state.json"
+    old = state.read_bytes()
+    entries: list[Entry] = [
+        (f"2611.{n:05d}", 1, f"Zebra number {n} " + "stripes " * 20, n % 5, ["A"])
+        for n in range(100, 500)
+    ]
+    ingest(api_feed(tmp_path / "f.xml", entries))
+    digest = subprocess.Popen(
+        [sys.executable, "-c", _SECOND_SIGNAL, str(state)],
+        stdout=subprocess.PIPE,  # not read: the write blocks once the pipe is full
+        stderr=subprocess.PIPE,
+        env=os.environ,
+    )
+    deadline = time.monotonic() + 60
+    while state.read_bytes() == old and time.monotonic() < deadline:
+        time.sleep(0.05)  # the new mark is saved before a stream is written
+    assert state.read_bytes() != old, "the digest never saved its mark"
+    time.sleep(0.5)
+    digest.send_signal(signal.SIGTERM)
+    _, stderr = digest.communicate(timeout=60)
+    assert digest.returncode == 143, stderr
+    assert b"Traceback" not in stderr
+    assert state.read_bytes() == old  # put back whole, the second signal after it
+    again = digest_json("--dry-run")
+    assert sorted(ids(again)) == sorted(e[0] for e in entries)
+
+
 # --------------------------------------------------------------------------- pure core
 
 

@@ -412,13 +412,16 @@ def _log_unread(dry_run: bool) -> None:
 
 
 def _restore(path: Path, data: bytes | None) -> None:
-    """Put the digest's mark back as it was (``data``; None: there was none)."""
-    from papertrack.files import write_atomic
+    """Put the digest's mark back as it was (``data``; None: there was none), with
+    signals held: a second Ctrl-C or SIGTERM (cron's timeout, then a shutdown) comes
+    after it."""
+    from papertrack.files import signals_held, write_atomic
 
-    if data is None:
-        path.unlink(missing_ok=True)
-    else:
-        write_atomic(path, data)
+    with signals_held():
+        if data is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_atomic(path, data)
 
 
 def _collect(
