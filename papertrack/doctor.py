@@ -507,8 +507,11 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
     """
     import sqlite3
 
-    from papertrack.fulltext import FILE, TextIndex
+    from papertrack.fulltext import FILE, FOLDER_FIX, FOLDER_PROBLEM, TextIndex
 
+    if store.search_path.is_dir():
+        checkup.problems.append(Problem(FILE, "unreadable", FOLDER_PROBLEM, FOLDER_FIX))
+        return
     if not checkup.placed and not store.search_path.exists():
         return
     if not store.search_path.exists():

@@ -59,6 +59,9 @@ __all__ = [
 
 #: The index file's name in the store directory (SQLite adds a -journal beside it while writing).
 FILE = "search.sqlite"
+#: What doctor and a rebuild say of a folder where the index belongs, and the fix.
+FOLDER_PROBLEM = "is a folder, not papertrack's search index"
+FOLDER_FIX = "Move it out of the store"
 #: Bump when what is indexed, or how, changes: an index of another version is rebuilt.
 VERSION = "3 unicode " + unicodedata.unidata_version
 # 2: ø, ł, ı, æ... folded to o, l, i, ae. The Unicode database folding reads is part
@@ -350,7 +353,15 @@ class TextIndex:
         generation: str,
         progress: Callable[[int], None] | None = None,
     ) -> None:
-        """Write a new index of ``papers`` at ``path`` (replaced whole, by rename)."""
+        """Write a new index of ``papers`` at ``path`` (replaced whole, by rename).
+
+        Raises:
+            StoreError: ``path`` is a folder (not papertrack's: it is left alone).
+        """
+        if path.is_dir():
+            # Found only at the rename, after the whole index was written beside it,
+            # each try left a copy of it (48 MB at 83,510 papers).
+            raise StoreError(f"{path} {FOLDER_PROBLEM}. {FOLDER_FIX}, then run the command again")
         temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(FileNotFoundError):
@@ -398,12 +409,17 @@ class TextIndex:
                 os.unlink(temp)
             raise
         db.close()
-        with open(temp, "rb") as handle:
-            os.fsync(handle.fileno())
-        for suffix in ("-wal", "-shm"):
+        try:
+            with open(temp, "rb") as handle:
+                os.fsync(handle.fileno())
+            for suffix in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{path}{suffix}")
+            os.replace(temp, path)
+        except BaseException:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{path}{suffix}")
-        os.replace(temp, path)
+                os.unlink(temp)
+            raise
 
     # -- reads
     def candidates(self, query: str) -> dict[str, set[str]]:

@@ -187,6 +187,15 @@ def week_records(path: Path) -> dict[str, dict[str, Any]]:
     return data[PAPERS_TABLE]
 
 
+def _is_utf8(text: str) -> bool:
+    """Whether ``text`` can be written in UTF-8 (it holds no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def record_fields(record: dict[str, Any]) -> tuple[str, str, list[str], list[str]]:
     """What topic queries read of a stored record: title, abstract, authors, categories."""
     return (
@@ -482,6 +491,8 @@ class Store:
         the week files that can hold the paper, which are the truth, are read instead:
         those of the month its id was given in, and the undated one.
         """
+        if not arxiv_id.isascii() and not _is_utf8(arxiv_id):
+            return None  # a shell's $(printf 'a\xff'): no stored id holds such bytes
         week = IdMap(self).get(arxiv_id)
         if week is None:
             month = id_month(arxiv_id)

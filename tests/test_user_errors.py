@@ -680,6 +680,7 @@ HOSTILE_IDS = [
     "https://arxiv.org/abs/../../etc/passwd",
     "file:///etc/passwd",
     "2508.13167\x00.json",
+    "a\udcff",  # $(printf 'a\xff'): bytes that are not UTF-8
     "a" * 100_000,
     "2508." + "1" * 5000,
 ]
@@ -701,6 +702,38 @@ def test_show_and_explain_never_turn_an_id_into_a_path(
     assert_error(run("topics", "explain", arxiv_id), 2, "is not an arXiv id")
     assert_error(run("topics", "explain", arxiv_id, "llm-agent-training"), 2)
     assert files_outside(tmp_path, untouched, before) == set()
+
+
+def test_a_folder_where_the_search_index_belongs_is_named_and_left_alone(home: Path) -> None:
+    # Found only at the rename, after a whole new index was written beside it: every
+    # command failed "unexpectedly" and left that copy behind, doctor --repair too.
+    index = home / "store" / "search.sqlite"
+    index.unlink()
+    index.mkdir()
+    (index / "mine.txt").write_text("not papertrack's", encoding="utf-8")
+    said = "search.sqlite is a folder, not papertrack's search index"
+    for args in (["search", "agent"], ["doctor", "--repair"]):
+        assert_error(run(*args), 1, said, "Move it out of the store")
+    checked = run("doctor")
+    assert checked.exit_code == 1 and f"{said}. Move it out of the store." in checked.stdout
+    assert (index / "mine.txt").read_text(encoding="utf-8") == "not papertrack's"
+    assert not temp_files(home)
+    shutil.rmtree(index)  # moved out, as said: the index is built again
+    result = run("search", "agent", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout), result.stderr
+
+
+def test_an_id_of_bytes_that_are_not_utf8_is_a_usage_error(untouched: Path) -> None:
+    # Looked up as typed first (a feed's own id), it crashed hashing the id map's shard.
+    bad = "a\udcff"  # $(printf 'a\xff') in a shell
+    for args in (
+        ["show", bad],
+        ["topics", "explain", bad, "gui-agents"],
+        ["topics", "teach", "gui-agents", bad],
+        ["topics", "teach", "gui-agents", "2508.13167", "--not", bad],
+        ["topics", "add", "Foo", "--like", bad],
+    ):
+        assert_error(run(*args), 2, "is not an arXiv id")
 
 
 def test_a_valid_id_that_is_not_stored_is_no_such_paper(untouched: Path) -> None:
