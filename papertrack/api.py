@@ -77,8 +77,9 @@ def open_store(path: str | Path | None = None, *, create: bool = False) -> Store
 
     if path is not None and not isinstance(path, str | os.PathLike):
         raise UsageError(f"path is {type(path).__name__}, not a path. Pass a str or a Path")
-    # As --db reads it: "~/papers" is in the home folder, and "" (an unset variable)
-    # is the default store, not the current folder.
+    # As --db reads it, "~/papers" is in the home folder; "" (an unset variable) is
+    # the default store, as an empty PAPERTRACK_DB is (--db "" is refused), not the
+    # current folder.
     named = bool(path) or bool(os.environ.get("PAPERTRACK_DB"))
     where = paths.store_dir(os.fsdecode(path) if path else None)
     if named and not create and not os.path.exists(where):

@@ -63,6 +63,10 @@ def load(path: Path) -> dict[str, Any]:
         config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML ({exc}). Fix or remove the file") from exc
+    except RecursionError:  # [[[[...: tomllib reads nesting by recursion
+        raise UsageError(
+            f"{path} is not valid TOML (nested too deeply). Fix or remove the file"
+        ) from None
     unknown = sorted(set(config) - SECTIONS)
     if unknown:
         # [fetsh] or a key outside any section would otherwise do nothing, silently.

@@ -36,6 +36,7 @@ from papertrack.errors import FeedError, JsonArrayError
 from papertrack.files import StateFile
 from papertrack.models import SourceReport, UpsertResult, category_test
 from papertrack.store import Store
+from papertrack.text import counted
 
 if TYPE_CHECKING:
     from papertrack.ingest import IngestOptions
@@ -381,7 +382,7 @@ class _Snapshot:
         if broken:
             self.report.skipped += len(self.broken)
             self.report.error = (
-                f"{self.source}: skipped {broken}; kept {self.report.papers:,} papers. "
+                f"{self.source}: skipped {broken}; kept {counted(self.report.papers, 'paper')}. "
                 "Download the file again if it was cut short"
             )
 

@@ -297,6 +297,8 @@ def _read_toml(path: Path, text: str | None = None) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8-sig") if text is None else text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}. Fix the file.") from None
+    except RecursionError:  # [[[[...: tomllib reads nesting by recursion
+        raise UsageError(f"{path} is not valid TOML: nested too deeply. Fix the file.") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not UTF-8 text. Save it as UTF-8.") from None
     except OSError as exc:

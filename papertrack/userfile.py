@@ -95,6 +95,8 @@ class _File:
             entries: Any = tomllib.loads(self.text).get("topic", [])
         except tomllib.TOMLDecodeError as exc:
             raise UsageError(f"{path} is not valid TOML: {exc}. Fix the file") from None
+        except RecursionError:  # [[[[...: tomllib reads nesting by recursion
+            raise UsageError(f"{path} is not valid TOML: nested too deeply. Fix the file") from None
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise UsageError(f"{path}: 'topic' must be an array of tables. Write [[topic]]")
         self.entries: list[dict[str, Any]] = entries

@@ -176,7 +176,8 @@ def test_a_store_path_is_read_as_db_reads_it(
     papertrack.ingest_files(made, [LISTING])
     assert (tmp_path / "me" / "papers").is_dir() and not (tmp_path / "~").exists()
     assert papertrack.open_store("~/papers").count() == made.count() > 0
-    # "" (an unset variable) is the default store, as --db "" is, not the current folder.
+    # "" (an unset variable) is the default store, as an empty PAPERTRACK_DB is, not the
+    # current folder.
     assert papertrack.open_store("").path == papertrack.open_store().path != Path(".")
 
 

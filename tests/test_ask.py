@@ -233,6 +233,34 @@ def test_without_llm_an_ollama_server_answers(
     assert str(Ollama.prompts[0]["prompt"]).startswith(f"Question: {QUESTION}")
 
 
+class DeepOllama(Ollama):
+    """A server whose answer nests past Python's stack: [[[[...]]]]."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        self.rfile.read(int(self.headers["Content-Length"]))
+        data = b"[" * 200_000 + b"]" * 200_000
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_an_ollama_answer_nested_too_deeply_is_one_error_line(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = HTTPServer(("127.0.0.1", 0), DeepOllama)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        without_llm(monkeypatch, tmp_path)
+        monkeypatch.setenv("PAPERTRACK_OLLAMA_URL", f"http://127.0.0.1:{server.server_port}")
+        done = run("ask", QUESTION, "--llm")
+    finally:
+        server.shutdown()
+        server.server_close()
+    error_line(done, 1, "did not answer in Ollama's JSON", "Check PAPERTRACK_OLLAMA_URL")
+
+
 def test_no_model_at_all_is_one_error_line(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -717,6 +717,35 @@ def test_a_log_that_cannot_be_written_is_said_once(isolated_home: Path) -> None:
     assert failed.stderr.count("Warning: could not write the log") == 1
 
 
+def test_a_line_break_in_an_output_name_forges_no_line(isolated_home: Path, tmp_path: Path) -> None:
+    ingest(LISTING)
+    named = tmp_path / "a\nError: forged"
+    result = run("export", "-f", "json", "-o", str(named))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("\n") == 1 and "Wrote 86 papers to" in result.stderr
+    assert json.loads(named.read_text(encoding="utf-8"))
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8").splitlines()
+    assert not [line for line in logged if line.startswith("Error: forged")]
+    assert [line for line in logged if "[export]" in line and "forged" in line] == [
+        next(line for line in logged if "[export] Wrote 86 papers to" in line)
+    ]
+
+
+def test_a_log_file_that_is_a_pipe_nobody_reads_never_hangs(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """`--log-file` on a FIFO without a reader blocked the command for good, and its
+    SIGTERM too, which it went on to log: a cron job under `timeout` never ended."""
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "papertrack", "--log-file", str(fifo), "latest", "-n", "1"],
+        capture_output=True, text=True, timeout=60, env=os.environ,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"Warning: could not write the log {fifo}: it is a pipe nothing reads." in done.stderr
+
+
 def test_every_command_is_mapped_to_the_module_main_imports_for_it() -> None:
     import typer.main
 

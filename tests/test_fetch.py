@@ -895,6 +895,10 @@ def test_config_categories_of_another_type_is_one_clear_line(isolated_home: Path
         (isolated_home / "config.toml").write_text(f"[fetch]\ncategories = {value}\n")
         result = run("fetch")
         error_line(result, 2, "categories in [fetch] of", "config.toml")
+    # tomllib reads nesting by recursion: this one passed Python's stack.
+    deep = "[" * 100_000 + "]" * 100_000
+    (isolated_home / "config.toml").write_text(f"[fetch]\ncategories = {deep}\n")
+    error_line(run("fetch"), 2, "config.toml is not valid TOML (nested too deeply)")
 
 
 @pytest.mark.parametrize(

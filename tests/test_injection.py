@@ -370,8 +370,12 @@ def test_a_link_that_is_no_web_address_is_not_stored(tmp_path: Path) -> None:
         "url": "javascript:alert(2)",
         "pdf_url": " file:///etc/passwd",
     }
+    # A shared export pointing a real paper's PDF at a look-alike site.
+    elsewhere = dict(line, arxiv_id="2611.00402", version=1, title="Zebra elsewhere")
+    elsewhere |= {"url": "https://arxiv.org.evil.example/abs/2611.00402",
+                  "pdf_url": "https://evil.example/2611.00402.pdf"}  # fmt: skip
     crafted = tmp_path / "crafted.jsonl"
-    crafted.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    crafted.write_text(json.dumps(line) + "\n" + json.dumps(elsewhere) + "\n", encoding="utf-8")
     ingest(blog, crafted)
     urls = {
         p["arxiv_id"]: (p["url"], p["pdf_url"]) for p in json.loads(ok("latest", "--json").stdout)
@@ -381,6 +385,7 @@ def test_a_link_that_is_no_web_address_is_not_stored(tmp_path: Path) -> None:
         "zebra-2": ("HTTPS://ok.example/z", None),
         # An arXiv paper's links are its own arXiv pages.
         "2611.00401": ("https://arxiv.org/abs/2611.00401", "https://arxiv.org/pdf/2611.00401v2"),
+        "2611.00402": ("https://arxiv.org/abs/2611.00402", "https://arxiv.org/pdf/2611.00402v1"),
     }
     data = ok("export", "-f", "csv").stdout + ok("export", "-f", "jsonl").stdout
     assert "javascript:" not in data and "file:" not in data

@@ -597,6 +597,8 @@ def test_a_bad_user_query_names_the_file_and_the_topic(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("[[topic]\nname = 'x'\n", "is not valid TOML"),
+        # tomllib reads nesting by recursion: this passed Python's stack.
+        ("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "is not valid TOML: nested too deeply"),
         ("[[topics]]\nname = 'x'\nquery = 'x'\n", "unknown top-level key 'topics'"),
         ("[[topic]]\nname = 'X'\nquery = 'x'\nquerry = 'y'\n", "has unknown key 'querry'"),
         ("[[topic]]\nname = 'X'\n", "topic 'X' in"),

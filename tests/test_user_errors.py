@@ -359,6 +359,14 @@ def test_a_db_below_a_file_is_an_error_naming_the_path(
     assert blocker.read_text() == "keep me\n"
 
 
+def test_an_empty_db_is_refused_not_read_as_the_default_store(untouched: Path) -> None:
+    # `papertrack --db "$STORE" ingest ...` with STORE unset wrote into the user's store.
+    for value in ("", "  "):
+        for args in (["ingest", str(LISTING)], ["latest"]):
+            assert_error(run("--db", value, *args), 2, "--db is empty", "leave out --db")
+    assert not Path("  ").exists()
+
+
 @pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() == 0,
     reason="root writes to read-only folders; the blocker tests above cover root",

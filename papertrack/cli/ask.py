@@ -558,7 +558,7 @@ def _run_ollama(url: str, pack: str, model: str | None) -> str:
             f"{visible(url)} ({said(str(reason))}). Install llm (pipx install llm), start "
             "Ollama, or leave out --llm"
         ) from None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: [[[[... nested past Python's stack
         raise PapertrackError(
             f"the server at {visible(url)} did not answer in Ollama's JSON. "
             "Check PAPERTRACK_OLLAMA_URL"

@@ -513,7 +513,10 @@ def log(message: str) -> Path | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not state.log_file:
             _rotate(path)
-        with open(path, "a", encoding="utf-8") as handle:
+        # Not blocking: a --log-file that is a pipe nobody reads (mkfifo) hung the
+        # command for good, its SIGTERM too, which it went on to log.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+        with open(fd, "a", encoding="utf-8") as handle:
             handle.write(lines)
     except OSError as exc:
         if not state.log_failed:
@@ -521,9 +524,12 @@ def log(message: str) -> Path | None:
             # skipped without a word, and "read last night's summary in the
             # morning" found nothing there.
             state.log_failed = True
+            import errno
+
+            why = "it is a pipe nothing reads" if exc.errno == errno.ENXIO else exc.strerror
             typer.echo(
                 f"Warning: could not write the log {visible(str(path))}: "
-                f"{exc.strerror or exc}. Make it writable, or name another with "
+                f"{why or exc}. Make it writable, or name another with "
                 "--log-file or PAPERTRACK_LOG_FILE.",
                 err=True,
             )
@@ -657,6 +663,12 @@ def open_store(*, create: bool = False) -> Store:
     from papertrack.parallel import worker_count
     from papertrack.store import Store
 
+    if state.db is not None and not state.db.strip():
+        # `--db "$STORE"` with STORE unset wrote into the user's own store.
+        raise UsageError(
+            "--db is empty (a script's unset variable?). Name the store's folder, or leave "
+            "out --db for the default store"
+        )
     where = paths.store_dir(state.db)
     _refuse_file_above(where)
     if state.db and not create and not os.path.exists(where):  # a dangling link too

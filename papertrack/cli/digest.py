@@ -33,7 +33,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
-from papertrack.text import json_text
+from papertrack.text import json_text, visible
 
 if TYPE_CHECKING:
     from papertrack.digest import Digest, DigestState
@@ -384,7 +384,8 @@ def digest(
             if whole and not quiet_empty:
                 # In the log with -q too, and for `digest | mail` (standard output,
                 # where nothing is said): a digest the mail lost is traced to its day.
-                where = "standard output" if target is None else target
+                # visible(): a line break in a file name forged a line of the log.
+                where = "standard output" if target is None else visible(target)
                 marked = " (a dry run: nothing marked as shown)" if dry_run else ""
                 said = f"Wrote a digest of {count:,} paper{plural} to {where}{marked}"
                 if not count:

@@ -35,6 +35,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from papertrack.models import Paper
@@ -296,7 +297,7 @@ def export(
 
     # The file is replaced in one step at the end: an interrupted export leaves it as it was.
     written = output is not None and str(output) != "-"
-    left = f"{output} was left as it was." if written else "The export is incomplete."
+    left = f"{visible(output)} was left as it was." if written else "The export is incomplete."
     with errors(interrupted=left):
         target = output_path(output)
         if as_json:
@@ -378,4 +379,5 @@ def export(
             if not write_output(target, buffer.getvalue().encode("utf-8")):
                 return  # its reader stopped early (`| head`): nothing to report
         note = newest_paper_note(store) if count == 0 and start is not None else ""
-        say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {output}.{note}")
+        # visible(): a line break in a file name forged a line of the log.
+        say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {visible(output)}.{note}")

@@ -90,20 +90,38 @@ MAX_AUTHORS = 10_000
 MAX_FIELD = 2_000
 
 
+def _on_arxiv(url: str) -> bool:
+    """Whether ``url`` is on arxiv.org (or one of its hosts, export.arxiv.org)."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    return host == "arxiv.org" or host.endswith(".arxiv.org")
+
+
 def bounded(paper: Paper) -> tuple[Paper, str]:
     """``paper`` with every field within the limits above, and what was cut ("" if nothing).
 
     Its links are web addresses too: a ``javascript:`` or ``file:`` url (any RSS
     item's link, a crafted export line) reached every JSON and CSV a script builds
     pages from. An arXiv paper's is then its arXiv page; another entry's is dropped.
+    An arXiv paper's links elsewhere than arxiv.org are its arXiv pages too.
     """
     cut: dict[str, Any] = {}
     fixed: dict[str, Any] = {}
+    arxiv = stored_arxiv_id(paper.arxiv_id)
     for name, made in (("url", abs_url), ("pdf_url", lambda i: pdf_url(i, paper.version))):
         value = getattr(paper, name)
-        if value is not None and not _WEB_LINK.match(value):
-            arxiv = stored_arxiv_id(paper.arxiv_id)
+        if value is None:
+            continue
+        if not _WEB_LINK.match(value):
             fixed[name] = made(arxiv) if arxiv else None
+        elif arxiv and not _on_arxiv(value):
+            # An arXiv paper's links are arXiv's: a shared export pointed a real
+            # paper's PDF at a look-alike site, which show and the Atom export gave.
+            fixed[name] = made(arxiv)
     if len(paper.title) > MAX_TITLE:
         cut["title"] = paper.title[:MAX_TITLE].rstrip() + "…"
     if len(paper.abstract) > MAX_ABSTRACT:

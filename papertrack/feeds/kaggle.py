@@ -161,7 +161,7 @@ def parse_jsonl(data: bytes, source: str = "<jsonl>", *, now: datetime | None = 
             for number, line in enumerate(array._iter_lines(), start=1):
                 papers.append(parse_jsonl_line(line, source, number, dates))
         except JsonArrayError as exc:
-            return done("export", f"{source}: {exc}; kept {len(papers):,} papers")
+            return done("export", f"{source}: {exc}; kept {counted(len(papers), 'paper')}")
         return done("export")
     lines = data.removeprefix(UTF8_BOM).split(b"\n")
     last = len(lines)
