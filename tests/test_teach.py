@@ -379,6 +379,78 @@ def test_like_and_not_take_every_id_that_follows_them(stored: Path) -> None:
     error_line(run("topics", "add", "Agent", "Chains", "--query", "chain*"), 2, "extra argument")
 
 
+def test_papers_taught_out_of_a_topic_made_from_examples_move_no_other(stored: Path) -> None:
+    """Refit for papers taught out alone, such a topic moved others and could take in
+    more papers like those taught out, where its own note says none moves."""
+    made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    model = stored / "models" / "agent-chains.json"
+    before, fitted = tagged("agent-chains"), json.loads(model.read_text(encoding="utf-8"))
+    wrong = [pid for pid in before if pid not in (CHAIN_OF_AGENTS, COMPUTER_RL)][:2]
+    assert wrong
+    taught = run("topics", "teach", "agent-chains", "--not", *wrong)
+    assert taught.exit_code == 0, taught.stderr
+    assert "its model is kept" in taught.stderr
+    assert "not refit for papers taught out alone" in taught.stderr
+    assert tagged("agent-chains") == [pid for pid in before if pid not in wrong]
+    kept = json.loads(model.read_text(encoding="utf-8"))
+    assert (kept["weights"], kept["threshold"]) == (fitted["weights"], fitted["threshold"])
+    assert kept["meta"]["pinned"] == {CHAIN_OF_AGENTS: True, COMPUTER_RL: True} | dict.fromkeys(
+        wrong, False
+    )
+    # A paper taught in refits it, those taught out left out of its feedback.
+    again = run("topics", "teach", "agent-chains", first_not_in(tagged("agent-chains")))
+    assert again.exit_code == 0 and "refit its model" in again.stderr
+    assert not set(wrong) & set(tagged("agent-chains"))
+
+
+def test_examples_pinned_without_a_refit_are_named_until_the_next_one(stored: Path) -> None:
+    """A paper taught that the topic already took is pinned, its model kept; the next
+    refit fits on it too, and the way back from that refit is to unteach both (the
+    note named only the later one, which gave back 129 papers of 142)."""
+    from papertrack.cli.common import load_catalog
+    from papertrack.cli.topics import _unfitted
+
+    made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    inside = [p for p in tagged("agent-chains") if p not in (CHAIN_OF_AGENTS, COMPUTER_RL)][0]
+    kept = run("topics", "teach", "agent-chains", inside)
+    assert "its model is kept" in kept.stderr
+
+    everything = {CHAIN_OF_AGENTS: True, COMPUTER_RL: True, inside: True}
+    assert _unfitted(load_catalog().find("agent-chains"), everything) == [inside]
+    refit = run("topics", "teach", "agent-chains", first_not_in(tagged("agent-chains")))
+    assert "refit its model" in refit.stderr
+    assert (
+        "unfitted" not in json.loads((stored / "models" / "agent-chains.json").read_text())["meta"]
+    )
+
+
+def test_a_topic_of_examples_and_a_query_may_take_only_what_both_take(stored: Path) -> None:
+    """Made with --like and --query, a topic took every paper either took: 474 papers
+    on mixture-of-experts in general beside the query's 132 on routing."""
+    query = "title:agent*"
+    either = run("topics", "add", "Chains Either", "--query", query, "--like", DATARUS)
+    both = run("topics", "add", "Chains Both", "--query", query, "--like", DATARUS,
+               "--decide", "both")  # fmt: skip
+    assert both.exit_code == 0, both.stderr
+    assert "It decides by either." in either.stderr and "It decides by both." in both.stderr
+    found = run("search", query, "--json", "-n", "500").stdout
+    by_query = {p["arxiv_id"] for p in json.loads(found)}
+    taken = set(tagged("chains-both"))
+    assert taken <= by_query | {DATARUS} and taken < set(tagged("chains-either"))
+    assert DATARUS in taken  # taught in: decided as taught
+    # Taught again, it goes on deciding by both.
+    more = first_not_in(tagged("chains-both"))
+    again = run("topics", "teach", "chains-both", more)
+    assert again.exit_code == 0 and "It decides by both." in again.stderr
+    assert set(tagged("chains-both")) <= by_query | {DATARUS, more}
+    for args in (["--query", query], ["--like", DATARUS]):
+        error_line(run("topics", "add", "X", *args, "--decide", "both"), 2, "give both")
+    error_line(run("topics", "add", "X", "--query", query, "--like", DATARUS, "--decide", "or"),
+               2, "'either' or 'both'")  # fmt: skip
+
+
 def test_a_topic_an_older_papertrack_made_from_examples_and_a_query_stays_either(
     stored: Path,
 ) -> None:

@@ -377,6 +377,16 @@ def topics_add(
             "--replace", help="Redefine the topic with this slug (yours or a default) whole."
         ),
     ] = False,
+    decide: Annotated[
+        str | None,
+        typer.Option(
+            "--decide",
+            metavar="either|both",
+            help="With --like and --query: a paper is in when either tags it (the "
+            "default), or only when both do.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Add a topic to your topics file, or redefine one with --replace.
 
@@ -391,7 +401,8 @@ def topics_add(
     until it has 24 examples, a paper is in it when its words are as like theirs
     (the rarer, the more they count) as those of the top 3% of the labelled papers
     shipped with papertrack; from then on a model is fitted on them against those
-    papers. With --query as well, either one decides. Teach it more with
+    papers. With --query as well, either one decides (--decide both: a paper must
+    match the query too, and the examples rank within it). Teach it more with
     'papertrack topics teach'.
 
     Examples:
@@ -399,6 +410,8 @@ def topics_add(
     \b
         papertrack topics add "Agent Benchmarks" --query 'agent* AND benchmark*'
         papertrack topics add "Agent Memory" --like 2606.22844 2606.19911 2606.14571 2606.16285
+        papertrack topics add "MoE Routing" --like 2606.17952 2606.12397 --decide both \\
+            --query '(moe OR "mixture of experts") AND (routing OR router*)'
         papertrack topics add "LeCun" --query 'author:"Yann LeCun"'
         papertrack topics add "GUI Agents" --query '"gui agent*" OR "web agent*"' --replace
         papertrack topics add "Diffusion LMs" --query '"diffusion language model*"' \\
@@ -411,6 +424,13 @@ def topics_add(
             raise UsageError(
                 "a topic needs --query, or example papers with --like. "
                 "See 'papertrack topics add --help'"
+            )
+        if decide is not None and decide not in ("either", "both"):
+            raise UsageError(f"--decide is 'either' or 'both', not {visible(decide)!r}")
+        if decide is not None and not (like and (query or "").strip()):
+            raise UsageError(
+                "--decide says how a topic made from examples (--like) and a query "
+                "(--query) combines them; give both, or leave out --decide"
             )
 
         if query:
@@ -451,7 +471,9 @@ def topics_add(
             if like:
                 # Checked first: a refused edit must not leave a model or examples behind.
                 planned = edit_file(_model_entry(new_slug(name, slug)), write=False)
-                choice = _learn_from_examples(name, planned.slug, query, category, like)
+                choice = _learn_from_examples(
+                    name, planned.slug, query, category, like, rule=decide or ""
+                )
                 edit = edit_file(_model_entry(planned.slug), write=True)
             else:
                 edit = edit_file("", write=True)
@@ -740,7 +762,12 @@ def _teach_command(slug: str, taught: dict[str, bool]) -> str:
 
 
 def _learn_from_examples(
-    name: str, slug: str, query: str | None, category: list[str] | None, like: list[str]
+    name: str,
+    slug: str,
+    query: str | None,
+    category: list[str] | None,
+    like: list[str],
+    rule: str = "",
 ) -> Any:
     """Fit a topic's model from the papers ``like`` names and keep them as its examples.
 
@@ -761,7 +788,7 @@ def _learn_from_examples(
     named = _taught_papers(store, like)
     papers = {p.arxiv_id: p for p in named.values()}
     taught = dict.fromkeys(papers, True)
-    choice = _refit(store, draft, taught, papers, like=True)
+    choice = _refit(store, draft, taught, papers, like=True, rule=rule)
     examples = training.load_examples(paths.user_examples_file())
     earlier = examples.get(chosen_slug) or {}
     dropped = {pid: inside for pid, inside in earlier.items() if pid not in taught}
@@ -936,10 +963,28 @@ def _pin(topic: Topic, taught: dict[str, bool]) -> None:
         # A copy of the shipped model: which one, so that it is known for current
         # (and said when papertrack ships another).
         meta["copy_of"] = model_digest(topic.model_file)
+    before = dict(meta.get("pinned") or {})
     meta["pinned"] = dict(sorted(taught.items()))
+    # Examples pinned since the model was fitted: the next refit fits on them too, and
+    # the way back from what it does is to unteach them with that teach's own.
+    unfitted = [str(a) for a in meta.get("unfitted") or [] if a in taught]
+    unfitted += [a for a, inside in taught.items() if before.get(a) is not inside]
+    meta["unfitted"] = sorted(set(unfitted))
     meta["definition"] = topic.definition
     meta["taught"] = {"in": sum(taught.values()), "out": sum(not v for v in taught.values())}
     training.save_model(dataclasses.replace(model, meta=meta), paths.user_model_file(topic.slug))
+
+
+def _unfitted(topic: Topic, taught: Mapping[str, bool]) -> list[str]:
+    """The examples pinned to ``topic``'s model since it was fitted (see :func:`_pin`),
+    as they are taught now."""
+    if not topic.model_file:
+        return []
+    try:
+        named = topic.model.meta.get("unfitted") or []
+    except (OSError, ValueError, PapertrackError):
+        return []
+    return [str(a) for a in named if str(a) in taught]
 
 
 def _already_said(
@@ -1014,20 +1059,26 @@ def _refit(
     papers: dict[str, Any],
     *,
     like: bool | None = None,
+    rule: str = "",
 ) -> Any:
     """Fit ``topic``'s model from the shipped labels plus ``taught``; write it; return it.
 
     ``like``: the topic was made from examples (``topics add --like``); None: as
-    its model says (False for a topic without a model of its own yet).
+    its model says (False for a topic without a model of its own yet), and so is
+    ``rule`` then (``add --like --query --decide both`` stays "both").
     """
     from papertrack import training
 
     if like is None:
         like = _taught_like(topic)
+        if like and not rule and topic.query.strip() and topic.decide == "both":
+            rule = "both"
     with busy(f"Fitting the model of {topic.name} to the labelled papers and your examples"):
         labelled = training.load_labelled(paths.labels_file())
         texts = {pid: training.from_paper(p) for pid, p in papers.items()}
-        choice = training.teach(topic, taught, texts, labelled, like=like, folder=store.vectors_dir)
+        choice = training.teach(
+            topic, taught, texts, labelled, like=like, folder=store.vectors_dir, rule=rule
+        )
     training.save_model(choice.model, paths.user_model_file(topic.slug))
     return choice
 
@@ -1120,20 +1171,24 @@ def _say_against(
     now_in: list[str],
     now_out: list[str],
     forgotten: set[str],
+    back: tuple[list[str], list[str]] | None = None,
 ) -> None:
     """A word when a teach moved the topic against what was taught: papers taught in
     and the topic smaller. Two right examples more took a topic made from examples
     from 180 papers to 130, all 50 on its theme (its threshold rises as its examples
-    grow alike), and the advice after it was to teach more."""
+    grow alike), and the advice after it was to teach more. ``back``: the examples
+    to unteach to undo it, in and out (this teach's, and those pinned since the
+    model was last fitted, which this refit fitted on too)."""
     sizes = _sizes(slug, changes, store)
     if sizes is None or forgotten or bool(now_in) == bool(now_out) or _swung(*sizes):
         return  # (a swing: _say_swing has said it)
     before, now = sizes
     net = now - before
+    undo_in, undo_out = back if back is not None else (now_in, now_out)
     if now_in and net < 0 and -net >= max(5, before // 20):
-        what, ids = "in", now_in
+        what, ids = "in", undo_in
     elif now_out and net > 0 and net >= max(5, before // 20):
-        what, ids = "out", now_out
+        what, ids = "out", undo_out
     else:
         return
     say(
@@ -1377,15 +1432,21 @@ def topics_teach(
             # Every paper named is decided so already: pinned as examples, the model
             # kept. A refit for them moved other tags (+99 and -27 for a paper the
             # topic of 30,000 already left out), where the user meant no change.
+            # Papers taught only out of a topic made from examples: pinned out, its
+            # model kept. Refit, it moved other papers where the user meant none, and
+            # took in papers like those taught out (8 image-watermarking papers taught
+            # out of "LLM watermarking" brought 3 more in).
+            only_out = bool(out_ids) and not ids and _taught_like(chosen)
             keep_model = (
                 given
-                and len(already) == len(given)
+                and (len(already) == len(given) or only_out)
                 and not forgotten
                 and not flipped
                 and chosen.model_file
                 and chosen.decide != "query"
                 and _current(chosen)
             )
+            unfitted: list[str] = []
             if keep_model:
                 choice = None
                 _pin(chosen, taught)
@@ -1393,6 +1454,7 @@ def topics_teach(
                 # Papers taught before that this store lacks (the store may have changed
                 # with --db) are still pinned; they are fitted on where the labels have them.
                 known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+                unfitted = _unfitted(chosen, taught)  # read before the refit replaces it
                 try:
                     choice = _refit(store, chosen, taught, known)
                 except KeyboardInterrupt:
@@ -1449,6 +1511,11 @@ def topics_teach(
                     else "refit its model"
                 )
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
+                if choice is None and only_out and len(already) < len(given):
+                    say(
+                        "A topic made from examples is not refit for papers taught out "
+                        "alone: they stay out, and no other paper moves."
+                    )
                 # The log names the papers, so what was taught can be looked back on.
                 _log_taught(
                     chosen.slug,
@@ -1470,7 +1537,11 @@ def topics_teach(
             _say_swing(
                 chosen.slug, changes, store, {a: earlier[a] for a in forgotten if a in earlier}
             )
-            _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten)
+            # Taught before without a refit, and fitted on in this one: taken back too.
+            back_in = sorted(now_in | {a for a in unfitted if taught.get(a)})
+            back_out = sorted(now_out | {a for a in unfitted if taught.get(a) is False})
+            _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten,
+                         back=(back_in, back_out))  # fmt: skip
             if choice is not None and choice.model.meta.get("like"):
                 _say_breadth(store, chosen.slug)
 
