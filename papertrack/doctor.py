@@ -202,6 +202,17 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
                 "is a temp file left by an interrupted write",
             )
         )
+    if store.lock_path.is_dir():
+        # Every write failed "could not open the store lock" while doctor said the
+        # store was healthy.
+        checkup.problems.append(
+            Problem(
+                ".lock",
+                "unreadable",
+                "is a folder, not the store's lock file",
+                "Move it out of the store",
+            )  # fmt: skip
+        )
     if store.dirty_path.exists():
         checkup.problems.append(
             Problem(

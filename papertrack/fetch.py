@@ -364,7 +364,9 @@ class _Client:
                     break
                 if exc.retry_after is not None:
                     delay = min(exc.retry_after, MAX_BACKOFF)
-                    if exc.retry_after > MAX_BACKOFF:
+                    if exc.retry_after > 86_400:  # 400 digits read "asked to wait inf s"
+                        reason += ", asked to wait more than a day: waiting at most"
+                    elif exc.retry_after > MAX_BACKOFF:
                         reason += f", asked to wait {exc.retry_after:,.0f} s: waiting at most"
                 else:
                     # Exponential backoff with "equal jitter": half fixed, half random.

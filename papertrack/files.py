@@ -88,9 +88,7 @@ def read_if_there(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(
-            f"could not read {path}: {exc.strerror or exc}. Check its permissions"
-        ) from None
+        raise StoreError(f"could not read {path}: {exc.strerror or exc}. {os_fix(exc)}") from None
 
 
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
@@ -269,10 +267,23 @@ def _stream_fd(path: Path) -> int | None:
 
 
 def write_error(path: Path, exc: OSError) -> StoreError:
-    return StoreError(
-        f"could not write {path}: {exc.strerror or exc}. "
-        "Check that the disk has space and the directory is writable"
-    )
+    return StoreError(f"could not write {path}: {exc.strerror or exc}. {os_fix(exc, writing=True)}")
+
+
+def os_fix(exc: OSError, *, writing: bool = False) -> str:
+    """What to do about ``exc``, a failed read or write of one of papertrack's files:
+    "check that the disk has space" was the advice for a folder where a file belongs."""
+    import errno
+
+    if exc.errno == errno.EISDIR:
+        return "A folder stands where papertrack keeps that file: move it away"
+    if exc.errno == errno.ENOTDIR:
+        return "A file stands where a folder of that path belongs: move it away"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "Free some space on the disk"
+    if not writing:
+        return "Check its permissions"
+    return "Check that the disk has space and the directory is writable"
 
 
 def remove_file(path: Path) -> None:
@@ -456,6 +467,11 @@ class Lock:
             handle = open(self.path, "a+b")  # noqa: SIM115 - kept open while locked
         except OSError as exc:
             why = exc.strerror or str(exc)
+            if existed and isinstance(exc, IsADirectoryError):
+                raise StoreError(
+                    f"could not open {self.what} {self.path}: {why}. A folder stands where "
+                    "papertrack keeps that file: move it away"
+                ) from exc
             if existed:
                 raise StoreError(
                     f"could not open {self.what} {self.path}: {why}. "

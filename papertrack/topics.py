@@ -811,6 +811,12 @@ class Catalog:
                     "'hidden = true' for it. Delete that entry to bring it back "
                     "('papertrack path' shows where the file is)"
                 )
+        if len(key) > 100:
+            # 100,000 characters were echoed whole, and compared with every name.
+            return (
+                f"no topic named {quoted(key[:60] + '…')} ({len(key):,} characters). "
+                "Run 'papertrack topics' to list them."
+            )
         scored: list[tuple[float, int, Topic]] = []
         for index, topic in enumerate(self.topics):
             score = max(

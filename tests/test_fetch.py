@@ -1112,6 +1112,20 @@ def test_a_retry_after_of_unicode_digits_is_no_crash(httpserver: HTTPServer) -> 
     assert "5 new" in result.stderr and "1 page retried" in result.stderr
 
 
+def test_a_retry_after_of_400_digits_is_said_as_more_than_a_day(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import papertrack.fetch
+
+    monkeypatch.setattr(papertrack.fetch, "MAX_BACKOFF", 0.01)
+    api = FakeArxiv(httpserver, total=5)
+    api.faults[0] = [status(503, {"Retry-After": "9" * 400})]
+    result = fetch_api(api.url)
+    assert result.exit_code == 0, result.stderr
+    assert "asked to wait more than a day: waiting at most" in result.stderr
+    assert "inf" not in result.stderr
+
+
 def test_an_answer_of_404_with_a_feed_is_an_error_not_papers(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/api/query").respond_with_data(
         api_page(0, 10, 5), status=404, content_type="application/atom+xml"

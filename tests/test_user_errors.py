@@ -180,6 +180,9 @@ def test_an_empty_topic_is_refused_not_read_as_every_paper(
 def test_a_misspelt_topic_gets_suggestions(untouched: Path) -> None:
     line = assert_error(run("latest", "LLM agent trainin"), 2)
     assert "Did you mean: LLM Agent Training (llm-agent-training)?" in line
+    # A name of 100,000 characters is not echoed whole.
+    long = assert_error(run("latest", "agent" * 20_000), 2, "(100,000 characters)")
+    assert len(long) < 300
 
 
 # --------------------------------------------------------------------------- dates
@@ -530,7 +533,7 @@ def assert_disk_full_error(done: subprocess.CompletedProcess[str], written: str)
     assert len(errors) == 1, done.stderr
     assert re.fullmatch(
         rf"Error: could not write {written}: No space left on device\. "
-        r"Check that the disk has space and the directory is writable\.",
+        r"Free some space on the disk\.",
         errors[0],
     ), errors[0]
 
@@ -729,6 +732,33 @@ def test_a_folder_where_the_search_index_belongs_is_named_and_left_alone(home: P
     shutil.rmtree(index)  # moved out, as said: the index is built again
     result = run("search", "agent", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout), result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "args", "said"),
+    [
+        ("index.json", "folder", ["doctor", "--repair"],
+         "A folder stands where papertrack keeps that file: move it away"),
+        (".lock", "folder", ["ingest", str(LISTING)],
+         "A folder stands where papertrack keeps that file: move it away"),
+        ("papers", "file", ["latest", "-n", "1"],
+         "A file stands where a folder of that path belongs: move it away"),
+        ("ids", "file", ["ingest", str(LISTING)],
+         "A file stands where a folder of that path belongs: move it away"),
+    ],
+)  # fmt: skip
+def test_a_folder_or_file_in_the_wrong_place_is_named_with_the_right_fix(
+    home: Path, name: str, make: str, args: list[str], said: str
+) -> None:
+    # "Check that the disk has space" for a folder where index.json belongs.
+    where = home / "store" / name
+    shutil.move(where, home / "kept")
+    where.mkdir() if make == "folder" else where.write_text("mine\n", encoding="utf-8")
+    assert_error(run(*args), 1, said)
+    if name == ".lock":  # doctor said "No problems found" while every write failed
+        checked = run("doctor")
+        assert checked.exit_code == 1
+        assert ".lock is a folder, not the store's lock file. Move it out" in checked.stdout
 
 
 def test_an_id_of_bytes_that_are_not_utf8_is_a_usage_error(untouched: Path) -> None:
