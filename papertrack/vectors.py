@@ -474,13 +474,26 @@ class VectorTagger:
         topics = subset.topics
         self._weights = np.zeros((len(vocabulary), len(topics)), dtype=np.int64)
         self._rule_of = []
+        #: Topics that decide with a query of their own, whose match no feature holds
+        #: (a topic made with --like and --query): matched on each paper's text as its
+        #: week is read, and the papers that match, by slug (:meth:`tag_week`).
+        self._own_queries = {
+            t.slug: t
+            for t in topics
+            if t.decide in ("either", "both") and t.slug not in subset.hinted
+        }
+        self._matched: dict[str, set[str]] = {}
+        #: slug -> week -> the papers the full-text index says may match that query (no
+        #: entry: try every paper); set by the caller when the index is in step.
+        self.query_within: dict[str, Mapping[str, AbstractSet[str]]] = {}
         for column, topic in enumerate(topics):
             model = topic.model
             for name, weight in model.weights.items():
                 found = vocabulary.find(name)
                 if found is not None:
                     self._weights[found, column] = units(weight)
-            hint = vocabulary.find("q:" + topic.slug) if topic.decide != "model" else None
+            bundled = topic.decide != "model" and topic.slug not in self._own_queries
+            hint = vocabulary.find("q:" + topic.slug) if bundled else None
             self._rule_of.append((topic.decide, units(model.bias), units(model.threshold), hint))
         #: Which ids of the vocabulary some topic weighs.
         self._weighed: Any = self._weights.any(axis=1)
@@ -489,11 +502,17 @@ class VectorTagger:
 
     @staticmethod
     def suits(subset: Any) -> bool:
-        """Whether every topic of ``subset`` decides from features alone."""
+        """Whether every topic of ``subset`` decides by its model (with a query, too:
+        a bundled one's match is a feature, another is matched on the text as its week
+        is read, a few µs a paper where the models' features take ~200)."""
         return len(subset) > 0 and all(
-            t.decide == "model" or (t.decide in ("both", "either") and t.slug in subset.hinted)
-            for t in subset.topics
+            t.decide in ("model", "both", "either") for t in subset.topics
         )
+
+    @property
+    def own_queries(self) -> Mapping[str, Any]:
+        """The topics (by slug) that decide with a query of their own, matched on text."""
+        return self._own_queries
 
     def outside(self) -> set[str]:
         """The weighed features of the topics' models that the vocabulary lacks."""
@@ -550,10 +569,15 @@ class VectorTagger:
             if rule == "model":
                 decisions.append(fires)
                 continue
-            has = np.zeros(count, dtype=bool)
-            if hint is not None:
-                has[row_of[ids == hint]] = True
-            found = has[rows].tolist()
+            slug = self._rules[column][0]
+            if slug in self._own_queries:
+                matched = self._matched.get(slug, set())
+                found = [pid in matched for pid in pids]
+            else:
+                has = np.zeros(count, dtype=bool)
+                if hint is not None:
+                    has[row_of[ids == hint]] = True
+                found = has[rows].tolist()
             decisions.append([decided(rule, f, h) for f, h in zip(fires, found, strict=True)])
         slugs = [slug for slug, _ in self._rules]
         return [
@@ -593,8 +617,15 @@ class VectorTagger:
 
         feats = model_features(*fields)
         fired = self._by_name.decide(feats)
+        own = self._own_queries
         tags = tuple(
-            slug for slug, rule in self._rules if decided(rule, slug in fired, f"q:{slug}" in feats)
+            slug
+            for slug, rule in self._rules
+            if decided(
+                rule,
+                slug in fired,
+                pid in self._matched.get(slug, ()) if slug in own else f"q:{slug}" in feats,
+            )
         )
         return feats, self.subset.settled(tags, pid)
 
@@ -605,6 +636,18 @@ class VectorTagger:
 
         week = path.stem
         kept = WeekVectors(self.folder / f"{week}.bin", self.vocabulary.key, len(self.vocabulary))
+        docs = list(docs)
+        self._matched = {}
+        for slug, topic in self._own_queries.items():
+            within = self.query_within.get(slug)
+            may = within.get(week, frozenset()) if within is not None else None
+            self._matched[slug] = {
+                pid
+                for doc in docs
+                if isinstance(pid := doc.get("arxiv_id"), str)
+                and (may is None or pid in may)
+                and topic.matches_fields(*record_fields(doc))
+            }
         must = None if self.read_text is None else self.read_text.get(week, frozenset())
         found: dict[str, tuple[str, ...]] = {}
         scored: list[str] = []

@@ -549,6 +549,15 @@ class StoreWriter:
         if found is None:
             return None
         tagger = VectorTagger(subset, found[0], folder, None)
+        if self.text_live:
+            # A topic's own query (made with --like and --query) is matched only on the
+            # papers the index says may match it: 35 µs a paper, 2.9 s at 83,510.
+            from papertrack.fulltext import fts_query
+
+            for slug, topic in tagger.own_queries.items():
+                query = fts_query(topic.membership)
+                if query is not None:
+                    tagger.query_within[slug] = self.text.candidates(query)
         outside = tagger.outside()
         if not outside:
             tagger.read_text = {}
