@@ -547,6 +547,18 @@ def test_kaggle_broken_line_names_its_number() -> None:
         parse_jsonl_line("[1, 2]", "snapshot.jsonl", 4)
 
 
+def test_a_snapshot_line_with_a_byte_that_is_not_utf8_keeps_its_paper() -> None:
+    # Dropped whole as a broken line, where an XML feed's bad byte becomes U+FFFD.
+    line = raw(KAGGLE).splitlines()[0]
+    record = json.loads(line)
+    bad = line.replace(json.dumps(record["title"])[1:-1].encode()[:6], b"Bad\xff\xfe ", 1)
+    paper = parse_jsonl_line(bad, "snapshot.jsonl", 1)
+    assert paper.arxiv_id == record["id"] and "Bad\ufffd\ufffd " in paper.title
+    # Still broken when it is no JSON, whatever its bytes.
+    with pytest.raises(FeedError, match="line 2 is not valid JSON"):
+        parse_jsonl_line(b'{"id": "0704.0001", "title": "\xff', "snapshot.jsonl", 2)
+
+
 def test_kaggle_cut_off_last_line_keeps_the_rest() -> None:
     data = raw(KAGGLE)
     cut = data[: data.index(b"\n", 5000) + 300]  # into the line after a whole one

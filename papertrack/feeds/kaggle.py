@@ -50,7 +50,15 @@ def _loads(line: bytes | str) -> Any:
     try:
         return orjson.loads(line)
     except ValueError:
+        pass
+    try:
         return json.loads(line)
+    except UnicodeDecodeError:
+        if not isinstance(line, bytes):
+            raise
+        # A byte that is not UTF-8 (in a title, say) is U+FFFD, as in an XML feed:
+        # the whole line, its paper, was dropped as broken.
+        return json.loads(line.decode("utf-8", "replace"))
 
 
 def parse_jsonl_line(
