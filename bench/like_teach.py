@@ -31,22 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from papertrack import fitting, learn, paths, training  # noqa: E402
 
-TOPICS = (
-    "gui-agents",
-    "computer-use-agents",
-    "deep-research-agents",
-    "web-search-agents",
-    "agentic-rag",
-    "llm-world-models",
-    "rl-for-tool-use",
-    "knowledge-distillation",
-    "llm-tool-use",
-    "llm-agent-training",
-    "long-horizon-agent-tasks",
-    "multi-agent-llm-systems",
-    "ai-agent-benchmarks",
-    "synthetic-data-generation",
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from like import TOPICS  # noqa: E402  (the same 14 topics as bench/like.py)
 
 
 def main() -> None:
