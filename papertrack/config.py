@@ -47,6 +47,16 @@ FETCH_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
 SECTIONS = frozenset({"fetch"})
 
 
+def loads_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads``, with nesting too deep for its recursion ([[[[...) raised as
+    the TOMLDecodeError "nested too deeply", not a RecursionError: each of
+    papertrack's TOML files then says so in its own one-line error."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("nested too deeply") from None
+
+
 def load(path: Path) -> dict[str, Any]:
     """The parsed config file, or {} when there is none."""
     try:
@@ -60,13 +70,9 @@ def load(path: Path) -> dict[str, Any]:
             f"could not read {path}: {exc.strerror or exc}. Check its permissions"
         ) from exc
     try:
-        config = tomllib.loads(text)
+        config = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML ({exc}). Fix or remove the file") from exc
-    except RecursionError:  # [[[[...: tomllib reads nesting by recursion
-        raise UsageError(
-            f"{path} is not valid TOML (nested too deeply). Fix or remove the file"
-        ) from None
     unknown = sorted(set(config) - SECTIONS)
     if unknown:
         # [fetsh] or a key outside any section would otherwise do nothing, silently.

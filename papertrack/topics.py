@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from papertrack.config import loads_toml
 from papertrack.errors import PapertrackError, QuerySyntaxError, UnknownTopicError, UsageError
 from papertrack.matching import (
     MATCHER_VERSION,
@@ -294,11 +295,9 @@ DECISIONS = ("query", "model", "either", "both")
 def _read_toml(path: Path, text: str | None = None) -> dict[str, Any]:
     try:
         # utf-8-sig: a byte-order mark (some Windows editors write one) is no error.
-        return tomllib.loads(path.read_text(encoding="utf-8-sig") if text is None else text)
+        return loads_toml(path.read_text(encoding="utf-8-sig") if text is None else text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}. Fix the file.") from None
-    except RecursionError:  # [[[[...: tomllib reads nesting by recursion
-        raise UsageError(f"{path} is not valid TOML: nested too deeply. Fix the file.") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not UTF-8 text. Save it as UTF-8.") from None
     except OSError as exc:

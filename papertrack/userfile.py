@@ -30,6 +30,7 @@ from typing import Any
 
 import tomlkit
 
+from papertrack.config import loads_toml
 from papertrack.errors import UsageError
 from papertrack.files import write_atomic
 from papertrack.text import quoted
@@ -92,11 +93,9 @@ class _File:
                 f"could not read your topics file {path}: {exc}. Fix the file"
             ) from None
         try:
-            entries: Any = tomllib.loads(self.text).get("topic", [])
+            entries: Any = loads_toml(self.text).get("topic", [])
         except tomllib.TOMLDecodeError as exc:
             raise UsageError(f"{path} is not valid TOML: {exc}. Fix the file") from None
-        except RecursionError:  # [[[[...: tomllib reads nesting by recursion
-            raise UsageError(f"{path} is not valid TOML: nested too deeply. Fix the file") from None
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise UsageError(f"{path}: 'topic' must be an array of tables. Write [[topic]]")
         self.entries: list[dict[str, Any]] = entries
