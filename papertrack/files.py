@@ -468,10 +468,8 @@ class Lock:
         except OSError as exc:
             why = exc.strerror or str(exc)
             if existed and isinstance(exc, IsADirectoryError):
-                raise StoreError(
-                    f"could not open {self.what} {self.path}: {why}. A folder stands where "
-                    "papertrack keeps that file: move it away"
-                ) from exc
+                fix = os_fix(exc)  # a folder where the lock file belongs
+                raise StoreError(f"could not open {self.what} {self.path}: {why}. {fix}") from exc
             if existed:
                 raise StoreError(
                     f"could not open {self.what} {self.path}: {why}. "
