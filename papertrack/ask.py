@@ -493,7 +493,8 @@ def answer_question(
                     coverage += weight[stem]
                 elif any(w.startswith(stem) for w in held):
                     coverage += _PREFIX_ONLY * weight[stem]
-            if not stems and new and _CONTRIBUTION.search(sentence):
+            brings = new and _CONTRIBUTION.search(sentence) is not None
+            if not stems and brings:
                 coverage = 1.0  # nothing asked but what is new: what each paper brings
             if not coverage:
                 continue
@@ -501,7 +502,7 @@ def answer_question(
             score = coverage / math.sqrt(length / 8) + 0.5 * max(ranked.score, 0) / best
             if _LEANS_BACK.match(sentence):
                 score *= _LEANING
-            if new and _CONTRIBUTION.search(sentence):
+            if brings:
                 score *= _CONTRIBUTES
             candidates.append((score, rank, sentence, held))
     candidates.sort(key=lambda c: (-c[0], c[1]))

@@ -478,8 +478,6 @@ LOG_MAX_BYTES = 1 << 20
 def _rotate(path: Path) -> None:
     """Move the log aside when it has grown past :data:`LOG_MAX_BYTES`. A log named
     with --log-file is the user's to rotate (logrotate, say), and is left alone."""
-    import os
-
     try:
         if os.stat(path).st_size > LOG_MAX_BYTES:
             os.replace(path, path.with_name(path.name + ".1"))
