@@ -341,8 +341,12 @@ def topic_page(
                     "papers_total": total,
                     "papers": [p.to_dict() for p in papers],
                     "related": [
-                        {"topic": r.slug, "name": names.get(r.slug, r.slug), "shared": r.shared}
-                        | {"overlap": r.overlap}
+                        {
+                            "topic": r.slug,
+                            "name": names.get(r.slug, r.slug),
+                            "shared": r.shared,
+                            "overlap": r.overlap,
+                        }
                         for r in related
                     ],
                     "following": following,
