@@ -59,6 +59,12 @@ def __getattr__(name: str) -> Any:
 #: At most this many ids are named in one line of a report.
 MAX_NAMED = 10
 FIX = "Run 'papertrack doctor --repair'"
+#: What finishes what an interrupted write left: not damage, so no "Run --repair".
+_DIRTY_FIX = (
+    "The next command that writes to the store (an ingest, a fetch, a teach) brings them "
+    "up to date, or 'papertrack doctor --repair' does it now"
+)
+_STALE_FIX = "The next search rebuilds it, or 'papertrack doctor --repair' does it now"
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,9 @@ class Problem:
     kind: str
     detail: str
     fix: str = FIX
+    #: Not damage: what an interrupted write left for the next command to finish
+    #: (a Ctrl-C during a teach's retag made doctor fail with "Run --repair").
+    pending: bool = False
 
     def what(self) -> str:
         """The problem as a sentence without the fix: ``papers/x.json is damaged: …``."""
@@ -104,7 +113,13 @@ class Checkup:
 
     @property
     def healthy(self) -> bool:
+        """Nothing found at all, not even what the next write finishes (a repair's test)."""
         return not self.problems
+
+    @property
+    def damage(self) -> list[Problem]:
+        """The problems that are damage: those the next command does not finish itself."""
+        return [p for p in self.problems if not p.pending]
 
     @property
     def papers(self) -> int:
@@ -113,12 +128,13 @@ class Checkup:
     def to_dict(self) -> dict[str, Any]:
         return {
             "store": str(self.path),
-            "healthy": self.healthy,
+            "healthy": not self.damage,
             "papers": self.papers,
             "partitions": self.partitions,
             "unreadable": self.unreadable,
             "shards": self.shards,
-            "problems": [p.to_dict() for p in self.problems],
+            "problems": [p.to_dict() for p in self.damage],
+            "pending": [p.to_dict() for p in self.problems if p.pending],
         }
 
 
@@ -218,9 +234,9 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
             Problem(
                 ".dirty",
                 "dirty",
-                "is left by an interrupted write: the id map and index may be out of date "
-                "until the next command that writes to the store (or the repair) brings "
-                "them up to date",
+                "is left by an interrupted write: the id map and index may be out of date",
+                _DIRTY_FIX,
+                pending=True,
             )
         )
     return checkup
@@ -546,7 +562,14 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
             with contextlib.suppress(sqlite3.Error, StoreError):
                 checkup.text_ids = dict(text.ids())
             checkup.problems.append(
-                Problem(FILE, "stale-search-index", "is behind the week files", _TEXT_FIX)
+                Problem(
+                    FILE,
+                    "stale-search-index",
+                    "is behind the week files",
+                    # With index.json damaged, only the repair rebuilds it.
+                    _STALE_FIX if generation else _TEXT_FIX,
+                    pending=bool(generation),
+                )
             )
             return
         held = checkup.text_ids = dict(text.ids())

@@ -234,7 +234,6 @@ CASES: list[Callable[[Store], Damage]] = [
     misplaced,
     fields_of_the_wrong_kind,
     stray_temp_file,
-    leftover_dirty,
 ]
 
 
@@ -746,6 +745,42 @@ def test_a_search_index_of_an_earlier_version_is_no_problem_and_the_next_search_
         (version,) = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
     db.close()
     assert version == VERSION
+
+
+@pytest.mark.parametrize("left", ["dirty", "stale search index"])
+def test_what_an_interrupted_write_left_is_said_but_is_no_damage(
+    store: Store, catalog: Catalog, left: str
+) -> None:
+    """After a Ctrl-C during a teach's retag doctor failed with "Run 'papertrack doctor
+    --repair'", though the teach had said the next command catches up, and it did."""
+    if left == "dirty":
+        leftover_dirty(store)
+        name, fix = ".dirty", "The next command that writes to the store"
+    else:
+        import sqlite3
+
+        with sqlite3.connect(store.search_path) as db:
+            db.execute("UPDATE meta SET value = 'an-earlier-write' WHERE key = 'synced'")
+        db.close()
+        name, fix = "search.sqlite", "The next search rebuilds it"
+    checked = run("doctor")
+    assert checked.exit_code == 0, checked.stdout + checked.stderr
+    [line] = [x for x in checked.stdout.splitlines() if x.startswith(name)]
+    assert fix in line and "doctor --repair' does it now" in line
+    assert checked.stderr.startswith("No damage found: only what an interrupted write left")
+    data = json.loads(run("doctor", "--json").stdout)
+    assert data["healthy"] is True and data["problems"] == []
+    assert [p["file"] for p in data["pending"]] == [name]
+    # A real problem beside it still fails, and counts only itself.
+    truncated(store)
+    damaged = run("doctor")
+    assert damaged.exit_code == 1
+    assert "Error: 1 problem found." in damaged.stderr
+    # The repair finishes it.
+    assert run("doctor", "--repair").exit_code == 0
+    assert not store.dirty_path.exists()
+    clean = run("doctor", "--json")
+    assert json.loads(clean.stdout)["pending"] == [] and "No problems found." in clean.stderr
 
 
 def test_a_search_index_that_is_no_database_is_called_damaged_not_behind(store: Store) -> None:

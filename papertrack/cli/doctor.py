@@ -150,7 +150,7 @@ def _check(store: Store, as_json: bool) -> None:
             typer.echo(problem.line())
     if not as_json:
         _say_home_problems(home)
-    if home and not checkup.problems:
+    if home and not checkup.damage:
         them = "it" if len(home) == 1 else "them"
         say(
             f"Error: {counted(len(home), 'problem')} in papertrack's own files, as said "
@@ -159,18 +159,20 @@ def _check(store: Store, as_json: bool) -> None:
         raise typer.Exit(1)
     if not checkup.exists:
         say(f"No store at {store.path} yet: nothing to check.")
-    elif checkup.problems:
-        count = counted(len(checkup.problems), "problem")
-        if any(p.kind == "unreadable" for p in checkup.problems):
+    elif checkup.damage:
+        count = counted(len(checkup.damage), "problem")
+        if any(p.kind == "unreadable" for p in checkup.damage):
             # A repair stops at a file it cannot read: pointing to it went in circles.
             say(
                 f"Error: {count} found. Fix what cannot be read first, as said above, "
                 "then run 'papertrack doctor' again."
             )
         else:
-            them = "it" if len(checkup.problems) == 1 else "them"
+            them = "it" if len(checkup.damage) == 1 else "them"
             say(f"Error: {count} found. Run 'papertrack doctor --repair' to fix {them}.")
         raise typer.Exit(1)
+    elif checkup.problems:
+        say("No damage found: only what an interrupted write left, as said above.")
     else:
         say("No problems found.")
 
@@ -235,8 +237,9 @@ def doctor(
     The check reads every file of the store: each week file must hold whole paper
     records dated in its week, the id map must agree with the week files, the
     index must count what they hold, and no interrupted write may have left temp
-    files or a .dirty marker. It waits for a running ingest to finish first, and
-    exits with 1 when it finds a problem (one line each, naming the file). Your
+    files. It waits for a running ingest to finish first, and exits with 1 when it
+    finds a problem (one line each, naming the file). A .dirty marker of a write cut
+    short is named but is no problem: the next command that writes finishes it. Your
     own files beside the store (topics.toml, config.toml, following.json, the
     digest's mark, taught examples) are checked too; a repair leaves them to you.
 
