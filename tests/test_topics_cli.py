@@ -363,6 +363,25 @@ def test_a_hand_edit_is_seen_by_the_next_latest(stored: None, user_file: Path) -
     assert f"mine +{len(second) - len(first) + lost} -{lost}." in logged
 
 
+def test_what_a_retag_moved_is_said_on_a_terminal(stored: None, user_file: Path) -> None:
+    """After a Ctrl-C during a teach the next command retagged for 20 s and said nothing
+    of what moved: on a terminal the note is said; piped (cron) it goes to the log alone."""
+    import os
+
+    from helpers import run_in_pty
+
+    user_file.write_text('[[topic]]\nname = "Mine"\nquery = "benchmark"\n', encoding="utf-8")
+    env = {**os.environ, "PAPERTRACK_HOME": str(user_file.parent)}
+    code, seen = run_in_pty("latest", "mine", "-n", "1", env=env, columns=200)
+    assert code == 0, seen
+    said = b" ".join(seen.split())  # as one line, however the terminal wrapped it
+    assert b"Note: Retagged the stored papers for topics whose definition changed" in said
+    assert b"mine +" in said
+    user_file.write_text('[[topic]]\nname = "Mine"\nquery = "planning"\n', encoding="utf-8")
+    piped = run("latest", "mine", "-n", "1")
+    assert piped.exit_code == 0 and "Retagged" not in piped.stderr
+
+
 # --------------------------------------------------------------------------- test
 
 

@@ -879,14 +879,15 @@ def fresh_tags(store: Store, catalog: Catalog, *, said: bool = False) -> None:
     """Retag stored papers before answering if a topic definition changed since they
     were tagged (:func:`papertrack.store.bring_current`), under a spinner on a terminal;
     a read-only store is read as it is, with a note. What a retag moved goes to the
-    log, and with ``said`` to stderr too (a teach: its user is there to read it)."""
+    log, and to stderr too with ``said`` (a teach: its user is there to read it) or
+    when stderr is a terminal: a retag after a Ctrl-C took 20 s and said nothing."""
     from papertrack.store import bring_current
 
     def record(text: str) -> None:
-        if said:
+        if said or sys.stderr.isatty():
             say(f"Note: {text}")  # (say logs it too)
         else:
-            log(text)  # the log only by default: a cron job's mail is not the place
+            log(text)  # the log only off a terminal: a cron job's mail is not the place
 
     bring_current(
         store,
