@@ -611,6 +611,40 @@ def test_api_entries_without_id_are_skipped_and_bad_dates_leave_them_undated(
     assert table.count("undated") == 6
 
 
+def test_a_utc_offset_no_place_has_is_a_date_that_cannot_be_right(tmp_path: Path) -> None:
+    """``+99:00`` was applied as given and dated a paper of Dec 1 on Nov 26."""
+    dates = {
+        "2601.00001": ("2026-12-01T00:00:00+99:00", None),
+        "2601.00002": ("2026-12-01T00:00:00+05:75", None),
+        "2601.00003": ("2026-12-01T00:00:00-2300", None),
+        "2601.00004": ("2026-12-01T00:00:00+05:30", datetime(2026, 11, 30, 18, 30, tzinfo=UTC)),
+        "2601.00005": ("2026-12-01T00:00:00-12:00", datetime(2026, 12, 1, 12, tzinfo=UTC)),
+        "2601.00006": ("2026-12-01T00:00:00+14:00", datetime(2026, 11, 30, 10, tzinfo=UTC)),
+    }
+    entries = [
+        api_entry(pid, pid, date, "2026-12-02T00:00:00Z") for pid, (date, _) in dates.items()
+    ]
+    parsed = parse_feed(api_page(entries).encode(), now=datetime(2026, 12, 6, tzinfo=UTC))
+    assert {p.arxiv_id: p.published for p in parsed.papers} == {
+        pid: when for pid, (_, when) in dates.items()
+    }
+    assert any("ignored 3 dates that cannot be right" in w for w in parsed.warnings), (
+        parsed.warnings
+    )
+    # RFC 822 dates (RSS) say their offset without a colon.
+    items = [
+        f"<item><title>{n}</title><link>https://blog.example/{n}</link>"
+        f"<pubDate>Tue, 01 Dec 2026 00:00:00 {offset}</pubDate></item>"
+        for n, offset in enumerate(["+9900", "+0560", "-0500"])
+    ]
+    parsed = parse_feed(rss(items).encode(), now=datetime(2026, 12, 6, tzinfo=UTC))
+    assert [p.published for p in parsed.papers] == [
+        None,
+        None,
+        datetime(2026, 12, 1, 5, tzinfo=UTC),
+    ]
+
+
 def test_listing_entries_with_bad_dates_take_the_listing_date(
     tmp_path: Path, isolated_home: Path
 ) -> None:

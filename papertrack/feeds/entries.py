@@ -77,8 +77,25 @@ def _dt(value: Any) -> datetime | None:
         return None
 
 
+# A time's numeric UTC offset at the end (ISO ``+05:30``, RFC 822 ``+0530``): feedparser
+# applies any it reads, so ``+99:00`` moved a paper back four days.
+_OFFSET_RE = re.compile(r"\d{2}(?:\.\d+)?\s*(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2})\s*$")
+#: Real offsets run from -12:00 to +14:00.
+_LONGEST_OFFSET = 14 * 60
+
+
+def _real_offset(raw: str) -> bool:
+    match = _OFFSET_RE.search(raw)
+    if match is None:
+        return True
+    return int(match["m"]) < 60 and int(match["h"]) * 60 + int(match["m"]) <= _LONGEST_OFFSET
+
+
 def _real_iso_date(raw: Any) -> bool:
-    """False when ``raw`` spells an ISO date or time that does not exist (2026-02-30, 25:61)."""
+    """False when ``raw`` spells an ISO date or time that does not exist (2026-02-30, 25:61),
+    or a UTC offset no place has (+99:00)."""
+    if isinstance(raw, str) and not _real_offset(raw):
+        return False
     match = _ISO_DATE_RE.match(raw) if isinstance(raw, str) else None
     if match is None:
         return True  # other forms: feedparser's RFC 822 parser already refuses bad days
