@@ -451,6 +451,16 @@ def test_a_file_or_a_missing_parent_as_the_folder(store_dir: Path, tmp_path: Pat
     missing = tmp_path / "no" / "such" / "site"
     error_line(run("--db", str(store_dir), "site", "-o", str(missing)), 2, "Create it")
     assert read(target) == "x"
+    # Under a file: the store is months behind, and its note came before the error.
+    under = run("--db", str(store_dir), "site", "-o", str(target / "site"))
+    error_line(under, 2, f"no folder {target} to write the site in")
+    assert under.stderr.startswith("Error: ") and under.stderr.count("\n") == 1
+    # Written, the site says the store is behind, after the folder is known to work.
+    done = run("--db", str(store_dir), "site", "-o", str(tmp_path / "site"))
+    assert done.exit_code == 0, done.stderr
+    note, summary = done.stderr.splitlines()
+    assert note.startswith("Note: the newest paper in the store is from ")
+    assert summary.startswith("Site of 20 topics as of ")
 
 
 # --------------------------------------------------------------------------- hostile text

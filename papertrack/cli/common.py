@@ -825,14 +825,19 @@ def behind_store_day(store: Store, day: date, quiet: bool = False) -> date:
         return day
     chosen = default_day(store.newest_day(), day)
     if chosen != day and not quiet:
-        from papertrack.render import format_day
-
-        say(
-            f"Note: the newest paper in the store is from {format_day(chosen)}, more than "
-            "a week ago: showing the store as of that day. Fetch new papers, or choose the "
-            "day with --as-of."
-        )
+        say_behind(chosen)
     return chosen
+
+
+def say_behind(day: date) -> None:
+    """The note of :func:`behind_store_day`: the store is shown as of ``day``."""
+    from papertrack.render import format_day
+
+    say(
+        f"Note: the newest paper in the store is from {format_day(day)}, more than "
+        "a week ago: showing the store as of that day. Fetch new papers, or choose the "
+        "day with --as-of."
+    )
 
 
 def load_catalog() -> Catalog:

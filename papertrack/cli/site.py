@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     open_store,
     output_path,
     say,
+    say_behind,
     warn_if_stale,
 )
 from papertrack.errors import UsageError
@@ -111,17 +112,20 @@ def site(
         chosen = _chosen(catalog, topics or [], following)
         store = open_store()
         fresh_tags(store, catalog)
-        day = as_of_day(store, as_of, 4, 12, quiet=quiet, fixed=True)
-        if as_of is None and quiet:
-            # Without -q the note of as_of_day says it; from cron the site froze at
-            # its newest paper's day without a word.
-            from papertrack.momentum import today
+        from papertrack.momentum import today
 
+        # The note that the store is behind waits for the site to be written: before an
+        # error (-o not writable) it made the error two lines.
+        day = as_of_day(store, as_of, 4, 12, quiet=quiet or as_of is None, fixed=True)
+        if as_of is None and quiet:
+            # From cron the site froze at its newest paper's day without a word.
             warn_if_stale(store, today())
         names = {t.slug: t.name for t in catalog.topics}
         gathered = core.gather(store, chosen, day, limit=limit, known=names)
         files = core.render_site(gathered, day, names=names, base_url=base_url)
         report = core.write_site(folder, files, lock_timeout=lock_timeout())
+        if as_of is None and not quiet and day != today():
+            say_behind(day)
         say(report.summary(len(chosen), day), quiet=quiet)
         if not quiet and store.count() == 0:
             say(EMPTY_STORE)
