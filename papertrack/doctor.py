@@ -541,6 +541,18 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
         return
     if not checkup.placed and not store.search_path.exists():
         return
+    if store.search_path.is_symlink():
+        checkup.problems.append(
+            Problem(
+                FILE,
+                "linked-search-index",
+                "is a link to another file, which papertrack does not write to",
+                "The next search replaces the link by an index of the store's own, or "
+                "'papertrack doctor --repair' does it now",
+                pending=True,
+            )
+        )
+        return
     if not store.search_path.exists():
         checkup.problems.append(Problem(FILE, "missing-search-index", "is missing", _TEXT_FIX))
         return

@@ -236,7 +236,13 @@ class TextIndex:
         return None if row is None else str(row[0])
 
     def synced_with(self, generation: str) -> bool:
-        """Whether this index holds exactly the papers of the store at this generation."""
+        """Whether this index holds exactly the papers of the store at this generation.
+
+        Never a link: one to a file outside the store was written through, so it is
+        taken as behind, and the rebuild replaces the link (as a week file's is).
+        """
+        if self.path.is_symlink():
+            return False
         try:
             db = self._connect()
             if db is None:

@@ -734,6 +734,26 @@ def test_a_folder_where_the_search_index_belongs_is_named_and_left_alone(home: P
     assert result.exit_code == 0 and json.loads(result.stdout), result.stderr
 
 
+def test_a_search_index_linked_from_outside_the_store_is_replaced_not_written_through(
+    home: Path, tmp_path: Path
+) -> None:
+    """An ingest changed the file the link pointed at, outside the store."""
+    index = home / "store" / "search.sqlite"
+    outside = tmp_path / "elsewhere.sqlite"
+    shutil.move(index, outside)
+    index.symlink_to(outside)
+    before = outside.read_bytes()
+    checked = run("doctor")
+    assert checked.exit_code == 0, checked.stdout + checked.stderr
+    assert "search.sqlite is a link to another file, which papertrack does not" in checked.stdout
+    assert run("ingest", str(API_TEN)).exit_code == 0
+    assert outside.read_bytes() == before
+    assert not index.is_symlink() and index.is_file()
+    found = run("search", "agent", "--json")
+    assert found.exit_code == 0 and json.loads(found.stdout), found.stderr
+    assert run("doctor").stdout.count("search.sqlite") == 0
+
+
 @pytest.mark.parametrize(
     ("name", "make", "args", "said"),
     [
