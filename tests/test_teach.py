@@ -238,6 +238,31 @@ def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path
     assert "Warning: " in damaged.stderr and "examples.json is damaged" in damaged.stderr
 
 
+def test_the_same_examples_give_the_same_tags_whatever_teaches_led_there(stored: Path) -> None:
+    """Taught in and then out, a paper refit the model for the paper taught out, where
+    teaching it out alone kept the shipped model: the same examples, tags 26 apart."""
+    before = tagged("llm-agent-training")
+    outside = first_not_in(before)
+    taught_in = run("topics", "teach", "llm-agent-training", outside)
+    assert taught_in.exit_code == 0 and outside in tagged("llm-agent-training")
+    flipped = run("topics", "teach", "llm-agent-training", "--not", outside)
+    assert flipped.exit_code == 0, flipped.stderr
+    assert "its shipped model is back, as it decides every example so" in flipped.stderr
+    assert tagged("llm-agent-training") == before
+    model = json.loads((stored / "models" / "llm-agent-training.json").read_text())
+    assert model["meta"]["pinned"] == {outside: False} and model["meta"]["copy_of"]
+    # The way there alone: the same examples, the same model and tags.
+    assert run("topics", "teach", "llm-agent-training", "--forget").exit_code == 0
+    direct = run("topics", "teach", "llm-agent-training", "--not", outside)
+    assert direct.exit_code == 0, direct.stderr
+    assert tagged("llm-agent-training") == before
+    again = json.loads((stored / "models" / "llm-agent-training.json").read_text())
+    assert again["weights"] == model["weights"] and again["meta"]["pinned"] == {outside: False}
+    # An example the shipped model decides otherwise still refits.
+    refit = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert refit.exit_code == 0 and "refit its model" in refit.stderr
+
+
 def test_forget_with_papers_named_says_what_it_forgot(stored: Path) -> None:
     # --forget drops every earlier example before teaching the papers named: a paper
     # taught out came back as "newly tagged" under a report of an ordinary teach.

@@ -950,6 +950,34 @@ def _shipped_model(slug: str) -> Path | None:
     return Path(shipped.model_file)
 
 
+def _shipped_agrees(store: Store, topic: Topic, taught: Mapping[str, bool]) -> Topic | None:
+    """``topic`` with its shipped model, when that model (as papertrack ships it, with
+    the topic's definition unchanged) decides every taught example as taught: the
+    examples then ask for nothing it does not do. None: a refit is needed.
+
+    A teach in and then out of the same paper refit for the paper taught out, while
+    teaching it out alone kept the shipped model: the same examples, 26 tags apart.
+    """
+    import dataclasses
+
+    from papertrack.topics import Catalog
+
+    shipped_file = _shipped_model(topic.slug)
+    if shipped_file is None or not taught or _taught_like(topic):
+        return None
+    default = Catalog.default()
+    shipped = default.by_slug(topic.slug)
+    if shipped is None or shipped.definition != topic.definition or shipped.decide != topic.decide:
+        return None
+    papers = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+    if papers.keys() != set(taught):
+        return None  # a paper the store lacks cannot be checked
+    for pid, inside in taught.items():
+        if (topic.slug in default.tag(papers[pid])) is not inside:
+            return None
+    return dataclasses.replace(topic, model_file=str(shipped_file))
+
+
 def _pin(topic: Topic, taught: dict[str, bool]) -> None:
     """Write ``topic``'s model as it is, with ``taught`` as its pinned examples."""
     import dataclasses
@@ -1447,9 +1475,19 @@ def topics_teach(
                 and _current(chosen)
             )
             unfitted: list[str] = []
+            # Every example decided so by the shipped model: that model, whatever the
+            # teaches that led here (a teach in, then out).
+            shipped = (
+                None
+                if keep_model or chosen.decide == "query"
+                else _shipped_agrees(store, chosen, taught)
+            )
             if keep_model:
                 choice = None
                 _pin(chosen, taught)
+            elif shipped is not None:
+                choice = None
+                _pin(shipped, taught)
             else:
                 # Papers taught before that this store lacks (the store may have changed
                 # with --db) are still pinned; they are fitted on where the labels have them.
@@ -1492,8 +1530,13 @@ def topics_teach(
             if not given:
                 say(
                     f"Forgot {_examples_count(len(forgotten))} taught to {chosen.name} "
-                    f"({chosen.slug}); refit its model. {n_in:,} in and {n_out:,} out are "
-                    "left."
+                    f"({chosen.slug}); "
+                    + (
+                        "its shipped model is back, as it decides every example left so."
+                        if shipped is not None
+                        else "refit its model."
+                    )
+                    + f" {n_in:,} in and {n_out:,} out are left."
                 )
                 _log_taught(chosen.slug, forgot=were)
             else:
@@ -1504,7 +1547,9 @@ def topics_teach(
                 if (n_in, n_out) != (len(now_in), len(now_out)):
                     told += f" ({n_in:,} in and {n_out:,} out in all)"
                 fitted = (
-                    "its model is kept"
+                    "its shipped model is back, as it decides every example so"
+                    if shipped is not None
+                    else "its model is kept"
                     if choice is None
                     else "pinned them"
                     if choice.decide == "query" and not choice.rules.get("query")
