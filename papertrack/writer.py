@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -280,32 +280,43 @@ class StoreWriter:
                 self._commit(parts, shards)
         return result
 
-    def upsert_records(self, records: Iterable[dict[str, Any]]) -> UpsertResult:
+    def upsert_records(
+        self,
+        records: Iterable[dict[str, Any]],
+        text_rows: Sequence[tuple[str, str, str, str]] = (),
+    ) -> UpsertResult:
         """Like :meth:`upsert` for papers already in their stored form and tagged.
 
         The bulk-import path (:mod:`papertrack.ingest` prepares records in worker
         processes): a paper the store does not hold yet is written as it comes,
         without building a :class:`Paper`; every other one takes the
         :meth:`upsert` path. ``tags`` must come from this writer's catalog.
+        ``text_rows``, when given, are the records' full-text index rows
+        (:func:`papertrack.fulltext.index_row` of each), made by the workers.
         """
         records = list(records)
         if not records:
             return UpsertResult()
         with self.holding():
-            return self._upsert_records(records)
+            return self._upsert_records(records, text_rows)
 
-    def _upsert_records(self, records: list[dict[str, Any]]) -> UpsertResult:
+    def _upsert_records(
+        self, records: list[dict[str, Any]], text_rows: Sequence[tuple[str, str, str, str]]
+    ) -> UpsertResult:
         result = UpsertResult()
         shards = _Shards(self.store)
         parts = _Partitions(self.store)
         fresh: dict[str, dict[str, Any]] = {}
+        rows: dict[str, tuple[str, str, str, str]] = {}
         others: list[Paper] = []
-        for record in records:
+        for at, record in enumerate(records):
             pid = record["arxiv_id"]
             if pid in fresh or shards.get(pid) is not None:
                 others.append(Paper.from_record(record))
             else:
                 fresh[pid] = record
+                if text_rows:
+                    rows[pid] = text_rows[at]
         for pid in {p.arxiv_id for p in others} & fresh.keys():
             others.insert(0, Paper.from_record(fresh.pop(pid)))  # twice in one batch
         for pid, record in fresh.items():
@@ -314,7 +325,11 @@ class StoreWriter:
             parts.put_record(week, pid, record)
             shards.set(pid, week)
             if self.text_live:
-                self._batch.add(pid, week, record_fields(record))
+                made = rows.get(pid)
+                if made is None:
+                    self._batch.add(pid, week, record_fields(record))
+                else:
+                    self._batch.rows.append((pid, week, made))
             self.index.bump_at(
                 moment,
                 record.get("tags") or (),

@@ -155,9 +155,9 @@ SERVER = textwrap.dedent(
         os.replace, os.unlink = replace, unlink
 
         def recording(method):
-            def wrapper(self, items):
+            def wrapper(self, items, *rest):
                 items = list(items)
-                result = method(self, items)
+                result = method(self, items, *rest)
                 ids = [i["arxiv_id"] if isinstance(i, dict) else i.arxiv_id for i in items]
                 note(side, {"batch": ids, "after_state": state["count"]})
                 return result
