@@ -631,12 +631,26 @@ def write_export(
             stream.write(("\n" if count else "") + bibtex_entry(paper))
             count += 1
     elif fmt == "atom":
+        import shutil
+        import tempfile
+
         digest = hashlib.sha1(title.encode("utf-8")).hexdigest()[:16]
         feed_id = f"urn:papertrack:export:{digest}"
-        stream.write(_atom_head(title, feed_id, now, self_url or feed_id))
-        for paper in papers:
-            stream.write(atom_entry(paper, now))
-            count += 1
+        # The feed is as new as its newest entry, as a site's feeds are: stamped with
+        # the time of the export, a cron job's feed changed every run with no paper
+        # changed. The entries wait in a spooled file (memory, then disk) until the
+        # newest is known.
+        newest: datetime | None = None
+        with tempfile.SpooledTemporaryFile(16 * 2**20, "w+", encoding="utf-8") as entries:
+            for paper in papers:
+                entries.write(atom_entry(paper, now))
+                moment = paper.updated or paper.published or paper.announced
+                if moment is not None and (newest is None or moment > newest):
+                    newest = moment
+                count += 1
+            stream.write(_atom_head(title, feed_id, newest or now, self_url or feed_id))
+            entries.seek(0)
+            shutil.copyfileobj(entries, stream)
         stream.write("</feed>\n")
     else:
         raise UsageError(f"unknown export format {fmt!r}. Use one of {', '.join(EXPORT_FORMATS)}")

@@ -399,6 +399,10 @@ def test_export_atom_reads_back_in_feedparser(small: Path) -> None:
     hostile = next(e for e in parsed.entries if e.id.endswith("2603.00005"))
     assert hostile.title == HOSTILE
     assert "<script>" not in result.stdout and "]]>" not in result.stdout
+    # As new as its newest entry, not the time of the export: the same papers, the
+    # same bytes (a cron job's feed changed every run with nothing new).
+    assert parsed.feed.updated_parsed == max(e.updated_parsed for e in parsed.entries)
+    assert run("export", "--format", "atom").stdout == result.stdout
 
 
 def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
