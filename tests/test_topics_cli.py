@@ -629,6 +629,17 @@ def test_topics_count_the_last_weeks_of_a_store_that_is_behind(sample_home: Path
     assert momentum["windows"]["current"]["covered_days"] == 0
 
 
+def test_no_store_yet_is_no_data_for_the_last_four_weeks(isolated_home: Path) -> None:
+    """It read 0 where momentum said "no data": a script could not tell "none lately"
+    from "nothing stored"."""
+    rows = data("topics", "--json")
+    assert rows and all(r["papers"] == 0 and r["last_4_weeks"] is None for r in rows)
+    shown = data("topics", "show", "gui-agents", "--json")
+    assert shown["last_4_weeks"] is None
+    assert "no data" in ok("topics").stdout
+    assert not (isolated_home / "store").exists()
+
+
 def test_a_hidden_default_topic_is_named_as_hidden_not_unknown(isolated_home: Path) -> None:
     ok("topics", "remove", "terminal-agents")
     for name in ("terminal-agents", "Terminal Agents"):

@@ -137,9 +137,10 @@ def _topic_row(topic: Topic, store: Store, as_of: date, *, through: bool = False
     from papertrack.diagnose import recent_count
 
     counted = store.exists()
-    recent: int | None = recent_count(store, topic.slug, as_of) if counted else 0
+    recent: int | None = recent_count(store, topic.slug, as_of) if counted else None
     if counted and not recent and not recent_count(store, None, as_of):
         recent = None  # no paper at all in those 28 days: no data, never zero (as momentum)
+    # (No store yet is no data too: it read 0, where momentum said "no data".)
     return {
         # "topic", as in every other command's JSON (momentum, trending, following).
         "topic": topic.slug,
