@@ -345,6 +345,11 @@ def test_failed_source_does_not_stop_the_others() -> None:
     assert "Error: no such file: missing.xml" in result.stderr
     assert "1 source ok, 2 errors; papers: 86 new" in result.stderr
     no_traceback(result)
+    # One source that stored nothing: its Error line is the one line (with -q too).
+    for quiet in ((), ("-q",)):
+        alone = run("ingest", *quiet, "missing.xml")
+        assert alone.exit_code == 1
+        assert alone.stderr == "Error: no such file: missing.xml. Check the path.\n"
 
 
 def test_ingest_from_stdin() -> None:

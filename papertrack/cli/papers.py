@@ -234,7 +234,15 @@ def ingest(
                 on_bytes=on_bytes,
             )
             report = run_ingest(names, writer, stdin=stdin, progress=progress, options=options)
-        say(_summary(report), quiet=quiet and not report.failed)
+        # One source that failed and stored nothing: its Error line says it all, and is
+        # the one line an error gets (totals of nothing came after it); to the log.
+        totals = report.totals()
+        alone = (
+            len(report.sources) == 1
+            and report.failed
+            and not (totals.new or totals.updated or totals.unchanged)
+        )
+        say(_summary(report), quiet=alone or (quiet and not report.failed))
         if category:
             _hint_categories(report, category)
         if as_json:
