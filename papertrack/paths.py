@@ -17,7 +17,9 @@ def home(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     value = env.get("PAPERTRACK_HOME")
     if value:
-        return Path(value).expanduser()
+        # Absolute: `path --json` and every message name it so, right from any folder
+        # (a cron job's is not the one the variable was written in).
+        return Path(value).expanduser().absolute()
     import platformdirs  # deferred: only needed when no PAPERTRACK_HOME is set
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
@@ -29,10 +31,10 @@ def store_dir(
     """The store directory: ``--db`` > ``PAPERTRACK_DB`` > ``<home>/store``."""
     env = os.environ if env is None else env
     if db:
-        return Path(db).expanduser()
+        return Path(db).expanduser().absolute()
     value = env.get("PAPERTRACK_DB")
     if value:
-        return Path(value).expanduser()
+        return Path(value).expanduser().absolute()
     return home(env) / "store"
 
 

@@ -475,6 +475,14 @@ def test_path_and_db_override(
     ingest(LISTING)
     assert (tmp_path / "y" / "index.json").exists()
     assert not (isolated_home / "store").exists()
+    # Relative names are made absolute: right in a cron job run from another folder.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PAPERTRACK_HOME", "h")
+    monkeypatch.delenv("PAPERTRACK_DB")
+    shown = json.loads(run("path", "--json").stdout)
+    assert (shown["home"], shown["store"]) == (str(tmp_path / "h"), str(tmp_path / "h" / "store"))
+    assert json.loads(run("--db", "s", "path", "--json").stdout)["store"] == str(tmp_path / "s")
+    assert json.loads(run("stats", "--json").stdout)["store"] == str(tmp_path / "h" / "store")
 
 
 def test_db_pointing_at_a_file_is_a_clear_error(tmp_path: Path) -> None:
