@@ -248,10 +248,30 @@ class ModelView:
     #: (feature, weight): the features of the paper that raised the score most, and lowered it.
     up: tuple[tuple[str, float], ...]
     down: tuple[tuple[str, float], ...]
+    #: Where every paper's score starts (the model's bias): shown, so the features add
+    #: up to the score (+4.77 of features "pushed up" a paper to -1.79 unexplained).
+    start: float = 0.0
+    #: How many of the paper's features the model weighs, listed or not.
+    weighed: int = 0
 
     @property
     def fired(self) -> bool:
         return self.score >= self.threshold
+
+    @property
+    def places(self) -> int:
+        """Decimal places that tell score and threshold apart (2 at least): "+0.59
+        against threshold +0.59: it does not fire" was 0.5851 against 0.5880."""
+        places = 2
+        while places < 6 and round(self.score, places) == round(self.threshold, places):
+            places += 1
+        return places
+
+    @property
+    def rest(self) -> float:
+        """What the features not listed add up to."""
+        listed = sum(w for _, w in self.up) + sum(w for _, w in self.down)
+        return self.score - self.start - listed
 
     def to_dict(self) -> dict[str, Any]:
         from papertrack.learn import describe
@@ -263,8 +283,11 @@ class ModelView:
             "score": round(self.score, 3),
             "threshold": round(self.threshold, 3),
             "fired": self.fired,
+            "start": round(self.start, 3),
             "up": listed(self.up),
             "down": listed(self.down),
+            "rest": round(self.rest, 3),
+            "weighed": self.weighed,
         }
 
 
@@ -302,9 +325,10 @@ class TopicExplanation:
             return [] if self.taught else ["you taught that it is not in the topic"]
         reasons = []
         if self.model is not None and not self.model.fired and self.decide != "query":
+            places = self.model.places
             reasons.append(
-                f"its model scores the paper {self.model.score:.2f}, below the "
-                f"threshold {self.model.threshold:.2f}"
+                f"its model scores the paper {self.model.score:.{places}f}, below the "
+                f"threshold {self.model.threshold:.{places}f}"
             )
         if self.decide in ("model", "either") and self.model is not None and self.model.fired:
             return []  # the model decides, and it is in
@@ -447,7 +471,14 @@ def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> 
         feats = model_features(paper.title, paper.abstract, paper.authors, paper.categories)
         model = topic.model
         up, down = model.contributions(feats)
-        view = ModelView(model.score(feats), model.threshold, tuple(up), tuple(down))
+        view = ModelView(
+            model.score(feats),
+            model.threshold,
+            tuple(up),
+            tuple(down),
+            start=model.bias,
+            weighed=len(feats & model.weights.keys()),
+        )
     return TopicExplanation(
         slug=topic.slug,
         name=topic.name,

@@ -626,12 +626,26 @@ def topic_card(info: Mapping[str, Any]) -> Group:
         grid.add_row("decides by", Text(safe(info["decide"])))
     figures = info.get("examples")
     if figures:
+        taught = info.get("taught") or {}
+        yours = " and your examples" if taught.get("in") or taught.get("out") else ""
         grid.add_row(
             "examples",
             Text(
-                f"{figures['positives']:,} in, {figures['negatives']:,} out; cross-validated: "
-                f"precision {figures['precision']:.2f}, recall {figures['recall']:.2f}, "
-                f"F1 {figures['f1']:.2f}"
+                f"{figures['positives']:,} in, {figures['negatives']:,} out (papertrack's "
+                f"labelled papers{yours}); 5-fold cross-validated, before implications: "
+                f"precision {figures['precision']:.2f}, recall "
+                f"{figures['recall']:.2f}, F1 {figures['f1']:.2f}"
+            ),
+        )
+    test = info.get("test_split")
+    if test:
+        grid.add_row(
+            "test split",
+            Text(
+                f"precision {test['precision']:.2f}, recall {test['recall']:.2f}, F1 "
+                f"{test['f1']:.2f} (95% interval {test['f1_low']:.2f}-{test['f1_high']:.2f}) "
+                f"on {test['papers']:,} labelled papers never fitted on, {test['labelled']:,} "
+                "of them in: its tags as shipped, implications included"
             ),
         )
     elif info.get("model_file") and info.get("decide") == "query":
@@ -651,6 +665,10 @@ def topic_card(info: Mapping[str, Any]) -> Group:
     taught = info.get("taught") or {}
     if taught.get("in") or taught.get("out"):
         grid.add_row("taught", Text(safe(_taught_line(taught))))
+    if info.get("implies"):
+        grid.add_row("implies", Text(safe(", ".join(info["implies"]))))
+    if info.get("implied_by"):
+        grid.add_row("implied by", Text(safe(", ".join(info["implied_by"]))))
     if info.get("model_current") is False:
         grid.add_row(
             "model",
@@ -812,13 +830,24 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
     if item.model is not None:
         model = item.model
         said = "fires" if model.fired else "does not fire"
+        places = model.places
         parts.append(
             Text(
-                f"Model: score {model.score:+.2f} against threshold {model.threshold:+.2f}: "
-                f"it {said}.",
+                f"Model: score {model.score:+.{places}f} against threshold "
+                f"{model.threshold:+.{places}f}: it {said}.",
                 style="bold",
             )
         )
+        shown = len(model.up) + len(model.down)
+        others = model.weighed - shown
+        listed = sum(w for _, w in model.up) + sum(w for _, w in model.down)
+        sums = [f"{model.start:+.2f} for every paper"]
+        if shown:
+            sums.append(f"{listed:+.2f} from the {_features(shown)} below")
+        if others > 0:
+            more = "other " if shown else ""
+            sums.append(f"{model.rest:+.2f} from the {_features(others, more)} it weighs here")
+        parts.append(Text(f"The score adds up {', '.join(sums)}."))
         from papertrack.learn import describe
 
         words = Table(title_justify="left", box=None, pad_edge=False)
@@ -831,10 +860,12 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
                 Text(safe(f"{describe(up[0])}  {up[1]:+.2f}")) if up else Text(""),
                 Text(safe(f"{describe(down[0])}  {down[1]:+.2f}")) if down else Text(""),
             )
-        parts.append(words)
+        if model.up or model.down:
+            parts.append(words)
         if item.has_query:
             said = "matches" if item.query_matched else "does not match"
-            parts.append(Text(f"Query: {said}."))
+            unused = " (not asked: the topic decides by its model alone)"
+            parts.append(Text(f"Query: {said}{unused if item.decide == 'model' else ''}."))
         else:
             parts.append(Text("Query: none; the topic decides by its model alone."))
     if item.conditions:
@@ -855,6 +886,10 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         for reason in item.reasons():
             parts.append(Text(safe(f"  - {reason}" + ("" if reason.endswith("…") else "."))))
     return Group(*parts)
+
+
+def _features(count: int, kind: str = "") -> str:
+    return f"{count:,} {kind}feature{'' if count == 1 else 's'}"
 
 
 def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:

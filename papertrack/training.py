@@ -794,6 +794,33 @@ def f1_interval(tp: int, fp: int, fn: int, papers: int) -> tuple[float, float]:
     return float(low), float(high)
 
 
+#: The figures of record, beside the shipped models: `topics show` says them.
+FIGURES = "test-split.json"
+
+
+def figures_file() -> Path:
+    from papertrack import paths
+
+    return paths.data_dir() / "models" / FIGURES
+
+
+def write_figures(rows: Sequence[Mapping[str, Any]], papers: int) -> None:
+    """Keep :func:`evaluate`'s test-split rows beside the models they measure."""
+    data = {"split": "test", "papers": papers, "topics": {row["topic"]: dict(row) for row in rows}}
+    figures_file().write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def shipped_figures(slug: str) -> dict[str, Any] | None:
+    """The test-split figures of the shipped catalog's ``slug`` (None: none recorded),
+    with ``papers``, how many labelled papers the split holds."""
+    try:
+        data = json.loads(figures_file().read_text(encoding="utf-8"))
+        row = data["topics"].get(slug)
+        return None if row is None else {**row, "papers": int(data["papers"])}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 def table(rows: Sequence[Mapping[str, Any]]) -> str:
     """``rows`` of :func:`evaluate` as a Markdown table."""
     lines = [
@@ -824,6 +851,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m papertrack.training")
     parser.add_argument("--fit", action="store_true", help="refit and rewrite the default models")
     parser.add_argument("--split", default="test", help="the split to report on (default: test)")
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help=f"write the test-split figures to data/models/{FIGURES} (--fit does too)",
+    )
     args = parser.parse_args(argv)
     labelled = load_labelled(paths.labels_file())
     catalog = Catalog.default()
@@ -836,7 +868,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             rules = ", ".join(f"{r} {v['f1']:.2f}" for r, v in choice.rules.items())
             print(f"{topic.slug}: decides by {choice.decide} (out-of-fold F1: {rules})", flush=True)
         catalog = Catalog.default()
-    print(table(evaluate(catalog, labelled, args.split)))
+    rows = evaluate(catalog, labelled, args.split)
+    if (args.fit or args.record) and args.split == "test":
+        write_figures(rows, sum(p.split == "test" for p in labelled))
+    print(table(rows))
 
 
 if __name__ == "__main__":

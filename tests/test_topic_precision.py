@@ -105,6 +105,19 @@ def test_the_boundary_audit_labels_test_papers_as_its_kinds_say() -> None:
     assert kinds.count("control") == len(rows) - kinds.count("control")
 
 
+def test_the_figures_topics_show_says_are_the_test_splits(
+    test_split: dict[str, dict[str, float]],
+) -> None:
+    """data/models/test-split.json, which `topics show` reads, holds what the shipped
+    catalog does on the test split now (`python -m papertrack.training --record`)."""
+    import json
+
+    recorded = json.loads(training.figures_file().read_text(encoding="utf-8"))
+    assert recorded["topics"] == test_split
+    labelled = training.load_labelled(paths.labels_file())
+    assert recorded["papers"] == sum(p.split == "test" for p in labelled)
+
+
 @pytest.mark.parametrize("topic", sorted(TEST_SPLIT_F1))
 def test_topic_f1_on_the_test_split_holds_its_floor(
     topic: str, test_split: dict[str, dict[str, float]]

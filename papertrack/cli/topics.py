@@ -297,6 +297,9 @@ def topics_show(
             as_of=day.isoformat(),
             **model_info(chosen),
             taught=_taught_ids(chosen.slug),
+            implies=list(chosen.implies),
+            implied_by=[t.slug for t in catalog.topics if chosen.slug in t.implies],
+            test_split=_test_split(chosen, default),
         )
         if as_json or fmt is ViewFormat.json:
             emit_json(info)
@@ -306,6 +309,31 @@ def topics_show(
             out().print(render.topic_card(info))
             for line in render.query_lines(str(info["query"])):
                 out().print(line, soft_wrap=True)
+
+
+def _threshold(topic: Topic) -> float | None:
+    """The threshold of ``topic``'s model (None: it has none that decides)."""
+    if not topic.model_file or topic.decide == "query":
+        return None
+    try:
+        return float(topic.model.threshold)
+    except (OSError, ValueError, PapertrackError):
+        return None
+
+
+def _test_split(topic: Topic, default: Topic | None) -> dict[str, Any] | None:
+    """How the shipped catalog tags ``topic`` on the labels' held-out test split, when
+    its tags are the shipped catalog's: defined as shipped, no model taught."""
+    from papertrack.training import shipped_figures
+
+    if (
+        default is None
+        or _taught_model(topic)
+        or topic.definition != default.definition
+        or topic.decide != default.decide
+    ):
+        return None
+    return shipped_figures(topic.slug)
 
 
 def _taught_ids(slug: str) -> dict[str, list[str]] | None:
@@ -1306,7 +1334,7 @@ def _say_figures(choice: Any) -> None:
             else "on its examples"
         )
         say(
-            f"It decides by {choice.decide}; {on}, cross-validated: precision "
+            f"It decides by {choice.decide}; {on}, 5-fold cross-validated: precision "
             f"{figures['precision']:.2f}, recall {figures['recall']:.2f}, F1 {figures['f1']:.2f}."
         )
 
@@ -1483,6 +1511,7 @@ def topics_teach(
                 if keep_model or chosen.decide == "query"
                 else _shipped_agrees(store, chosen, taught)
             )
+            cut_before: float | None = None
             if keep_model:
                 choice = None
                 _pin(chosen, taught)
@@ -1494,6 +1523,7 @@ def topics_teach(
                 # with --db) are still pinned; they are fitted on where the labels have them.
                 known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
                 unfitted = _unfitted(chosen, taught)  # read before the refit replaces it
+                cut_before = _threshold(chosen)
                 try:
                     choice = _refit(store, chosen, taught, known)
                 except KeyboardInterrupt:
@@ -1577,6 +1607,19 @@ def topics_teach(
                     say(f"Note: {aid} was taught {was} before; it is taught {now} now.")
             if choice is not None:
                 _say_figures(choice)
+                cut = choice.model.threshold
+                if (
+                    cut_before is not None
+                    and choice.decide != "query"
+                    and abs(cut - cut_before) >= 0.005
+                ):
+                    # Two examples moved it from +0.59 to +0.50 and 26 other papers in,
+                    # and only a later explain showed it.
+                    say(
+                        f"The refit model's threshold is {cut:+.2f} (it was {cut_before:+.2f}); "
+                        "papers near it moved with the refit ('papertrack topics explain ID "
+                        f"{chosen.slug}' shows a paper's score)."
+                    )
             _say_changes(
                 chosen.slug, changes, store, refreshed, {p.arxiv_id for p in named.values()}
             )

@@ -155,8 +155,9 @@ def topics_test(
             figures = model.get("examples")
             if figures:
                 say(
-                    f"It decides by {model['decide']}; on its {figures['positives']:,} examples in "
-                    f"and {figures['negatives']:,} out, cross-validated: precision "
+                    f"It decides by {model['decide']}; on the {figures['positives']:,} "
+                    f"labelled papers in and {figures['negatives']:,} out it learns from, "
+                    "5-fold cross-validated: precision "
                     f"{figures['precision']:.2f}, recall {figures['recall']:.2f}, "
                     f"F1 {figures['f1']:.2f}."
                 )
