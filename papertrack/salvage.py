@@ -91,6 +91,10 @@ class RepairReport:
     merged: list[str] = field(default_factory=list)
     #: True when every topic was re-matched (index.json had lost the fingerprints).
     retagged: bool = False
+    #: slug -> (papers that gained its tag, papers that lost it) in the retag the
+    #: repair ran for topics changed since the papers were tagged (a teach cut short):
+    #: it moved 24 tags without a word.
+    moved: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: Papers named by the old id map that no week file holds after the repair.
     lost: list[str] = field(default_factory=list)
     #: Those of ``lost`` only an interrupted repair's record named.
@@ -120,6 +124,7 @@ class RepairReport:
             "cleared": self.cleared,
             "merged": self.merged,
             "retagged": self.retagged,
+            "moved": {slug: {"gained": g, "lost": lost} for slug, (g, lost) in self.moved.items()},
             "lost": self.lost,
             "lost_count": self.lost_count,
             "remaining": [p.to_dict() for p in self.after.problems],
@@ -275,7 +280,13 @@ def repair_store(
         report.merged = sorted(pid for pid, weeks in before.placed.items() if len(weeks) > 1)
         # prepare() drops temp files, rebuilds the id map and index from the week files
         # (keeping the newest copy of a paper stored twice) and retags changed topics.
-        StoreWriter(store, catalog, progress).prepare()
+        writer = StoreWriter(store, catalog, progress)
+        writer.prepare()
+        report.moved = {
+            slug: (change.gained, change.lost)
+            for slug, change in sorted(writer.retagged.items())
+            if change.gained or change.lost
+        }
         if any(p.kind.endswith("-search-index") for p in before.problems):
             build_text_index(store, progress)  # even one marked in step: its rows disagreed
         report.retagged = not had_fingerprints

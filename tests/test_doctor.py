@@ -783,6 +783,27 @@ def test_what_an_interrupted_write_left_is_said_but_is_no_damage(
     assert json.loads(clean.stdout)["pending"] == [] and "No problems found." in clean.stderr
 
 
+def test_a_repair_says_what_its_retag_moved(store: Store, isolated_home: Path) -> None:
+    """A teach cut short in its retag left the tags behind its model; the repair
+    retagged them (+24 on one topic) and said nothing of it, not even in the log."""
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Planners"\nquery = "planning"\n', encoding="utf-8"
+    )
+    leftover_dirty(store)
+    repaired = run("doctor", "--repair", "--json")
+    assert repaired.exit_code == 0, repaired.stderr
+    moved = json.loads(repaired.stdout)["moved"]
+    planners = sum("planning" in (p.title + " " + p.abstract).lower() for p in stored(store))
+    assert moved["planners"]["gained"] > 0 and moved["planners"]["lost"] == 0
+    assert moved["planners"]["gained"] <= planners
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert f"planners +{moved['planners']['gained']:,} -0" in logged
+    # Said to people too; a repair with nothing to retag says nothing of it.
+    leftover_dirty(store)
+    again = run("doctor", "--repair")
+    assert again.exit_code == 0 and "Retagged the stored papers" not in again.stdout
+
+
 def test_a_search_index_that_is_no_database_is_called_damaged_not_behind(store: Store) -> None:
     """Random bytes in search.sqlite read as "is behind the week files"."""
     store.search_path.write_bytes(random.Random(9).randbytes(300_000))
