@@ -227,11 +227,14 @@ CONCEPT_NAMES = {
 
 def describe(feature: str) -> str:
     """A feature as a reader would say it: ``"s:AGENT+TRAIN"`` is
-    ``"one sentence: agents + training"``, ``"t:agent"`` is ``"title: agent"`` and
-    ``"tc:AGENT"`` ``"title names agents"``."""
+    ``"one sentence: agents + training"``, ``"t:agent"`` is ``"title: agent"``,
+    ``"tc:AGENT"`` ``"title names agents"`` and the word pair ``tool use`` is quoted,
+    ``'"tool use"'``."""
     kind, _, rest = feature.partition(":")
     if not rest or kind not in ("t", "tc", "s", "q"):
-        return feature
+        # Two words in a row, quoted as a phrase: "r1 significantly +0.49" read as two
+        # words weighed apart.
+        return f'"{feature}"' if " " in feature else feature
     if kind == "t":
         return f"title: {rest}"
     if kind == "q":

@@ -89,7 +89,7 @@ def test_concepts_pair_within_one_sentence_only() -> None:
 def test_describe_names_features_as_a_reader_would() -> None:
     from papertrack.learn import describe
 
-    assert describe("agent") == "agent" and describe("language model") == "language model"
+    assert describe("agent") == "agent" and describe("language model") == '"language model"'
     assert describe("t:agent") == "title: agent"
     assert describe("tc:AGENT") == "title names agents"  # apart from the word "title: agents"
     assert describe("t:agents") == "title: agents"
