@@ -730,6 +730,32 @@ def test_a_log_that_cannot_be_written_is_said_once(isolated_home: Path) -> None:
     assert failed.stderr.count("Warning: could not write the log") == 1
 
 
+def test_a_data_home_no_one_may_write_logs_nothing_and_says_nothing_of_it(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared read-only home: every momentum, topics or digest run warned that the log
+    could not be written, and cron mailed it each time."""
+    import errno
+    import os
+
+    from papertrack.cli import common
+
+    ingest(LISTING)
+    real = os.open
+
+    def read_only(path: object, *args: object, **kwargs: object) -> int:
+        if str(path).endswith(".log"):
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(common.os, "open", read_only)
+    shown = run("momentum", "llm-agent-training")
+    assert shown.exit_code == 0 and "could not write the log" not in shown.stderr
+    # A log named with --log-file is the user's choice: that one is said.
+    named = run("--log-file", str(tmp_path / "cron.log"), "momentum", "llm-agent-training")
+    assert "Warning: could not write the log" in named.stderr
+
+
 def test_a_line_break_in_an_output_name_forges_no_line(isolated_home: Path, tmp_path: Path) -> None:
     ingest(LISTING)
     named = tmp_path / "a\nError: forged"

@@ -517,12 +517,19 @@ def log(message: str) -> Path | None:
         with open(fd, "a", encoding="utf-8") as handle:
             handle.write(lines)
     except OSError as exc:
+        import errno
+
+        if not state.log_file and (exc.errno == errno.EROFS or not os.access(path.parent, os.W_OK)):
+            # A data home no one may write (a read-only mount shared by a group): no
+            # log is possible there, and a warning on every read command's run was
+            # mailed by cron each time. A command that writes fails on the store.
+            state.log_failed = True
+            return None
         if not state.log_failed:
             # Once a run, on stderr (-q too): a log that could not be written was
             # skipped without a word, and "read last night's summary in the
             # morning" found nothing there.
             state.log_failed = True
-            import errno
 
             why = "it is a pipe nothing reads" if exc.errno == errno.ENXIO else exc.strerror
             typer.echo(
