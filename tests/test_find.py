@@ -706,6 +706,30 @@ def test_a_query_byte_that_is_not_utf8_is_refused_not_dropped(small: Path) -> No
         error_line(run(*args), 2, "not UTF-8 text at column", "Type it in UTF-8")
 
 
+def test_a_utf8_query_is_read_as_utf8_under_a_locale_python_did_not_coerce(
+    isolated_home: Path,
+) -> None:
+    """LC_ALL=C with PYTHONCOERCECLOCALE=0: 'résumé' came as escaped bytes and was
+    refused as "not UTF-8 text", though it was UTF-8."""
+    import os
+    import subprocess
+    import sys
+
+    ingest(LISTING)
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    env["PAPERTRACK_HOME"] = str(isolated_home)
+
+    def search(query: bytes) -> subprocess.CompletedProcess[bytes]:
+        command = [sys.executable.encode(), b"-m", b"papertrack", b"search", query, b"--json"]
+        return subprocess.run(command, env=env, capture_output=True, timeout=60)
+
+    utf8 = search("agént".encode())
+    assert utf8.returncode == 0, utf8.stderr
+    assert json.loads(utf8.stdout) == json.loads(run("search", "agent", "--json").stdout) != []
+    latin1 = search("ag\xe9nt".encode("latin-1"))
+    assert latin1.returncode == 2 and b"not UTF-8 text at column 3" in latin1.stderr
+
+
 def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> None:
     # On the 83,510 real papers `llama3` found 177 and missed the 919 that write
     # "Llama-3" or "Llama 3": the note gives the query that finds both.

@@ -193,6 +193,19 @@ def _terminate(signum: int, frame: Any) -> NoReturn:
     raise Terminated(signum)
 
 
+def _utf8_arg(arg: str) -> str:
+    """``arg`` read as UTF-8 when Python read it otherwise: under an ASCII locale it
+    does not coerce (LC_ALL=C with PYTHONCOERCECLOCALE=0), a query of 'résumé' came as
+    escaped bytes and was refused as "not UTF-8 text". Bytes that are not UTF-8 stay
+    as they came, for the commands to name."""
+    if not any("\udc80" <= char <= "\udcff" for char in arg):
+        return arg
+    try:
+        return os.fsencode(arg).decode("utf-8")
+    except UnicodeError:
+        return arg
+
+
 def main() -> None:
     """Console-script entry point."""
     import signal
@@ -210,6 +223,7 @@ def main() -> None:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
+    sys.argv[1:] = [_utf8_arg(arg) for arg in sys.argv[1:]]
     modules: Sequence[str] = MODULES
     completing = any(key.endswith("_COMPLETE") for key in os.environ)
     command = command_of(sys.argv[1:])
