@@ -96,12 +96,16 @@ def _repair_lines(report: RepairReport) -> list[str]:
     if report.retagged:
         lines.append("Retagged every paper: index.json had lost the topic fingerprints.")
     elif report.moved:
-        moves = ", ".join(f"{slug} +{g:,} -{lost:,}" for slug, (g, lost) in report.moved.items())
-        lines.append(
-            "Retagged the stored papers for topics changed since they were tagged (a teach "
-            f"or an edit the papers had not caught up with): {moves}."
-        )
+        lines.append(_moved_line(report))
     return lines
+
+
+def _moved_line(report: RepairReport) -> str:
+    moves = ", ".join(f"{slug} +{g:,} -{lost:,}" for slug, (g, lost) in report.moved.items())
+    return (
+        "Retagged the stored papers for topics changed since they were tagged (a teach "
+        f"or an edit the papers had not caught up with): {moves}."
+    )
 
 
 def _home_problems() -> list[str]:
@@ -198,9 +202,9 @@ def _repair(store: Store, as_json: bool) -> None:
         typer.echo("\n".join(_repair_lines(report)))
         for problem in after.problems:
             typer.echo(f"Still wrong: {problem.what()}.")
-    if report.moved:
+    if report.moved and not report.retagged:
         # Tags moved: kept in the log with what moved them, as a retag on read keeps them.
-        log(next(line for line in _repair_lines(report) if line.startswith("Retagged the")))
+        log(_moved_line(report))
     if not report.before.exists:
         say(f"No store at {store.path} yet: nothing to repair.")
     elif after.problems:
