@@ -273,6 +273,30 @@ def test_the_same_examples_give_the_same_tags_whatever_teaches_led_there(stored:
     assert refit.exit_code == 0 and "refit its model" in refit.stderr
 
 
+def test_a_default_topics_refit_keeps_the_shipped_threshold_where_it_does_as_well(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two examples moved llm-agent-training's threshold from +0.59 to +0.50 (the middle
+    of the near-best) and 26 papers not taught with it, most of them out."""
+    from papertrack import training
+    from papertrack.topics import Catalog
+
+    asked: list[float | None] = []
+    real = training.choose
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs.get("prefer_cut"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(training, "choose", spy)
+    teach_one_in_and_one_out()
+    shipped = Catalog.default().find("llm-agent-training").model.threshold
+    assert asked == [shipped]
+    # A topic of the user's own has no shipped threshold to keep.
+    assert run("topics", "add", "Chains", "--like", CHAIN_OF_AGENTS, DATARUS).exit_code == 0
+    assert asked[1:] == [None]
+
+
 def test_forget_with_papers_named_says_what_it_forgot(stored: Path) -> None:
     # --forget drops every earlier example before teaching the papers named: a paper
     # taught out came back as "newly tagged" under a report of an ordinary teach.
