@@ -637,17 +637,6 @@ def topic_card(info: Mapping[str, Any]) -> Group:
                 f"{figures['recall']:.2f}, F1 {figures['f1']:.2f}"
             ),
         )
-    test = info.get("test_split")
-    if test:
-        grid.add_row(
-            "test split",
-            Text(
-                f"precision {test['precision']:.2f}, recall {test['recall']:.2f}, F1 "
-                f"{test['f1']:.2f} (95% interval {test['f1_low']:.2f}-{test['f1_high']:.2f}) "
-                f"on {test['papers']:,} labelled papers never fitted on, {test['labelled']:,} "
-                "of them in: its tags as shipped, implications included"
-            ),
-        )
     elif info.get("model_file") and info.get("decide") == "query":
         # A query topic taught a few papers: they are pinned, and its model decides
         # nothing; "teach it more" promised what more examples never do.
@@ -661,6 +650,17 @@ def topic_card(info: Mapping[str, Any]) -> Group:
         grid.add_row(
             "examples",
             Text(f"{safe(note)}{'' if said else '; not cross-validated'}: teach it more"),
+        )
+    test = info.get("test_split")
+    if test:
+        grid.add_row(
+            "test split",
+            Text(
+                f"precision {test['precision']:.2f}, recall {test['recall']:.2f}, F1 "
+                f"{test['f1']:.2f} (95% interval {test['f1_low']:.2f}-{test['f1_high']:.2f}) "
+                f"on {test['papers']:,} labelled papers never fitted on, {test['labelled']:,} "
+                "of them in: its tags as shipped, implications included"
+            ),
         )
     taught = info.get("taught") or {}
     if taught.get("in") or taught.get("out"):

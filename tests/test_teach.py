@@ -624,9 +624,10 @@ def test_topics_show_reports_a_default_models_cross_validated_figures(stored: Pa
     assert taught.exit_code == 0, taught.stderr
     after = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
     assert after["test_split"] is None
-    assert "and your examples); 5-fold" in " ".join(
-        run("topics", "show", "gui-agents").stdout.split()
-    )
+    card = " ".join(run("topics", "show", "gui-agents").stdout.split())
+    assert "and your examples); 5-fold" in card
+    # One examples line: "too few; not cross-validated" came after the figures.
+    assert card.count("examples ") == 1 and "not cross-validated" not in card
 
 
 def test_tex_is_read_as_it_renders_for_display_search_and_tags(
