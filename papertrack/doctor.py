@@ -13,6 +13,7 @@ Never prints; the CLI renders :class:`Checkup` and
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from collections import defaultdict
@@ -64,6 +65,9 @@ _DIRTY_FIX = (
     "The next command that writes to the store (an ingest, a fetch, a teach) brings them "
     "up to date, or 'papertrack doctor --repair' does it now"
 )
+#: Derived files that disagree with the week files, which the next writer rebuilds
+#: from them while an interrupted write's .dirty marker is there.
+_REBUILT_WHEN_DIRTY = frozenset({"stale-map", "stale-index"})
 _STALE_FIX = "The next search rebuilds it, or 'papertrack doctor --repair' does it now"
 
 
@@ -230,6 +234,15 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
             )  # fmt: skip
         )
     if store.dirty_path.exists():
+        # What the marker says may be out of date is: the next writer rebuilds the id
+        # map and index from the week files. After a Ctrl-C during a teach's retag,
+        # doctor still failed on the counts the marker stands for.
+        checkup.problems[:] = [
+            dataclasses.replace(p, fix=_DIRTY_FIX, pending=True)
+            if p.kind in _REBUILT_WHEN_DIRTY
+            else p
+            for p in checkup.problems
+        ]
         checkup.problems.append(
             Problem(
                 ".dirty",

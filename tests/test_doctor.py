@@ -783,6 +783,29 @@ def test_what_an_interrupted_write_left_is_said_but_is_no_damage(
     assert json.loads(clean.stdout)["pending"] == [] and "No problems found." in clean.stderr
 
 
+def test_counts_an_interrupted_write_left_behind_are_pending_while_its_marker_is_there(
+    store: Store,
+) -> None:
+    """A Ctrl-C during a teach's retag left index counts behind the week files with the
+    .dirty marker: doctor failed on them, though the next writer rebuilds them."""
+    data = json.loads(store.index_path.read_bytes())
+    row = next(iter(data["counts"].values()))  # {"t": topic, "weeks": {week: count}}
+    week = next(iter(row["weeks"]))
+    row["weeks"][week] += 1
+    store.index_path.write_text(json.dumps(data), encoding="utf-8")
+    behind = run("doctor")
+    assert behind.exit_code == 1 and "index.json has counts that disagree" in behind.stdout
+    leftover_dirty(store)
+    pending = run("doctor")
+    assert pending.exit_code == 0, pending.stdout + pending.stderr
+    [line] = [x for x in pending.stdout.splitlines() if x.startswith("index.json")]
+    assert "The next command that writes to the store" in line
+    report = json.loads(run("doctor", "--json").stdout)
+    assert report["healthy"] and {p["file"] for p in report["pending"]} == {"index.json", ".dirty"}
+    assert run("ingest", str(LISTING)).exit_code == 0  # the next writer
+    assert "No problems found." in run("doctor").stderr
+
+
 def test_a_repair_says_what_its_retag_moved(store: Store, isolated_home: Path) -> None:
     """A teach cut short in its retag left the tags behind its model; the repair
     retagged them (+24 on one topic) and said nothing of it, not even in the log."""
