@@ -273,6 +273,25 @@ def test_the_same_examples_give_the_same_tags_whatever_teaches_led_there(stored:
     assert refit.exit_code == 0 and "refit its model" in refit.stderr
 
 
+def test_examples_taught_in_any_order_give_the_same_model(stored: Path) -> None:
+    """A paper the topic already held, taught after a refit, kept the refit model as
+    it was; taught first, it was fitted on: the same examples, 11 tags apart."""
+    before = tagged("llm-agent-training")
+    outside = first_not_in(before)
+    assert CHAIN_OF_AGENTS in before  # already so: taught alone, the model is kept
+    model = stored / "models" / "llm-agent-training.json"
+    for order in ((outside, CHAIN_OF_AGENTS), (CHAIN_OF_AGENTS, outside)):
+        assert run("topics", "teach", "llm-agent-training", "--forget").exit_code in (0, 1)
+        for pid in order:
+            done = run("topics", "teach", "llm-agent-training", pid)
+            assert done.exit_code == 0, done.stderr
+        fitted = json.loads(model.read_text())
+        if order[0] == outside:
+            first = (tagged("llm-agent-training"), fitted["weights"], fitted["threshold"])
+    assert (tagged("llm-agent-training"), fitted["weights"], fitted["threshold"]) == first
+    assert fitted["meta"]["pinned"] == {outside: True, CHAIN_OF_AGENTS: True}
+
+
 def test_a_default_topics_refit_keeps_the_shipped_threshold_where_it_does_as_well(
     stored: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

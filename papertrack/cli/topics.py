@@ -979,6 +979,19 @@ def _shipped_model(slug: str) -> Path | None:
     return Path(shipped.model_file)
 
 
+def _keeps_for_already_so(topic: Topic) -> bool:
+    """Whether a teach of papers ``topic`` already decides as taught keeps its model:
+    the shipped one (or its pinned copy), and a topic of examples. A default topic's
+    model refit for earlier examples is refit again, with the new ones: kept, the
+    same examples taught in another order gave other tags (11 apart)."""
+    if not _taught_model(topic) or _taught_like(topic):
+        return True
+    try:
+        return bool(topic.model.meta.get("copy_of"))
+    except (OSError, ValueError, PapertrackError):
+        return False
+
+
 def _shipped_agrees(store: Store, topic: Topic, taught: Mapping[str, bool]) -> Topic | None:
     """``topic`` with its shipped model, when that model (as papertrack ships it, with
     the topic's definition unchanged) decides every taught example as taught: the
@@ -1502,6 +1515,7 @@ def topics_teach(
                 and chosen.model_file
                 and chosen.decide != "query"
                 and _current(chosen)
+                and _keeps_for_already_so(chosen)
             )
             unfitted: list[str] = []
             # Every example decided so by the shipped model: that model, whatever the
