@@ -841,13 +841,17 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         shown = len(model.up) + len(model.down)
         others = model.weighed - shown
         listed = sum(w for _, w in model.up) + sum(w for _, w in model.down)
-        sums = [f"{model.start:+.2f} for every paper"]
+        # A topic made from examples starts every paper at 0: nothing to say of it.
+        sums = [f"{model.start:+.{places}f} for every paper"] if model.start else []
         if shown:
-            sums.append(f"{listed:+.2f} from the {_features(shown)} below")
+            sums.append(f"{listed:+.{places}f} from the {_features(shown)} below")
         if others > 0:
             more = "other " if shown else ""
-            sums.append(f"{model.rest:+.2f} from the {_features(others, more)} it weighs here")
-        parts.append(Text(f"The score adds up {', '.join(sums)}."))
+            sums.append(
+                f"{model.rest:+.{places}f} from the {_features(others, more)} it weighs here"
+            )
+        if sums:
+            parts.append(Text(f"The score is the sum of: {'; '.join(sums)}."))
         from papertrack.learn import describe
 
         words = Table(title_justify="left", box=None, pad_edge=False)

@@ -61,7 +61,7 @@ def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored:
     )
     old, new = (e["topics"][0]["model"]["threshold"] for e in (shipped, refit))
     said = f"The refit model's threshold is {new:+.2f} (it was {old:+.2f})"
-    assert (said in result.stderr) is (abs(new - old) >= 0.005), result.stderr
+    assert (said in result.stderr) is (f"{new:+.2f}" != f"{old:+.2f}"), result.stderr
     # The log names the papers: what was taught can be looked back on.
     logged = (stored / "papertrack.log").read_text(encoding="utf-8")
     assert f"Taught llm-agent-training: in {outside}; out {CHAIN_OF_AGENTS}." in logged
@@ -802,7 +802,8 @@ def test_explain_names_the_models_features_as_a_reader_would(stored: Path) -> No
     assert model["start"] < 0 < model["weighed"] and len(pushed) <= model["weighed"]
     line = " ".join(text.split())
     assert (
-        f"The score adds up {model['start']:+.2f} for every paper, {listed:+.2f} from the " in line
+        f"The score is the sum of: {model['start']:+.2f} for every paper; {listed:+.2f} from the "
+        in line
     )
     others = model["weighed"] - len(pushed)
     assert f"{model['rest']:+.2f} from the {others:,} other features it weighs here." in line
@@ -834,7 +835,10 @@ def test_explain_tells_a_score_and_a_threshold_apart_however_close() -> None:
         if not view.fired:
             assert "scores the paper 0.585, below the threshold 0.588" in text
         rest = score + 3.0
-        assert f"The score adds up -3.00 for every paper, {rest:+.2f} from the 2 features" in text
+        assert (
+            f"The score is the sum of: {-3:+.{view.places}f} for every paper; "
+            f"{rest:+.{view.places}f} from the 2 features" in text
+        )
 
 
 @pytest.mark.parametrize(

@@ -1625,7 +1625,7 @@ def topics_teach(
                 if (
                     cut_before is not None
                     and choice.decide != "query"
-                    and abs(cut - cut_before) >= 0.005
+                    and f"{cut:+.2f}" != f"{cut_before:+.2f}"
                 ):
                     # Two examples moved it from +0.59 to +0.50 and 26 other papers in,
                     # and only a later explain showed it.
