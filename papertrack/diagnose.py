@@ -286,7 +286,7 @@ class ModelView:
             "start": round(self.start, 3),
             "up": listed(self.up),
             "down": listed(self.down),
-            "rest": round(self.rest, 3),
+            "rest": round(self.rest, 3) + 0.0,  # (-0.0 read as a sign of something)
             "weighed": self.weighed,
         }
 
