@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeAlias, cast
 
 from papertrack.errors import QuerySyntaxError, UsageError
+from papertrack.text import UNDECODED
 
 __all__ = [
     "ASCII_FOLD",
@@ -604,7 +605,7 @@ def parse_query(text: str) -> Node:
     Raises:
         QuerySyntaxError: with a 1-based ``column``, saying what is wrong and how to fix it.
     """
-    undecoded = _UNDECODED.search(text)
+    undecoded = UNDECODED.search(text)
     if undecoded is not None:
         # A byte that is not UTF-8 (a terminal or script in Latin-1: 'caf\xe9') reaches
         # Python as a lone surrogate, and the tokenizer dropped it: 'café' searched for
@@ -616,10 +617,6 @@ def parse_query(text: str) -> Node:
             column,
         )
     return _Parser(text).parse()
-
-
-#: What Python makes of a command-line byte that is not UTF-8 (surrogateescape).
-_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 def operator_words(text: str) -> list[str]:

@@ -35,6 +35,7 @@ from papertrack.index import week_of
 from papertrack.models import Paper, Progress, mend_record
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
 from papertrack.store import Store
+from papertrack.text import UNDECODED
 from papertrack.writer import StoreWriter, build_text_index
 
 if TYPE_CHECKING:
@@ -195,12 +196,8 @@ def _swallowed(doc: dict[str, Any]) -> bool:
     return any(isinstance(v, dict) for v in doc.values())
 
 
-# surrogateescape turns each byte that is not UTF-8 into one of U+DC80..U+DCFF.
-_NOT_UTF8 = re.compile("[\udc80-\udcff]")
-
-
 def _garbled(span: str) -> bool:
-    return _NOT_UTF8.search(span) is not None
+    return UNDECODED.search(span) is not None
 
 
 def _records_in(data: Any) -> list[dict[str, Any]]:

@@ -69,6 +69,9 @@ def _char_class(ranges: tuple[range, ...]) -> str:
 #: One of :data:`UNSHOWN`: what :func:`visible` removes and :func:`json_text` escapes.
 UNSHOWN_RE = re.compile(f"[{_char_class(UNSHOWN)}]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+#: What Python makes of a byte that is not UTF-8 (surrogateescape: U+DC80..U+DCFF),
+#: on the command line or in a file read with errors="surrogateescape".
+UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 def _build_clean_table() -> dict[int, str | None]:

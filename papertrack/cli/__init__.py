@@ -198,7 +198,9 @@ def _utf8_arg(arg: str) -> str:
     does not coerce (LC_ALL=C with PYTHONCOERCECLOCALE=0), a query of 'résumé' came as
     escaped bytes and was refused as "not UTF-8 text". Bytes that are not UTF-8 stay
     as they came, for the commands to name."""
-    if not any("\udc80" <= char <= "\udcff" for char in arg):
+    from papertrack.text import UNDECODED
+
+    if UNDECODED.search(arg) is None:
         return arg
     try:
         return os.fsencode(arg).decode("utf-8")
