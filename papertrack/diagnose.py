@@ -268,10 +268,14 @@ class ModelView:
         return places
 
     @property
+    def listed(self) -> float:
+        """What the features listed (``up`` and ``down``) add up to."""
+        return sum(w for _, w in self.up) + sum(w for _, w in self.down)
+
+    @property
     def rest(self) -> float:
         """What the features not listed add up to."""
-        listed = sum(w for _, w in self.up) + sum(w for _, w in self.down)
-        return self.score - self.start - listed
+        return self.score - self.start - self.listed
 
     def to_dict(self) -> dict[str, Any]:
         from papertrack.learn import describe

@@ -840,11 +840,10 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         )
         shown = len(model.up) + len(model.down)
         others = model.weighed - shown
-        listed = sum(w for _, w in model.up) + sum(w for _, w in model.down)
         # A topic made from examples starts every paper at 0: nothing to say of it.
         sums = [f"{model.start:+.{places}f} for every paper"] if model.start else []
         if shown:
-            sums.append(f"{listed:+.{places}f} from the {_features(shown)} below")
+            sums.append(f"{model.listed:+.{places}f} from the {_features(shown)} below")
         if others > 0:
             more = "other " if shown else ""
             sums.append(
