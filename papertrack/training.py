@@ -624,17 +624,21 @@ def teach(
     return choice
 
 
+def model_threshold(topic: Any) -> float | None:
+    """The threshold of ``topic``'s model (None: no model, or one that cannot be read)."""
+    if topic is None or not topic.model_file:
+        return None
+    try:
+        return float(topic.model.threshold)
+    except (OSError, ValueError, PapertrackError):
+        return None
+
+
 def _shipped_threshold(slug: str) -> float | None:
     """The threshold of the model papertrack ships for the default topic ``slug``."""
     from papertrack.topics import Catalog
 
-    shipped = Catalog.default().by_slug(slug)
-    if shipped is None or not shipped.model_file:
-        return None
-    try:
-        return float(shipped.model.threshold)
-    except (OSError, ValueError, PapertrackError):
-        return None
+    return model_threshold(Catalog.default().by_slug(slug))
 
 
 def from_paper(paper: Any) -> Labelled:

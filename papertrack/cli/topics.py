@@ -311,14 +311,14 @@ def topics_show(
                 out().print(line, soft_wrap=True)
 
 
-def _threshold(topic: Topic) -> float | None:
-    """The threshold of ``topic``'s model (None: it has none that decides)."""
-    if not topic.model_file or topic.decide == "query":
-        return None
-    try:
-        return float(topic.model.threshold)
-    except (OSError, ValueError, PapertrackError):
-        return None
+def _decides_as_shipped(topic: Topic, shipped: Topic | None) -> bool:
+    """Whether ``topic`` is defined and decides as ``shipped``, the default topic of its
+    slug (its model aside): the shipped model's tags and figures are then its own."""
+    return (
+        shipped is not None
+        and topic.definition == shipped.definition
+        and topic.decide == shipped.decide
+    )
 
 
 def _test_split(topic: Topic, default: Topic | None) -> dict[str, Any] | None:
@@ -326,12 +326,7 @@ def _test_split(topic: Topic, default: Topic | None) -> dict[str, Any] | None:
     its tags are the shipped catalog's: defined as shipped, no model taught."""
     from papertrack.training import shipped_figures
 
-    if (
-        default is None
-        or _taught_model(topic)
-        or topic.definition != default.definition
-        or topic.decide != default.decide
-    ):
+    if _taught_model(topic) or not _decides_as_shipped(topic, default):
         return None
     return shipped_figures(topic.slug)
 
@@ -992,10 +987,13 @@ def _keeps_for_already_so(topic: Topic) -> bool:
         return False
 
 
-def _shipped_agrees(store: Store, topic: Topic, taught: Mapping[str, bool]) -> Topic | None:
+def _shipped_agrees(
+    topic: Topic, taught: Mapping[str, bool], stored: Mapping[str, Any]
+) -> Topic | None:
     """``topic`` with its shipped model, when that model (as papertrack ships it, with
     the topic's definition unchanged) decides every taught example as taught: the
     examples then ask for nothing it does not do. None: a refit is needed.
+    ``stored``: the taught papers the store holds, by id.
 
     A teach in and then out of the same paper refit for the paper taught out, while
     teaching it out alone kept the shipped model: the same examples, 26 tags apart.
@@ -1008,14 +1006,12 @@ def _shipped_agrees(store: Store, topic: Topic, taught: Mapping[str, bool]) -> T
     if shipped_file is None or not taught or _taught_like(topic):
         return None
     default = Catalog.default()
-    shipped = default.by_slug(topic.slug)
-    if shipped is None or shipped.definition != topic.definition or shipped.decide != topic.decide:
+    if not _decides_as_shipped(topic, default.by_slug(topic.slug)):
         return None
-    papers = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
-    if papers.keys() != set(taught):
+    if stored.keys() != set(taught):
         return None  # a paper the store lacks cannot be checked
     for pid, inside in taught.items():
-        if (topic.slug in default.tag(papers[pid])) is not inside:
+        if (topic.slug in default.tag(stored[pid])) is not inside:
             return None
     return dataclasses.replace(topic, model_file=str(shipped_file))
 
@@ -1518,12 +1514,17 @@ def topics_teach(
                 and _keeps_for_already_so(chosen)
             )
             unfitted: list[str] = []
+            # Papers taught before that this store lacks (the store may have changed
+            # with --db) are still pinned; they are fitted on where the labels have them.
+            known = (
+                {} if keep_model else {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+            )
             # Every example decided so by the shipped model: that model, whatever the
             # teaches that led here (a teach in, then out).
             shipped = (
                 None
                 if keep_model or chosen.decide == "query"
-                else _shipped_agrees(store, chosen, taught)
+                else _shipped_agrees(chosen, taught, known)
             )
             cut_before: float | None = None
             if keep_model:
@@ -1533,11 +1534,9 @@ def topics_teach(
                 choice = None
                 _pin(shipped, taught)
             else:
-                # Papers taught before that this store lacks (the store may have changed
-                # with --db) are still pinned; they are fitted on where the labels have them.
-                known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
                 unfitted = _unfitted(chosen, taught)  # read before the refit replaces it
-                cut_before = _threshold(chosen)
+                if chosen.decide != "query":
+                    cut_before = training.model_threshold(chosen)
                 try:
                     choice = _refit(store, chosen, taught, known)
                 except KeyboardInterrupt:
