@@ -325,11 +325,7 @@ class StoreWriter:
             parts.put_record(week, pid, record)
             shards.set(pid, week)
             if self.text_live:
-                made = rows.get(pid)
-                if made is None:
-                    self._batch.add(pid, week, record_fields(record))
-                else:
-                    self._batch.rows.append((pid, week, made))
+                self._batch.add(pid, week, record_fields(record), rows.get(pid))
             self.index.bump_at(
                 moment,
                 record.get("tags") or (),
@@ -703,10 +699,19 @@ class _TextBatch:
         self.error: BaseException | None = None
         self.text: TextIndex
 
-    def add(self, pid: str, week: str, fields: tuple[str, str, list[str], list[str]]) -> None:
-        from papertrack.fulltext import index_row
+    def add(
+        self,
+        pid: str,
+        week: str,
+        fields: tuple[str, str, list[str], list[str]],
+        row: tuple[str, str, str, str] | None = None,
+    ) -> None:
+        """Put the paper's index row (``row`` when a worker made it from ``fields``)."""
+        if row is None:
+            from papertrack.fulltext import index_row
 
-        self.rows.append((pid, week, index_row(*fields)))
+            row = index_row(*fields)
+        self.rows.append((pid, week, row))
 
     def start(self, text: TextIndex) -> None:
         self.text = text
