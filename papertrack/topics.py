@@ -839,6 +839,11 @@ class Catalog:
             paper.title, paper.abstract, paper.authors, paper.categories, paper.arxiv_id
         )
 
+    def own_tags(self, paper: Paper) -> tuple[str, ...]:
+        """The topics whose own rule (query, model, either or both) takes ``paper``:
+        what :meth:`tag` gives before taught decisions and implications."""
+        return self._tag_fields(paper.title, paper.abstract, paper.authors, paper.categories)
+
     def tag_text(self, text: PaperText) -> tuple[str, ...]:
         """The topics whose query ``text`` matches (models are not asked), as the
         compiled catalog finds them: shared sub-queries, bundled queries read once."""

@@ -380,6 +380,23 @@ def test_a_papers_topics_hold_the_topics_they_imply_and_teaching_one_moves_them(
     assert set(tagged("llm-agent-training")) == training
 
 
+def test_a_paper_in_only_through_an_implication_is_taught_out_with_no_refit(
+    stored: Path,
+) -> None:
+    # COMPUTER_RL is in agentic-rl only because rl-for-llm-agents implies it: the
+    # agentic-rl model leaves it out, so teaching it out asks nothing of the model.
+    before = set(tagged("agentic-rl"))
+    assert COMPUTER_RL in before and COMPUTER_RL in tagged("rl-for-llm-agents")
+    explained = json.loads(run("topics", "explain", COMPUTER_RL, "agentic-rl", "--json").stdout)
+    assert explained["topics"][0]["implied_by"]
+    result = run("topics", "teach", "agentic-rl", "--not", COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    assert "0 papers in and 1 out; its model is kept." in result.stderr
+    assert "refit" not in result.stderr
+    assert set(tagged("agentic-rl")) == before - {COMPUTER_RL}
+    assert COMPUTER_RL in tagged("rl-for-llm-agents")
+
+
 def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
     error_line(run("topics", "teach", "llm-agent-training"), 2, "name papers to teach with")
     error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 1, "no paper 2501.99999")

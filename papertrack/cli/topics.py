@@ -1011,9 +1011,21 @@ def _shipped_agrees(
     if stored.keys() != set(taught):
         return None  # a paper the store lacks cannot be checked
     for pid, inside in taught.items():
-        if (topic.slug in default.tag(stored[pid])) is not inside:
+        paper = stored[pid]
+        if not _decided_so(default, topic.slug, paper, inside, default.tag(paper)):
             return None
     return dataclasses.replace(topic, model_file=str(shipped_file))
+
+
+def _decided_so(catalog: Catalog, slug: str, paper: Any, inside: bool, tags: Iterable[str]) -> bool:
+    """Whether ``catalog``, whose tags of ``paper`` are ``tags``, has it in (or out of)
+    the topic ``slug`` as taught without a refit: its tags say so, or the topic's own
+    rule does, and the taught decision holds over the implication that gives the tags
+    otherwise. A paper in only through an implication, taught out, refit the model
+    and moved 4 other papers."""
+    if (slug in tags) is inside:
+        return True
+    return (slug in catalog.own_tags(paper)) is inside
 
 
 def _pin(topic: Topic, taught: dict[str, bool]) -> None:
@@ -1503,9 +1515,13 @@ def topics_teach(
             # took in papers like those taught out (8 image-watermarking papers taught
             # out of "LLM watermarking" brought 3 more in).
             only_out = bool(out_ids) and not ids and _taught_like(chosen)
+            decided_so = all(
+                _decided_so(catalog, chosen.slug, named[pid], inside, named[pid].tags)
+                for pid, inside in asked
+            )
             keep_model = (
                 given
-                and (len(already) == len(given) or only_out)
+                and (decided_so or only_out)
                 and not forgotten
                 and not flipped
                 and chosen.model_file
