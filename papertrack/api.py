@@ -91,12 +91,18 @@ def open_store(path: str | Path | None = None, *, create: bool = False) -> Store
 
 
 def load_catalog() -> Catalog:
-    """The topics: the default catalog with the user's topics.toml applied."""
-    from papertrack import paths
+    """The topics as the commands read them: the default catalog with the user's
+    topics.toml applied and the models the user taught in place. A malformed entry
+    of topics.toml is skipped, as on the command line, and said in a warning
+    (:mod:`warnings`) and in the catalog's ``warnings``."""
+    import warnings
+
     from papertrack.topics import Catalog
 
-    user = paths.user_topics_file()
-    return Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
+    catalog = Catalog.of_home()
+    for warning in catalog.warnings:
+        warnings.warn(warning, stacklevel=2)
+    return catalog
 
 
 def _moment(since: datetime | date | None, name: str = "since") -> datetime | None:

@@ -767,6 +767,25 @@ class Catalog:
         """The catalog bundled with papertrack (``data/topics.toml``)."""
         return cls.load(default_topics_file())
 
+    @classmethod
+    def of_home(cls) -> Catalog:
+        """The topics as the data home defines them: the default catalog with the
+        user's topics.toml applied (a malformed entry skipped, with a warning in
+        :attr:`warnings`) and the models the user taught in place. Every reader
+        (the commands, the Python API, completion) takes this one: the API's read
+        without the taught models, and each call retagged the store the other way.
+
+        Raises:
+            UsageError: the user's topics.toml is not a file, or not valid TOML.
+        """
+        from papertrack import paths
+
+        user = paths.user_topics_file()
+        if user.exists() and not user.is_file():
+            raise UsageError(f"{user} is not a file. Remove it, or put your topics.toml there")
+        catalog = cls.load(default_topics_file(), user if user.is_file() else None, lenient=True)
+        return catalog.with_models(paths.user_models_dir())
+
     def __iter__(self) -> Iterator[Topic]:
         return iter(self.topics)
 

@@ -299,3 +299,22 @@ def test_trending_ranks_every_topic_as_the_command_does(isolated_home: Path) -> 
     assert ranked[0].as_of == day.date()
     with pytest.raises(PapertrackError, match="window is 0"):
         papertrack.trending_topics(store, window=0)
+
+
+def test_the_api_reads_the_topics_a_user_taught_as_the_commands_do(isolated_home: Path) -> None:
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    # A paper gui-agents leaves out, taught in: the taught model decides after.
+    outside = next(
+        p.arxiv_id
+        for p in papertrack.latest_papers(store, limit=1000)
+        if "gui-agents" not in p.tags
+    )
+    assert run("topics", "teach", "gui-agents", outside).exit_code == 0
+    cli = [p["arxiv_id"] for p in json.loads(run("latest", "gui-agents", "--json").stdout)]
+    assert outside in cli
+    files = {p: p.read_bytes() for p in store.path.rglob("*") if p.is_file()}
+    api = [p.arxiv_id for p in papertrack.latest_papers(store, "gui-agents", limit=1000)]
+    assert api == cli
+    # Read as the commands read it, the store needed no retag: nothing was rewritten.
+    assert {p: p.read_bytes() for p in store.path.rglob("*") if p.is_file()} == files

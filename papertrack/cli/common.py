@@ -547,8 +547,7 @@ def complete_topic(incomplete: str) -> list[str]:
     try:
         from papertrack.topics import Catalog
 
-        user = paths.user_topics_file()
-        catalog = Catalog.load(paths.default_topics_file(), user if user.is_file() else None)
+        catalog = Catalog.of_home()
     except Exception:  # completion must never print a traceback into the shell
         return []
     typed = incomplete.casefold()
@@ -850,13 +849,7 @@ def say_behind(day: date) -> None:
 def load_catalog() -> Catalog:
     from papertrack.topics import Catalog
 
-    user = paths.user_topics_file()
-    if user.exists() and not user.is_file():
-        raise UsageError(f"{user} is not a file. Remove it, or put your topics.toml there")
-    catalog = Catalog.load(
-        paths.default_topics_file(), user if user.is_file() else None, lenient=True
-    )
-    catalog = catalog.with_models(paths.user_models_dir())
+    catalog = Catalog.of_home()
     for warning in catalog.warnings:
         say(f"Warning: {warning}")
     return catalog
