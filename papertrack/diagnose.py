@@ -256,7 +256,13 @@ class ModelView:
 
     @property
     def fired(self) -> bool:
-        return self.score >= self.threshold
+        """Whether the score reaches the threshold, counted as the tagger counts it
+        (:meth:`~papertrack.learn.TopicModel.decide`, in whole units of 1e-4): in
+        floats, a threshold of 0.12344 against a score of 0.1234 said "does not
+        fire" for a paper the store tagged."""
+        from papertrack.learn import units
+
+        return units(self.score) >= units(self.threshold)
 
     @property
     def places(self) -> int:

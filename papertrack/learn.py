@@ -849,8 +849,10 @@ class TopicModel:
                 f"unsupported topic model version {data.get('version')!r} "
                 f"(this papertrack reads version {FORMAT_VERSION})"
             )
-        bias = _number(data, "bias")
-        threshold = _number(data, "threshold")
+        # As to_json writes them: a file written by hand or elsewhere with more
+        # places shows the threshold the decision counts with (:func:`units`).
+        bias = round(_number(data, "bias"), DECIMALS)
+        threshold = round(_number(data, "threshold"), DECIMALS)
         meta = data.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError(f"topic model 'meta' must be an object, not {_kind(meta)}")

@@ -165,6 +165,22 @@ def test_a_score_is_counted_exactly_whatever_the_order_of_features() -> None:
     assert both.scores(frozenset({"a", "b"})) == {"t": 0.3}
 
 
+def test_explain_says_a_model_fires_exactly_when_the_tagger_decides_so() -> None:
+    from papertrack.diagnose import ModelView
+
+    # A model file written by hand, with more places than papertrack writes: the
+    # threshold it decides with is the one it shows.
+    for bias, threshold in ((0.1234, 0.12344), (0.1234, 0.12336), (0.3, 0.29999), (-1.0, -0.5)):
+        data = TopicModel(weights={"a": 0.1}, bias=0.0, threshold=0.0).to_json()
+        data.update(bias=bias, threshold=threshold)
+        model = TopicModel.from_json(data)
+        for feats in (frozenset(), frozenset({"a"})):
+            view = ModelView(model.score(feats), model.threshold, (), (), start=model.bias)
+            assert view.fired is model.decide(feats), (bias, threshold, feats)
+    # Counted as the tagger counts: 0.1 + 0.2 reaches a threshold of 0.3.
+    assert ModelView(0.1 + 0.2, 0.3, (), ()).fired
+
+
 # ---------------------------------------------------------------------------
 # The file format
 
