@@ -455,10 +455,17 @@ def _md_line(text: str) -> str:
 
 
 def _md_url(url: str) -> str:
-    # Percent-encode what would end the link destination or open markup.
-    for char, code in (("%", "%25"), (" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C")):
+    # Percent-encode what would end the link destination or open markup. A "%" stays:
+    # a stored address is often encoded already ("x%20y" linked to "x%2520y").
+    for char, code in ((" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E")):
         url = url.replace(char, code)
-    return url.replace(">", "%3E").replace("\\", "%5C").replace('"', "%22")
+    return url.replace("\\", "%5C").replace('"', "%22")
+
+
+def markdown_link(title: str, url: str) -> str:
+    """``title`` (escaped already, :func:`markdown_escape`) linked to ``url``, which
+    :func:`link` gives; the title alone when there is none."""
+    return f"[{title}]({_md_url(url)})" if url else title
 
 
 def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
@@ -476,8 +483,7 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
         lines.append("")
         for paper in section.papers:
             title = markdown_escape(paper.shown_title)
-            url = link(paper)
-            head = f"**[{title}]({_md_url(url)})**" if url else f"**{title}**"
+            head = f"**{markdown_link(title, link(paper))}**"
             # The authors begin the item's second line, where "- " or "1." would
             # start a nested list.
             names_line = markdown_escape(names_text(paper.authors), line_start=True)

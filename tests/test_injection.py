@@ -209,6 +209,22 @@ def test_markdown_digest_makes_no_link_or_markup_from_feed_text(tmp_path: Path) 
     assert title in text and HTML_TITLE in text and "**Eve** _x_" in text
 
 
+def test_markdown_answers_and_digests_link_to_the_same_addresses(tmp_path: Path) -> None:
+    hostile_digest_sources(tmp_path)
+    # An address already percent-encoded links to itself: "%20" became "%2520".
+    encoded = "https://ok.example/x%20y_(z)"
+    ingest(blog_feed(tmp_path / "more.xml", [("https://blog.example/enc", encoded, "zebra enc")]))
+    digest = Elements(
+        MarkdownIt("commonmark").render(ok("digest", "--dry-run", "--format", "markdown").stdout)
+    )
+    answer = Elements(MarkdownIt("commonmark").render(ok("ask", "zebra", "-f", "markdown").stdout))
+    for page in (digest, answer):
+        assert page.problems == [] and page.stack == []
+        assert_no_active_html(page)
+    assert "https://ok.example/x%20y_%28z%29" in digest.hrefs()
+    assert sorted(answer.hrefs()) == sorted(digest.hrefs())
+
+
 # --------------------------------------------------------------------------- BibTeX
 
 _ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*([{(])\s*([^\s,{}()=]+)\s*,")

@@ -411,7 +411,7 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
     lines: list[str] = []
     if fmt is AskFormat.markdown:
         from papertrack.ask import reference
-        from papertrack.digest import link, markdown_escape
+        from papertrack.digest import link, markdown_escape, markdown_link
 
         lines.append(f"## {markdown_escape(answer.question)}")
         lines.append("")
@@ -434,10 +434,9 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
             lines.append("")
         for c in listed:
             title = markdown_escape(" ".join(c.paper.shown_title.split()))
-            url = link(c.paper)
             lines.append(
                 f"{c.n}. "
-                + (f"[{title}]({url})" if url else title)
+                + markdown_link(title, link(c.paper))
                 # clean() trims the text it escapes: the space before the dash was lost.
                 + (f" — {markdown_escape(_names(c.paper))}" if c.paper.authors else "")
                 + f", {day(c)}, {markdown_escape(reference(c.paper))}"
