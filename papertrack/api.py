@@ -70,24 +70,18 @@ def open_store(path: str | Path | None = None, *, create: bool = False) -> Store
     """
     import os
 
-    from papertrack import paths
-    from papertrack.errors import StoreError
-    from papertrack.store import Store
-    from papertrack.text import visible
+    from papertrack.store import open_named
 
     if path is not None and not isinstance(path, str | os.PathLike):
         raise UsageError(f"path is {type(path).__name__}, not a path. Pass a str or a Path")
     # As --db reads it, "~/papers" is in the home folder; "" (an unset variable) is
     # the default store, as an empty PAPERTRACK_DB is (--db "" is refused), not the
     # current folder.
-    named = bool(path) or bool(os.environ.get("PAPERTRACK_DB"))
-    where = paths.store_dir(os.fsdecode(path) if path else None)
-    if named and not create and not os.path.exists(where):
-        raise StoreError(
-            f"no store at {visible(str(where))}. Check the path, or pass create=True "
-            "to make one there with ingest_files"
-        )
-    return Store(where)
+    return open_named(
+        os.fsdecode(path) if path else None,
+        create=create,
+        missing=". Check the path, or pass create=True to make one there with ingest_files",
+    )
 
 
 def load_catalog() -> Catalog:

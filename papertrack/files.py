@@ -432,6 +432,26 @@ on_lock_wait: Callable[[str, float], None] | None = None
 WAIT_NOTICE = 1.0
 
 
+def lock_timeout() -> float:
+    """How long to wait for a lock another papertrack holds: PAPERTRACK_LOCK_TIMEOUT, 60 s."""
+    import math
+
+    from papertrack.errors import UsageError
+    from papertrack.text import visible
+
+    timeout = os.environ.get("PAPERTRACK_LOCK_TIMEOUT", "60")
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise UsageError(
+            f"PAPERTRACK_LOCK_TIMEOUT={visible(timeout)!r} is not a number of seconds. "
+            "Set it to e.g. 60"
+        )
+    return seconds
+
+
 class LockBusyError(StoreError):
     """Another process held the lock for longer than the wait allowed."""
 

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from tinydb import TinyDB
 
 from papertrack.errors import StoreError
-from papertrack.files import TEMP_NAME, Lock, temp_files, write_atomic
+from papertrack.files import TEMP_NAME, Lock, lock_timeout, temp_files, write_atomic
 from papertrack.ids import id_month
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_sort_key, week_start
 from papertrack.models import Paper, Progress, check_kinds, paper_date_key
@@ -841,6 +841,46 @@ class Store:
 #: How :func:`bring_current` shows a slow step: ``busy(doing, unit)`` is a context
 #: manager that yields the step's progress callback.
 Busy = Callable[[str, str], contextlib.AbstractContextManager[Progress]]
+
+
+def open_named(db: str | os.PathLike[str] | None, *, create: bool, missing: str) -> Store:
+    """The store ``db`` (``--db`` or the API's path), PAPERTRACK_DB or the data home
+    names, waiting PAPERTRACK_LOCK_TIMEOUT for its lock: how the commands and the
+    Python API both open it.
+
+    Raises:
+        StoreError: a file sits where a folder of the path should be; or a store
+            named by ``db`` or PAPERTRACK_DB is not there and ``create`` is false
+            (a mistyped path in a cron job answered "no papers" for ever):
+            "no store at PATH" and ``missing``, how to fix it.
+        UsageError: PAPERTRACK_LOCK_TIMEOUT is not a number of seconds.
+    """
+    from papertrack import paths
+    from papertrack.text import visible
+
+    where = paths.store_dir(db)
+    _refuse_file_above(where)
+    named = bool(db) or bool(os.environ.get("PAPERTRACK_DB"))
+    if named and not create and not os.path.exists(where):  # a dangling link too
+        raise StoreError(f"no store at {visible(str(where))}{missing}")
+    return Store(where, lock_timeout=lock_timeout())
+
+
+def _refuse_file_above(where: Path) -> None:
+    """Fail clearly when a regular file sits where a folder of the store's path should be.
+
+    Then the store can be neither read nor created (ENOTDIR), however it is used;
+    without this check a read would stop with a traceback.
+    """
+    for parent in where.parents:
+        if parent.exists():  # False below a file: exists() swallows ENOTDIR
+            if not parent.is_dir():
+                raise StoreError(
+                    f"could not create the store at {where}: {parent} is a file, not a "
+                    "directory. Point --db, PAPERTRACK_DB or PAPERTRACK_HOME at a directory, "
+                    "or move the file away"
+                )
+            return
 
 
 def _quiet(doing: str, unit: str) -> contextlib.AbstractContextManager[Progress]:

@@ -114,6 +114,25 @@ def test_a_store_path_that_names_nothing_is_an_error_unless_asked_to_create(
     assert papertrack.open_store(missing).count() == made.count() > 0
 
 
+def test_the_api_opens_a_store_as_the_commands_do(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "5")
+    assert papertrack.open_store(create=True).lock_timeout == 5
+    monkeypatch.setenv("PAPERTRACK_LOCK_TIMEOUT", "soon")
+    said = "PAPERTRACK_LOCK_TIMEOUT='soon' is not a number of seconds"
+    with pytest.raises(PapertrackError, match=said):
+        papertrack.open_store(create=True)
+    assert said in run("latest").stderr
+    monkeypatch.delenv("PAPERTRACK_LOCK_TIMEOUT")
+    # A file where a folder of the path should be: said, not an error from the system.
+    (tmp_path / "afile").write_text("x")
+    under = tmp_path / "afile" / "store"
+    with pytest.raises(PapertrackError, match="afile is a file, not a directory"):
+        papertrack.open_store(under, create=True)
+    assert "afile is a file, not a directory" in run("--db", str(under), "latest").stderr
+
+
 def test_importing_papertrack_loads_no_api() -> None:
     code = "import sys, papertrack; print('papertrack.api' in sys.modules, papertrack.__version__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -6,7 +6,6 @@ Only the modules of this package import typer; only they and render.py import ri
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -19,7 +18,7 @@ import typer
 from typer.core import TyperCommand
 
 from papertrack import __version__, paths
-from papertrack.errors import PapertrackError, StoreError, Terminated, UsageError, stop_status
+from papertrack.errors import PapertrackError, Terminated, UsageError, stop_status
 from papertrack.text import visible
 
 if TYPE_CHECKING:
@@ -641,21 +640,6 @@ def _waiting(what: str, timeout: float) -> None:
     )
 
 
-def lock_timeout() -> float:
-    """How long to wait for a lock another papertrack holds: PAPERTRACK_LOCK_TIMEOUT, 60 s."""
-    timeout = os.environ.get("PAPERTRACK_LOCK_TIMEOUT", "60")
-    try:
-        seconds = float(timeout)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds >= 0):
-        raise UsageError(
-            f"PAPERTRACK_LOCK_TIMEOUT={visible(timeout)!r} is not a number of seconds. "
-            "Set it to e.g. 60"
-        )
-    return seconds
-
-
 def open_store(*, create: bool = False) -> Store:
     """The store ``--db``, PAPERTRACK_DB or the data home names.
 
@@ -665,7 +649,7 @@ def open_store(*, create: bool = False) -> Store:
             answered "no papers" for ever.
     """
     from papertrack.parallel import worker_count
-    from papertrack.store import Store
+    from papertrack.store import open_named
 
     if state.db is not None and not state.db.strip():
         # `--db "$STORE"` with STORE unset wrote into the user's own store.
@@ -673,15 +657,14 @@ def open_store(*, create: bool = False) -> Store:
             "--db is empty (a script's unset variable?). Name the store's folder, or leave "
             "out --db for the default store"
         )
-    where = paths.store_dir(state.db)
-    _refuse_file_above(where)
-    if state.db and not create and not os.path.exists(where):  # a dangling link too
-        raise StoreError(
-            f"no store at {visible(str(where))}, which --db or PAPERTRACK_DB names. Check "
-            "the path, or make a store there with 'papertrack ingest' or 'papertrack fetch'"
-        )
+    store = open_named(
+        state.db,
+        create=create,
+        missing=", which --db or PAPERTRACK_DB names. Check the path, or make a store "
+        "there with 'papertrack ingest' or 'papertrack fetch'",
+    )
     worker_count()  # a bad PAPERTRACK_WORKERS fails here, before anything is written
-    return Store(where, lock_timeout=lock_timeout())
+    return store
 
 
 #: The log file in the data home (see :func:`log`).
@@ -759,23 +742,6 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
 
         check_output(output)  # before the work, not after it
     return output
-
-
-def _refuse_file_above(where: Path) -> None:
-    """Fail clearly when a regular file sits where a folder of the store's path should be.
-
-    Then the store can be neither read nor created (ENOTDIR), however the command
-    uses it; without this check a read would stop with a traceback.
-    """
-    for parent in where.parents:
-        if parent.exists():  # False below a file: exists() swallows ENOTDIR
-            if not parent.is_dir():
-                raise StoreError(
-                    f"could not create the store at {where}: {parent} is a file, not a "
-                    "directory. Point --db, PAPERTRACK_DB or PAPERTRACK_HOME at a directory, "
-                    "or move the file away"
-                )
-            return
 
 
 def newest_paper_note(store: Store) -> str:

@@ -23,7 +23,6 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
-    lock_timeout,
     log,
     open_store,
     output_path,
@@ -33,6 +32,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
+from papertrack.files import lock_timeout
 from papertrack.text import json_text, visible
 
 if TYPE_CHECKING:

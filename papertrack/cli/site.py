@@ -15,7 +15,6 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
-    lock_timeout,
     open_store,
     output_path,
     say,
@@ -23,6 +22,7 @@ from papertrack.cli.common import (
     warn_if_stale,
 )
 from papertrack.errors import UsageError
+from papertrack.files import lock_timeout
 
 if TYPE_CHECKING:
     from papertrack.topics import Catalog, Topic

@@ -28,7 +28,6 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
-    lock_timeout,
     log,
     many_values,
     no_blank_category,
@@ -43,6 +42,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit, emit_json
 from papertrack.errors import PapertrackError, UsageError
+from papertrack.files import lock_timeout
 from papertrack.text import counted, quoted, visible
 
 if TYPE_CHECKING:
