@@ -490,9 +490,10 @@ def test_stats_counts_what_the_store_holds(tmp_path: Path) -> None:
     db = tmp_path / "s"
     runner = CliRunner()
     assert runner.invoke(app, ["--db", str(db), "ingest", "--sample"]).exit_code == 0
-    result = runner.invoke(app, ["--db", str(db), "stats", "--top", "0", "--json"])
+    result = runner.invoke(app, ["--db", str(db), "stats", "--json"])  # every category
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    assert len(data["categories"]) == data["categories_total"] > 20
     stored = records(Store(db))
     # The two recorded feeds (186 papers) and the 12-week listing sample, one paper a line.
     sample = next(paths.samples_dir().glob("*.jsonl.gz"))
@@ -516,6 +517,10 @@ def test_stats_counts_what_the_store_holds(tmp_path: Path) -> None:
     assert "Papers" in table.stdout and f"{len(stored):,}" in table.stdout
     assert "Categories (3 of" in table.stdout
     assert "more categories: papertrack stats --top 0" in table.stderr
+    # --top given cuts the JSON too; a table lists 20 unless told.
+    top = json.loads(runner.invoke(app, ["--db", str(db), "stats", "-n", "3", "--json"]).stdout)
+    assert top["categories"] == data["categories"][:3]
+    assert "Categories (20 of" in runner.invoke(app, ["--db", str(db), "stats"]).stdout
 
 
 def test_stats_on_an_empty_store_creates_nothing(tmp_path: Path) -> None:

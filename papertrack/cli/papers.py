@@ -466,11 +466,16 @@ def path(as_json: JsonOnlyOpt = False) -> None:
 @app.command(epilog=EXIT_CODES)
 def stats(
     top: Annotated[
-        int,
+        int | None,
         typer.Option(
-            "--top", "-n", min=0, help="How many categories to list, most papers first (0: all)."
+            "--top",
+            "-n",
+            min=0,
+            show_default=False,
+            help="How many categories to list, most papers first (0: all) [default: 20 in "
+            "the table, all in JSON].",
         ),
-    ] = 20,
+    ] = None,
     fmt: ViewFormatOpt = ViewFormat.table,
     as_json: JsonOpt = False,
 ) -> None:
@@ -484,7 +489,8 @@ def stats(
 
     \b
         papertrack stats
-        papertrack stats --top 0 --json | jq '.categories[:5]'
+        papertrack stats --top 0
+        papertrack stats --json | jq '.categories[:5]'
     """
     with errors():
         store = open_store()
@@ -492,8 +498,12 @@ def stats(
             fresh_tags(store, load_catalog())  # upgrades an index that predates category counts
         info = store.stats()
         rows = sorted(info.listed.items(), key=lambda kv: (-kv[1], kv[0]))
+        as_json = as_json or fmt is ViewFormat.json
+        if top is None:
+            # The JSON has them all, as docs/output.md says; a table the first 20.
+            top = 0 if as_json else 20
         shown = rows if top == 0 else rows[:top]
-        if as_json or fmt is ViewFormat.json:
+        if as_json:
             emit_json(_stats_dict(info, shown))
             return
         if not info.papers:
