@@ -35,6 +35,8 @@ DayCounts = Mapping[str, Sequence[int]]
 
 #: Below this many papers in either window a change is noise, not news.
 LOW_COUNT = 10
+#: Below this many days of data in a window (with some), its change is not news either.
+LITTLE_DATA_DAYS = 7
 DEFAULT_WINDOW = 4
 DEFAULT_WEEKS = 12
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -206,6 +208,13 @@ class Momentum:
         return min(self.current.count, self.previous.count) < LOW_COUNT
 
     @property
+    def little_data(self) -> bool:
+        """Whether a window has data for some days but under a week of them: its
+        papers per day stand for the whole window, and 29 papers of one Monday, read
+        as four weeks, ranked a topic first in ``trending`` at +35%."""
+        return any(0 < w.covered_days < LITTLE_DATA_DAYS for w in (self.current, self.previous))
+
+    @property
     def partial(self) -> bool:
         """Whether a window is only partly covered by weeks with data."""
         return any(0 < w.covered_days < w.days for w in (self.current, self.previous))
@@ -224,6 +233,7 @@ class Momentum:
             "total_current": self.current.total,
             "weeks": [w.to_dict() for w in self.weeks],
             "low_count": self.low_count,
+            "little_data": self.little_data,
             "window_weeks": self.window_weeks,
             "total_previous": self.previous.total,
             "coverage": {
@@ -242,12 +252,35 @@ class Momentum:
 # --------------------------------------------------------------------------- measuring
 
 
-def _window(topic: DayCounts, store: DayCounts, first: date, last: date, as_of: date) -> Window:
+def _known_until(store: DayCounts, as_of: date) -> date:
+    """The last day a week with data covers: ``as_of``, or the newest day with papers
+    up to it when that is more than :data:`BEHIND_DAYS` before it (the store had
+    stopped). Counted to the end of their week, the Saturday and Sunday after the
+    last paper made four weeks of nothing at all "down 100%", and the Friday of a
+    store's last papers read as a third of the rate it had."""
+    newest = None
+    for week, row in store.items():
+        start = date.fromisoformat(week)
+        if start > as_of:
+            continue
+        for offset in range(min(6, (as_of - start).days), -1, -1):
+            if row[offset]:
+                day = start + timedelta(days=offset)
+                newest = day if newest is None or day > newest else newest
+                break
+    if newest is None or newest >= as_of - timedelta(days=BEHIND_DAYS):
+        return as_of
+    return newest
+
+
+def _window(
+    topic: DayCounts, store: DayCounts, first: date, last: date, as_of: date, known: date
+) -> Window:
     covered = 0
     week = monday(first)
     while week <= last:
-        lo, hi = max(first, week), min(last, week + timedelta(days=6))
-        if _has_data(store, week, as_of):
+        lo, hi = max(first, week), min(last, week + timedelta(days=6), known)
+        if hi >= lo and _has_data(store, week, as_of):
             covered += (hi - lo).days + 1
         week += timedelta(days=7)
     return Window(
@@ -347,9 +380,10 @@ def _measure(
     current_first = as_of - span + timedelta(days=1)
     previous_first = current_first - span
     series_first = monday(as_of) - timedelta(days=7 * (weeks - 1))
-    current = _window(topic_days, all_days, current_first, as_of, as_of)
+    known = _known_until(all_days, as_of)
+    current = _window(topic_days, all_days, current_first, as_of, as_of, known)
     previous = _window(
-        topic_days, all_days, previous_first, current_first - timedelta(days=1), as_of
+        topic_days, all_days, previous_first, current_first - timedelta(days=1), as_of, known
     )
     buckets = []
     for n in range(weeks):
@@ -391,7 +425,7 @@ def rank(results: Iterable[Momentum]) -> list[Momentum]:
 
     def key(m: Momentum) -> tuple[int, int, float, int, str]:
         pct = m.change_pct
-        few = int(m.low_count)
+        few = int(m.low_count or m.little_data)
         if pct is not None:
             return (few, 1, -pct, -m.current.count, m.name.casefold())
         if m.current.count and m.previous.covered_days:
@@ -500,6 +534,13 @@ def notes(m: Momentum) -> list[str]:
         )
     recent = f"the {window_phrase(m.window_weeks)}"
     earlier = f"the {window_phrase(m.window_weeks, last=False)} before"
+    if m.little_data and now.covered_days and before.covered_days:
+        short = [
+            f"{_days(w.covered_days)} of data in {label}"
+            for w, label in ((now, recent), (before, earlier))
+            if w.covered_days < LITTLE_DATA_DAYS
+        ]
+        found.append(f"Little data: {' and '.join(short)}, too little to call a trend.")
     against = against_all(m)
     if against:
         found.append(against)
@@ -518,6 +559,10 @@ def notes(m: Momentum) -> list[str]:
             )
         )
     return found
+
+
+def _days(count: int) -> str:
+    return f"only {count} day" if count == 1 else f"only {count} days"
 
 
 def per_day_change(now: int, now_days: int, before: int, before_days: int) -> int:

@@ -473,7 +473,7 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
     few = gaps = False
     for n, m in enumerate(results, start=1):
         change = change_label(m)
-        if m.low_count and change != "–":
+        if (m.low_count or m.little_data) and change != "–":
             change += "*"
             few = True
         if change != "–" and m.partial:
@@ -496,7 +496,8 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
     notes = []
     if few:
         notes.append(
-            "* fewer than 10 papers in a window: too few to call a trend, ranked after the others"
+            "* fewer than 10 papers, or under a week of data, in a window: too few to call "
+            "a trend, ranked after the others"
         )
     if gaps:
         notes.append("† a window has days with no data: compared per day of data")

@@ -304,6 +304,51 @@ def test_partly_covered_windows_compare_papers_per_day_of_data() -> None:
     assert "no data (nothing ingested) for 6 of the 12 weeks shown" in m.footer(result)
 
 
+def test_the_days_after_a_stopped_stores_last_paper_are_no_data() -> None:
+    """A store whose last papers are of a Friday, measured weeks later: its Saturday
+    and Sunday were counted as days of data, so four weeks holding no paper at all
+    read "0 papers, down 100%", and one Friday a third of its rate."""
+    friday = D(2026, 6, 26)
+    topic = spread(friday - timedelta(days=60), friday, 61)
+    store = merged(topic, spread(friday - timedelta(days=60), friday, 610))
+    gone = m.measure(days(topic), days(store), as_of=friday + timedelta(days=28))
+    assert (gone.current.count, gone.current.covered_days) == (0, 0)
+    assert gone.change_pct is None
+    assert m.describe(gone).startswith("No data for the last four weeks")
+    # One day of data, the Friday: its papers per day against those before, and said
+    # to be too little to call a trend.
+    one = m.measure(days(topic), days(store), as_of=friday + timedelta(days=27))
+    assert (one.current.count, one.current.covered_days, one.previous.covered_days) == (1, 1, 28)
+    assert one.change_pct == 0 and one.little_data and one.to_dict()["little_data"]
+    assert "Little data: only 1 day of data in the last four weeks" in " ".join(m.notes(one))
+    # A store current to within a week (arXiv's own lag, a holiday) is not cut.
+    recent = m.measure(days(topic), days(store), as_of=friday + timedelta(days=7))
+    assert recent.current.covered_days == 28 - 5  # the week after Friday holds no data
+    assert not recent.little_data
+
+
+def test_a_window_with_under_a_week_of_data_ranks_after_the_others() -> None:
+    # As of Monday Sep 28 the previous window is Aug 4 - Aug 31. A store from Monday
+    # Aug 24 has 8 days of data in it; one from Monday Aug 31, that Monday alone.
+    monday = SUNDAY + timedelta(days=1)
+    for start, little in ((D(2026, 8, 24), False), (D(2026, 8, 31), True)):
+        # 30 papers before against 300 now; 60 before against 200 now.
+        grown = merged(spread(start, D(2026, 8, 31), 30), spread(D(2026, 9, 1), monday, 300))
+        steady = merged(spread(start, D(2026, 8, 31), 60), spread(D(2026, 9, 1), monday, 200))
+        store = merged(grown, steady, spread(start, monday, 1000))
+        measured = [
+            m.measure(days(t), days(store), as_of=monday, name=n)
+            for t, n in ((grown, "grown"), (steady, "steady"))
+        ]
+        assert [r.little_data for r in measured] == [little, little]
+        assert not any(r.low_count for r in measured)
+        assert [r.name for r in m.rank(measured)] == ["grown", "steady"]
+        if little:  # a Monday of data stands for four weeks: said, and ranked after
+            assert "only 1 day of data in the four weeks before" in " ".join(m.notes(measured[0]))
+            plain = example(20, 18, 100)  # a rise of 11% on whole windows ranks first
+            assert [r.name for r in m.rank([*measured, plain])] == ["T", "grown", "steady"]
+
+
 def test_no_data_at_all_in_a_window() -> None:
     topic = days(spread(D(2026, 9, 7), SUNDAY, 30))
     result = m.measure(topic, topic, as_of=SUNDAY)
@@ -707,8 +752,10 @@ def test_trending_orders_topics_and_min_hides(store_dir: Path) -> None:
         "1,large-language-models,Large Language Models,84,20,320,"
     )
     # Each row says its day and window: a weekly CSV appended by cron told them apart.
-    assert csv_out.stdout.splitlines()[0].endswith(",sparkline,as_of,window_days")
-    assert csv_out.stdout.splitlines()[1].endswith(",2026-09-27,28")
+    assert csv_out.stdout.splitlines()[0].endswith(
+        ",sparkline,as_of,window_days,little_data,coverage_current,coverage_previous"
+    )
+    assert csv_out.stdout.splitlines()[1].endswith(",2026-09-27,28,false,1.0,1.0")
     jsonl = run(*db, "trending", "--as-of", "2026-09-27", "-f", "jsonl", "--min", "1")
     assert [json.loads(line)["topic"] for line in jsonl.stdout.splitlines()] == order[:3]
     nothing = run(*db, "trending", "--as-of", "2026-09-27", "--min", "1000")
