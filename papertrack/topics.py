@@ -274,16 +274,6 @@ class Topic:
             return False
         return not (self.model_file and self.model.meta.get("pinned"))
 
-    def matched_terms(self, text: PaperText | Paper) -> tuple[str, ...]:
-        """The query's terms (outside any NOT) that the paper contains: why it matched."""
-        if isinstance(text, Paper):
-            text = PaperText.of(text)
-        seen: dict[str, None] = {}
-        for term, positive in query_terms(self.node):
-            if positive and compile_query(term)(text):
-                seen.setdefault(str(term), None)
-        return tuple(seen)
-
 
 _TOPIC_KEYS = frozenset(
     {"name", "slug", "description", "query", "categories", "hidden", "model", "decide", "implies"}

@@ -426,13 +426,6 @@ def outside_query(names: Iterable[str]) -> str | None:
     return " OR ".join(f"({part})" for part in parts) if parts else None
 
 
-def scaled(weights: Mapping[str, float]) -> dict[str, int]:
-    """A model's weights in the integer units decisions count in."""
-    from papertrack.learn import units
-
-    return {name: units(w) for name, w in weights.items() if units(w)}
-
-
 # --------------------------------------------------------------------------- retagging
 
 

@@ -424,12 +424,6 @@ def test_fingerprint_follows_what_decides_membership() -> None:
     assert Topic("A", "a", "agent* AND llm", categories=("cs.*",)).fingerprint != base.fingerprint
 
 
-def test_matched_terms_explain_a_match() -> None:
-    topic = Topic("A", "a", 'title:agent* AND ("language model*" OR gpt) AND NOT survey')
-    paper = Paper("1", "Agents", abstract="Large language models, not GPT.")
-    assert topic.matched_terms(paper) == ("title:agent*", '"language model*"', "gpt")
-
-
 def test_explain_finds_the_terms_of_the_alternatives_that_held() -> None:
     """A paper in through title:m4fuse alone was shown with causal* "found", a term of
     an alternative whose author: did not hold: it read as if causal* had counted."""
