@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
-from papertrack.errors import UsageError
+from papertrack.errors import PapertrackError, UsageError
 from papertrack.ids import abs_url, parse_paper_id, stored_arxiv_id
 from papertrack.models import Paper, Progress, paper_date_key, utc_text
 from papertrack.text import UNSHOWN_RE, json_text
@@ -86,8 +86,21 @@ def find_paper(store: Store, text: str) -> Paper | None:
     Raises:
         UsageError: ``text`` is neither a stored id nor an arXiv identifier.
     """
+    text = text.strip()  # pasted with a space: as the id it names
     paper = store.get(text) if len(text) <= MAX_ID_CHARS else None
     return paper or store.get(resolve_id(text))
+
+
+def no_such_paper(text: str) -> PapertrackError:
+    """The error for a paper ``text`` names that the store lacks (exit 1).
+
+    Raises:
+        UsageError: ``text`` is not an arXiv identifier (exit 2).
+    """
+    return PapertrackError(
+        f"no paper {resolve_id(text)} in the store. Ingest a feed that lists it "
+        "('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
+    )
 
 
 # --------------------------------------------------------------------------- search

@@ -846,15 +846,18 @@ def test_guids_of_other_feeds_never_become_paths(home: Path, tmp_path: Path) -> 
     assert all(re.fullmatch(r"(\d{4}|o\d{4}|x[0-9a-f]{2})\.json", n) for n in names), names
     weeks = {p.name for p in (store / "papers").iterdir()}
     assert all(re.fullmatch(r"(\d{4}-\d{2}-\d{2}|undated)\.json", n) for n in weeks), weeks
-    # A stored guid is found by its id, as data: explain and show take it as latest lists it.
+    # A stored guid is found by its id, as data: explain and show take it as latest
+    # lists it, and alike when pasted with spaces (explain found " id ", show did not).
     for guid in GUIDS[:3]:
-        explained = run("topics", "explain", guid, "--json")
-        assert explained.exit_code == 0, explained.stderr
-        assert json.loads(explained.stdout)["arxiv_id"] == guid
-        shown = run("show", guid, "--json")
-        assert shown.exit_code == 0, shown.stderr
-        assert json.loads(shown.stdout)["arxiv_id"] == guid
-    assert_error(run("show", "not-stored-and-no-arxiv-id"), 2, "is not an arXiv id")
+        for given in (guid, f" {guid} "):
+            explained = run("topics", "explain", given, "--json")
+            assert explained.exit_code == 0, explained.stderr
+            assert json.loads(explained.stdout)["arxiv_id"] == guid
+            shown = run("show", given, "--json")
+            assert shown.exit_code == 0, shown.stderr
+            assert json.loads(shown.stdout)["arxiv_id"] == guid
+    for command in (["show"], ["topics", "explain"]):
+        assert_error(run(*command, "not-stored-and-no-arxiv-id"), 2, "is not an arXiv id")
     assert files_outside(tmp_path, home, before) == set()
     assert_consistent(store)
 

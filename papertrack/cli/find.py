@@ -34,7 +34,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
-from papertrack.errors import PapertrackError, UsageError
+from papertrack.errors import UsageError
 from papertrack.text import visible
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def show(
         papertrack show https://arxiv.org/abs/2508.13167v2
         papertrack show arXiv:2508.13167 --json | jq .tags
     """
-    from papertrack.export import find_paper, resolve_id
+    from papertrack.export import find_paper, no_such_paper
 
     with errors():
         catalog = load_catalog()
@@ -82,10 +82,7 @@ def show(
         fresh_tags(store, catalog)
         paper = find_paper(store, paper_id)
         if paper is None:
-            raise PapertrackError(
-                f"no paper {resolve_id(paper_id)} in the store. Ingest a feed that lists it "
-                f"('papertrack fetch' or 'papertrack ingest FILE'), or check the id"
-            )
+            raise no_such_paper(paper_id)
         common.note_other_version(paper_id, paper, "showing")
         if as_json:
             emit_json(paper.to_dict())

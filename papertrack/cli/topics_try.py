@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     errors,
     load_catalog,
     note_operator_words,
+    note_other_version,
     note_query_store,
     open_store,
     out,
@@ -26,7 +27,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.cli.topics import CategoryOpt, as_of_date, counted_store, model_info, topics_app
-from papertrack.errors import PapertrackError, UnknownTopicError, UsageError
+from papertrack.errors import UnknownTopicError
 from papertrack.models import paper_filter
 
 if TYPE_CHECKING:
@@ -204,28 +205,17 @@ def topics_explain(
         papertrack topics explain arXiv:2508.13167 llm-agent-training --json
     """
     from papertrack.diagnose import explain
-    from papertrack.ids import parse_paper_id
+    from papertrack.export import find_paper, no_such_paper
 
     with errors():
         catalog = load_catalog()
         chosen = catalog.find(topic) if topic is not None else None
-        parsed = parse_paper_id(arxiv_id)
-        key = parsed[0] if parsed else arxiv_id.strip()
         store = open_store()
-        paper = None
-        if store.exists():
-            # As typed first (a feed's own key, such as a doi.org link), as show does.
-            paper = store.get(arxiv_id.strip()) or store.get(key)
+        # As typed first (a feed's own key, such as a doi.org link), as show finds it.
+        paper = find_paper(store, arxiv_id) if store.exists() else None
         if paper is None:
-            if parsed is None:
-                raise UsageError(
-                    f"{arxiv_id!r} is not an arXiv id, and no stored paper has it as its id. "
-                    "Write it like 2508.13167, arXiv:2508.13167 or https://arxiv.org/abs/2508.13167"
-                )
-            raise PapertrackError(
-                f"no paper {key} in the store. Ingest a feed that has it, or check the id with "
-                "'papertrack latest --json'"
-            )
+            raise no_such_paper(arxiv_id)
+        note_other_version(arxiv_id, paper, "explaining")
         explanations = explain(paper, catalog, chosen)
         if as_json or fmt is ViewFormat.json:
             emit_json(
