@@ -329,10 +329,15 @@ def _measured(
             core.measure_topic(days, t.slug, t.name, as_of=day, window=window, weeks=weeks)
             for t in chosen
         ]
-    except ValueError:
+    except core.SpanError as exc:
+        if exc.part == "calendar":
+            raise UsageError(
+                f"as_of {day} with window {window} and weeks {weeks} reaches past the "
+                "calendar (year 1 to 9999). Choose another day or fewer weeks"
+            ) from None
         raise UsageError(
-            f"as_of {day} with window {window} and weeks {weeks} reaches past the calendar "
-            "(year 1 to 9999). Choose another day or fewer weeks"
+            f"{exc.part} is {window if exc.part == 'window' else weeks:,}, more weeks than "
+            f"arXiv has existed. Use {core.MAX_WEEKS:,} or fewer"
         ) from None
 
 

@@ -44,6 +44,21 @@ SPARKS = "▁▂▃▄▅▆▇█"
 _WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
+#: The most weeks a chart or a window spans: arXiv's whole history (since 1991).
+#: Past it a chart is only empty weeks (100,000 took 30 s and went back to year 109).
+MAX_WEEKS = 2000
+
+
+class SpanError(ValueError):
+    """A window or chart that cannot be measured. ``part`` says what is wrong:
+    ``"window"`` or ``"weeks"`` (below 1 or above :data:`MAX_WEEKS`), or
+    ``"calendar"`` (the weeks reach before year 1 or after 9999)."""
+
+    def __init__(self, part: str, message: str) -> None:
+        super().__init__(message)
+        self.part = part
+
+
 # --------------------------------------------------------------------------- days
 
 
@@ -333,15 +348,26 @@ def measure(
         weeks: how many ISO weeks the series shows, ending with D's week.
 
     Raises:
-        ValueError: ``window`` or ``weeks`` is below 1, or the weeks reach past the
-            calendar (before year 1 or after 9999).
+        SpanError: ``window`` or ``weeks`` is below 1 or above :data:`MAX_WEEKS`, or
+            the weeks reach past the calendar (before year 1 or after 9999).
     """
-    if window < 1 or weeks < 1:
-        raise ValueError("window and weeks must be at least 1")
+    for part, value in (("window", window), ("weeks", weeks)):
+        if not 1 <= value <= MAX_WEEKS:
+            raise SpanError(part, f"{part} must be from 1 to {MAX_WEEKS:,} weeks, not {value}")
     try:
         return _measure(topic_days, all_days, as_of, window, weeks, topic, name)
     except OverflowError:
-        raise ValueError("the weeks reach past the calendar (year 1 to 9999)") from None
+        raise SpanError("calendar", "the weeks reach past the calendar (year 1 to 9999)") from None
+
+
+def check_span(as_of: date, window: int = DEFAULT_WINDOW, weeks: int = DEFAULT_WEEKS) -> None:
+    """Whether ``window`` and a chart of ``weeks`` ending with ``as_of``'s week can be
+    measured (a trial with no counts: 0.2 ms, 30 ms at :data:`MAX_WEEKS`).
+
+    Raises:
+        SpanError: they cannot; its ``part`` says why.
+    """
+    measure({}, {}, as_of=as_of, window=window, weeks=weeks)
 
 
 def measure_topic(

@@ -81,6 +81,8 @@ def test_odd_arguments_are_papertracks_errors_naming_the_argument(
         # Raw ValueError, AttributeError and TypeError from deep inside, before.
         (lambda: papertrack.topic_momentum(store, "gui-agents", as_of=date(1, 1, 1)), "calendar"),
         (lambda: papertrack.topic_momentum(store, "gui-agents", as_of=date(9999, 12, 31)), "9999"),
+        # As on the command line: 100,000 weeks took 30 s and reached back to year 109.
+        (lambda: papertrack.topic_momentum(store, "gui-agents", weeks=100_000), "Use 2,000"),
         (lambda: papertrack.topic_momentum(store, None), "topic is NoneType"),  # type: ignore[arg-type]
         (lambda: papertrack.latest_papers(store, 5), "topic is int"),  # type: ignore[arg-type]
         (lambda: papertrack.search_papers(store, "x", topic=b"gui"), "topic is bytes"),  # type: ignore[arg-type]

@@ -209,12 +209,14 @@ def test_a_malformed_date_says_which_forms_work(untouched: Path, args: list[str]
 
 
 OUT_OF_CALENDAR = [
-    (["topics", "--as-of", "0001-01-01"], "Choose a day from"),
-    (["topics", "show", "llm-agent-training", "--as-of", "9999-12-31"], "Choose a day from"),
-    (["topics", "test", "agent*", "--as-of", "9999-12-31"], "Choose a day from"),
+    (["topics", "--as-of", "0001-01-01"], "chart would start before it. Choose a later date"),
+    (["topics", "show", "llm-agent-training", "--as-of", "9999-12-31"], "an earlier date"),
+    (["topics", "test", "agent*", "--as-of", "9999-12-31"], "Choose an earlier date"),
+    (["site", "-o", "out", "--as-of", "9999-12-31"], "Choose an earlier date"),
     (["momentum", "llm-agent-training", "--as-of", "0001-01-01"], "Choose another date"),
     (["trending", "--as-of", "9999-12-31", "--weeks", "1"], "Choose another date"),
     (["momentum", "llm-agent-training", "--window", "0"], "Use 1 or more"),
+    (["trending", "--weeks", "2001"], "more weeks than arXiv has existed. Use 2,000 or fewer"),
     (["fetch", "-c", "cs.AI", "--days", "99999999999", *NOWHERE], "Give a smaller number"),
     (["fetch", "-c", "cs.AI", "--backfill", "99999999999", *NOWHERE], "Give a smaller number"),
 ]

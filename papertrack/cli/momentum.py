@@ -30,7 +30,7 @@ from papertrack.cli.output import emit, emit_json
 from papertrack.errors import UsageError
 
 if TYPE_CHECKING:
-    from papertrack.momentum import Momentum
+    from papertrack.momentum import Momentum, SpanError
     from papertrack.related import Related
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
@@ -54,34 +54,43 @@ EMPTY_STORE = (
 )
 
 
-#: The most weeks a chart or a window spans: arXiv's whole history (since 1991).
-MAX_WEEKS = 2000
-
-
-def _as_of(text: str | None, window: int, weeks: int, *, fixed: bool = False) -> date:
+def parse_as_of(text: str | None, window: int, weeks: int, *, fixed: bool = False) -> date:
+    """The day --as-of names (today when it is not given), refused with the error a
+    user can act on when ``window`` and a chart of ``weeks`` ending with it cannot be
+    measured. ``fixed``: the command has no --window or --weeks to name."""
     from papertrack import momentum
     from papertrack.dates import parse_date
 
-    if window < 1:
-        raise UsageError(f"--window {window} is not a number of weeks. Use 1 or more, e.g. 4")
-    if weeks < 1:
-        raise UsageError(f"--weeks {weeks} is not a number of weeks. Use 1 or more, e.g. 12")
-    for option, value in (("--window", window), ("--weeks", weeks)):
-        # arXiv opened in 1991: past its history a chart is only empty weeks (100,000
-        # took 30 s and went back to the year 109).
-        if value > MAX_WEEKS:
-            raise UsageError(
-                f"{option} {value:,} is more weeks than arXiv has existed. "
-                f"Use {MAX_WEEKS:,} or fewer"
-            )
-    if text is None:
-        return momentum.today()
-    day = parse_date(text, option="--as-of").astimezone(UTC).date()
-    try:  # with no counts: whether the weeks fit the calendar (0.2 ms; 30 ms at 2,000)
-        momentum.measure({}, {}, as_of=day, window=window, weeks=weeks)
-    except ValueError:
-        raise _past_calendar(day, window, weeks, fixed=fixed) from None
+    day = (
+        momentum.today()
+        if text is None
+        else parse_date(text, option="--as-of").astimezone(UTC).date()
+    )
+    try:
+        momentum.check_span(day, window, weeks)
+    except momentum.SpanError as exc:
+        raise _span_error(exc, day, window, weeks, fixed=fixed) from None
     return day
+
+
+def _span_error(
+    exc: SpanError, day: date, window: int, weeks: int, *, fixed: bool = False
+) -> UsageError:
+    """The error for a window or chart :func:`papertrack.momentum.check_span` refused."""
+    from papertrack.momentum import MAX_WEEKS
+
+    if exc.part in ("window", "weeks"):
+        option, value, example = (
+            ("--window", window, 4) if exc.part == "window" else ("--weeks", weeks, 12)
+        )
+        if value < 1:
+            return UsageError(
+                f"{option} {value} is not a number of weeks. Use 1 or more, e.g. {example}"
+            )
+        return UsageError(
+            f"{option} {value:,} is more weeks than arXiv has existed. Use {MAX_WEEKS:,} or fewer"
+        )
+    return _past_calendar(day, window, weeks, fixed=fixed)
 
 
 def _past_calendar(day: date, window: int, weeks: int, *, fixed: bool = False) -> UsageError:
@@ -121,7 +130,7 @@ def as_of_day(
     --as-of after today is measured as given, with a note that its last weeks are
     still to come. ``fixed``: the command has no --window or --weeks to name in an error.
     """
-    day = _as_of(as_of, window, weeks, fixed=fixed)
+    day = parse_as_of(as_of, window, weeks, fixed=fixed)
     if as_of is None:
         return behind_store_day(store, day, quiet)
     from papertrack.momentum import today
@@ -144,7 +153,7 @@ def _topic_momentum(
     """Resolve the topic and the day, bring tags up to date, and measure (momentum, topic)."""
     catalog = load_catalog()
     chosen = catalog.find(topic)
-    _as_of(as_of, window, weeks)  # a bad option fails before the store is read
+    parse_as_of(as_of, window, weeks)  # a bad option fails before the store is read
     store = open_store()
     fresh_tags(store, catalog)
     day = as_of_day(store, as_of, window, weeks)
@@ -153,14 +162,15 @@ def _topic_momentum(
 
 def measure_topic(store: Store, topic: Topic, as_of: date, window: int, weeks: int) -> Momentum:
     from papertrack import momentum
+    from papertrack.momentum import SpanError
 
     days = store.index().days
     try:
         return momentum.measure_topic(
             days, topic.slug, topic.name, as_of=as_of, window=window, weeks=weeks
         )
-    except ValueError:
-        raise _past_calendar(as_of, window, weeks) from None
+    except SpanError as exc:
+        raise _span_error(exc, as_of, window, weeks) from None
 
 
 # --------------------------------------------------------------------------- momentum
@@ -256,7 +266,7 @@ def trending(
 
     with errors():
         fmt = pick_format(fmt, as_json)
-        _as_of(as_of, window, weeks)
+        parse_as_of(as_of, window, weeks)
         if min_count < 0:
             raise UsageError(f"--min {min_count} is not a number of papers. Use 0 or more")
         catalog = load_catalog()

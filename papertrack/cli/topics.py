@@ -73,26 +73,13 @@ CategoryOpt = Annotated[
 ]
 
 
-# 'topics test' charts the 12 ISO weeks ending with --as-of, and the lists count the 28
-# days to it: each of those days must exist in the calendar (year 1 to 9999).
-_FIRST_AS_OF = date(1, 3, 19)  # the Monday 11 weeks after 0001-01-01, a Monday
-_LAST_AS_OF = date(9999, 12, 26)  # the last Sunday whose whole ISO week is in 9999
-
-
 def as_of_date(value: str | None) -> date:
-    from papertrack.dates import parse_date
+    """--as-of of the topic lists and 'topics test', or today: their 12-week charts
+    and 28-day counts must fit the calendar, as a momentum chart's must."""
+    from papertrack import momentum
+    from papertrack.cli.momentum import parse_as_of
 
-    if value is None:
-        from datetime import UTC, datetime
-
-        return datetime.now(UTC).date()
-    day = parse_date(value, option="--as-of").date()
-    if not _FIRST_AS_OF <= day <= _LAST_AS_OF:
-        raise UsageError(
-            f"--as-of {day} is too close to the ends of the calendar. "
-            f"Choose a day from {_FIRST_AS_OF} to {_LAST_AS_OF}"
-        )
-    return day
+    return parse_as_of(value, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS, fixed=True)
 
 
 def counted_store(catalog: Catalog) -> Store:
