@@ -458,7 +458,8 @@ def test_output_never_replaces_what_papertrack_keeps(
     kept = {path: path.read_bytes() for path in store.rglob("*") if path.is_file()}
     (isolated_home / "topics.toml").write_text("# mine\n", encoding="utf-8")
     owned = [week, store / "index.json", store / "new.csv", isolated_home / "topics.toml"]
-    for named in (*owned, isolated_home / ".teach.lock"):
+    home_own = [".teach.lock", "papertrack.log.1", "fetch-run-0123456789ab.lock"]
+    for named in (*owned, *(isolated_home / name for name in home_own)):
         for command in (["export", "-f", "csv"], ["digest"]):
             result = run(*command, "-o", str(named))
             error_line(result, 2, str(named), "Name a file elsewhere")

@@ -733,7 +733,12 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
     log_file = Path(os.path.realpath(Path(state.log_file).expanduser())) if state.log_file else None
     # A device or a pipe is written into, never replaced: /dev/null may be both.
     own_log = target == log_file and not writes_into(output)
-    if target in _home_files() or own_log:
+    # The rotated log and fetch's run locks, whose names vary, by their pattern.
+    own_pattern = target.parent == Path(os.path.realpath(paths.home())) and (
+        target.name == f"{LOG_NAME}.1"
+        or (target.name.startswith("fetch-run-") and target.name.endswith(".lock"))
+    )
+    if target in _home_files() or own_log or own_pattern:
         raise UsageError(
             f"{visible(text)} is papertrack's own {target.name}. Name a {kind} elsewhere"
         )
