@@ -19,7 +19,9 @@ def _iso(value: datetime | None) -> str | None:
 def utc_text(moment: datetime) -> str:
     """A time as papertrack writes one for others to read: UTC, to the second, with
     "Z" (``2026-12-03T06:30:00Z``), as a paper's times are stored."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # isoformat, not strftime: glibc writes the year 999 as "999", which no reader
+    # of RFC 3339 takes (a site --as-of 0500-06-01 wrote it into its feeds).
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def from_iso(value: str | None) -> datetime | None:

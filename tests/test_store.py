@@ -75,6 +75,21 @@ def recount(store: Store) -> dict[str, dict[str, int]]:
     return counts
 
 
+def test_times_are_written_as_rfc_3339_reads_them_in_every_year() -> None:
+    from datetime import timedelta, timezone
+
+    from papertrack.models import from_iso, utc_text
+
+    for moment in (
+        datetime(2026, 12, 3, 6, 30, 0, 500, tzinfo=UTC),  # microseconds dropped
+        datetime(999, 1, 2, 3, 4, 5, tzinfo=UTC),  # the year in four digits
+        datetime(2026, 1, 1, 1, 0, tzinfo=timezone(timedelta(hours=5))),  # as UTC
+    ):
+        text = utc_text(moment)
+        assert len(text) == 20 and text.endswith("Z") and text[4] == "-", text
+        assert from_iso(text) == moment.replace(microsecond=0)
+
+
 def test_week_of_is_the_monday_of_the_iso_week_in_utc() -> None:
     assert week_of(day("2026-08-06")) == "2026-08-03"  # a Thursday
     assert week_of(day("2026-08-03")) == "2026-08-03"  # Monday itself
