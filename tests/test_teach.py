@@ -504,7 +504,7 @@ def test_examples_pinned_without_a_refit_are_named_until_the_next_one(stored: Pa
     refit fits on it too, and the way back from that refit is to unteach both (the
     note named only the later one, which gave back 129 papers of 142)."""
     from papertrack.cli.common import load_catalog
-    from papertrack.cli.topics import _unfitted
+    from papertrack.teach import unfitted as _unfitted
 
     made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
     assert made.exit_code == 0, made.stderr

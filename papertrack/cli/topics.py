@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from papertrack import paths
+from papertrack import paths, teach
 from papertrack.categories import check_categories
 from papertrack.cli.common import (
     EXIT_CODES,
@@ -46,8 +46,6 @@ from papertrack.files import lock_timeout
 from papertrack.text import counted, quoted, visible
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
     from papertrack.userfile import TopicEdit
@@ -94,7 +92,7 @@ def model_info(topic: Topic) -> dict[str, Any]:
     from papertrack.training import cv_summary
 
     model = topic.model if topic.model_file else None
-    outdated = None if model is None else _outdated(model.meta, FEATURE_SET)
+    outdated = None if model is None else teach.outdated(model.meta, FEATURE_SET)
     return {
         "decide": topic.decide,
         "model_file": topic.model_file or None,
@@ -105,17 +103,6 @@ def model_info(topic: Topic) -> dict[str, Any]:
         "model_current": None if outdated is None else not outdated,
         "model_outdated": outdated or None,
     }
-
-
-def _outdated(meta: dict[str, Any], feature_set: int) -> str:
-    """Why a taught model should be refit ("" if it need not): an older papertrack
-    fitted it on fewer features, or made it from a few examples by a regression
-    that learned only those examples."""
-    if meta.get("feature_set") != feature_set:
-        return "without the concept features"
-    if meta.get("cv") is None and meta.get("kind") != "centroid":
-        return "from a few examples by a fit that learned only them"
-    return ""
 
 
 def _topic_row(topic: Topic, store: Store, as_of: date, *, through: bool = False) -> dict[str, Any]:
@@ -298,22 +285,12 @@ def topics_show(
                 out().print(line, soft_wrap=True)
 
 
-def _decides_as_shipped(topic: Topic, shipped: Topic | None) -> bool:
-    """Whether ``topic`` is defined and decides as ``shipped``, the default topic of its
-    slug (its model aside): the shipped model's tags and figures are then its own."""
-    return (
-        shipped is not None
-        and topic.definition == shipped.definition
-        and topic.decide == shipped.decide
-    )
-
-
 def _test_split(topic: Topic, default: Topic | None) -> dict[str, Any] | None:
     """How the shipped catalog tags ``topic`` on the labels' held-out test split, when
     its tags are the shipped catalog's: defined as shipped, no model taught."""
     from papertrack.training import shipped_figures
 
-    if _taught_model(topic) or not _decides_as_shipped(topic, default):
+    if teach.taught_model(topic) or not teach.decides_as_shipped(topic, default):
         return None
     return shipped_figures(topic.slug)
 
@@ -489,7 +466,7 @@ def topics_add(
             else:
                 edit = edit_file("", write=True)
             dropped = "" if like else _drop_model(edit)
-            if not like and _examples_of(edit.slug):
+            if not like and teach.examples_of(edit.slug):
                 # Kept for the new definition, and in use at once: listed as taught
                 # by `topics show` while not applied, a paper taught out was the
                 # first of the topic's papers until the next teach.
@@ -511,42 +488,6 @@ def topics_add(
                 _say_newest(store, edit.slug, set(pinned or {}))
                 if choice is not None:
                     _say_breadth(store, edit.slug)
-
-
-def _made_from_examples(topic: Topic) -> bool:
-    """Whether a user's topic was made from examples (``topics add --like``), not by
-    its query alone: such a topic cannot forget them all."""
-    from papertrack.topics import Catalog
-
-    if not topic.query.strip():
-        return True
-    # Made with --like, its entry in the user's file names its model (a query topic
-    # taught later has its model put in place by with_models, not named there).
-    user = paths.user_topics_file()
-    written = Catalog.load(
-        paths.default_topics_file(), user if user.is_file() else None, lenient=True
-    )
-    entry = written.by_slug(topic.slug)
-    return entry is not None and bool(entry.model_file)
-
-
-def _taught_like(topic: Topic) -> bool:
-    """Whether the topic's taught model says it was made from examples (False for a
-    topic without a model of its own)."""
-    meta = topic.model.meta if topic.model_file else {}
-    # A taught model written before papertrack kept "like" decided "either" whenever
-    # it had a query and few examples, made with --like or not: one made with --like
-    # (its topics.toml entry names its model) goes on doing so. A query topic taught
-    # then became one "made from examples", and its next teach took in 21 papers
-    # its query did not match.
-    old = (
-        "taught" in meta
-        and "like" not in meta
-        and meta.get("decide") == "either"
-        and topic.source != "default"
-        and _made_from_examples(topic)
-    )
-    return bool(meta.get("like") or old)
 
 
 def _log_taught(
@@ -575,7 +516,7 @@ def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
     """Drop a topic's examples and taught model: a default topic goes back to its
     shipped model, one of the user's to its query; and retag. ``last``: the examples
     --unteach named, when they were the last ones (what was asked is what is said)."""
-    taught, had_model = _delete_teaching(chosen.slug)
+    taught, had_model = teach.delete_teaching(chosen.slug)
     count = len(taught)
     named = f"{chosen.name} ({chosen.slug})"
     if not count and not had_model:
@@ -645,7 +586,7 @@ def _drop_model(edit: TopicEdit) -> str:
         had_model = False
     if path.is_file():
         path.unlink()
-    taught = _examples_of(slug)
+    taught = teach.examples_of(slug)
     if edit.action == Action.added and taught:
         # No topic had the slug: these were taught to one topics.toml no longer has,
         # and a new topic inherited them without a word.
@@ -671,25 +612,19 @@ def _drop_model(edit: TopicEdit) -> str:
     )
 
 
-def _examples_of(slug: str) -> dict[str, bool]:
-    from papertrack import training
-
-    return dict(training.load_examples(paths.user_examples_file()).get(slug, {}))
-
-
 def _apply_examples(slug: str) -> None:
     """Fit the topic ``slug`` as now defined to the examples kept for it (a topic
     redefined by its query keeps what it was taught)."""
     topic = load_catalog().find(slug)
     store = open_store(create=True)
-    taught = _examples_of(slug)
-    known = {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+    taught = teach.examples_of(slug)
+    known = {p.arxiv_id: p for p in teach.stored_papers(store, list(taught))}
     _refit(store, topic, taught, known)
 
 
 def _taught_kept(slug: str) -> str:
     """What a hidden default topic keeps of its teaching, to say so (it comes back with it)."""
-    count = len(_examples_of(slug))
+    count = len(teach.examples_of(slug))
     if not count:
         return ""
     return (
@@ -698,25 +633,10 @@ def _taught_kept(slug: str) -> str:
     )
 
 
-def _delete_teaching(slug: str) -> tuple[dict[str, bool], bool]:
-    """Delete a topic's taught examples and model; the examples, and whether there
-    was a model."""
-    from papertrack import training
-
-    examples = training.load_examples(paths.user_examples_file())
-    taught = examples.pop(slug, {})
-    if taught:
-        training.save_examples(paths.user_examples_file(), examples)
-    path = paths.user_model_file(slug)
-    had_model = path.is_file()
-    path.unlink(missing_ok=True)
-    return taught, had_model
-
-
 def _forget_examples(slug: str) -> tuple[str, dict[str, bool]]:
     """Delete a topic's taught model and examples (it is removed); what to tell the
     user, and the examples deleted (to say how to teach them again)."""
-    taught, had_model = _delete_teaching(slug)
+    taught, had_model = teach.delete_teaching(slug)
     count = len(taught)
     parts = ["model"] if had_model else []
     if count:
@@ -742,11 +662,11 @@ def _remake_command(topic: Topic, taught: dict[str, bool]) -> str:
         # As written: a query of several lines may hold comments.
         made += ["--query", shlex.quote(topic.query.strip())]
         made += [f"-c {shlex.quote(c)}" for c in topic.categories]
-        teach = _teach_command(topic.slug, taught) if taught else ""
+        then = _teach_command(topic.slug, taught) if taught else ""
     else:
         made += ["--like", *ins]  # a topic made from examples alone
-        teach = _teach_command(topic.slug, outs) if outs else ""
-    return " ".join(made) + (f" && {teach}" if teach else "")
+        then = _teach_command(topic.slug, outs) if outs else ""
+    return " ".join(made) + (f" && {then}" if then else "")
 
 
 def _note_orphaned_teaching(
@@ -923,135 +843,6 @@ def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
     return forgotten
 
 
-def _current(topic: Topic) -> bool:
-    """Whether ``topic``'s model is one this papertrack would fit: the shipped one, or
-    one taught since the taught models kept what they were made by (an older one is
-    refit when taught, whatever it is taught)."""
-    from papertrack.learn import FEATURE_SET
-    from papertrack.topics import model_digest
-
-    if not _taught_model(topic):
-        return True
-    meta = topic.model.meta
-    shipped = _shipped_model(topic.slug)
-    if meta.get("copy_of") and shipped is not None:
-        # A pinned copy of the shipped model (a teach of papers already so): current
-        # while papertrack ships the same model. Not counted so, a second such teach
-        # refit and moved 30 tags where the first moved none.
-        return bool(meta["copy_of"] == model_digest(shipped))
-    return "like" in meta and not _outdated(meta, FEATURE_SET)
-
-
-def _taught_model(topic: Topic) -> bool:
-    """Whether ``topic`` decides by a model the user taught (not the shipped one)."""
-    from pathlib import Path
-
-    return Path(topic.model_file).resolve() == paths.user_model_file(topic.slug).resolve()
-
-
-def _shipped_model(slug: str) -> Path | None:
-    """The model file papertrack ships for the default topic ``slug`` (None: none)."""
-    from pathlib import Path
-
-    from papertrack.topics import Catalog
-
-    shipped = Catalog.default().by_slug(slug)
-    if shipped is None or not shipped.model_file or not Path(shipped.model_file).is_file():
-        return None
-    return Path(shipped.model_file)
-
-
-def _keeps_for_already_so(topic: Topic) -> bool:
-    """Whether a teach of papers ``topic`` already decides as taught keeps its model:
-    the shipped one (or its pinned copy), and a topic of examples. A default topic's
-    model refit for earlier examples is refit again, with the new ones: kept, the
-    same examples taught in another order gave other tags (11 apart)."""
-    if not _taught_model(topic) or _taught_like(topic):
-        return True
-    try:
-        return bool(topic.model.meta.get("copy_of"))
-    except (OSError, ValueError, PapertrackError):
-        return False
-
-
-def _shipped_agrees(
-    topic: Topic, taught: Mapping[str, bool], stored: Mapping[str, Any]
-) -> Topic | None:
-    """``topic`` with its shipped model, when that model (as papertrack ships it, with
-    the topic's definition unchanged) decides every taught example as taught: the
-    examples then ask for nothing it does not do. None: a refit is needed.
-    ``stored``: the taught papers the store holds, by id.
-
-    A teach in and then out of the same paper refit for the paper taught out, while
-    teaching it out alone kept the shipped model: the same examples, 26 tags apart.
-    """
-    import dataclasses
-
-    from papertrack.topics import Catalog
-
-    shipped_file = _shipped_model(topic.slug)
-    if shipped_file is None or not taught or _taught_like(topic):
-        return None
-    default = Catalog.default()
-    if not _decides_as_shipped(topic, default.by_slug(topic.slug)):
-        return None
-    if stored.keys() != set(taught):
-        return None  # a paper the store lacks cannot be checked
-    for pid, inside in taught.items():
-        paper = stored[pid]
-        if not _decided_so(default, topic.slug, paper, inside, default.tag(paper)):
-            return None
-    return dataclasses.replace(topic, model_file=str(shipped_file))
-
-
-def _decided_so(catalog: Catalog, slug: str, paper: Any, inside: bool, tags: Iterable[str]) -> bool:
-    """Whether ``catalog``, whose tags of ``paper`` are ``tags``, has it in (or out of)
-    the topic ``slug`` as taught without a refit: its tags say so, or the topic's own
-    rule does, and the taught decision holds over the implication that gives the tags
-    otherwise. A paper in only through an implication, taught out, refit the model
-    and moved 4 other papers."""
-    if (slug in tags) is inside:
-        return True
-    return (slug in catalog.own_tags(paper)) is inside
-
-
-def _pin(topic: Topic, taught: dict[str, bool]) -> None:
-    """Write ``topic``'s model as it is, with ``taught`` as its pinned examples."""
-    import dataclasses
-
-    from papertrack import training
-    from papertrack.topics import model_digest
-
-    model = topic.model
-    meta = dict(model.meta)
-    if not _taught_model(topic):
-        # A copy of the shipped model: which one, so that it is known for current
-        # (and said when papertrack ships another).
-        meta["copy_of"] = model_digest(topic.model_file)
-    before = dict(meta.get("pinned") or {})
-    meta["pinned"] = dict(sorted(taught.items()))
-    # Examples pinned since the model was fitted: the next refit fits on them too, and
-    # the way back from what it does is to unteach them with that teach's own.
-    unfitted = [str(a) for a in meta.get("unfitted") or [] if a in taught]
-    unfitted += [a for a, inside in taught.items() if before.get(a) is not inside]
-    meta["unfitted"] = sorted(set(unfitted))
-    meta["definition"] = topic.definition
-    meta["taught"] = {"in": sum(taught.values()), "out": sum(not v for v in taught.values())}
-    training.save_model(dataclasses.replace(model, meta=meta), paths.user_model_file(topic.slug))
-
-
-def _unfitted(topic: Topic, taught: Mapping[str, bool]) -> list[str]:
-    """The examples pinned to ``topic``'s model since it was fitted (see :func:`_pin`),
-    as they are taught now."""
-    if not topic.model_file:
-        return []
-    try:
-        named = topic.model.meta.get("unfitted") or []
-    except (OSError, ValueError, PapertrackError):
-        return []
-    return [str(a) for a in named if str(a) in taught]
-
-
 def _already_said(
     already: list[str], named: dict[str, Any], topic: Topic, ids: list[str], *, refit: bool = True
 ) -> str:
@@ -1101,22 +892,6 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     return found
 
 
-def _stored_papers(store: Store, ids: list[str]) -> list[Any]:
-    """The stored papers of ``ids``, skipping those not in the store (an id kept in
-    examples.json that is no id at all, edited by hand, names no stored paper)."""
-    from papertrack.export import find_paper
-
-    found = []
-    for pid in ids:
-        try:
-            paper = find_paper(store, pid)
-        except UsageError:
-            paper = None
-        if paper is not None:
-            found.append(paper)
-    return found
-
-
 def _refit(
     store: Store,
     topic: Topic,
@@ -1135,7 +910,7 @@ def _refit(
     from papertrack import training
 
     if like is None:
-        like = _taught_like(topic)
+        like = teach.taught_like(topic)
         if like and not rule and topic.query.strip() and topic.decide == "both":
             rule = "both"
     with busy(f"Fitting the model of {topic.name} to the labelled papers and your examples"):
@@ -1418,7 +1193,7 @@ def topics_teach(
             earlier = examples.get(chosen.slug, {})
             if not earlier and not forget:
                 _note_orphaned_teaching(catalog, examples, chosen.slug)
-            from_examples = chosen.source != "default" and _made_from_examples(chosen)
+            from_examples = chosen.source != "default" and teach.made_from_examples(chosen)
             if forget and not given and from_examples:
                 raise UsageError(
                     f"{chosen.name} is your own topic, made from your examples: without them "
@@ -1471,7 +1246,7 @@ def topics_teach(
                 and not forget
                 and not forgotten
                 and taught == examples.get(chosen.slug)
-                and _current(chosen)
+                and teach.is_current(chosen)
             ):
                 # Every paper named was taught so already: a refit would give the same
                 # model after seconds of work, and "Taught 1 paper" read as a change.
@@ -1501,9 +1276,9 @@ def topics_teach(
             # model kept. Refit, it moved other papers where the user meant none, and
             # took in papers like those taught out (8 image-watermarking papers taught
             # out of "LLM watermarking" brought 3 more in).
-            only_out = bool(out_ids) and not ids and _taught_like(chosen)
+            only_out = bool(out_ids) and not ids and teach.taught_like(chosen)
             decided_so = all(
-                _decided_so(catalog, chosen.slug, named[pid], inside, named[pid].tags)
+                teach.decided_so(catalog, chosen.slug, named[pid], inside, named[pid].tags)
                 for pid, inside in asked
             )
             keep_model = (
@@ -1513,31 +1288,33 @@ def topics_teach(
                 and not flipped
                 and chosen.model_file
                 and chosen.decide != "query"
-                and _current(chosen)
-                and _keeps_for_already_so(chosen)
+                and teach.is_current(chosen)
+                and teach.keeps_for_already_so(chosen)
             )
             unfitted: list[str] = []
             # Papers taught before that this store lacks (the store may have changed
             # with --db) are still pinned; they are fitted on where the labels have them.
             known = (
-                {} if keep_model else {p.arxiv_id: p for p in _stored_papers(store, list(taught))}
+                {}
+                if keep_model
+                else {p.arxiv_id: p for p in teach.stored_papers(store, list(taught))}
             )
             # Every example decided so by the shipped model: that model, whatever the
             # teaches that led here (a teach in, then out).
             shipped = (
                 None
                 if keep_model or chosen.decide == "query"
-                else _shipped_agrees(chosen, taught, known)
+                else teach.shipped_agrees(chosen, taught, known)
             )
             cut_before: float | None = None
             if keep_model:
                 choice = None
-                _pin(chosen, taught)
+                teach.pin(chosen, taught)
             elif shipped is not None:
                 choice = None
-                _pin(shipped, taught)
+                teach.pin(shipped, taught)
             else:
-                unfitted = _unfitted(chosen, taught)  # read before the refit replaces it
+                unfitted = teach.unfitted(chosen, taught)  # read before the refit replaces it
                 if chosen.decide != "query":
                     cut_before = training.model_threshold(chosen)
                 try:
