@@ -104,6 +104,23 @@ _SCRIPTS = {
 }
 
 
+_SCRIPT_ALONE = re.compile(r"([\^_])(?:\{([^{}]+)\}|(.))")
+
+
+def _script_alone(text: str) -> str:
+    """A rendered formula that is a superscript or subscript and nothing else, as
+    Unicode's raised or lowered characters when it has one for each: the name
+    ``M$^3$Exam`` is ``M³Exam`` (which search folds to "m3exam"), where ``M^3Exam``
+    split it into the words "m" and "3exam". Anything else, ``x^2`` included, as it is."""
+    match = _SCRIPT_ALONE.fullmatch(text)
+    if match is None:
+        return text
+    body = match.group(2) or match.group(3)
+    table = _SCRIPTS["textsuperscript" if match.group(1) == "^" else "textsubscript"]
+    raised = _raise(body, table)
+    return raised if raised != body and " " not in body else text
+
+
 def _raise(text: str, table: dict[int, int]) -> str:
     """``text`` in the characters of ``table`` if it has one for each (spaces aside)."""
     raised = text.translate(table)
@@ -589,10 +606,10 @@ class _Renderer:
                     )
                 )
             ):
-                return text, True
+                return _script_alone(text), True
             return raw_open + inside + raw_close, False
         text, ok = self.run(items, lo, hi, _MATH_MODE)
         text = text.strip()
         if ok and text:
-            return text, True
+            return _script_alone(text), True
         return raw_open + self.run(items, lo, hi, _KEEP_MODE)[0] + raw_close, False

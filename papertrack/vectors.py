@@ -64,7 +64,9 @@ __all__ = [
 FOLDER = "vectors"
 LABELLED = "labelled.bin"
 #: Bump when what is kept, or how, changes: files of another version are rewritten.
-VERSION = 2
+#: 3: a formula that is a script alone renders raised (M$^3$Exam is M³Exam), so the
+#: features of such papers, and the vocabulary, changed.
+VERSION = 3
 MAGIC = b"papertrack vectors\n"
 
 _CODE = "I" if array("I").itemsize == 4 else "L"

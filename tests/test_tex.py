@@ -136,7 +136,17 @@ def test_scripts_keep_their_mark_and_lose_braces_of_one_character() -> None:
     assert render_tex("$x_{ij}$") == "x_{ij}"
     assert render_tex(r"$x^\text{max}$") == "x^{max}"
     assert render_tex(r"24$^{\mathrm{th}}$") == "24^{th}"
-    assert render_tex(r"Cu$_{3}$(CO$_{3}$)$_{2}$") == "Cu_3(CO_3)_2"
+
+
+def test_a_formula_that_is_a_script_alone_is_raised_or_lowered_text() -> None:
+    # Names glued around a script: "M^3Exam" was the words "m" and "3exam", and a
+    # search for M3Exam found nothing. Unicode's characters fold back to the digits.
+    assert render_tex("M$^3$Exam and G$^{2}$RPO") == "M³Exam and G²RPO"
+    assert render_tex("X$^{10}$Y, 10$^4$ and 10$^{-3}$") == "X¹⁰Y, 10⁴ and 10⁻³"
+    assert render_tex(r"Cu$_{3}$(CO$_{3}$)$_{2}$") == "Cu₃(CO₃)₂"
+    # No such character for each: as written.
+    for kept in ("24$^{th}$", r"$^\dagger$", "$^{1,2}$", "$_{n}$", "$^*$"):
+        assert "^" in render_tex(kept) or "_" in render_tex(kept), kept
 
 
 # -- kept as written -----------------------------------------------------------------------
@@ -262,7 +272,7 @@ def test_real_abstracts(data_dir: Path) -> None:
     for shown in [
         "the (k,ℓ)-pebble game",
         "the Lorentzian path integral",
-        "1T-TiSe_2",
+        "1T-TiSe₂",
         "Θ(m log n)",
         "α-contexts",
         "B → D η'",

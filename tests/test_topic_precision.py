@@ -23,13 +23,13 @@ from tests.precision import LABELLED, Score, evaluate, load_labelled, markdown_t
 
 TARGET = 0.85
 
-#: topic -> F1 on the corpus test split, measured on 2026-12-03 (models fitted by
+#: topic -> F1 on the corpus test split, measured on 2026-12-06 (models fitted by
 #: `python -m papertrack.training --fit` on the seven train rounds, to the optimum of
 #: each objective; 2,400 test papers; a topic's papers in the topics it implies).
 #: Every one below TARGET keeps the issue's target unmet; docs/topics.md says so.
 TEST_SPLIT_F1: dict[str, float] = {
     "llm-agent-training": 0.70,
-    "rl-for-llm-agents": 0.68,
+    "rl-for-llm-agents": 0.67,
     "agentic-rl": 0.71,
     "rl-for-tool-use": 0.70,
     "llm-tool-use": 0.71,
@@ -43,18 +43,18 @@ TEST_SPLIT_F1: dict[str, float] = {
     "ai-agent-benchmarks": 0.74,
     "knowledge-distillation": 0.76,
     "synthetic-data-generation": 0.62,
-    "long-horizon-agent-tasks": 0.70,
-    "agentic-rag": 0.66,
+    "long-horizon-agent-tasks": 0.72,
+    "agentic-rag": 0.64,
     "large-language-models": 0.95,
     "reinforcement-learning": 0.89,
     "computer-vision": 0.92,
 }
 
 #: topic -> (precision floor, recall floor) on the 505-paper set, for the topics
-#: below TARGET there, measured on 2026-12-03 with the learned catalog.
+#: below TARGET there, measured on 2026-12-06 with the learned catalog.
 BELOW_TARGET: dict[str, tuple[float, float]] = {
     "rl-for-tool-use": (0.76, 0.90),
-    "llm-tool-use": (0.71, 0.96),
+    "llm-tool-use": (0.69, 0.96),
     "deep-research-agents": (1.00, 0.50),
     "llm-world-models": (1.00, 0.33),
     "ai-agent-benchmarks": (0.73, 0.82),
