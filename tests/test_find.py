@@ -445,6 +445,35 @@ def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
 
 
+def test_an_export_to_a_file_is_spooled_to_disk_past_a_size(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export to a file was held whole in memory before its atomic write: 765 MB
+    for the 83,510 real papers. Past SPOOL_BYTES it goes to a temporary file."""
+    import tempfile
+
+    from papertrack.cli import find
+
+    ingest(LISTING)
+    rolled: list[int] = []
+    real = tempfile.SpooledTemporaryFile
+
+    class Watched(real):  # type: ignore[misc, valid-type]
+        def rollover(self) -> None:
+            rolled.append(1)
+            super().rollover()
+
+    monkeypatch.setattr(tempfile, "SpooledTemporaryFile", Watched)
+    monkeypatch.setattr(find, "SPOOL_BYTES", 4096)
+    for fmt in ("jsonl", "atom", "bibtex"):
+        target = tmp_path / f"all.{fmt}"
+        url = ["--feed-url", "https://example.org/all.xml"] if fmt == "atom" else []
+        assert run("export", "-f", fmt, *url, "-o", str(target)).exit_code == 0
+        streamed = run("export", "-f", fmt, *url).stdout
+        assert len(streamed) > 4096 and target.read_text(encoding="utf-8") == streamed, fmt
+    assert len(rolled) == 3
+
+
 def test_output_never_replaces_what_papertrack_keeps(
     small: Path, isolated_home: Path, tmp_path: Path
 ) -> None:
