@@ -581,6 +581,11 @@ def atom_entry(paper: Paper, now: datetime) -> str:
     return ET.tostring(entry, encoding="unicode") + "\n"
 
 
+#: The ``<updated>`` of an Atom entry for a paper with no date, and of a feed of
+#: no entries (RFC 4287 requires one): the Unix epoch, the same every run.
+UNDATED_STAMP = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def _atom_head(title: str, feed_id: str, now: datetime, self_url: str) -> str:
     head = ET.Element(
         "feed",
@@ -613,13 +618,18 @@ def write_export(
 ) -> int:
     """Write ``papers`` to ``stream`` in ``fmt`` (one of :data:`EXPORT_FORMATS`), as they come.
 
+    ``now``: an Atom feed's stamp where no paper gives one (default
+    :data:`UNDATED_STAMP`).
+
     ``self_url`` is where an Atom feed will be found, its ``rel="self"`` link
     (default: the feed's own ``urn:`` id, for a feed written to a pipe).
 
     Returns:
         How many papers were written.
     """
-    now = now or datetime.now(UTC)
+    # An undated paper's entry, and a feed of none, are stamped with a fixed time,
+    # not the run's: a cron job's empty feed changed every run with no paper changed.
+    now = now or UNDATED_STAMP
     count = 0
     if fmt == "json":
         stream.write("[")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -403,6 +404,11 @@ def test_export_atom_reads_back_in_feedparser(small: Path) -> None:
     # same bytes (a cron job's feed changed every run with nothing new).
     assert parsed.feed.updated_parsed == max(e.updated_parsed for e in parsed.entries)
     assert run("export", "--format", "atom").stdout == result.stdout
+    # So does a feed of no paper, whose stamp was the time of the run.
+    empty = run("export", "--format", "atom", "--query", "zzqqxx").stdout
+    assert feedparser.parse(empty.encode("utf-8")).feed.updated == "1970-01-01T00:00:00Z"
+    time.sleep(1.1)
+    assert run("export", "--format", "atom", "--query", "zzqqxx").stdout == empty
 
 
 def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
