@@ -67,7 +67,7 @@ def resolve_id(text: str) -> str:
             )
         raise UsageError(
             f"{text!r} is not an arXiv id. Give one as 2508.13167, 2508.13167v2, "
-            "arXiv:2508.13167 or https://arxiv.org/abs/2508.13167"
+            "arXiv:2508.13167, cs/0503050 or https://arxiv.org/abs/2508.13167"
         )
     return parsed[0]
 

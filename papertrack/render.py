@@ -17,7 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from papertrack.models import Paper
+from papertrack.models import Paper, utc_text
 from papertrack.text import visible
 
 
@@ -916,9 +916,9 @@ def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
     # rule a reader comparing show with latest had to know.
     row("Paper date", paper.paper_date and format_date(paper.paper_date))
     row("Version", f"v{paper.version}" if paper.version is not None else None)
-    row("Published", paper.published and paper.published.isoformat())
-    row("Updated", paper.updated and paper.updated.isoformat())
-    row("Announced", paper.announced and paper.announced.isoformat())
+    row("Published", paper.published and utc_text(paper.published))
+    row("Updated", paper.updated and utc_text(paper.updated))
+    row("Announced", paper.announced and utc_text(paper.announced))
     row("Announce type", paper.announce_type)
     primary = paper.primary_category
     if primary and paper.primary_guessed:

@@ -65,6 +65,8 @@ def test_show_json_equals_latest_json() -> None:
         result = run("show", expected["arxiv_id"], "--json")
         assert result.exit_code == 0, result.stderr
         assert json.loads(result.stdout) == expected
+        # -f json too, as every other view of one thing takes it.
+        assert run("show", expected["arxiv_id"], "-f", "json").stdout == result.stdout
 
 
 def test_show_accepts_every_id_form() -> None:
@@ -106,6 +108,9 @@ def test_show_view_has_every_field() -> None:
     # The day latest sorts by, as latest shows it (a listing paper's: its announcement).
     assert paper["paper_date"].startswith("2025-08-20")
     assert re.search(r"Paper date +Aug 20, 2025\n", result.stdout), result.stdout
+    # Times as JSON and CSV write them ("+00:00" here, "Z" there).
+    assert re.search(rf"Announced +{paper['announced']}\n", result.stdout), result.stdout
+    assert "+00:00" not in result.stdout
 
 
 def test_show_unknown_and_invalid_ids() -> None:

@@ -18,6 +18,8 @@ from papertrack.cli.common import (
     JsonOnlyOpt,
     JsonOpt,
     SinceOpt,
+    ViewFormat,
+    ViewFormatOpt,
     app,
     busy,
     complete_topic,
@@ -60,9 +62,11 @@ def show(
         str,
         typer.Argument(
             metavar="ID",
-            help="arXiv id: 2508.13167, 2508.13167v2, arXiv:2508.13167 or an abs/pdf URL.",
+            help="arXiv id: 2508.13167, 2508.13167v2, arXiv:2508.13167, cs/0503050 or an "
+            "abs/pdf URL.",
         ),
     ],
+    fmt: ViewFormatOpt = ViewFormat.table,
     as_json: JsonOnlyOpt = False,
 ) -> None:
     """Show everything stored about one paper: dates, versions, authors, links, tags.
@@ -84,7 +88,7 @@ def show(
         if paper is None:
             raise no_such_paper(paper_id)
         common.note_other_version(paper_id, paper, "showing")
-        if as_json:
+        if as_json or fmt is ViewFormat.json:
             emit_json(paper.to_dict())
             return
         from papertrack import render
