@@ -432,8 +432,7 @@ class StateFile:
             StoreError: the lock was held too long or cannot be made; OSError: the
                 file could not be written.
         """
-        lock.acquire()
-        try:
+        with lock:
             data = change(self.read())
             if data is None:
                 return
@@ -441,8 +440,6 @@ class StateFile:
                 self.write(data, indent=indent, sort_keys=True)
             else:
                 self.clear()
-        finally:
-            lock.release()
 
 
 #: Told once (with the lock's name, "the store lock", and its timeout) when a lock has been waited
@@ -550,6 +547,14 @@ class Lock:
             _unlock(self._handle)
             self._handle.close()
             self._handle = None
+
+    def __enter__(self) -> Lock:
+        """``with lock:`` holds it for the block, released however the block ends."""
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 if sys.platform == "win32":

@@ -622,9 +622,7 @@ def write_site(folder: Path, files: Mapping[str, bytes], *, lock_timeout: float)
         raise StoreError(
             f"could not create {folder}: {exc.strerror or exc}. Check the path"
         ) from None
-    lock = Lock(folder / LOCK, lock_timeout, "the site lock")
-    lock.acquire()
-    try:
+    with Lock(folder / LOCK, lock_timeout, "the site lock"):
         old = _claim(folder)  # again: another run may have written it while we waited
         new = set(files)
         for leftover in temp_files(folder):  # of a run that was killed
@@ -672,8 +670,6 @@ def write_site(folder: Path, files: Mapping[str, bytes], *, lock_timeout: float)
         if not _same(folder / MARKER, manifest):
             write_atomic(folder / MARKER, manifest, mode=_mode_of(folder / MARKER))
         return report
-    finally:
-        lock.release()
 
 
 def _mode_of(path: Path) -> int | None:

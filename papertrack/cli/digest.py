@@ -133,12 +133,8 @@ def _digest_lock() -> Iterator[None]:
     writing it: of two follows at once, each adds its topic (one was lost before)."""
     from papertrack.files import Lock
 
-    lock = Lock(lock_file(), lock_timeout(), "the digest lock")
-    lock.acquire()
-    try:
+    with Lock(lock_file(), lock_timeout(), "the digest lock"):
         yield
-    finally:
-        lock.release()
 
 
 def _digested_before() -> bool:

@@ -249,12 +249,8 @@ def _export_snapshot(store: Store, write: Callable[[TextIO], int]) -> tuple[Bina
             count = attempt()
             if store.index().generation == before:
                 return text.detach(), count  # type: ignore[return-value]
-        lock = store.lock()
-        lock.acquire()
-        try:
+        with store.lock():
             count = attempt()
-        finally:
-            lock.release()
         return text.detach(), count  # type: ignore[return-value]
     except BaseException:
         text.close()

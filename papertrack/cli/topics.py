@@ -545,12 +545,8 @@ def _teaching() -> Iterator[None]:
     write back the examples they read, and one's would be lost."""
     from papertrack.files import Lock
 
-    lock = Lock(paths.home() / TEACH_LOCK, lock_timeout(), "the lock on taught topics")
-    lock.acquire()
-    try:
+    with Lock(paths.home() / TEACH_LOCK, lock_timeout(), "the lock on taught topics"):
         yield
-    finally:
-        lock.release()
 
 
 def _model_entry(slug: str) -> str:
