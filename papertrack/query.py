@@ -446,6 +446,15 @@ class _Parser:
                     f"{token.text}: at column {token.column}. Give each term one field.",
                     following.column,
                 )
+            if following.kind in ("AND", "OR"):
+                # title:AND read as an operator: the word is written in quotes.
+                word = following.text.lower()
+                raise QuerySyntaxError(
+                    f"field {token.text}: at column {token.column} is followed by the "
+                    f"operator {following.text}. To find the word, quote it: "
+                    f'{token.text}:"{word}"',
+                    token.column,
+                )
             if following.kind not in ("WORD", "PHRASE", "LPAREN", "NOT"):
                 one, two = _FIELD_EXAMPLES.get(token.text, ("agent", "agents"))
                 raise QuerySyntaxError(
@@ -570,8 +579,10 @@ def _text_word(raw: str, column: int) -> tuple[list[str], bool]:
         folded = fold(raw)
     words = folded.split()
     if not words:
+        # A term of invisible characters alone (a zero-width space) was named as ''.
+        shown = raw if raw.strip() and raw.isprintable() else ascii(raw)[1:-1]
         raise QuerySyntaxError(
-            f"term '{raw}' at column {column} has no letters or digits. Remove it.", column
+            f"term '{shown}' at column {column} has no letters or digits. Remove it.", column
         )
     return words, prefix
 
