@@ -63,8 +63,9 @@ FILE = "search.sqlite"
 FOLDER_PROBLEM = "is a folder, not papertrack's search index"
 FOLDER_FIX = "Move it out of the store"
 #: Bump when what is indexed, or how, changes: an index of another version is rebuilt.
-VERSION = "3 unicode " + unicodedata.unidata_version
-# 2: ø, ł, ı, æ... folded to o, l, i, ae. The Unicode database folding reads is part
+VERSION = "4 unicode " + unicodedata.unidata_version
+# 4: a caret between letters or digits joins them (query.join_carets). 2: ø, ł, ı,
+# æ... folded to o, l, i, ae. The Unicode database folding reads is part
 # of it: a Python whose NFKD splits other letters rebuilds the index too.
 
 _SCHEMA = (

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
-from papertrack.query import ASCII_FOLD, tokenize
+from papertrack.query import ASCII_FOLD, join_carets, tokenize
 
 __all__ = [
     "FORMAT",
@@ -295,6 +295,7 @@ def sentences(abstract: str) -> list[list[str]]:
     folded and split in a few C-level passes instead of a regex split and a fold a
     sentence."""
     if abstract.isascii():
+        abstract = join_carets(abstract)
         folded = abstract.encode("ascii").translate(_SENTENCE_FOLD).decode("ascii")
         return [part.split() for part in folded.split(_SENTENCE_MARK)]
     return [tokenize(part) for part in _SENTENCE_END.split(abstract)]

@@ -30,7 +30,7 @@ __all__ = [
 
 #: Bump when tokenizing or matching changes meaning, so that every topic's
 #: fingerprint changes and stored tags are recomputed.
-MATCHER_VERSION = "1"
+MATCHER_VERSION = "2"  # 2: a caret between letters or digits joins them (query.join_carets)
 
 
 # ---------------------------------------------------------------------------
@@ -422,8 +422,8 @@ def prefilter(nodes: Iterable[Node]) -> Prefilter:
 
     It holds for ASCII text, where folding is lower-casing and a word is a run of
     letters and digits, so every word of the text is a substring of the
-    lower-cased text. Other text, and authors written with TeX accents, always
-    pass (and are tokenized).
+    lower-cased text. Other text, text with a caret (which folding may drop), and
+    authors written with TeX accents, always pass (and are tokenized).
     """
     union: set[str] = set()
     for node in nodes:
@@ -438,8 +438,8 @@ def prefilter(nodes: Iterable[Node]) -> Prefilter:
         if "\\" in names:
             return True
         raw = f"{title}\n{abstract}\n{names}"
-        if not raw.isascii():
-            return True
+        if not raw.isascii() or "^" in raw:
+            return True  # a caret between letters joins them: "m3exam" of "M^3Exam"
         low = raw.lower()
         return any(word in low for word in words)
 

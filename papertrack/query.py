@@ -43,6 +43,7 @@ from papertrack.text import UNDECODED
 
 __all__ = [
     "ASCII_FOLD",
+    "join_carets",
     "FIELDS",
     "And",
     "Category",
@@ -128,8 +129,23 @@ def _fold_run(match: re.Match[str]) -> str:
     )
 
 
+#: A caret between letters or digits, with the braces of a longer script: the mark of
+#: a superscript, which joins what it stands between as the raised character would.
+_CARET = re.compile(r"(?<=[^\W_])\^(?:\{([^\W_]+)\}|(?=[^\W_]))")
+
+
+def join_carets(text: str) -> str:
+    """``text`` with each script mark between letters or digits dropped: ``M^3Exam``
+    is ``M3Exam``, as ``M³Exam`` folds. A paper stored as ``M^3Exam`` (a formula
+    written ``$\\text{G}^2$``, or stored before ``M$^3$Exam`` rendered as ``M³Exam``)
+    was the words "m" and "3exam", and no search for M3Exam found it."""
+    return _CARET.sub(lambda m: m.group(1) or "", text) if "^" in text else text
+
+
 def fold(text: str) -> str:
-    """Case- and accent-folded ``text`` with every non-alphanumeric turned into a space."""
+    """Case- and accent-folded ``text`` with every non-alphanumeric turned into a
+    space (a superscript's caret between letters or digits joins them: :func:`join_carets`)."""
+    text = join_carets(text)
     if not text.isascii():
         # Only the non-ASCII runs need Unicode work; most abstracts have none.
         text = _NON_ASCII.sub(_fold_run, text)
