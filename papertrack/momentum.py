@@ -269,10 +269,11 @@ class Momentum:
 
 def _known_until(store: DayCounts, as_of: date) -> date:
     """The last day a week with data covers: ``as_of``, or the newest day with papers
-    up to it when that is more than :data:`BEHIND_DAYS` before it (the store had
-    stopped). Counted to the end of their week, the Saturday and Sunday after the
-    last paper made four weeks of nothing at all "down 100%", and the Friday of a
-    store's last papers read as a third of the rate it had."""
+    up to it when the store had stopped: that day is more than :data:`BEHIND_DAYS`
+    before it, or the as-of day's week is a gap. Counted to the end of their week,
+    the Saturday and Sunday after the last paper made four weeks of nothing at all
+    "down 100%", and the Friday of a store's last papers read as a third of the
+    rate it had."""
     newest = None
     for week, row in store.items():
         start = date.fromisoformat(week)
@@ -283,9 +284,17 @@ def _known_until(store: DayCounts, as_of: date) -> date:
                 day = start + timedelta(days=offset)
                 newest = day if newest is None or day > newest else newest
                 break
-    if newest is None or newest >= as_of - timedelta(days=BEHIND_DAYS):
+    if newest is None:
         return as_of
-    return newest
+    if newest < as_of - timedelta(days=BEHIND_DAYS):
+        return newest
+    # Within a week of its newest paper, a store stopped when the as-of day's own week
+    # is a gap: a Friday's papers last, as of the next Friday, read "-100%" from the
+    # weekend between.
+    week = monday(as_of)
+    if newest < week and not _empty_so_far(store, week, as_of):
+        return newest
+    return as_of
 
 
 def _window(

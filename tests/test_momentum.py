@@ -321,10 +321,16 @@ def test_the_days_after_a_stopped_stores_last_paper_are_no_data() -> None:
     assert (one.current.count, one.current.covered_days, one.previous.covered_days) == (1, 1, 28)
     assert one.change_pct == 0 and one.little_data and one.to_dict()["little_data"]
     assert "Little data: only 1 day of data in the last four weeks" in " ".join(m.notes(one))
-    # A store current to within a week (arXiv's own lag, a holiday) is not cut.
-    recent = m.measure(days(topic), days(store), as_of=friday + timedelta(days=7))
-    assert recent.current.covered_days == 28 - 5  # the week after Friday holds no data
-    assert not recent.little_data
+    # Within the week, once the next week is a gap (from its Wednesday), the weekend
+    # after the last Friday is no data either: it read "-100%" a week after.
+    for late, covered in ((5, 2), (7, 0)):  # Thursday and Friday; none
+        week = m.measure(days(topic), days(store), as_of=friday + timedelta(days=late), window=1)
+        assert week.current.covered_days == covered, late
+    assert week.change_pct is None
+    # As of the Monday after, the weekend and the Monday are zero so far, as for a
+    # store that is current: its Monday's papers come on Tuesday.
+    monday = m.measure(days(topic), days(store), as_of=friday + timedelta(days=3), window=1)
+    assert monday.current.covered_days == 7
 
 
 def test_a_window_with_under_a_week_of_data_ranks_after_the_others() -> None:
