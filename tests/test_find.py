@@ -472,6 +472,8 @@ def test_an_export_to_a_file_is_spooled_to_disk_past_a_size(
     class Watched(real):  # type: ignore[misc, valid-type]
         def rollover(self) -> None:
             rolled.append(1)
+            # Beside the file it replaces, not in TMPDIR: on the disk it goes to.
+            assert self._TemporaryFileArgs["dir"] == str(tmp_path)
             super().rollover()
 
     monkeypatch.setattr(tempfile, "SpooledTemporaryFile", Watched)

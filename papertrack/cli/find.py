@@ -6,6 +6,7 @@ import io
 import sys
 from collections.abc import Callable, Iterator
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, TextIO
 
 import typer
@@ -224,7 +225,26 @@ EXPORT_TRIES = 3
 SPOOL_BYTES = 32 << 20
 
 
-def _export_snapshot(store: Store, write: Callable[[TextIO], int]) -> tuple[BinaryIO, int]:
+def _spool_folder(target: Path) -> Path | None:
+    """Where an export to ``target`` spools: beside the file it replaces (on the disk
+    it goes to, not in a small TMPDIR, whose filling was blamed on the output), or
+    None (TMPDIR) for a device, a pipe or a folder papertrack cannot write."""
+    import os
+    import stat
+
+    real = Path(os.path.realpath(target))
+    try:
+        mode = real.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        return None
+    return real.parent if os.access(real.parent, os.W_OK | os.X_OK) else None
+
+
+def _export_snapshot(
+    store: Store, write: Callable[[TextIO], int], folder: Path | None = None
+) -> tuple[BinaryIO, int]:
     """An export as one consistent state of the store: written again while a writer
     changed the store meanwhile (a paper moved between weeks was listed twice, or
     missed, by an export during an ingest), the last time under the store lock.
@@ -233,7 +253,9 @@ def _export_snapshot(store: Store, write: Callable[[TextIO], int]) -> tuple[Bina
     83,510 papers' export, 765 MB); the caller copies it into place and closes it."""
     import tempfile
 
-    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+    spool = tempfile.SpooledTemporaryFile(
+        max_size=SPOOL_BYTES, dir=None if folder is None else str(folder)
+    )
     text = io.TextIOWrapper(spool, encoding="utf-8", newline="")
 
     def attempt() -> int:
@@ -394,6 +416,7 @@ def export(
                 lambda into: write_export(
                     papers(), fmt.value, into, title=title, self_url=self_url
                 ),
+                _spool_folder(target),
             )
             with spool:
                 if not write_output(target, spool):
