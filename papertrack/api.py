@@ -89,13 +89,19 @@ def load_catalog() -> Catalog:
     topics.toml applied and the models the user taught in place. A malformed entry
     of topics.toml is skipped, as on the command line, and said in a warning
     (:mod:`warnings`) and in the catalog's ``warnings``."""
+    return _catalog()
+
+
+def _catalog(stacklevel: int = 3) -> Catalog:
+    """:func:`load_catalog`, its warnings said at the caller ``stacklevel`` frames up:
+    the line of the user's code that called the API, not the API's own."""
     import warnings
 
     from papertrack.topics import Catalog
 
     catalog = Catalog.of_home()
     for warning in catalog.warnings:
-        warnings.warn(warning, stacklevel=2)
+        warnings.warn(warning, stacklevel=stacklevel)
     return catalog
 
 
@@ -213,7 +219,7 @@ def ingest_files(
                 "Pass str or Path items"
             )
         names.append(os.fsdecode(source))
-    topics = load_catalog()
+    topics = _catalog()
     with store.writer(topics) as writer:
         report = run(names, writer)
     failed = report.failed
@@ -258,7 +264,7 @@ def latest_papers(
         _text("category", name)
     check_categories(store, wanted)
     start = _moment(since)
-    topics = load_catalog()
+    topics = _catalog()
     slug = _slug(topics, topic)
     unsaved = Topic(name="Query", slug="query", query=query) if query is not None else None
     _current(store, topics)
@@ -287,7 +293,7 @@ def topic_momentum(
     store's newest paper's day when that is more than a week before today (a store
     whose fetch stopped is not read as a topic gone quiet).
     """
-    topics = load_catalog()
+    topics = _catalog()
     chosen = _find(topics, topic)
     return _measured(store, topics, [chosen], as_of, window, weeks)[0]
 
@@ -303,7 +309,7 @@ def trending_topics(
     as :func:`topic_momentum` takes it)."""
     from papertrack import momentum as core
 
-    topics = load_catalog()
+    topics = _catalog()
     return core.rank(_measured(store, topics, topics.topics, as_of, window, weeks))
 
 
@@ -321,14 +327,28 @@ def _measured(
     window = _at_least("window", window)
     weeks = _at_least("weeks", weeks)
     given = _day(as_of)
+    # Checked before the store is brought up to date: weeks=2001 retagged it, then failed.
+    _span(given or core.today(), window, weeks)
     _current(store, topics)
     day = given or core.default_day(store.newest_day(), core.today())
+    _span(day, window, weeks)
     days = store.index().days
+    return [
+        core.measure_topic(days, t.slug, t.name, as_of=day, window=window, weeks=weeks)
+        for t in chosen
+    ]
+
+
+def _span(day: date, window: int, weeks: int) -> None:
+    """:func:`papertrack.momentum.check_span`, its refusal said as the API's arguments.
+
+    Raises:
+        UsageError: the window or chart cannot be measured.
+    """
+    from papertrack import momentum as core
+
     try:
-        return [
-            core.measure_topic(days, t.slug, t.name, as_of=day, window=window, weeks=weeks)
-            for t in chosen
-        ]
+        core.check_span(day, window, weeks)
     except core.SpanError as exc:
         if exc.part == "calendar":
             raise UsageError(
@@ -357,7 +377,7 @@ def search_papers(
     store = _checked(store)
     limit = _at_least("limit", limit)
     _text("query", query)
-    topics = load_catalog()
+    topics = _catalog()
     slug = _slug(topics, topic)
     _current(store, topics)
     unsaved = Topic(name="Query", slug="query", query=query)
@@ -376,7 +396,7 @@ def get_paper(store: Store, paper_id: str) -> Paper | None:
 
     store = _checked(store)
     _text("paper_id", paper_id)
-    topics = load_catalog()
+    topics = _catalog()
     _current(store, topics)
     return find_paper(store, paper_id)
 
@@ -397,7 +417,7 @@ def ask_question(
     if not isinstance(question, str) or not question.strip():
         raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
     start = _moment(since)
-    topics = load_catalog()
+    topics = _catalog()
     slug = _slug(topics, topic)
     _current(store, topics)
     return answer_question(store, question, topic=slug, since=start, papers=papers)

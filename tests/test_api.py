@@ -339,3 +339,25 @@ def test_the_api_reads_the_topics_a_user_taught_as_the_commands_do(isolated_home
     assert api == cli
     # Read as the commands read it, the store needed no retag: nothing was rewritten.
     assert {p: p.read_bytes() for p in store.path.rglob("*") if p.is_file()} == files
+
+
+def test_the_api_refuses_a_window_before_it_retags_and_warns_at_the_callers_line(
+    isolated_home: Path,
+) -> None:
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    # A topics.toml edit that changes what is tagged: the next call retags.
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Zebras"\nquery = "zebra"\n\n[[topic]]\nname = "Broken"\n',
+        encoding="utf-8",
+    )
+    index = store.index_path.read_bytes()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        with pytest.raises(PapertrackError, match="weeks is 2,001, more weeks than arXiv"):
+            papertrack.trending_topics(store, weeks=2001)
+    assert store.index_path.read_bytes() == index  # refused before anything was written
+    assert said and all(Path(w.filename) == Path(__file__) for w in said), [
+        (w.filename, str(w.message)) for w in said
+    ]
+    assert any("Broken" in str(w.message) for w in said)
