@@ -86,9 +86,9 @@ def find_paper(store: Store, text: str) -> Paper | None:
     Raises:
         UsageError: ``text`` is neither a stored id nor an arXiv identifier.
     """
-    text = text.strip()  # pasted with a space: as the id it names
-    paper = store.get(text) if len(text) <= MAX_ID_CHARS else None
-    return paper or store.get(resolve_id(text))
+    key = text.strip()  # pasted with a space: as the id it names
+    paper = store.get(key) if len(key) <= MAX_ID_CHARS else None
+    return paper or store.get(resolve_id(text))  # an error names the text as given
 
 
 def no_such_paper(text: str) -> PapertrackError:

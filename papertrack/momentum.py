@@ -291,8 +291,8 @@ def _known_until(store: DayCounts, as_of: date) -> date:
     # Within a week of its newest paper, a store stopped when the as-of day's own week
     # is a gap: a Friday's papers last, as of the next Friday, read "-100%" from the
     # weekend between.
-    week = monday(as_of)
-    if newest < week and not _empty_so_far(store, week, as_of):
+    own_week = monday(as_of)
+    if newest < own_week and not _empty_so_far(store, own_week, as_of):
         return newest
     return as_of
 
