@@ -286,17 +286,19 @@ class ModelView:
     def to_dict(self) -> dict[str, Any]:
         from papertrack.learn import describe
 
+        # To the 4 places a model decides in (learn.DECIMALS): at 3, a start of
+        # -6.2748 read as -6.275, and a script's sum of the parts missed the view's.
         def listed(items: tuple[tuple[str, float], ...]) -> list[dict[str, Any]]:
-            return [{"feature": f, "about": describe(f), "weight": round(w, 3)} for f, w in items]
+            return [{"feature": f, "about": describe(f), "weight": round(w, 4)} for f, w in items]
 
         return {
-            "score": round(self.score, 3),
-            "threshold": round(self.threshold, 3),
+            "score": round(self.score, 4),
+            "threshold": round(self.threshold, 4),
             "fired": self.fired,
-            "start": round(self.start, 3),
+            "start": round(self.start, 4),
             "up": listed(self.up),
             "down": listed(self.down),
-            "rest": round(self.rest, 3) + 0.0,  # (-0.0 read as a sign of something)
+            "rest": round(self.rest, 4) + 0.0,  # (-0.0 read as a sign of something)
             "weighed": self.weighed,
         }
 
