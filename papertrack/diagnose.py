@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
-from papertrack.momentum import DEFAULT_WINDOW, count_days, day_counts, monday
+from papertrack.momentum import DEFAULT_WINDOW, chart_first, count_days, day_counts
 from papertrack.query import And, Category, Node, Not, Or, Term, query_terms
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
@@ -169,7 +169,7 @@ def try_topic(
                 chosen[slot] = paper
     days = day_counts(per_day)
     all_days = store.index().days.get(ALL, {})
-    first = monday(as_of) - timedelta(days=7 * (weeks - 1))
+    first = chart_first(as_of, weeks)
     series = []
     for n in range(weeks):
         start = first + timedelta(days=7 * n)

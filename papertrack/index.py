@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 
 from papertrack.errors import StoreError
@@ -34,8 +34,15 @@ def week_of(moment: datetime | None) -> str:
     """The partition key: the Monday (UTC) of the ISO week of ``moment``, or 'undated'."""
     if moment is None:
         return UNDATED
-    day = moment.astimezone(UTC).date()
-    return (day - timedelta(days=day.weekday())).isoformat()
+    return week_key(moment.astimezone(UTC).date())
+
+
+def week_key(day: date) -> str:
+    """The partition key of ``day``: its ISO week's Monday (:func:`papertrack.momentum.monday`,
+    the same week the counts of momentum are made of)."""
+    from papertrack.momentum import monday
+
+    return monday(day).isoformat()
 
 
 def week_start(key: str) -> date | None:

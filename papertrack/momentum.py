@@ -93,6 +93,16 @@ def monday(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
+def chart_first(as_of: date, weeks: int) -> date:
+    """The Monday of the first week of a chart of ``weeks`` ISO weeks ending with
+    ``as_of``'s (the momentum chart, the topic lists' and the site's).
+
+    Raises:
+        OverflowError: that Monday is before the calendar's first day.
+    """
+    return monday(as_of) - timedelta(days=7 * (weeks - 1))
+
+
 def day_counts(days: Mapping[date, int]) -> dict[str, list[int]]:
     """Daily counts {day: papers} in the index's form {week: [Mon … Sun]}."""
     weeks: dict[str, list[int]] = {}
@@ -414,7 +424,7 @@ def _measure(
     span = timedelta(days=7 * window)
     current_first = as_of - span + timedelta(days=1)
     previous_first = current_first - span
-    series_first = monday(as_of) - timedelta(days=7 * (weeks - 1))
+    series_first = chart_first(as_of, weeks)
     known = _known_until(all_days, as_of)
     current = _window(topic_days, all_days, current_first, as_of, as_of, known)
     previous = _window(

@@ -17,7 +17,7 @@ can call the same functions.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from datetime import date, timedelta
+from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -107,8 +107,10 @@ def count_shared(store: Store, first: date, last: date) -> dict[str, dict[str, i
 
     Reads only the week files of those weeks.
     """
+    from papertrack.index import week_key
+
     # Week keys are ISO dates of Mondays: they sort as strings ('undated' is left out).
-    low, high = _week(first), _week(last)
+    low, high = week_key(first), week_key(last)
     weeks = [w for w in store.weeks() if w[:1].isdigit() and low <= w <= high]
 
     low_day, high_day = first.isoformat(), last.isoformat()
@@ -121,8 +123,3 @@ def count_shared(store: Store, first: date, last: date) -> dict[str, dict[str, i
                     yield tags
 
     return shared_counts(tags())
-
-
-def _week(day: date) -> str:
-    """The store's week key (the ISO week's Monday) of ``day``."""
-    return (day - timedelta(days=day.weekday())).isoformat()

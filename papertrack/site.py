@@ -33,7 +33,7 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, quote, urlsplit
@@ -216,7 +216,7 @@ def gather(
         raise UsageError(
             f"--as-of {as_of} reaches past the calendar (year 1 to 9999). Choose another date"
         ) from None
-    chart_first = core.monday(as_of) - timedelta(days=7 * (weeks - 1))
+    chart_first = core.chart_first(as_of, weeks)
     first_key, last_key = chart_first.isoformat(), core.monday(as_of).isoformat()
     found: dict[str, list[Paper]] = {t.slug: [] for t in topics}
     tag_lists: list[tuple[str, ...]] = []
