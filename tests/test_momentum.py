@@ -749,6 +749,11 @@ def test_trending_orders_topics_and_min_hides(store_dir: Path) -> None:
 
     table = run(*db, "trending", "--as-of", "2026-09-27")
     assert table.exit_code == 0
+    assert "the week so far" not in table.stdout  # a Sunday: every week whole
+    # Mid-week, the sparklines' last mark is the week so far, and the table says so
+    # (a Tuesday's two days read as a collapse).
+    midweek = run(*db, "trending", "--as-of", "2026-09-29")
+    assert "Weeks: a mark a week; the last, Sep 28 – Sep 29, is the week so far" in midweek.stdout
     lines = [line for line in table.stdout.splitlines() if "│" in line]
     assert "Large Language Models" in lines[0] and "+320%" in lines[0]
     assert "Computer Vision" in lines[1] and "new*" in lines[1]
