@@ -876,7 +876,9 @@ def _refuse_file_above(where: Path) -> None:
         if parent.exists():  # False below a file: exists() swallows ENOTDIR
             if not parent.is_dir():
                 raise StoreError(
-                    f"could not create the store at {where}: {parent} is a file, not a "
+                    # Not "could not create": a read (HOME=/dev/null in a cron job)
+                    # creates nothing.
+                    f"the store cannot be at {where}: {parent} is a file, not a "
                     "directory. Point --db, PAPERTRACK_DB or PAPERTRACK_HOME at a directory, "
                     "or move the file away"
                 )

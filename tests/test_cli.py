@@ -600,11 +600,12 @@ def test_ingest_from_a_url_served_on_loopback(httpserver) -> None:  # type: igno
 def test_unwritable_store_location_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    result = run("--db", str(blocker / "store"), "ingest", str(LISTING))
-    assert result.exit_code == 1
-    assert result.stderr.startswith("Error: could not create the store at")
-    assert "--db" in result.stderr
-    no_traceback(result)
+    for command in (["ingest", str(LISTING)], ["latest"]):
+        result = run("--db", str(blocker / "store"), *command)
+        assert result.exit_code == 1
+        assert result.stderr.startswith("Error: the store cannot be at"), command
+        assert "a-file is a file, not a directory" in result.stderr and "--db" in result.stderr
+        no_traceback(result)
     assert blocker.read_text() == "not a directory"
 
 
