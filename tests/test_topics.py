@@ -522,6 +522,30 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def test_a_default_copied_to_rename_it_keeps_its_model(tmp_path: Path) -> None:
+    """Copied into topics.toml without its model line, to rename the topic, a default
+    decided by its query alone without a word (llm-agent-training's query: F1 0.55 on
+    the test split, its model 0.69)."""
+    default = Catalog.default().by_slug("llm-agent-training")
+    assert default is not None and default.model_file and default.decide == "model"
+    quoted_query = "'''" + default.query + "'''"
+    entry = (
+        f"[[topic]]\nname = 'Agent Training'\nslug = 'llm-agent-training'\nquery = {quoted_query}\n"
+    )
+    for extra, decides, model in (
+        ("", "model", default.model_file),  # the same definition: its model
+        ("decide = 'query'\n", "query", ""),  # told to decide by its query alone
+    ):
+        user = write(tmp_path / "topics.toml", entry + extra)
+        copied = Catalog.load(default_topics_file(), user).by_slug("llm-agent-training")
+        assert copied is not None and copied.name == "Agent Training"
+        assert (copied.decide, copied.model_file) == (decides, model)
+    # Another query is another topic: its own rule, the query.
+    user = write(tmp_path / "topics.toml", entry.replace(default.query, "agent* AND train*"))
+    changed = Catalog.load(default_topics_file(), user).by_slug("llm-agent-training")
+    assert changed is not None and changed.decide == "query" and not changed.model_file
+
+
 def test_user_topics_override_hide_and_add(catalog: Catalog, tmp_path: Path) -> None:
     user = write(
         tmp_path / "topics.toml",
