@@ -47,7 +47,12 @@ def made_from_examples(topic: Topic) -> bool:
         paths.default_topics_file(), user if user.is_file() else None, lenient=True
     )
     entry = written.by_slug(topic.slug)
-    return entry is not None and bool(entry.model_file)
+    if entry is None or not entry.model_file:
+        return False
+    # A default copied to rename it keeps the default's model (topics._inherit_model):
+    # that is no model of examples, and teaching it must not be refused as one.
+    default = Catalog.default().by_slug(topic.slug)
+    return default is None or entry.model_file != default.model_file
 
 
 def taught_like(topic: Topic) -> bool:

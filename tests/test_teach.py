@@ -397,6 +397,28 @@ def test_a_paper_in_only_through_an_implication_is_taught_out_with_no_refit(
     assert COMPUTER_RL in tagged("rl-for-llm-agents")
 
 
+def test_a_default_copied_to_rename_it_is_taught_as_the_default_is(stored: Path) -> None:
+    from papertrack.topics import Catalog
+
+    shipped = Catalog.default().by_slug("gui-agents")
+    assert shipped is not None
+    result = run(
+        "topics", "add", "GUI and Web Agents", "--slug", "gui-agents",
+        "--query", shipped.query, "--replace",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    assert shown["decide"] == shipped.decide  # the default's model, kept
+    # Not a topic made from examples: it may be taught out, and forgotten.
+    inside = tagged("gui-agents")[0]
+    taught = run("topics", "teach", "gui-agents", "--not", inside)
+    assert taught.exit_code == 0, taught.stderr
+    assert inside not in tagged("gui-agents")
+    forgot = run("topics", "teach", "gui-agents", "--forget")
+    assert forgot.exit_code == 0, forgot.stderr
+    assert inside in tagged("gui-agents")
+
+
 def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
     error_line(run("topics", "teach", "llm-agent-training"), 2, "name papers to teach with")
     error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 1, "no paper 2501.99999")
