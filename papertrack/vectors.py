@@ -65,8 +65,9 @@ FOLDER = "vectors"
 LABELLED = "labelled.bin"
 #: Bump when what is kept, or how, changes: files of another version are rewritten.
 #: 3: a formula that is a script alone renders raised (M$^3$Exam is M³Exam), so the
-#: features of such papers, and the vocabulary, changed.
-VERSION = 3
+#: features of such papers, and the vocabulary, changed. 4: a caret between letters or
+#: digits joins them (query.join_carets): M^3Exam's features are "m3exam"'s.
+VERSION = 4
 MAGIC = b"papertrack vectors\n"
 
 _CODE = "I" if array("I").itemsize == 4 else "L"
