@@ -302,8 +302,17 @@ def _known_until(store: DayCounts, as_of: date) -> date:
     # is a gap: a Friday's papers last, as of the next Friday, read "-100%" from the
     # weekend between.
     own_week = monday(as_of)
-    if newest < own_week and not _empty_so_far(store, own_week, as_of):
-        return newest
+    if newest < own_week:
+        if not _empty_so_far(store, own_week, as_of):
+            return newest
+        # As of its Monday or Tuesday the week is zero so far, but a weekday of an
+        # earlier week after the newest paper is not: a store that stopped on a
+        # Wednesday read -47% as of Monday and -84% on Tuesday, then "no data".
+        day = newest + timedelta(days=1)
+        while day < own_week:
+            if day.weekday() < 5:
+                return newest
+            day += timedelta(days=1)
     return as_of
 
 
