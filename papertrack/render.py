@@ -502,13 +502,13 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
     if gaps:
         notes.append("† a window has days with no data: compared per day of data")
     last = results[0].weeks[-1] if results and results[0].weeks else None
-    if not narrow and last is not None and not last.complete:
+    if not narrow and last is not None and not last.complete and not last.no_data:
         # Its last mark is the week so far: a Tuesday's two days read as a collapse.
         as_of = results[0].as_of
-        notes.append(
-            f"Weeks: a mark a week; the last, {last.start:%b} {last.start.day} – "
-            f"{as_of:%b} {as_of.day}, is the week so far"
-        )
+        days = f"{last.start:%b} {last.start.day}"
+        if as_of != last.start:
+            days += f" – {as_of:%b} {as_of.day}"
+        notes.append(f"Weeks: a mark a week; the last, {days}, is the week so far")
     if notes:
         table.caption = "\n".join(notes)
         table.caption_justify = "left"

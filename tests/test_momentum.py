@@ -331,6 +331,14 @@ def test_the_days_after_a_stopped_stores_last_paper_are_no_data() -> None:
     # store that is current: its Monday's papers come on Tuesday.
     monday = m.measure(days(topic), days(store), as_of=friday + timedelta(days=3), window=1)
     assert monday.current.covered_days == 7
+    # A store whose last papers are of a Wednesday has stopped, as of the Monday and
+    # Tuesday after too: its Thursday and Friday hold nothing (-47% and -84% before).
+    wednesday = friday - timedelta(days=2)
+    early = {day: n for day, n in store.items() if day <= wednesday}
+    for late, covered in ((5, 2), (6, 1)):  # Monday: Tuesday and Wednesday; Tuesday
+        as_of = wednesday + timedelta(days=late)
+        cut = m.measure(days(topic), days(early), as_of=as_of, window=1)
+        assert cut.current.covered_days == covered, late
 
 
 def test_a_window_with_under_a_week_of_data_ranks_after_the_others() -> None:
@@ -754,6 +762,13 @@ def test_trending_orders_topics_and_min_hides(store_dir: Path) -> None:
     # (a Tuesday's two days read as a collapse).
     midweek = run(*db, "trending", "--as-of", "2026-09-29")
     assert "Weeks: a mark a week; the last, Sep 28 – Sep 29, is the week so far" in midweek.stdout
+    assert (
+        "the last, Sep 28, is the week so far"
+        in run(*db, "trending", "--as-of", "2026-09-28").stdout
+    )
+    # A week with no data is no week so far (the store stopped).
+    stopped = run(*db, "trending", "--as-of", "2026-10-07")
+    assert "the week so far" not in stopped.stdout
     lines = [line for line in table.stdout.splitlines() if "│" in line]
     assert "Large Language Models" in lines[0] and "+320%" in lines[0]
     assert "Computer Vision" in lines[1] and "new*" in lines[1]
