@@ -1032,8 +1032,12 @@ def fetch_range(
         lock.release()
 
 
+#: The names of the run locks (:func:`_run_lock_name`) in the data home.
+RUN_LOCKS = "fetch-run-*.lock"
+
+
 def _run_lock_name(key: str) -> str:
-    return f"fetch-run-{hashlib.sha1(key.encode()).hexdigest()[:12]}.lock"
+    return RUN_LOCKS.replace("*", hashlib.sha1(key.encode()).hexdigest()[:12])
 
 
 def _sweep_run_locks(home: Path, held: Lock) -> None:
@@ -1047,7 +1051,7 @@ def _sweep_run_locks(home: Path, held: Lock) -> None:
     locks, and the checkpoint keeps what each stored.
     """
     kept = {_run_lock_name(key) for key in StateFile(home / CHECKPOINT_FILE).read()}
-    for path in home.glob("fetch-run-*.lock"):
+    for path in home.glob(RUN_LOCKS):
         if path.name in kept:
             continue
         if path == held.path:

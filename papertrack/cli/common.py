@@ -479,9 +479,14 @@ def _rotate(path: Path) -> None:
     with --log-file is the user's to rotate (logrotate, say), and is left alone."""
     try:
         if os.stat(path).st_size > LOG_MAX_BYTES:
-            os.replace(path, path.with_name(path.name + ".1"))
+            os.replace(path, _rotated(path))
     except FileNotFoundError:
         pass
+
+
+def _rotated(path: Path) -> Path:
+    """Where :func:`_rotate` moves the log ``path``: ``papertrack.log.1``."""
+    return path.with_name(path.name + ".1")
 
 
 def log(message: str) -> Path | None:
@@ -681,7 +686,7 @@ def _home_files() -> set[Path]:
     home = paths.home()
     named = [paths.user_topics_file(), paths.user_examples_file(), paths.config_file()]
     named += [digest.following_file(), digest.state_file(), digest.lock_file()]
-    named += [home / name for name in (LOG_NAME, TEACH_LOCK)]
+    named += [home / name for name in (LOG_NAME, TEACH_LOCK)] + [_rotated(home / LOG_NAME)]
     fetched = (fetch.LISTINGS_FILE, fetch.CHECKPOINT_FILE, fetch.LOCK_FILE, fetch.STATE_LOCK_FILE)
     named += [home / name for name in fetched]
     return {Path(os.path.realpath(path)) for path in named}
@@ -733,12 +738,15 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
     log_file = Path(os.path.realpath(Path(state.log_file).expanduser())) if state.log_file else None
     # A device or a pipe is written into, never replaced: /dev/null may be both.
     own_log = target == log_file and not writes_into(output)
-    # The rotated log and fetch's run locks, whose names vary, by their pattern.
-    own_pattern = target.parent == Path(os.path.realpath(paths.home())) and (
-        target.name == f"{LOG_NAME}.1"
-        or (target.name.startswith("fetch-run-") and target.name.endswith(".lock"))
+    # Fetch's run locks, whose names vary, by their pattern.
+    import fnmatch
+
+    from papertrack.fetch import RUN_LOCKS
+
+    run_lock = target.parent == Path(os.path.realpath(paths.home())) and fnmatch.fnmatch(
+        target.name, RUN_LOCKS
     )
-    if target in _home_files() or own_log or own_pattern:
+    if target in _home_files() or own_log or run_lock:
         raise UsageError(
             f"{visible(text)} is papertrack's own {target.name}. Name a {kind} elsewhere"
         )
