@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from papertrack.text import counted
+
 #: {week Monday ISO date: [papers on Monday, …, on Sunday]}, as in the store index.
 DayCounts = Mapping[str, Sequence[int]]
 
@@ -517,10 +519,6 @@ def window_phrase(weeks: int, *, last: bool = True) -> str:
     return f"last {span}" if last else span
 
 
-def _papers(n: int) -> str:
-    return f"{n:,} paper{'' if n == 1 else 's'}"
-
-
 def format_share(share: float, *, short: bool = False) -> str:
     """'0.5%' for 0.005: one decimal below 10%, whole percents above; a share
     too small to show is 'under 0.1%' (``short``, for a table: '<0.1%'), not 0."""
@@ -551,7 +549,7 @@ def describe(m: Momentum) -> str:
     earlier = f"the {window_phrase(m.window_weeks, last=False)} before"
     if now.covered_days == 0:
         return f"No data for the {recent}: the store holds no papers dated {_span(now)}."
-    text = f"{_papers(now.count)} in the {recent}"
+    text = f"{counted(now.count, 'paper')} in the {recent}"
     pct = m.change_pct
     if before.covered_days == 0:
         text += f"; no data for {earlier}"
@@ -590,7 +588,7 @@ def notes(m: Momentum) -> list[str]:
     earlier = f"the {window_phrase(m.window_weeks, last=False)} before"
     if m.little_data and now.covered_days and before.covered_days:
         short = [
-            f"{_days(w.covered_days)} of data in {label}"
+            f"only {counted(w.covered_days, 'day')} of data in {label}"
             for w, label in ((now, recent), (before, earlier))
             if w.covered_days < LITTLE_DATA_DAYS
         ]
@@ -613,10 +611,6 @@ def notes(m: Momentum) -> list[str]:
             )
         )
     return found
-
-
-def _days(count: int) -> str:
-    return f"only {count} day" if count == 1 else f"only {count} days"
 
 
 def per_day_change(now: int, now_days: int, before: int, before_days: int) -> int:

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from papertrack.models import Paper, utc_text
-from papertrack.text import visible
+from papertrack.text import counted, visible
 
 
 def safe(value: object) -> str:
@@ -852,11 +852,12 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         # A topic made from examples starts every paper at 0: nothing to say of it.
         sums = [f"{model.start:+.{places}f} for every paper"] if model.start else []
         if shown:
-            sums.append(f"{model.listed:+.{places}f} from the {_features(shown)} below")
+            sums.append(f"{model.listed:+.{places}f} from the {counted(shown, 'feature')} below")
         if others > 0:
             more = "other " if shown else ""
             sums.append(
-                f"{model.rest:+.{places}f} from the {_features(others, more)} it weighs here"
+                f"{model.rest:+.{places}f} from the {counted(others, more + 'feature')} it weighs "
+                "here"
             )
         if sums:
             parts.append(Text(f"The score is the sum of: {'; '.join(sums)}."))
@@ -898,10 +899,6 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
         for reason in item.reasons():
             parts.append(Text(safe(f"  - {reason}" + ("" if reason.endswith("…") else "."))))
     return Group(*parts)
-
-
-def _features(count: int, kind: str = "") -> str:
-    return f"{count:,} {kind}feature{'' if count == 1 else 's'}"
 
 
 def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
