@@ -331,7 +331,8 @@ def _measured(
     _span(given or core.today(), window, weeks)
     _current(store, topics)
     day = given or core.default_day(store.newest_day(), core.today())
-    _span(day, window, weeks)
+    if given is None:
+        _span(day, window, weeks)  # the store's newest day, when it is behind today
     days = store.index().days
     return [
         core.measure_topic(days, t.slug, t.name, as_of=day, window=window, weeks=weeks)
