@@ -1,4 +1,5 @@
-"""Reading the dates users type: ISO dates, anything dateutil reads, and relative forms."""
+"""Dates: reading those users type (ISO dates, anything dateutil reads, relative forms),
+and how papertrack shows a day ("Sep 30, 2026") wherever it prints one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,23 @@ import warnings
 from datetime import UTC, date, datetime, time, timedelta
 
 from papertrack.errors import UsageError
+
+
+def shown_day(day: date, year: bool = True) -> str:
+    """'Sep 30, 2026' as papertrack shows a day; 'Sep 30' with ``year`` False."""
+    text = f"{day:%b} {day.day}"
+    return f"{text}, {day.year}" if year else text
+
+
+def shown_span(first: date, last: date, sep: str = " – ") -> str:
+    """'Sep 2 – Sep 29, 2026'; 'Dec 15, 2025 – Jan 11, 2026' across a new year."""
+    return f"{shown_day(first, first.year != last.year)}{sep}{shown_day(last)}"
+
+
+def shown_week(start: date, as_of: date) -> str:
+    """'Sep 28', the week starting then: with its year when not ``as_of``'s."""
+    return shown_day(start, start.year != as_of.year)
+
 
 _UNITS = {"d": 1, "day": 1, "w": 7, "week": 7}
 _RELATIVE = re.compile(

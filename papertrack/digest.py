@@ -26,7 +26,7 @@ from papertrack.errors import StoreError
 from papertrack.files import write_json
 from papertrack.ids import abs_url, stored_arxiv_id
 from papertrack.models import Paper, paper_date_key, utc_text
-from papertrack.text import visible
+from papertrack.text import names_plus, one_line
 
 __all__ = [
     "FIRST_DIGEST_DAYS",
@@ -326,20 +326,6 @@ def build_digest(
 
 # --------------------------------------------------------------------------- rendering
 
-_SPACE = re.compile(r"\s+")
-
-
-def clean(text: object) -> str:
-    """Feed text on one line: no control or invisible formatting characters."""
-    return _SPACE.sub(" ", visible(text)).strip()
-
-
-def names_text(names: Sequence[str], shown: int = 3, *, sep: str = ", ") -> str:
-    """'Ada Lovelace, Alan Turing, Grace Hopper +1,204': the first ``shown`` names, then +N."""
-    head = sep.join(clean(n) for n in names[:shown])
-    rest = len(names) - shown
-    return f"{head} +{rest:,}" if rest > 0 else head
-
 
 def day_text(moment: datetime | None) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d") if moment else "undated"
@@ -353,12 +339,12 @@ def link(paper: Paper) -> str:
     """
     if stored_arxiv_id(paper.arxiv_id):
         return abs_url(paper.arxiv_id)
-    url = clean(paper.url or "")
+    url = one_line(paper.url or "")
     return url if url.startswith(("http://", "https://")) else ""
 
 
 def other_tags(paper: Paper, slug: str, names: Mapping[str, str]) -> list[str]:
-    return [clean(names.get(t, t)) for t in paper.tags if t != slug]
+    return [one_line(names.get(t, t)) for t in paper.tags if t != slug]
 
 
 def scope_text(digest: Digest) -> str:
@@ -379,20 +365,24 @@ def render_text(digest: Digest, names: Mapping[str, str]) -> str:
     for section in digest.sections:
         if not section.papers:
             continue
-        title = f"{clean(section.name)} ({count_text(len(section.papers))})"
+        title = f"{one_line(section.name)} ({count_text(len(section.papers))})"
         lines += ["", title, "=" * len(title)]
         if section.momentum:
-            lines.append(clean(section.momentum))
+            lines.append(one_line(section.momentum))
         for paper in section.papers:
-            lines += ["", f"* {clean(paper.shown_title)}"]
+            lines += ["", f"* {one_line(paper.shown_title)}"]
             if paper.authors:
-                lines.append(f"  {names_text(paper.authors)}")
-            facts = [day_text(paper.paper_date), clean(paper.primary_category or ""), link(paper)]
+                lines.append(f"  {names_plus(paper.authors)}")
+            facts = [
+                day_text(paper.paper_date),
+                one_line(paper.primary_category or ""),
+                link(paper),
+            ]
             lines.append("  " + " | ".join(f for f in facts if f))
             others = other_tags(paper, section.topic, names)
             if others:
                 lines.append("  Also in: " + ", ".join(others))
-    lines += [f"\n{line}" for line in shown_above_lines(digest, clean)]
+    lines += [f"\n{line}" for line in shown_above_lines(digest, one_line)]
     return "\n".join(lines) + "\n"
 
 
@@ -437,7 +427,7 @@ def markdown_escape(text: object, *, line_start: bool = False) -> str:
     ``1.`` would start a heading, list or quote, so that first character is
     escaped too.
     """
-    line = _MD_INLINE.sub(r"\\\g<0>", clean(text))
+    line = _MD_INLINE.sub(r"\\\g<0>", one_line(text))
     line = _MD_AUTOLINK.sub(r"\\\g<0>", line)
     if line_start:
         found = _MD_LINE_START.match(line)
@@ -486,7 +476,7 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
             head = f"**{markdown_link(title, link(paper))}**"
             # The authors begin the item's second line, where "- " or "1." would
             # start a nested list.
-            names_line = markdown_escape(names_text(paper.authors), line_start=True)
+            names_line = markdown_escape(names_plus(paper.authors), line_start=True)
             facts = [names_line] if paper.authors else []
             facts.append(day_text(paper.paper_date))
             if paper.primary_category:

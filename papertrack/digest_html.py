@@ -22,17 +22,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import jinja2
 
+from papertrack.dates import shown_week
 from papertrack.digest import (
     Digest,
-    clean,
     count_text,
     day_text,
     link,
-    names_text,
     other_tags,
     scope_text,
     shown_above_lines,
 )
+from papertrack.text import names_plus, one_line
 
 __all__ = ["PARTIAL_NOTE", "Bar", "Chart", "WeekLabel", "chart", "environment", "render_html"]
 
@@ -98,25 +98,22 @@ class Chart:
     note_y: int = CHART_HEIGHT + 3 * LABEL_HEIGHT - 1
 
 
-def _week_label(start: date) -> str:
-    return f"{start:%b} {start.day}"
-
-
 def label_weeks(starts: Sequence[date], bar_width: int, gap: int) -> tuple[WeekLabel, ...]:
     """The labels under bars of weeks starting ``starts``: every :data:`LABEL_EVERY`
     week counted back from the last, which always has one; the first and the last
     aligned with the chart's edges, so that neither is cut off."""
     pitch = bar_width + gap
     labels = []
+    last = starts[-1] if starts else None
     for i, start in enumerate(starts):
         if (len(starts) - 1 - i) % LABEL_EVERY:
             continue
         if i == len(starts) - 1 and i:
-            labels.append(WeekLabel(i * pitch + bar_width, _week_label(start), "end"))
+            labels.append(WeekLabel(i * pitch + bar_width, shown_week(start, last or start), "end"))
         elif i == 0:
-            labels.append(WeekLabel(0, _week_label(start), "start"))
+            labels.append(WeekLabel(0, shown_week(start, last or start), "start"))
         else:
-            labels.append(WeekLabel(i * pitch + bar_width // 2, _week_label(start)))
+            labels.append(WeekLabel(i * pitch + bar_width // 2, shown_week(start, last or start)))
     return tuple(labels)
 
 
@@ -151,7 +148,7 @@ def chart(
         x = i * (bar_width + gap)
         so_far = i < len(partial) and partial[i]
         now = i < len(current) and current[i]
-        week = f"{start:%b} {start.day}"
+        week = shown_week(start, weeks[-1][0])
         tail = f" ({PARTIAL_NOTE})" if so_far else ""
         if count is None:
             y, size, label = top + height - 1, 1, f"week of {start}: no data{tail}"
@@ -224,20 +221,20 @@ def _context(
         for paper in section.papers:
             papers.append(
                 {
-                    "title": clean(paper.shown_title),
+                    "title": one_line(paper.shown_title),
                     "url": link(paper),
-                    "authors": names_text(paper.authors) if paper.authors else "",
+                    "authors": names_plus(paper.authors) if paper.authors else "",
                     "day": day_text(paper.paper_date),
-                    "category": clean(paper.primary_category or ""),
+                    "category": one_line(paper.primary_category or ""),
                     "others": other_tags(paper, section.topic, names),
                 }
             )
         series = weeks.get(section.topic, ())
         sections.append(
             {
-                "name": clean(section.name),
+                "name": one_line(section.name),
                 "count": count_text(len(section.papers)),
-                "momentum": clean(section.momentum),
+                "momentum": one_line(section.momentum),
                 "chart": (
                     chart(series, partial_last=partial.get(section.topic, False), week_labels=True)
                     if series
@@ -251,7 +248,7 @@ def _context(
         "scope": scope_text(digest),
         "total": count_text(len(digest.arxiv_ids())),
         "sections": sections,
-        "shown_above": shown_above_lines(digest, clean),
+        "shown_above": shown_above_lines(digest, one_line),
     }
 
 

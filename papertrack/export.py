@@ -534,7 +534,7 @@ def atom_entry(paper: Paper, now: datetime) -> str:
     entry = ET.Element("entry")
     sub_element(entry, "id", _entry_id(paper))
     sub_element(entry, "title", paper.title, type="text")
-    updated = paper.updated or paper.published or paper.announced or now
+    updated = paper.changed_at or now
     sub_element(entry, "updated", utc_text(updated))
     if paper.paper_date:
         sub_element(entry, "published", utc_text(paper.paper_date))
@@ -586,16 +586,34 @@ def atom_entry(paper: Paper, now: datetime) -> str:
 UNDATED_STAMP = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _atom_head(title: str, feed_id: str, now: datetime, self_url: str) -> str:
+def atom_head(
+    title: str,
+    feed_id: str,
+    updated: datetime,
+    *,
+    subtitle: str = "",
+    page: str | None = None,
+    self_url: str | None = None,
+) -> str:
+    """An Atom feed's opening, up to its entries: the export's and the site's feeds.
+
+    ``page`` is the HTML page the feed is of (``rel="alternate"``), ``self_url``
+    where the feed itself lives (RFC 4287 §4.2.7.2; feed validators ask for it).
+    The entries carry the stored paper in the arxiv: and papertrack: namespaces.
+    """
     head = ET.Element(
         "feed",
         {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS},
     )
     sub_element(head, "title", title, type="text")
+    if subtitle:
+        sub_element(head, "subtitle", subtitle, type="text")
     sub_element(head, "id", feed_id)
-    # RFC 4287 §4.2.7.2: where the feed itself lives; feed validators ask for it.
-    sub_element(head, "link", rel="self", type="application/atom+xml", href=self_url)
-    sub_element(head, "updated", utc_text(now))
+    sub_element(head, "updated", utc_text(updated))
+    if page:
+        sub_element(head, "link", rel="alternate", type="text/html", href=page)
+    if self_url:
+        sub_element(head, "link", rel="self", type="application/atom+xml", href=self_url)
     # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
     sub_element(sub_element(head, "author"), "name", "papertrack")
     sub_element(head, "generator", "papertrack")
@@ -667,11 +685,11 @@ def write_export(
         with tempfile.SpooledTemporaryFile(16 * 2**20, "w+", encoding="utf-8") as entries:
             for paper in papers:
                 entries.write(atom_entry(paper, now))
-                moment = paper.updated or paper.published or paper.announced
+                moment = paper.changed_at
                 if moment is not None and (newest is None or moment > newest):
                     newest = moment
                 count += 1
-            stream.write(_atom_head(title, feed_id, newest or now, self_url or feed_id))
+            stream.write(atom_head(title, feed_id, newest or now, self_url=self_url or feed_id))
             entries.seek(0)
             shutil.copyfileobj(entries, stream)
         stream.write("</feed>\n")

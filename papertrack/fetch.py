@@ -27,6 +27,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from papertrack import paths
 from papertrack.errors import FeedError, FeedTooLargeError, PapertrackError, UsageError
 from papertrack.files import Lock, LockBusyError, StateFile
 from papertrack.ingest import GZIP_MAGIC
@@ -63,15 +64,10 @@ API_CAP = 30000
 #: The most one page waits between its tries, in all, before the fetch gives up.
 MAX_TOTAL_WAIT = 1800.0
 MAX_BACKOFF = 300.0
-LOCK_FILE = "fetch.lock"
-CHECKPOINT_FILE = "fetch-checkpoint.json"
-#: The day of the last listing fetched, per category: how a fetch finds the listings
-#: a failed or skipped run missed.
-LISTINGS_FILE = "fetch-listings.json"
-#: Held while either file above is read, changed and written back: fetches of other
-#: categories run at once on one home, and each rewrote the file the other had just
-#: changed (a finished run's checkpoint came back, and resumed a fetch that was done).
-STATE_LOCK_FILE = "fetch-state.lock"
+# The state lock (paths.FETCH_STATE_LOCK) is held while the checkpoint or the
+# listings file is read, changed and written back: fetches of other categories run
+# at once on one home, and each rewrote the file the other had just changed (a
+# finished run's checkpoint came back, and resumed a fetch that was done).
 #: A lock held for one small read and write: a wait this long means a stuck process.
 STATE_LOCK_TIMEOUT = 60.0
 
@@ -239,16 +235,20 @@ def _retry_after(value: str | None, now: float) -> float | None:
 
 
 class _Throttle:
-    """At most one request every ``interval`` seconds, across every papertrack process.
+    """At most one request every ``interval`` seconds, across every papertrack process,
+    counted from the end of the one before: a page that takes 10 s to arrive is
+    followed by ``interval`` s of quiet, not by the next request at once.
 
-    The time of the last request lives in ``<home>/fetch.lock``, read and written
-    while the file is flock-ed, so concurrent processes queue behind each other
-    (arXiv's limit applies "to all of the machines under your control as a whole").
+    The time of the last request's end lives in ``<home>/fetch.lock``, read and
+    written while the file is flock-ed, so concurrent processes queue behind each
+    other (arXiv's limit applies "to all of the machines under your control as a
+    whole"). Counted from when a request was let go, the gap arXiv saw between two
+    requests was shorter than ``interval`` whenever the first one reached it late.
     """
 
     def __init__(self, settings: FetchSettings) -> None:
         self.settings = settings
-        self.path = (settings.pace_dir or settings.home) / LOCK_FILE
+        self.path = (settings.pace_dir or settings.home) / paths.FETCH_LOCK
 
     def wait(self) -> None:
         settings = self.settings
@@ -545,10 +545,10 @@ def fetch_listing(
         on = f"on {day:%A} {day}" if day is not None else "in this listing"
         report.note = f"no announcement {on} (arXiv announces nothing on weekends)"
     if day is not None:
-        if StateFile(settings.home / LISTINGS_FILE).damaged():
+        if StateFile(settings.home / paths.FETCH_LISTINGS).damaged():
             # Read as empty, it named no missed day, and was then written anew.
             report.warnings.append(
-                f"{settings.home / LISTINGS_FILE} could not be read, so no listing day "
+                f"{settings.home / paths.FETCH_LISTINGS} could not be read, so no listing day "
                 "missed before this one can be named; it starts again from this listing's day"
             )
         missed = _missed_listings(settings.home, categories, day)
@@ -606,7 +606,7 @@ def _missed_listings(
             known[cat] = max(day, last or day).isoformat()
         return known
 
-    state = StateFile(home / LISTINGS_FILE)
+    state = StateFile(home / paths.FETCH_LISTINGS)
     recorded = False
     with contextlib.suppress(OSError, PapertrackError):
         state.update(record, _state_lock(home), indent=1)
@@ -666,7 +666,7 @@ def _note_api_range(home: Path, categories: Sequence[str], first: date, last: da
         return known
 
     with contextlib.suppress(OSError, PapertrackError):
-        StateFile(home / LISTINGS_FILE).update(record, _state_lock(home), indent=1)
+        StateFile(home / paths.FETCH_LISTINGS).update(record, _state_lock(home), indent=1)
 
 
 def _last_listings(known: dict[str, Any], categories: Sequence[str]) -> dict[str, date | None]:
@@ -770,7 +770,7 @@ class _Checkpoint:
     """Resume state of API fetches, one entry per query, in ``<home>/fetch-checkpoint.json``."""
 
     def __init__(self, home: Path, key: str) -> None:
-        self.path = home / CHECKPOINT_FILE
+        self.path = home / paths.FETCH_CHECKPOINT
         self.key = key
 
     def _all(self) -> dict[str, Any]:
@@ -879,7 +879,9 @@ def _next_window(state: dict[str, Any]) -> None:
 
 
 def _state_lock(home: Path) -> Lock:
-    return Lock(home / STATE_LOCK_FILE, STATE_LOCK_TIMEOUT, "the lock of the fetch's state files")
+    return Lock(
+        home / paths.FETCH_STATE_LOCK, STATE_LOCK_TIMEOUT, "the lock of the fetch's state files"
+    )
 
 
 def _valid_state(state: dict[str, Any] | None) -> bool:
@@ -1032,12 +1034,8 @@ def fetch_range(
         lock.release()
 
 
-#: The names of the run locks (:func:`_run_lock_name`) in the data home.
-RUN_LOCKS = "fetch-run-*.lock"
-
-
 def _run_lock_name(key: str) -> str:
-    return RUN_LOCKS.replace("*", hashlib.sha1(key.encode()).hexdigest()[:12])
+    return paths.FETCH_RUN_LOCKS.replace("*", hashlib.sha1(key.encode()).hexdigest()[:12])
 
 
 def _sweep_run_locks(home: Path, held: Lock) -> None:
@@ -1050,8 +1048,8 @@ def _sweep_run_locks(home: Path, held: Lock) -> None:
     same few milliseconds may hold a new one: then both fetch, as before the run
     locks, and the checkpoint keeps what each stored.
     """
-    kept = {_run_lock_name(key) for key in StateFile(home / CHECKPOINT_FILE).read()}
-    for path in home.glob(RUN_LOCKS):
+    kept = {_run_lock_name(key) for key in StateFile(home / paths.FETCH_CHECKPOINT).read()}
+    for path in home.glob(paths.FETCH_RUN_LOCKS):
         if path.name in kept:
             continue
         if path == held.path:

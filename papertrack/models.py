@@ -170,6 +170,12 @@ class Paper:
         """First-version date; the announcement date until a better one is known."""
         return self.published or self.announced
 
+    @property
+    def changed_at(self) -> datetime | None:
+        """When the paper last changed, as far as known: its newest version's date, else
+        its paper date (an Atom entry's ``updated``, and a feed's, from its newest entry)."""
+        return self.updated or self.published or self.announced
+
     def dated_from(self, since: datetime | None) -> bool:
         """Whether the paper is dated on or after ``since`` (any paper when None; an
         undated one never otherwise): what every --since keeps."""

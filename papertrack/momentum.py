@@ -536,9 +536,9 @@ def format_share(share: float, *, short: bool = False) -> str:
 
 
 def _span(window: Window) -> str:
-    first, last = window.first, window.last
-    head = f"{first:%b} {first.day}" + (f", {first.year}" if first.year != last.year else "")
-    return f"{head} – {last:%b} {last.day}, {last.year}"
+    from papertrack.dates import shown_span
+
+    return shown_span(window.first, window.last)
 
 
 def describe(m: Momentum) -> str:

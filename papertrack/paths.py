@@ -11,6 +11,48 @@ from pathlib import Path
 
 APP_NAME = "papertrack"
 
+# The files papertrack keeps in its data home, by name. Every module names its
+# files from here, so this is the one list of what papertrack owns there (``-o``
+# refuses to write over any of them; see :func:`is_own_file`).
+#: The store's folder, unless --db or PAPERTRACK_DB name another.
+STORE_FOLDER = "store"
+#: The models taught topics learned, a file a topic.
+MODELS_FOLDER = "models"
+TOPICS_FILE = "topics.toml"
+EXAMPLES_FILE = "examples.json"
+CONFIG_FILE = "config.toml"
+#: The topics ``follow`` adds, and when each was followed.
+FOLLOWING_FILE = "following.json"
+#: When ``digest`` last ran, and what it showed.
+DIGEST_STATE_FILE = "digest-state.json"
+DIGEST_LOCK = "digest.lock"
+LOG_FILE = "papertrack.log"
+#: Held while teach, add and remove change what topics were taught.
+TEACH_LOCK = ".teach.lock"
+FETCH_LOCK = "fetch.lock"
+FETCH_CHECKPOINT = "fetch-checkpoint.json"
+#: The day of the last listing fetched, per category: how a fetch finds the listings
+#: a failed or skipped run missed.
+FETCH_LISTINGS = "fetch-listings.json"
+#: Held while either fetch file above is read, changed and written back.
+FETCH_STATE_LOCK = "fetch-state.lock"
+#: Fetch's run locks, one for each set of categories, whose names match this.
+FETCH_RUN_LOCKS = "fetch-run-*.lock"
+OWN_FILES = (
+    TOPICS_FILE,
+    EXAMPLES_FILE,
+    CONFIG_FILE,
+    FOLLOWING_FILE,
+    DIGEST_STATE_FILE,
+    DIGEST_LOCK,
+    LOG_FILE,
+    TEACH_LOCK,
+    FETCH_LOCK,
+    FETCH_CHECKPOINT,
+    FETCH_LISTINGS,
+    FETCH_STATE_LOCK,
+)
+
 
 def home(env: Mapping[str, str] | None = None) -> Path:
     """The data home: ``PAPERTRACK_HOME`` if set, else the platform's user data dir."""
@@ -35,17 +77,17 @@ def store_dir(
     value = env.get("PAPERTRACK_DB")
     if value:
         return Path(value).expanduser().absolute()
-    return home(env) / "store"
+    return home(env) / STORE_FOLDER
 
 
 def user_topics_file(env: Mapping[str, str] | None = None) -> Path:
     """The user's topics file (TOML), which adds to and overrides the default catalog."""
-    return home(env) / "topics.toml"
+    return home(env) / TOPICS_FILE
 
 
 def user_models_dir(env: Mapping[str, str] | None = None) -> Path:
     """Models the user taught (``topics teach``, ``topics add --like``), one file per topic."""
-    return home(env) / "models"
+    return home(env) / MODELS_FOLDER
 
 
 def user_model_file(slug: str, env: Mapping[str, str] | None = None) -> Path:
@@ -55,7 +97,7 @@ def user_model_file(slug: str, env: Mapping[str, str] | None = None) -> Path:
 
 def user_examples_file(env: Mapping[str, str] | None = None) -> Path:
     """The papers the user taught each topic with: slug -> {id: in the topic?}."""
-    return home(env) / "examples.json"
+    return home(env) / EXAMPLES_FILE
 
 
 def labels_file() -> Path:
@@ -65,7 +107,7 @@ def labels_file() -> Path:
 
 def config_file(env: Mapping[str, str] | None = None) -> Path:
     """The optional config.toml with defaults for repeated options (see papertrack.config)."""
-    return home(env) / "config.toml"
+    return home(env) / CONFIG_FILE
 
 
 def fetch_pace_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -93,6 +135,25 @@ def fetch_pace_dir(env: Mapping[str, str] | None = None) -> Path:
     except OSError:
         return home(env)
     return folder
+
+
+def rotated(log: Path) -> Path:
+    """Where a log past its size is moved to: ``papertrack.log.1``."""
+    return log.with_name(log.name + ".1")
+
+
+def is_own_file(path: Path, env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``path`` (after symbolic links) is one of papertrack's files in the
+    data home: one of :data:`OWN_FILES`, the rotated log or a fetch run lock."""
+    import fnmatch
+
+    target = Path(os.path.realpath(path))
+    where = home(env)
+    named = (*OWN_FILES, rotated(Path(LOG_FILE)).name)
+    if target in {Path(os.path.realpath(where / name)) for name in named}:
+        return True
+    in_home = target.parent == Path(os.path.realpath(where))
+    return in_home and fnmatch.fnmatch(target.name, FETCH_RUN_LOCKS)
 
 
 def data_dir() -> Path:

@@ -17,8 +17,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from papertrack.dates import shown_day, shown_week
 from papertrack.models import Paper, utc_text
-from papertrack.text import counted, visible
+from papertrack.text import counted, names_plus, visible
 
 
 def safe(value: object) -> str:
@@ -46,29 +47,18 @@ def clip(text: str, limit: int) -> str:
 
 def format_date(moment: datetime | None) -> str:
     """'Aug 6, 2026' as the topic page shows it."""
-    if moment is None:
-        return "undated"
-    return f"{moment:%b} {moment.day}, {moment.year}"
-
-
-def format_names(names: Sequence[str], shown: int = 3, sep: str = ", ") -> str:
-    """'Zishan Xu, Zhiyuan Yao, Yuxin Chen +9'."""
-    if not names:
-        return ""
-    head = sep.join(names[:shown])
-    rest = len(names) - shown
-    return f"{head} +{rest:,}" if rest > 0 else head
+    return "undated" if moment is None else shown_day(moment)
 
 
 def format_affiliations(names: Sequence[str], shown: int = 3) -> str:
     """'Shanghai Jiao Tong University · Zhejiang University · … +4'."""
-    return format_names(names, shown, sep=" · ")
+    return names_plus(names, shown, sep=" · ")
 
 
 def format_tags(tags: Sequence[str], names: Mapping[str, str], shown: int | None = None) -> str:
     """'LLM World Models · Agentic RL · LLM Agent Training +2' (topic names, catalog order)."""
     labels = [names.get(tag, tag) for tag in tags]
-    return format_names(labels, len(labels) if shown is None else shown, sep=" · ")
+    return names_plus(labels, len(labels) if shown is None else shown, sep=" · ")
 
 
 #: The widest tag word the tags column makes room for (longer ones are folded).
@@ -133,7 +123,7 @@ def papers_table(
             when,
             Text(safe(paper.primary_category or "")),
             Text(safe(clip(paper.shown_title, TITLE_CHARS))),
-            Text(safe(format_names(paper.authors))),
+            Text(safe(names_plus(paper.authors))),
         ]
         if with_affiliations:
             cells.append(Text(safe(format_affiliations(paper.affiliations))))
@@ -196,7 +186,7 @@ def _compact_table(
             when.append("\n" + shown_id, style="dim")
         about = Text(safe(clip(paper.shown_title, TITLE_CHARS)), style="bold")
         if paper.authors:
-            about.append("\n" + safe(format_names(paper.authors)))
+            about.append("\n" + safe(names_plus(paper.authors)))
         if paper.author_affiliations:
             about.append("\n" + safe(format_affiliations(paper.affiliations)), style="dim")
         tags = Text(safe(format_tags(paper.tags, tag_names, shown=4)), style="green")
@@ -223,7 +213,7 @@ def paper_cards(papers: Sequence[Paper], title: str, tag_names: Mapping[str, str
             meta,
         ]
         if paper.authors:
-            body.append(Text(safe(format_names(paper.authors))))
+            body.append(Text(safe(names_plus(paper.authors))))
         if paper.affiliations:
             body.append(Text(safe(format_affiliations(paper.affiliations)), style="dim"))
         if paper.abstract:
@@ -339,8 +329,7 @@ def bar(value: int, top: int, width: int) -> str:
 
 def week_label(start: date, as_of: date) -> str:
     """'Week of Sep 28' (with the year when it is not the as-of day's)."""
-    label = f"Week of {start:%b} {start.day}"
-    return label if start.year == as_of.year else f"{label}, {start.year}"
+    return f"Week of {shown_week(start, as_of)}"
 
 
 def change_label(m: Momentum) -> str:
@@ -395,7 +384,7 @@ def _bracket(n: int, rows: list[int], m: Momentum, counted: bool = True) -> str:
     label = window_phrase(m.window_weeks)
     first = m.current.first
     if n == rows[0] and first != m.weeks[n].start:
-        label += f", from {first:%b} {first.day}"
+        label += f", from {shown_week(first, m.as_of)}"
         week = m.weeks[n].count
         # Only when this bar is the week the window starts in: a chart of fewer weeks
         # than the window said "from May 28: 31 of 17" of a later week.
@@ -505,9 +494,9 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
     if not narrow and last is not None and not last.complete and not last.no_data:
         # Its last mark is the week so far: a Tuesday's two days read as a collapse.
         as_of = results[0].as_of
-        days = f"{last.start:%b} {last.start.day}"
+        days = shown_day(last.start, year=False)
         if as_of != last.start:
-            days += f" – {as_of:%b} {as_of.day}"
+            days += f" – {shown_day(as_of, year=False)}"
         notes.append(f"Weeks: a mark a week; the last, {days}, is the week so far")
     if notes:
         table.caption = "\n".join(notes)
@@ -542,7 +531,7 @@ def topic_page(
     parts.extend(
         (
             Text(""),
-            momentum_block(m, f"Momentum as of {format_day(m.as_of)}", console_width),
+            momentum_block(m, f"Momentum as of {shown_day(m.as_of)}", console_width),
             Text(""),
         )
     )
@@ -573,11 +562,6 @@ def topic_page(
     if ask:
         parts.append(Text.assemble(("Ask: ", "bold"), safe(ask)))
     return Group(*parts)
-
-
-def format_day(day: date) -> str:
-    """'Sep 30, 2026'."""
-    return f"{day:%b} {day.day}, {day.year}"
 
 
 # ------------------------------------------------------------- topics: show, test, explain
@@ -724,10 +708,10 @@ def trial_view(trial: Trial, title: str) -> Group:
     weeks.add_column("Share", justify="right")
     for week in trial.weeks:
         if week.no_data:
-            weeks.add_row(format_day(week.start), Text("no data", style="dim italic"), "0", "–")
+            weeks.add_row(shown_day(week.start), Text("no data", style="dim italic"), "0", "–")
             continue
         part = f"{100 * week.count / week.total:.1f}%"
-        weeks.add_row(format_day(week.start), f"{week.count:,}", f"{week.total:,}", part)
+        weeks.add_row(shown_day(week.start), f"{week.count:,}", f"{week.total:,}", part)
     parts += [weeks, Text("")]
     if trial.sample:
         sample = Table(
@@ -966,7 +950,7 @@ def _bytes(size: int) -> str:
 def stats_view(info: StoreStats, shown: Sequence[tuple[str, int]], categories: int) -> Group:
     """``papertrack stats``: the store summary, then papers per category (``shown`` of them)."""
     span = (
-        f"{format_day(info.first_date)} – {format_day(info.last_date)}"
+        f"{shown_day(info.first_date)} – {shown_day(info.last_date)}"
         if info.first_date and info.last_date
         else "none dated"
     )

@@ -7,7 +7,7 @@ give the same bytes, so no generated-at stamp is written anywhere), and
 :func:`write_site` puts them in a folder.
 
 Feed text is data: pages are rendered by the HTML digest's Jinja2 environment
-(autoescaping on) after :func:`papertrack.digest.clean` drops control, bidi and
+(autoescaping on) after :func:`papertrack.text.one_line` drops control, bidi and
 invisible characters; links are arXiv's own pages or the site's pages, never a
 URL a feed gave (but an http(s) link of a non-arXiv entry); feeds are built with
 ElementTree by :func:`papertrack.export.atom_entry`. Each page also carries a
@@ -37,14 +37,14 @@ from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, quote, urlsplit
-from xml.etree import ElementTree as ET
 
 from papertrack import momentum as core
-from papertrack.digest import clean, link
+from papertrack.dates import shown_day, shown_week
+from papertrack.digest import link
 from papertrack.errors import StoreError, UsageError
-from papertrack.models import Paper, paper_date_key, utc_text
+from papertrack.models import Paper, paper_date_key
 from papertrack.related import Related, related_topics, shared_counts
-from papertrack.text import newest_of
+from papertrack.text import newest_of, one_line, plus_more
 
 if TYPE_CHECKING:
     from papertrack.digest_html import Chart
@@ -95,7 +95,7 @@ def web_address(text: str, option: str, fix: str) -> SplitResult:
     Raises:
         UsageError: ``text`` is not such an address; the message names ``option``.
     """
-    shown = repr(clean(text)) if text.isprintable() else "given"
+    shown = repr(one_line(text)) if text.isprintable() else "given"
     if not text.isprintable() or any(c.isspace() for c in text):
         raise UsageError(f"{option} {shown} holds spaces or control characters. {fix}")
     try:
@@ -126,7 +126,7 @@ def base_url_of(text: str) -> str:
     parts = web_address(text, "--base-url", fix)
     if parts.query or parts.fragment or text.endswith(("?", "#")):
         raise UsageError(
-            f"--base-url {clean(text)!r} has a query or fragment, which the file names "
+            f"--base-url {one_line(text)!r} has a query or fragment, which the file names "
             f"would follow. {fix}"
         )
     path = parts.path if parts.path.endswith("/") else parts.path + "/"
@@ -270,10 +270,6 @@ def _clip(text: str, limit: int) -> str:
     return f"{text[:limit].rstrip()}… [{len(text) - limit:,} more characters]"
 
 
-def _long_day(day: date) -> str:
-    return f"{day:%b} {day.day}, {day.year}"
-
-
 def _change(m: core.Momentum) -> tuple[str, str]:
     """('+145%', 'up'), ('-30%', 'down'), ('0%', 'flat'), ('new', 'new') or ('–', 'none')."""
     pct = m.change_pct
@@ -321,7 +317,7 @@ def _momentum(m: core.Momentum, large: bool) -> dict[str, Any]:
         # The dark bars are the weeks the window overlaps: its first day, when not a
         # Monday, says why they add up to more than the sentence's count (98 to 75).
         "window_from": (
-            f"{m.current.first:%b} {m.current.first.day}"
+            shown_week(m.current.first, m.as_of)
             if m.weeks and m.current.first not in {w.start for w in m.weeks}
             else ""
         ),
@@ -334,21 +330,21 @@ def _momentum(m: core.Momentum, large: bool) -> dict[str, Any]:
 def _paper(paper: Paper, pages: Mapping[str, str], names: Mapping[str, str]) -> dict[str, Any]:
     day = _day_of(paper)
     return {
-        "id": clean(paper.arxiv_id),
-        "day": _long_day(day) if day else "undated",
+        "id": one_line(paper.arxiv_id),
+        "day": shown_day(day) if day else "undated",
         "iso": day.isoformat() if day else "",
-        "category": clean(paper.primary_category or ""),
-        "title": clean(_clip(paper.shown_title, TITLE_CHARS)),
+        "category": one_line(paper.primary_category or ""),
+        "title": one_line(_clip(paper.shown_title, TITLE_CHARS)),
         "url": link(paper),
         # Each name on its own (in <bdi>): two right-to-left names side by side were
         # shown in reversed order. "+N" counts the names left out.
-        "authors": [clean(n) for n in paper.authors[:SHOWN_NAMES]],
-        "more_authors": _more(len(paper.authors)),
-        "affiliations": [clean(n) for n in paper.affiliations[:SHOWN_NAMES]],
-        "more_affiliations": _more(len(paper.affiliations)),
-        "abstract": clean(_clip(paper.abstract, ABSTRACT_CHARS)),
+        "authors": [one_line(n) for n in paper.authors[:SHOWN_NAMES]],
+        "more_authors": plus_more(len(paper.authors), SHOWN_NAMES),
+        "affiliations": [one_line(n) for n in paper.affiliations[:SHOWN_NAMES]],
+        "more_affiliations": plus_more(len(paper.affiliations), SHOWN_NAMES),
+        "abstract": one_line(_clip(paper.abstract, ABSTRACT_CHARS)),
         "tags": [
-            {"name": clean(names.get(tag, tag)), "href": pages.get(tag)}
+            {"name": one_line(names.get(tag, tag)), "href": pages.get(tag)}
             for tag in paper.tags
             if tag in names
         ],
@@ -359,9 +355,9 @@ def _topic_context(
     topic: SiteTopic, pages: Mapping[str, str], names: Mapping[str, str], as_of: date
 ) -> dict[str, Any]:
     return {
-        "as_of": _long_day(as_of),
-        "name": clean(topic.name),
-        "description": clean(topic.description),
+        "as_of": shown_day(as_of),
+        "name": one_line(topic.name),
+        "description": one_line(topic.description),
         "feed": _href(feed_name(topic.slug)),
         "momentum": _momentum(topic.momentum, large=True),
         "total": f"{topic.total:,}",
@@ -369,7 +365,7 @@ def _topic_context(
         "papers": [_paper(p, pages, names) for p in topic.papers],
         "related": [
             {
-                "name": clean(names.get(slug, slug)),
+                "name": one_line(names.get(slug, slug)),
                 "href": pages.get(slug),
                 "shared": f"{count:,} shared paper{'' if count == 1 else 's'}"
                 + (
@@ -385,18 +381,13 @@ def _topic_context(
     }
 
 
-def _more(count: int) -> str:
-    """ " +1,204": how many names past the shown ones ("" when none are left out)."""
-    return f" +{count - SHOWN_NAMES:,}" if count > SHOWN_NAMES else ""
-
-
 def _index_context(topics: Sequence[SiteTopic], as_of: date, every: bool = True) -> dict[str, Any]:
     ranked = {m.topic: n for n, m in enumerate(core.rank(t.momentum for t in topics))}
     rows = []
     for topic in sorted(topics, key=lambda t: ranked[t.slug]):
         rows.append(
             {
-                "name": clean(topic.name),
+                "name": one_line(topic.name),
                 "href": _href(page_name(topic.slug)),
                 "feed": _href(feed_name(topic.slug)),
                 "total": f"{topic.total:,} paper{'' if topic.total == 1 else 's'}",
@@ -405,7 +396,7 @@ def _index_context(topics: Sequence[SiteTopic], as_of: date, every: bool = True)
         )
     weeks = topics[0].momentum.window_weeks if topics else core.DEFAULT_WINDOW
     return {
-        "as_of": _long_day(as_of),
+        "as_of": shown_day(as_of),
         "window": core.window_phrase(weeks),
         "window_before": core.window_phrase(weeks, last=False),
         "topics": rows,
@@ -415,43 +406,26 @@ def _index_context(topics: Sequence[SiteTopic], as_of: date, every: bool = True)
 
 
 def _atom_updated(papers: Sequence[Paper], as_of: date) -> datetime:
-    moments = [p.updated or p.published or p.announced for p in papers]
-    dated = [m for m in moments if m is not None]
+    dated = [p.changed_at for p in papers if p.changed_at is not None]
     return max(dated) if dated else datetime.combine(as_of, time(0), UTC)
 
 
 def _feed(topic: SiteTopic, as_of: date, base_url: str) -> str:
-    from papertrack.export import (
-        ARXIV_NS,
-        ATOM_NS,
-        PAPERTRACK_NS,
-        atom_entry,
-        sub_element,
-    )
+    from papertrack.export import atom_entry, atom_head
 
-    # The entries carry the stored paper in the arxiv: and papertrack: namespaces.
-    head = ET.Element(
-        "feed", {"xmlns": ATOM_NS, "xmlns:arxiv": ARXIV_NS, "xmlns:papertrack": PAPERTRACK_NS}
-    )
-    sub_element(head, "title", f"{clean(topic.name)} — papertrack", type="text")
-    if clean(topic.description):
-        sub_element(head, "subtitle", clean(topic.description), type="text")
     feed, page = _href(feed_name(topic.slug)), _href(page_name(topic.slug))
-    sub_element(
-        head, "id", base_url + feed if base_url else f"urn:papertrack:site:{quote(topic.slug)}"
+    head = atom_head(
+        f"{one_line(topic.name)} — papertrack",
+        base_url + feed if base_url else f"urn:papertrack:site:{quote(topic.slug)}",
+        _atom_updated(topic.papers, as_of),
+        subtitle=one_line(topic.description),
+        page=base_url + page,
+        self_url=base_url + feed if base_url else None,
     )
-    sub_element(head, "updated", utc_text(_atom_updated(topic.papers, as_of)))
-    sub_element(head, "link", rel="alternate", type="text/html", href=base_url + page)
-    if base_url:
-        sub_element(head, "link", rel="self", type="application/atom+xml", href=base_url + feed)
-    # Entries without authors inherit this one (RFC 4287 §4.1.1 needs an author somewhere).
-    sub_element(sub_element(head, "author"), "name", "papertrack")
-    sub_element(head, "generator", "papertrack")
-    text = ET.tostring(head, encoding="unicode").removesuffix("</feed>")
     # An entry without a date of its own takes the as-of day, never the clock.
     moment = datetime.combine(as_of, time(0), UTC)
     entries = "".join(atom_entry(p, moment) for p in topic.papers)
-    return f'<?xml version="1.0" encoding="utf-8"?>\n{text}\n{entries}</feed>\n'
+    return f"{head}{entries}</feed>\n"
 
 
 def render_site(
@@ -501,7 +475,7 @@ class SiteReport:
 
     def summary(self, topics: int, as_of: date) -> str:
         text = (
-            f"Site of {topics} topic{'' if topics == 1 else 's'} as of {_long_day(as_of)} in "
+            f"Site of {topics} topic{'' if topics == 1 else 's'} as of {shown_day(as_of)} in "
             f"{self.folder}: {len(self.written)} file{'' if len(self.written) == 1 else 's'} "
             f"written, {len(self.unchanged)} unchanged"
         )

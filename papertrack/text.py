@@ -13,8 +13,19 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Sequence
 
-__all__ = ["clean_text", "decode_tex_accents", "json_text", "shorten", "strip_html", "visible"]
+__all__ = [
+    "clean_text",
+    "decode_tex_accents",
+    "json_text",
+    "names_plus",
+    "one_line",
+    "plus_more",
+    "shorten",
+    "strip_html",
+    "visible",
+]
 
 
 #: Unicode's Bidi_Control characters: they reorder how a line is shown ("Trojan
@@ -89,6 +100,7 @@ def _build_clean_table() -> dict[int, str | None]:
 
 
 _CLEAN_TABLE = _build_clean_table()
+_WORD_BREAKS = dict.fromkeys((0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x85), " ")
 # A whole ANSI/VT escape sequence (CSI, OSC or a two-byte escape), removed as one
 # piece so that its parameters ("[31m") do not linger once ESC is gone.
 _ANSI_RE = re.compile(
@@ -325,6 +337,10 @@ def visible(value: object, keep_lines: bool = False) -> str:
         s = _ANSI_RE.sub("", s)
     if not keep_lines:
         s = s.replace("\n", " ").replace("\t", " ")
+    # The other controls that separate words in practice (carriage return, vertical
+    # tab, form feed, the ASCII information separators, NEL) are spaces, as in
+    # clean_text: "Deep\rLearning" is two words, not "DeepLearning".
+    s = s.replace("\r\n", "\n").translate(_WORD_BREAKS)
     # The Unicode line and paragraph separators break a line for str.splitlines (the
     # log's) and for some terminals: a space, kept lines or not, so that only a
     # "\n" papertrack wrote starts a line.
@@ -334,3 +350,27 @@ def visible(value: object, keep_lines: bool = False) -> str:
     # shown was not the one given.
     s = _SURROGATE_RE.sub("\ufffd", s)
     return UNSHOWN_RE.sub("", s)
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def one_line(value: object) -> str:
+    """Untrusted text as it is shown on one line (a card, a page, a digest entry):
+    :func:`visible`, every run of whitespace a single space, the ends stripped.
+
+    Unlike :func:`clean_text`, which stores feed text, it does not NFC-normalise:
+    what was stored is shown as it was stored.
+    """
+    return _SPACES.sub(" ", visible(value)).strip()
+
+
+def plus_more(count: int, shown: int) -> str:
+    """' +1,204': how many of ``count`` names are past the ``shown`` ones ('' when none)."""
+    return f" +{count - shown:,}" if count > shown else ""
+
+
+def names_plus(names: Sequence[str], shown: int = 3, sep: str = ", ") -> str:
+    """'Ada Lovelace, Alan Turing, Grace Hopper +1,204': the first ``shown`` names,
+    each on one line (:func:`one_line`), then how many more."""
+    return sep.join(one_line(n) for n in names[:shown]) + plus_more(len(names), shown)

@@ -836,9 +836,10 @@ def test_reading_commands_never_import_numpy_or_scipy(tmp_path: Path) -> None:
 
 def test_counts_people_read_have_thousands_separators(tmp_path: Path) -> None:
     """Every count in a message or table reads 1,234, as the stats and topics tables do."""
-    from papertrack.digest import count_text, names_text
+    from papertrack.digest import count_text
     from papertrack.fetch import FetchReport
-    from papertrack.render import format_names
+    from papertrack.site import SHOWN_NAMES
+    from papertrack.text import names_plus, plus_more
     from tests.helpers import kaggle_line
 
     snapshot = tmp_path / "many.jsonl"
@@ -855,7 +856,8 @@ def test_counts_people_read_have_thousands_separators(tmp_path: Path) -> None:
     report = FetchReport(("cs.AI",), "api", new=12_345, updated=1_000, unchanged=2)
     assert report.summary() == "cs.AI: 12,345 new, 1,000 updated, 2 unchanged"
     names = [f"Author {n}" for n in range(1_003)]
-    assert format_names(names).endswith("+1,000") and names_text(names).endswith("+1,000")
+    assert names_plus(names).endswith("+1,000")
+    assert plus_more(len(names), SHOWN_NAMES) == " +1,000"
     assert count_text(1_234) == "1,234 new papers"
 
 

@@ -674,6 +674,24 @@ def test_html_chart_geometry() -> None:
     assert not any(b.partial for b in made.bars) and made.note == ""
 
 
+def test_week_labels_name_the_year_of_a_week_before_the_new_one() -> None:
+    """A chart across New Year labelled "Dec 22" and "Jan 5" alike: the digest's and
+    the site's labels, and the week each bar names, now give an earlier year, as the
+    terminal's chart and momentum's sentence do."""
+    from datetime import date
+
+    from papertrack.dates import shown_span, shown_week
+    from papertrack.digest_html import chart
+
+    weeks = [(date(2025, 12, 15) + timedelta(weeks=i), 3) for i in range(5)]
+    made = chart(weeks, week_labels=True)
+    assert [w.text for w in made.labels] == ["Dec 15, 2025", "Dec 29, 2025", "Jan 12"]
+    assert [b.week for b in made.bars[1::3]] == ["Dec 22, 2025", "Jan 12"]
+    assert shown_week(date(2026, 1, 12), date(2026, 1, 14)) == "Jan 12"
+    assert shown_span(date(2025, 12, 15), date(2026, 1, 11)) == "Dec 15, 2025 – Jan 11, 2026"
+    assert shown_span(date(2026, 9, 2), date(2026, 9, 29)) == "Sep 2 – Sep 29, 2026"
+
+
 def test_html_chart_marks_the_partial_week() -> None:
     from datetime import date
 

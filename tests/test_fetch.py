@@ -1200,12 +1200,12 @@ def test_state_updates_wait_for_each_other(isolated_home: Path) -> None:
     back the entry the other had just removed."""
     import threading
 
-    from papertrack.fetch import STATE_LOCK_FILE
     from papertrack.files import Lock, StateFile
+    from papertrack.paths import FETCH_STATE_LOCK
 
     state = StateFile(isolated_home / "fetch-checkpoint.json")
     state.write({"a": 1})
-    held = Lock(isolated_home / STATE_LOCK_FILE, 5)
+    held = Lock(isolated_home / FETCH_STATE_LOCK, 5)
     held.acquire()
     done = threading.Event()
 
@@ -1213,7 +1213,7 @@ def test_state_updates_wait_for_each_other(isolated_home: Path) -> None:
         return {**data, "b": 2}
 
     worker = threading.Thread(
-        target=lambda: (state.update(add_b, Lock(isolated_home / STATE_LOCK_FILE, 5)), done.set())
+        target=lambda: (state.update(add_b, Lock(isolated_home / FETCH_STATE_LOCK, 5)), done.set())
     )
     worker.start()
     assert not done.wait(0.3)  # it waits for the lock
@@ -1397,14 +1397,15 @@ def test_checkpoints_of_fetches_not_run_for_a_month_go_with_their_locks(
 ) -> None:
     """A cron job with a moving --since names a new fetch every night: each night it
     failed left a checkpoint entry, and the lock that guards it, for good."""
-    from papertrack.fetch import CHECKPOINT_FILE, _run_lock_name
+    from papertrack.fetch import _run_lock_name
+    from papertrack.paths import FETCH_CHECKPOINT
 
     home = Path(os.environ["PAPERTRACK_HOME"])
     api = FakeArxiv(httpserver, total=25)
     api.faults[10] = [status(503)] * 3
     failed = fetch_api(api.url, "--since", "2026-08-04", "--retries", "0")
     assert failed.exit_code == 1
-    path = home / CHECKPOINT_FILE
+    path = home / FETCH_CHECKPOINT
     kept = json.loads(path.read_text())
     (recent,) = kept
     assert kept[recent]["saved"]  # dated when saved

@@ -500,7 +500,9 @@ def test_output_never_replaces_what_papertrack_keeps(
     kept = {path: path.read_bytes() for path in store.rglob("*") if path.is_file()}
     (isolated_home / "topics.toml").write_text("# mine\n", encoding="utf-8")
     owned = [week, store / "index.json", store / "new.csv", isolated_home / "topics.toml"]
-    home_own = [".teach.lock", "papertrack.log.1", "fetch-run-0123456789ab.lock"]
+    from papertrack.paths import OWN_FILES
+
+    home_own = [*OWN_FILES, "papertrack.log.1", "fetch-run-0123456789ab.lock"]
     for named in (*owned, *(isolated_home / name for name in home_own)):
         for command in (["export", "-f", "csv"], ["digest"]):
             result = run(*command, "-o", str(named))
@@ -826,6 +828,28 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
     # Names without a number, one letter and a number, and authors are left alone.
     for query in ("tables", "h100 OR tables", "author:Smith3 OR tables", '"gpt 4o"'):
         assert found(query)[1] == [], query
+
+
+def test_the_advice_on_a_query_comes_from_one_module_for_the_cli_and_scripts(
+    small: Path, isolated_home: Path
+) -> None:
+    """papertrack.hints says what the CLI notes say, so a script asks it and gets the
+    same sentences: the notes used to be made and printed inside the CLI alone."""
+    from papertrack import hints
+    from papertrack.store import Store
+
+    store = Store(isolated_home / "store")
+    assert hints.no_match_hint(store, "zebra crosings").startswith(
+        "No stored paper holds 'crosings' (title or abstract): check the spelling"
+    )
+    assert hints.no_match_hint(store, "robots again") == hints.FEWER_WORDS
+    notes = hints.query_notes("agents or tools cs.AI")
+    assert notes[0].startswith("'or' in the query is a word to match")
+    assert notes[1].startswith("'cs.AI' is matched as words of titles and abstracts")
+    assert hints.query_notes("agents OR tools") == []
+    said = " ".join(run("search", "agents or tools cs.AI").stderr.split())
+    for note in notes:
+        assert f"Note: {note}" in said
 
 
 def test_a_query_that_matches_nothing_names_the_words_no_paper_holds(small: Path) -> None:

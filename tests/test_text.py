@@ -167,3 +167,30 @@ def test_decode_tex_accents_and_strip_html_never_raise(text: str) -> None:
     if "\\" not in text:
         assert decoded == text
     assert isinstance(strip_html(text), str)
+
+
+def test_shown_text_breaks_words_where_stored_text_does() -> None:
+    """A carriage return, form feed, information separator or NEL between two words
+    leaves two words on screen, as clean_text leaves them in the store; it used to be
+    deleted on screen ("Deep\\rLearning" read "DeepLearning")."""
+    from papertrack.text import one_line, visible
+
+    for sep in ("\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85"):
+        assert one_line(f"Deep{sep}Learning") == "Deep Learning" == clean_text(f"Deep{sep}Learning")
+        assert visible(f"Deep{sep}Learning") == "Deep Learning"
+    assert visible("one\r\ntwo", keep_lines=True) == "one\ntwo"
+    assert visible("a\x1b[31mb") == "ab"
+
+
+def test_names_are_shown_one_line_each_with_how_many_more() -> None:
+    """Terminal tables, digests, ask and the site list names by one rule: each name on
+    one line (a line break inside a stored name used to survive into the table), the
+    first three, then +N."""
+    from papertrack.text import names_plus, plus_more
+
+    assert names_plus(["Ada\nLovelace", "Alan\rTuring", " Grace  Hopper ", "D", "E"]) == (
+        "Ada Lovelace, Alan Turing, Grace Hopper +2"
+    )
+    assert names_plus(["A", "B"], sep=" · ") == "A · B"
+    assert names_plus([]) == ""
+    assert plus_more(3, 3) == "" and plus_more(1_207, 3) == " +1,204"

@@ -69,9 +69,9 @@ def test_titles_get_the_width_and_whole_words(
     titles = [p["title"] for p in papers]
     if width == "80":
         # Below 100 columns the authors are under the title, in the same column.
-        from papertrack.render import format_names
+        from papertrack.text import names_plus
 
-        titles = [f"{p['title']} {format_names(p['authors'])}" for p in papers]
+        titles = [f"{p['title']} {names_plus(p['authors'])}" for p in papers]
     rows = title_cells(result.stdout)
     assert len(rows) == len(titles) == 20
     for lines, title in zip(rows, titles, strict=True):
@@ -91,7 +91,8 @@ def test_titles_get_the_width_and_whole_words(
 def test_a_narrow_table_breaks_no_word_of_a_title_or_name(
     width: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from papertrack.render import format_names, format_tags
+    from papertrack.render import format_tags
+    from papertrack.text import names_plus
     from papertrack.topics import Catalog
 
     names = {t.slug: t.name for t in Catalog.default().topics}
@@ -106,7 +107,7 @@ def test_a_narrow_table_breaks_no_word_of_a_title_or_name(
     for lines, paper in zip(rows, papers, strict=True):
         # Five columns at 60 left the authors three characters: "Tia", "nyi".
         title = " ".join(paper["title"].split())
-        expected = f"{title} {format_names(paper['authors'])}"
+        expected = f"{title} {names_plus(paper['authors'])}"
         if width == "45":  # two columns: the tags under the authors
             expected = f"{expected} {format_tags(paper['tags'], names, shown=4)}".rstrip()
         assert " ".join(lines) == expected

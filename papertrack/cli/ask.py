@@ -299,15 +299,16 @@ def _new_since(store: Store) -> datetime | None:
     from datetime import UTC, datetime, timedelta
 
     from papertrack.ask import NEW_DAYS
+    from papertrack.dates import shown_span
 
     newest = store.newest_day()
     if newest is None:
         return None
     first = newest - timedelta(days=NEW_DAYS - 1)
+    days = shown_span(first, newest, " to ")
     say(
         f"Note: a question about what is new draws on the papers of the {NEW_DAYS} days "
-        f"to the newest stored one, {first:%b} {first.day} to {newest:%b} {newest.day}, "
-        f"{newest.year}. Give --since for others."
+        f"to the newest stored one, {days}. Give --since for others."
     )
     return datetime(first.year, first.month, first.day, tzinfo=UTC)
 
@@ -370,9 +371,9 @@ def _counted(answer: Answer, names: dict[str, str]) -> str:
 
 
 def _names(paper: Paper) -> str:
-    from papertrack.render import format_names
+    from papertrack.text import names_plus
 
-    return format_names(paper.authors)
+    return names_plus(paper.authors)
 
 
 def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:

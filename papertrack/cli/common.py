@@ -26,9 +26,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from papertrack.fulltext import TextIndex
     from papertrack.models import Paper
-    from papertrack.query import Term
     from papertrack.store import Store
     from papertrack.topics import Catalog
 
@@ -340,67 +338,6 @@ def err() -> Console:
 
 
 #: What to try when a query matches no paper.
-FEWER_WORDS = "Words side by side must all match: try fewer words, or OR between them."
-
-
-def no_match_hint(store: Store, query: str) -> str:
-    """What to try when ``query`` matched no paper: the spelling of its words that no
-    stored paper holds ("reinforcment lerning" was told to try fewer words), else
-    :data:`FEWER_WORDS`."""
-    from papertrack.errors import QuerySyntaxError
-    from papertrack.query import Term, parse_query, query_terms
-
-    try:
-        terms = [t for t, counts in query_terms(parse_query(query)) if counts]
-    except QuerySyntaxError:
-        return FEWER_WORDS
-    # Each plain word, in the field its term looks in (a name only an author has is
-    # in no title or abstract: "ogunremi agents" matches nothing, and says why).
-    fields = {
-        "text": "title or abstract",
-        "title": "title",
-        "abstract": "abstract",
-        "author": "author names",  # author:"Yann LeCunn" was told to try fewer words
-    }
-    words: dict[tuple[str, str], None] = {}
-    for term in terms:
-        if isinstance(term, Term) and term.field in fields:
-            for word, prefix in zip(term.words, term.prefix, strict=True):
-                if not prefix and not word.isdigit():
-                    words[(term.field, word)] = None
-    text = store.text_index() if words else None
-    if text is None:
-        return FEWER_WORDS
-    unknown = []
-    held: dict[str, int] = {}  # author words: papers holding each
-    try:
-        for field in fields:
-            asked = [word for where, word in words if where == field]
-            if asked:
-                _, counts = text.document_frequency(asked, field)
-                unknown += [(field, word) for word in asked if not counts.get(word)]
-                if field == "author":
-                    held = counts
-    finally:
-        text.close()
-    if not unknown:
-        names = [t for t in terms if isinstance(t, Term) and t.field == "author"]
-        if names and len(names) == len(terms) and len(names[0].words) > 1:
-            # author:"LeCun Yann", author:"Jian Luan Zhang": each word is some
-            # author's, not one author's in that order. The rarest word finds most.
-            rarest = min(names[0].words, key=lambda w: (held.get(w, 0), w))
-            return (
-                "Each of the name's words is some author's, but no paper names an author "
-                f"with them in that order: try the rarest alone (author:{rarest})."
-            )
-        return FEWER_WORDS
-    named = " or ".join(f"{visible(w)!r} ({fields[field]})" for field, w in unknown)
-    return (
-        f"No stored paper holds {named}: check the spelling, or end a word with * for "
-        "its longer forms (agent* finds agents and agentic)."
-    )
-
-
 #: What a command that lists papers says when the store has none at all.
 NO_PAPERS_YET = (
     "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
@@ -479,14 +416,9 @@ def _rotate(path: Path) -> None:
     with --log-file is the user's to rotate (logrotate, say), and is left alone."""
     try:
         if os.stat(path).st_size > LOG_MAX_BYTES:
-            os.replace(path, _rotated(path))
+            os.replace(path, paths.rotated(path))
     except FileNotFoundError:
         pass
-
-
-def _rotated(path: Path) -> Path:
-    """Where :func:`_rotate` moves the log ``path``: ``papertrack.log.1``."""
-    return path.with_name(path.name + ".1")
 
 
 def log(message: str) -> Path | None:
@@ -505,7 +437,7 @@ def log(message: str) -> Path | None:
         home = paths.home()
         if not home.is_dir():
             return None
-        path = home / LOG_NAME
+        path = home / paths.LOG_FILE
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     command = visible(state.command)
     message = visible(message, keep_lines=True)
@@ -672,26 +604,6 @@ def open_store(*, create: bool = False) -> Store:
     return store
 
 
-#: The log file in the data home (see :func:`log`).
-LOG_NAME = "papertrack.log"
-#: The lock teach, add and remove hold while they change what topics were taught.
-TEACH_LOCK = ".teach.lock"
-
-
-def _home_files() -> set[Path]:
-    """The files papertrack keeps in the data home, each named where it is used."""
-    from papertrack import fetch
-    from papertrack.cli import digest
-
-    home = paths.home()
-    named = [paths.user_topics_file(), paths.user_examples_file(), paths.config_file()]
-    named += [digest.following_file(), digest.state_file(), digest.lock_file()]
-    named += [home / name for name in (LOG_NAME, TEACH_LOCK)] + [_rotated(home / LOG_NAME)]
-    fetched = (fetch.LISTINGS_FILE, fetch.CHECKPOINT_FILE, fetch.LOCK_FILE, fetch.STATE_LOCK_FILE)
-    named += [home / name for name in fetched]
-    return {Path(os.path.realpath(path)) for path in named}
-
-
 def output_path(text: str | None, *, folder: bool = False) -> Path | None:
     """Where ``-o`` writes: ``text`` as a path, or None for standard output (``-o -``).
 
@@ -721,7 +633,7 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
     # The store in effect, the data home's own (another command may use it), and models.
     folders = (
         ("the store", paths.store_dir(state.db)),
-        ("the store", paths.home() / "store"),
+        ("the store", paths.home() / paths.STORE_FOLDER),
         ("the folder of taught models", paths.user_models_dir()),
     )
     for what, where in folders:
@@ -738,15 +650,7 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
     log_file = Path(os.path.realpath(Path(state.log_file).expanduser())) if state.log_file else None
     # A device or a pipe is written into, never replaced: /dev/null may be both.
     own_log = target == log_file and not writes_into(output)
-    # Fetch's run locks, whose names vary, by their pattern.
-    import fnmatch
-
-    from papertrack.fetch import RUN_LOCKS
-
-    run_lock = target.parent == Path(os.path.realpath(paths.home())) and fnmatch.fnmatch(
-        target.name, RUN_LOCKS
-    )
-    if target in _home_files() or own_log or run_lock:
+    if own_log or paths.is_own_file(target):
         raise UsageError(
             f"{visible(text)} is papertrack's own {target.name}. Name a {kind} elsewhere"
         )
@@ -761,10 +665,10 @@ def newest_paper_note(store: Store) -> str:
     """A sentence naming the newest stored paper's day (" The newest stored paper is
     from Jun 26, 2026."), for a message about a --since that left no paper: a
     '2 weeks ago' on a store whose fetch stopped."""
-    from papertrack.render import format_day
+    from papertrack.dates import shown_day
 
     newest = store.newest_day() if store.exists() else None
-    return f" The newest stored paper is from {format_day(newest)}." if newest else ""
+    return f" The newest stored paper is from {shown_day(newest)}." if newest else ""
 
 
 def note_other_version(given: str, paper: Paper, doing: str) -> None:
@@ -816,10 +720,10 @@ def behind_store_day(store: Store, day: date, quiet: bool = False) -> date:
 
 def say_behind(day: date) -> None:
     """The note of :func:`behind_store_day`: the store is shown as of ``day``."""
-    from papertrack.render import format_day
+    from papertrack.dates import shown_day
 
     say(
-        f"Note: the newest paper in the store is from {format_day(day)}, more than "
+        f"Note: the newest paper in the store is from {shown_day(day)}, more than "
         "a week ago: showing the store as of that day. Fetch new papers, or choose the "
         "day with --as-of."
     )
@@ -913,41 +817,6 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
     emit(fmt.value, rows, table)
 
 
-def note_operator_words(query: str) -> None:
-    """Say so when ``query`` holds ``or``/``and``/``not`` in lower case, which are
-    words to match: only AND, OR and NOT in capitals are operators."""
-    from papertrack.query import category_words, comments_of, operator_words, symbol_words
-
-    words = operator_words(query)
-    if words:
-        shown = ", ".join(f"'{w}'" for w in words)
-        operators = ", ".join(w.upper() for w in words)
-        say(
-            f"Note: {shown} in the query {'is a word' if len(words) == 1 else 'are words'} "
-            f"to match; operators are written in capitals: {operators}."
-        )
-    # A comment is for the long queries of topics.toml; typed on one line, the rest of
-    # the query went with it while the header showed it all. A query of several lines
-    # (one copied from `topics show`) has its comments on purpose.
-    for comment in comments_of(query) if "\n" not in query.strip() else ():
-        say(
-            f"Note: {visible(comment)!r} is a comment ('#' runs to the end of the line) "
-            "and is left out of the query. Put it in quotes to match it."
-        )
-    for name in category_words(query):
-        # `search cs.AI` looked for the words "cs ai" and found nothing.
-        say(
-            f"Note: {visible(name)!r} is matched as words of titles and abstracts; to "
-            f"match papers in that category, write category:{visible(name)}."
-        )
-    for name, word in symbol_words(query):
-        # C++ cannot be told from C: a search that also lists "Hepatitis C" says why.
-        say(
-            f"Note: {visible(name)!r} is matched as the word {word!r} (words are letters "
-            "and digits), so it also finds other uses of that letter."
-        )
-
-
 def _no_blank(hint: str) -> Callable[[list[str] | None], list[str] | None]:
     """A ``--category`` callback: an empty ``-c ''`` (a variable left unset) names no
     category, and read as none it quietly kept every paper. ``hint`` says what to give."""
@@ -966,79 +835,17 @@ no_blank_category = _no_blank("Give one like cs.AI, or cs.* for a group")
 no_blank_fetch_category = _no_blank("Name each one to fetch: -c cs.AI -c cs.CL")
 
 
+def note_operator_words(query: str) -> None:
+    """Say the notes on how ``query`` is read (:func:`papertrack.hints.query_notes`)."""
+    from papertrack import hints
+
+    for note in hints.query_notes(query):
+        say(f"Note: {note}")
+
+
 def note_query_store(store: Store, query: str) -> None:
-    """The notes on ``query`` that need the store: a ``category:`` that names a
-    category arXiv lacks and no stored paper has (the query can only match nothing
-    there, and a topic made with it stays empty, where ``-c`` with the same typo is
-    refused); a name glued to its number, or not, when stored papers write it the
-    other way (:func:`note_glued_words`)."""
-    from papertrack.errors import QuerySyntaxError
-    from papertrack.query import Category, parse_query, query_terms
+    """Say the notes on ``query`` that need the store (:func:`papertrack.hints.store_notes`)."""
+    from papertrack import hints
 
-    note_glued_words(store, query)
-
-    try:
-        node = parse_query(query)
-    except QuerySyntaxError:
-        return  # said where the query is read, with where in it
-    names = [
-        term.name for term, _ in query_terms(node) if isinstance(term, Category) and not term.prefix
-    ]
-    from papertrack.categories import unknown_categories
-
-    for name, hint in unknown_categories(store, names):
-        say(f"Note: the query's category:{name} can match no paper: {hint}")
-
-
-def note_glued_words(store: Store, query: str) -> None:
-    """Say so when a name of ``query`` is written glued to its number and stored papers
-    write it apart, or the other way round. `llama3` found 177 of the 83,510 real
-    papers and missed the 919 that write "Llama-3" or "Llama 3". Where no stored paper
-    holds the other spelling, it has nothing to add and is not given. The index keeps
-    no positions: when few papers hold the other spelling's words at all, they are
-    read for the spelling itself (on the real papers `fp8`: 6 hold "fp" and "8", none
-    "fp 8"); without a text index, the note is given unchecked."""
-    from papertrack.query import glued_words
-
-    found = glued_words(query)
-    if not found:
-        return
-    text = store.text_index()
-    if text is not None:
-        held: dict[tuple[str, tuple[str, ...]], int] = {}
-        try:
-            for field in {term.field for *_, term in found}:
-                asked = [term.words for *_, term in found if term.field == field]
-                counts = text.together(asked, field)
-                held |= {(field, words): n for words, n in counts.items()}
-            found = [
-                (written, other, term)
-                for written, other, term in found
-                if _spelled(store, text, term, held.get((term.field, term.words), 0))
-            ]
-        finally:
-            text.close()
-    for written, other, term in found:
-        say(
-            f"Note: {visible(written)} misses papers that write {visible(other)}; "
-            f"to find both, write {visible(written)} OR {visible(str(term))}."
-        )
-
-
-#: Papers holding a spelling's words, side by side or not, at most that are read to
-#: find the spelling itself (a week file each, at worst); more hold it almost surely.
-SPELLING_READ_AT = 12
-
-
-def _spelled(store: Store, text: TextIndex, term: Term, holding: int) -> bool:
-    """Whether some stored paper writes ``term`` as it is spelled, given that
-    ``holding`` papers hold its words (a bound: the index keeps no positions)."""
-    if not holding:
-        return False
-    if holding > SPELLING_READ_AT:
-        return True
-    from papertrack.topics import Topic
-
-    spelled = Topic(name="Spelling", slug="spelling", query=str(term))
-    within = text.holding_all(term.words, term.field)
-    return any(True for _ in store.search(spelled.matches_fields, within=within))
+    for note in hints.store_notes(store, query):
+        say(f"Note: {note}")

@@ -33,7 +33,7 @@ from papertrack.cli.common import (
 from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
 from papertrack.files import lock_timeout
-from papertrack.text import json_text, visible
+from papertrack.text import json_text, one_line, visible
 
 if TYPE_CHECKING:
     from papertrack.digest import Digest, DigestState
@@ -50,15 +50,15 @@ TopicsArg = Annotated[
 
 
 def following_file() -> Path:
-    return paths.home() / "following.json"
+    return paths.home() / paths.FOLLOWING_FILE
 
 
 def state_file() -> Path:
-    return paths.home() / "digest-state.json"
+    return paths.home() / paths.DIGEST_STATE_FILE
 
 
 def lock_file() -> Path:
-    return paths.home() / "digest.lock"
+    return paths.home() / paths.DIGEST_LOCK
 
 
 def is_followed(slug: str) -> bool:
@@ -190,7 +190,7 @@ def following(as_json: JsonOnlyOpt = False) -> None:
         papertrack following
         papertrack following --json | jq -r '.[].topic'
     """
-    from papertrack.digest import clean, load_following
+    from papertrack.digest import load_following
 
     with errors():
         topics = followed_topics(load_catalog())
@@ -207,7 +207,7 @@ def following(as_json: JsonOnlyOpt = False) -> None:
             emit_json(data)
             return
         for topic in topics:
-            typer.echo(f"{clean(topic.name)} ({clean(topic.slug)})")
+            typer.echo(f"{one_line(topic.name)} ({one_line(topic.slug)})")
         if not topics:
             say("You follow no topic. Run 'papertrack follow TOPIC'.")
 
@@ -449,9 +449,9 @@ def _collect(
     # from a store a week old read as news without them.
     # A store that is behind is measured as of its newest paper: said, or "the last
     # four weeks" read as the four weeks to today.
-    from papertrack.render import format_day
+    from papertrack.dates import shown_day
 
-    when = [] if day == today else [f"As of {format_day(day)}:"]
+    when = [] if day == today else [f"As of {shown_day(day)}:"]
     sentences = {
         slug: " ".join([*when, momentum.describe(m), *momentum.notes(m)])
         for slug, m in measured.items()

@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
+from papertrack.errors import PapertrackError
 from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
@@ -162,25 +163,22 @@ def _check(store: Store, as_json: bool) -> None:
         _say_home_problems(home)
     if home and not checkup.damage:
         them = "it" if len(home) == 1 else "them"
-        say(
-            f"Error: {counted(len(home), 'problem')} in papertrack's own files, as said "
-            f"above. Fix {them} by hand ('papertrack doctor --repair' changes only the store)."
+        raise PapertrackError(
+            f"{counted(len(home), 'problem')} in papertrack's own files, as said above. "
+            f"Fix {them} by hand ('papertrack doctor --repair' changes only the store)"
         )
-        raise typer.Exit(1)
     if not checkup.exists:
         say(f"No store at {store.path} yet: nothing to check.")
     elif checkup.damage:
         count = counted(len(checkup.damage), "problem")
         if any(p.kind == "unreadable" for p in checkup.damage):
             # A repair stops at a file it cannot read: pointing to it went in circles.
-            say(
-                f"Error: {count} found. Fix what cannot be read first, as said above, "
-                "then run 'papertrack doctor' again."
+            raise PapertrackError(
+                f"{count} found. Fix what cannot be read first, as said above, "
+                "then run 'papertrack doctor' again"
             )
-        else:
-            them = "it" if len(checkup.damage) == 1 else "them"
-            say(f"Error: {count} found. Run 'papertrack doctor --repair' to fix {them}.")
-        raise typer.Exit(1)
+        them = "it" if len(checkup.damage) == 1 else "them"
+        raise PapertrackError(f"{count} found. Run 'papertrack doctor --repair' to fix {them}")
     elif checkup.problems:
         say("No damage found: only what an interrupted write left, as said above.")
     else:
@@ -208,11 +206,10 @@ def _repair(store: Store, as_json: bool) -> None:
     if not report.before.exists:
         say(f"No store at {store.path} yet: nothing to repair.")
     elif after.problems:
-        say(
-            f"Error: {counted(len(after.problems), 'problem')} remain after the repair. "
-            f"Keep {store.path} as it is and report this as a papertrack bug."
+        raise PapertrackError(
+            f"{counted(len(after.problems), 'problem')} remain after the repair. "
+            f"Keep {store.path} as it is and report this as a papertrack bug"
         )
-        raise typer.Exit(1)
     elif report.repaired:
         count = report.lost_count
         lost = f"lost {counted(count, 'paper')}" if count else "nothing lost"
@@ -226,11 +223,10 @@ def _repair(store: Store, as_json: bool) -> None:
     if home:
         if not as_json:
             _say_home_problems(home)
-        say(
-            f"Error: {counted(len(home), 'problem')} in papertrack's own files, which a "
-            "repair leaves to you: fix them by hand, as said above."
+        raise PapertrackError(
+            f"{counted(len(home), 'problem')} in papertrack's own files, which a "
+            "repair leaves to you: fix them by hand, as said above"
         )
-        raise typer.Exit(1)
 
 
 @app.command(epilog=EXIT_CODES)

@@ -203,7 +203,9 @@ def search(
                     "* for its longer forms: agent* finds agents and agentic."
                 )
             else:
-                say(f"No papers in {where} match. {common.no_match_hint(store, query)}")
+                from papertrack.hints import no_match_hint
+
+                say(f"No papers in {where} match. {no_match_hint(store, query)}")
 
 
 # --------------------------------------------------------------------------- export

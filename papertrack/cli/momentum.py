@@ -27,6 +27,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit, emit_json
+from papertrack.dates import shown_day
 from papertrack.errors import UsageError
 
 if TYPE_CHECKING:
@@ -138,10 +139,8 @@ def as_of_day(
     if day > today() and not quiet:
         # Accepted (a chart may be drawn ahead), but said: its last weeks are empty
         # because they have not happened, not because the topic went quiet.
-        from papertrack.render import format_day
-
         say(
-            f"Note: --as-of {format_day(day)} is after today ({format_day(today())}): "
+            f"Note: --as-of {shown_day(day)} is after today ({shown_day(today())}): "
             "the weeks after today hold no papers yet."
         )
     return day
@@ -206,7 +205,7 @@ def momentum(
         else:
             from papertrack import render
 
-            title = f"{chosen.name} — momentum as of {render.format_day(day)}"
+            title = f"{chosen.name} — momentum as of {shown_day(day)}"
             console = out()
             console.print(render.momentum_block(result, title, console.width))
         if store.count() == 0:
@@ -285,7 +284,7 @@ def trending(
 
             title = (
                 f"Trending — the {core.window_phrase(window)} to "
-                f"{render.format_day(day)} against the {core.window_phrase(window, last=False)} "
+                f"{shown_day(day)} against the {core.window_phrase(window, last=False)} "
                 "before"
             )
             return render.trending_table(results, title, out().width)

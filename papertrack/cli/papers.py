@@ -34,7 +34,6 @@ from papertrack.cli.common import (
     log,
     newest_paper_note,
     no_blank_category,
-    no_match_hint,
     note_operator_words,
     note_query_store,
     open_store,
@@ -583,5 +582,7 @@ def _nothing_latest(store: Store, name: str, filtered: bool, query: str | None) 
         newest = newest_paper_note(store)
         return f"{of} match --since/--category. Widen or drop those filters.{newest}"
     if query is not None:
+        from papertrack.hints import no_match_hint
+
         return f"No papers match {name}. {no_match_hint(store, query)}"
     return f"No papers of {name} in the store yet. Ingest feeds of its categories."

@@ -14,7 +14,6 @@ from papertrack import paths, teach
 from papertrack.categories import check_categories
 from papertrack.cli.common import (
     EXIT_CODES,
-    TEACH_LOCK,
     AsOfOpt,
     Format,
     FormatOpt,
@@ -545,7 +544,7 @@ def _teaching() -> Iterator[None]:
     write back the examples they read, and one's would be lost."""
     from papertrack.files import Lock
 
-    with Lock(paths.home() / TEACH_LOCK, lock_timeout(), "the lock on taught topics"):
+    with Lock(paths.home() / paths.TEACH_LOCK, lock_timeout(), "the lock on taught topics"):
         yield
 
 
