@@ -34,7 +34,10 @@ What it renders:
 * Superscripts and subscripts keep their ``^`` and ``_`` (``x^2`` stays ``x^2``:
   dropping the mark would make ``10^4`` read as ``104``). A braced script of one
   character loses its braces (``10^{4}`` → ``10^4``); a longer one keeps them
-  (``10^{-3}``), so ``n^{1/2}`` never reads as ``n^1/2``.
+  (``10^{-3}``), so ``n^{1/2}`` never reads as ``n^1/2``. A formula that is a
+  script alone, or letters and a script glued to the word after it, is part of a
+  name and renders raised or lowered where Unicode has a character for each:
+  ``M$^3$Exam`` → ``M³Exam``, ``$\\text{G}^2$RPO`` → ``G²RPO``.
 
 Formulas pair up as in MathJax: each ``$`` closes the one before it, and ``\\$`` is no
 delimiter. Because a stray pair of dollars in an abstract is more often money than
@@ -70,6 +73,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_MARKUP",
     "OPERATORS",
+    "SCRIPTS",
     "TEXT_ARG_COMMANDS",
     "render_tex",
 ]
@@ -98,27 +102,30 @@ TEXT_ARG_COMMANDS = frozenset(
 #: characters when it has one for every character (``P\textsuperscript{2}-DPO`` →
 #: ``P²-DPO``, which search folds back to "p2"), else the argument as it is
 #: (``4\textsuperscript{th}`` → ``4th``).
-_SCRIPTS = {
+SCRIPTS = {
     "textsuperscript": str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"),
     "textsubscript": str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"),
 }
 
 
-_SCRIPT_ALONE = re.compile(r"([\^_])(?:\{([^{}]+)\}|(.))")
+_SCRIPT_ALONE = re.compile(r"([A-Za-z]*)([\^_])(?:\{([^{}]+)\}|(.))")
 
 
-def _script_alone(text: str) -> str:
+def _script_alone(text: str, glued: bool = False) -> str:
     """A rendered formula that is a superscript or subscript and nothing else, as
     Unicode's raised or lowered characters when it has one for each: the name
     ``M$^3$Exam`` is ``M³Exam`` (which search folds to "m3exam"), where ``M^3Exam``
-    split it into the words "m" and "3exam". Anything else, ``x^2`` included, as it is."""
+    split it into the words "m" and "3exam". ``glued``: a letter follows the formula,
+    so it is part of a name, and letters before the script are kept before it:
+    ``$\text{G}^2$RPO`` is ``G²RPO``. Anything else, ``x^2`` and ``$L^2$-norm``
+    included, as it is."""
     match = _SCRIPT_ALONE.fullmatch(text)
-    if match is None:
+    if match is None or (match.group(1) and not glued):
         return text
-    body = match.group(2) or match.group(3)
-    table = _SCRIPTS["textsuperscript" if match.group(1) == "^" else "textsubscript"]
+    body = match.group(3) or match.group(4)
+    table = SCRIPTS["textsuperscript" if match.group(2) == "^" else "textsubscript"]
     raised = _raise(body, table)
-    return raised if raised != body and " " not in body else text
+    return match.group(1) + raised if raised != body and " " not in body else text
 
 
 def _raise(text: str, table: dict[int, int]) -> str:
@@ -480,8 +487,8 @@ class _Renderer:
                                 arg, _INNER_MODE if text_arg and math else mode
                             )
                             ok = ok and good
-                            if name in _SCRIPTS:
-                                piece = _raise(piece, _SCRIPTS[name])
+                            if name in SCRIPTS:
+                                piece = _raise(piece, SCRIPTS[name])
                             if was_script and len(piece) != 1:
                                 piece = "{" + piece + "}"  # x^\text{max}
                             i = j + 1
@@ -606,10 +613,10 @@ class _Renderer:
                     )
                 )
             ):
-                return _script_alone(text), True
+                return _script_alone(text, s[closer[2] : closer[2] + 1].isalpha()), True
             return raw_open + inside + raw_close, False
         text, ok = self.run(items, lo, hi, _MATH_MODE)
         text = text.strip()
         if ok and text:
-            return _script_alone(text), True
+            return _script_alone(text, s[closer[2] : closer[2] + 1].isalpha()), True
         return raw_open + self.run(items, lo, hi, _KEEP_MODE)[0] + raw_close, False

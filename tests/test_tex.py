@@ -144,6 +144,13 @@ def test_a_formula_that_is_a_script_alone_is_raised_or_lowered_text() -> None:
     assert render_tex("M$^3$Exam and G$^{2}$RPO") == "M³Exam and G²RPO"
     assert render_tex("X$^{10}$Y, 10$^4$ and 10$^{-3}$") == "X¹⁰Y, 10⁴ and 10⁻³"
     assert render_tex(r"Cu$_{3}$(CO$_{3}$)$_{2}$") == "Cu₃(CO₃)₂"
+    # A formula with a base, glued to the letters after it, is a name too: it showed
+    # as "G^2RPO". Not glued to a word, a base and its script are math, as written.
+    assert render_tex(r"$\text{G}^2$RPO, $G^2$RPO and $\mathrm{AB}_{3}$C") == (
+        "G²RPO, G²RPO and AB₃C"
+    )
+    for kept in ("$L^2$-norm", "$x^2$", r"$\text{G}^2$ RPO", "a $5^2$nd", "$x^{ab}$y"):
+        assert "^" in render_tex(kept) or "_" in render_tex(kept), kept
     # No such character for each: as written.
     for kept in ("24$^{th}$", r"$^\dagger$", "$^{1,2}$", "$_{n}$", "$^*$"):
         assert "^" in render_tex(kept) or "_" in render_tex(kept), kept
