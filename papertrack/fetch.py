@@ -250,17 +250,25 @@ class _Throttle:
         self.settings = settings
         self.path = (settings.pace_dir or settings.home) / paths.FETCH_LOCK
 
-    def wait(self) -> None:
-        settings = self.settings
+    def _lock(self) -> Lock:
         # The wait can be long when other processes queue: never time out on it.
-        lock = Lock(
+        return Lock(
             self.path,
-            timeout=max(600.0, settings.interval * 100),
+            timeout=max(600.0, self.settings.interval * 100),
             what="the fetch lock",
             place="PAPERTRACK_FETCH_LOCK_DIR",
         )
-        lock.acquire()
-        try:
+
+    def _stamp(self, handle: Any) -> None:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{self.settings.clock():.6f}\n".encode("ascii"))
+        handle.flush()
+
+    def wait(self) -> None:
+        """Wait until ``interval`` seconds have passed since the last request ended."""
+        settings = self.settings
+        with self._lock() as lock:
             handle = lock.handle
             handle.seek(0)
             raw = handle.read().decode("ascii", "replace").strip()
@@ -277,12 +285,12 @@ class _Throttle:
             delay = last + settings.interval - now
             if delay > 0:
                 settings.sleep(delay)
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"{settings.clock():.6f}\n".encode("ascii"))
-            handle.flush()
-        finally:
-            lock.release()
+            self._stamp(handle)  # another process waits from here while this one asks
+
+    def done(self) -> None:
+        """Mark the end of a request (answered or not): the next waits from now."""
+        with self._lock() as lock:
+            self._stamp(lock.handle)
 
 
 def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
@@ -353,7 +361,10 @@ class _Client:
         for attempt in range(tries):
             self.throttle.wait()
             try:
-                status, body = _get(url, settings.timeout, settings.clock())
+                try:
+                    status, body = _get(url, settings.timeout, settings.clock())
+                finally:
+                    self.throttle.done()
                 result = check(status, body)
                 if attempt:
                     self.report.pages_retried += 1

@@ -179,6 +179,27 @@ def test_429_then_503_with_retry_after_then_empty_then_cut_off_are_retried(
     assert len(papers) == len({p["arxiv_id"] for p in papers}) == 25
 
 
+def test_the_interval_counts_from_the_end_of_the_answer_before(httpserver: HTTPServer) -> None:
+    """A slow page is followed by the whole interval before the next request: counted
+    from when a request was let go, the next one followed a slow answer at once, and
+    the gap arXiv saw was shorter than the interval when the first reached it late."""
+    api = FakeArxiv(httpserver)
+    ended: list[float] = []
+
+    def slow(start: int, size: int) -> Response:
+        time.sleep(0.5)
+        ended.append(time.monotonic())  # the answer is written after this
+        return Response(api_page(start, size, api.total), content_type="application/atom+xml")
+
+    api.faults[0] = [slow]
+    result = fetch_api(api.url, "--interval", "1")
+    assert result.exit_code == 0, result.stderr
+    times = [t for t, _ in api.calls]
+    assert api.starts() == [0, 10, 20]
+    assert times[1] - ended[0] >= 1.0  # the whole interval after the slow answer
+    assert_polite(times, 1.0)
+
+
 def test_interval_zero_keeps_a_backoff_between_retries(
     httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
