@@ -462,13 +462,17 @@ class StoreWriter:
         order = {t.slug: n for n, t in enumerate(self.catalog.topics)}
         # A topic's tag implies others' (Catalog.settle): the topics linked to a
         # changed one by implications are decided with it. Their own decisions do
-        # not change, so only a paper that a changed topic's query may match, or
-        # that holds a changed topic's tag, can get other tags.
+        # not change, so only a paper that a changed topic's query may match, that
+        # holds a changed topic's tag, or that holds the tag of a topic implying a
+        # changed one (which an `implies` added, or the topic added again, brings
+        # in) can get other tags.
         asked = set(changed)
         changed = self.catalog.family(changed)
         subset = self.catalog.subset(changed)
         own = self.catalog.subset(asked)
-        held = {w for slug in asked for w, n in self.index.counts.get(slug, {}).items() if n}
+        holding = asked | {above for slug in asked for above in self.catalog.implied_by(slug)}
+        counts = self.index.counts
+        held = {w for slug in holding for w, n in counts.get(slug, {}).items() if n}
         within = self._retag_candidates(own) if len(own) else {}
         if within is None:
             weeks = self.store.weeks()
@@ -478,7 +482,7 @@ class StoreWriter:
             weeks = [w for w in self.store.weeks() if w in held or w in within]
         touched = 0
         job = self._vector_job(subset, changed, order) or _RetagJob(
-            subset, within, changed, order, asked
+            subset, within, changed, order, holding
         )
         # Tagging is the slow part (~150 µs a paper from text, ~25 µs from kept
         # vectors): forked workers read, tag and serialise the weeks ahead, while

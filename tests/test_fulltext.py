@@ -347,6 +347,41 @@ def test_a_query_topic_that_model_topics_imply_is_retagged_as_tagging_from_scrat
     assert {p.arxiv_id for p in implied} <= held
 
 
+def test_a_query_topic_newly_implied_gets_the_papers_of_the_topics_that_imply_it(
+    sample_home: Path,
+) -> None:
+    """A retag of a topic read only the papers its own query may match and those that
+    held its own tag: an `implies` added by hand to another topic, or the implied
+    topic removed and added again, left it without the papers the other's tag brings
+    (a child topic went from 1,633 papers to 0), while explain said they were in it."""
+    from papertrack import paths
+    from papertrack.topics import Catalog
+
+    topics = sample_home / "topics.toml"
+    parent = '[[topic]]\nname = "Parent Z"\nquery = "survey"\n'
+    child = '[[topic]]\nname = "Child W"\nquery = "okapi"\n'
+    topics.write_text(parent + child, encoding="utf-8")
+    assert run("latest", "child-w", "-n", "1").exit_code == 0  # tags both
+
+    def tags_are_as_tagged_anew() -> set[str]:
+        catalog = Catalog.load(paths.default_topics_file(), topics)
+        papers = [p for _, p in Store(sample_home / "store").search(lambda *_: True)]
+        for paper in papers:
+            fields = (paper.title, paper.abstract, paper.authors, paper.categories)
+            assert paper.tags == catalog.tag_fields(*fields, paper.arxiv_id), paper.arxiv_id
+        return {p.arxiv_id for p in papers if "child-w" in p.tags}
+
+    assert tags_are_as_tagged_anew() == set()
+    topics.write_text(parent + 'implies = ["child-w"]\n' + child, encoding="utf-8")
+    assert run("latest", "child-w", "-n", "1").exit_code == 0  # retags
+    surveys = tags_are_as_tagged_anew()
+    assert len(surveys) > 10
+    assert run("topics", "remove", "child-w").exit_code == 0
+    added = run("topics", "add", "Child W", "--query", "okapi")
+    assert added.exit_code == 0, added.stderr
+    assert tags_are_as_tagged_anew() == surveys
+
+
 def test_the_first_command_on_a_store_without_the_index_builds_it_with_a_spinner(
     store: Store, isolated_home: Path
 ) -> None:
