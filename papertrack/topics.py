@@ -726,7 +726,7 @@ class Catalog:
         if user_path is not None and (user_text is not None or user_path.exists()):
             sources.append((user_path, "user"))
         for path, source in sources:
-            seen: set[str] = set()
+            seen: dict[str, str] = {}  # slug -> the name of its first entry in this file
             text = user_text if source == "user" else None
             # lenient (the CLI reading the user's file as it is, not an edit being
             # checked): a bad entry is reported and skipped, and the other topics work,
@@ -735,9 +735,12 @@ class Catalog:
             entries = _topics_in(path, source, text, skipped)
             warnings += [f"{why.rstrip('.')}; that topic is skipped." for why in skipped or ()]
             for slug, name, topic in entries:
+                twice = slug in seen
                 problem = (
-                    f"{path} defines the topic {slug!r} twice. Remove one."
-                    if slug in seen
+                    f"{path} defines the topic {slug!r} twice, as {seen[slug]!r} and then as "
+                    f"{name!r}. Remove one ('papertrack topics remove {name}' removes the second), "
+                    "or give one another slug"
+                    if twice
                     # (The defaults are checked once, by the catalog: not at every start-up.)
                     else _clash(topic, [t for s, t in merged.items() if s != slug])
                     if topic is not None and source == "user"
@@ -746,9 +749,10 @@ class Catalog:
                 if problem is not None:
                     if skipped is None:
                         raise UsageError(problem)
-                    warnings.append(f"{problem.rstrip('.')}; that topic is skipped.")
+                    skips = "the second is skipped" if twice else "that topic is skipped"
+                    warnings.append(f"{problem.rstrip('.')}; {skips}.")
                     continue
-                seen.add(slug)
+                seen[slug] = name
                 if topic is not None:
                     merged[slug] = _inherit_model(topic, merged.get(slug), source)
                     continue

@@ -363,6 +363,20 @@ def add_topic(
     return TopicEdit(action, slug, name, path, catalog, topic=catalog.by_slug(slug))
 
 
+def _second_named(file: _File, key: str) -> int | None:
+    """The index of an entry named ``key`` (any case) that repeats an earlier entry's
+    slug, which the catalog skips; None when there is none."""
+    wanted = " ".join(key.split()).casefold()
+    first: set[str] = set()
+    for index, entry in enumerate(file.entries):
+        name = str(entry.get("name", ""))
+        slug = entry.get("slug") or slugify(name)
+        if slug in first and " ".join(name.split()).casefold() == wanted:
+            return index
+        first.add(slug)
+    return None
+
+
 def remove_topic(path: Path, default_path: Path, key: str) -> TopicEdit:
     """Remove the topic named ``key`` (name or slug) from what the user sees.
 
@@ -377,6 +391,15 @@ def remove_topic(path: Path, default_path: Path, key: str) -> TopicEdit:
 
     current = Catalog.load(default_path, path, lenient=True)
     file = _File(path)
+    second = _second_named(file, key) if path.exists() else None
+    if second is not None:
+        # A slug defined twice: the entry the catalog skips, named by its own name
+        # (the first entry, the topic in use, went instead, and the second took its place).
+        written = file.entries[second]
+        name = str(written.get("name", key))
+        slug = str(written.get("slug") or slugify(name))
+        catalog = _commit(path, default_path, file.without(second))
+        return TopicEdit(Action.removed, slug, name, path, catalog)
     try:
         topic = current.find(key)
     except UnknownTopicError:

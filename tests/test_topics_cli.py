@@ -849,3 +849,35 @@ def test_an_entry_broken_by_hand_is_named_by_line_and_blocks_no_other_edit(
     assert "Removed your topic 'Broken multi'" in removed.stderr
     assert "Broken multi" not in user_file.read_text(encoding="utf-8")
     assert "skipped" not in ok("topics").stderr
+
+
+def test_a_slug_defined_twice_is_named_and_its_second_entry_removed_by_its_name(
+    isolated_home: Path,
+) -> None:
+    """With a second entry repeating a slug, `topics remove NAME-OF-THE-SECOND` said "no
+    topic named", `topics remove SLUG` took the first, good entry away and called the
+    broken copy "the default topic ... is back", and the warning named neither entry."""
+    topics = isolated_home / "topics.toml"
+    assert run("topics", "add", "World Mine", "--query", '"world model*"').exit_code == 0
+    with topics.open("a", encoding="utf-8") as file:
+        file.write('\n[[topic]]\nname = "Typo Copy"\nslug = "world-mine"\nquery = "x"\n')
+    listed = run("topics", "list")
+    warning = " ".join(listed.stderr.split())
+    assert "defines the topic 'world-mine' twice, as 'World Mine' and then as 'Typo Copy'" in (
+        warning
+    )
+    assert "'papertrack topics remove Typo Copy' removes the second" in warning
+    assert "the second is skipped" in warning
+    removed = run("topics", "remove", "typo  copy")
+    assert removed.exit_code == 0, removed.stderr
+    text = topics.read_text(encoding="utf-8")
+    assert "Typo Copy" not in text and 'name = "World Mine"' in text
+    assert data("topics", "show", "world-mine", "--json")["name"] == "World Mine"
+    # The slug removes the topic in use; the other entry is then the topic, said so.
+    with topics.open("a", encoding="utf-8") as file:
+        file.write('\n[[topic]]\nname = "Typo Copy"\nslug = "world-mine"\nquery = "x"\n')
+    first = run("topics", "remove", "world-mine")
+    said = " ".join(first.stderr.split()) + " ".join(first.stdout.split())
+    assert "Your other entry with this slug, 'Typo Copy', is the topic now" in said, said
+    assert "default topic" not in said
+    assert data("topics", "show", "world-mine", "--json")["name"] == "Typo Copy"

@@ -1485,7 +1485,13 @@ def topics_remove(
             elif taught:
                 # Their ids, or they could not be taught again (to the default brought back).
                 again = f"To teach {them} again: {_teach_command(edit.slug, taught)}"
-            if edit.restored is not None:
+            if edit.restored is not None and edit.restored.source == "user":
+                # The file defined the slug twice: its second entry is the topic now.
+                message += (
+                    f" Your other entry with this slug, {quoted(edit.restored.name)}, is the "
+                    f"topic now; run 'papertrack topics remove {edit.slug}' again to remove it too."
+                )
+            elif edit.restored is not None:
                 message += (
                     f" The default topic {quoted(edit.restored.name)} with this slug is back; run "
                     f"'papertrack topics remove {edit.slug}' again to hide it too."
