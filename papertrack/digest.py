@@ -417,17 +417,29 @@ _MD_AUTOLINK = re.compile(
 _MD_LINE_START = re.compile(r"^(?:[#>+=-]|\d{1,9}(?=[.)]))")
 
 
+# "<" and "&" as character references, not backslash escapes: CommonMark reads "\<"
+# as a "<", but Markdown.pl and Python-Markdown (MkDocs, Pelican) read a backslash
+# and then raw HTML, so a feed's <img onerror> or <script> came through live.
+_MD_REFERENCES = {"<": "&lt;", "&": "&amp;"}
+
+
+def _md_escaped(found: re.Match[str]) -> str:
+    char = found.group(0)
+    return _MD_REFERENCES.get(char) or "\\" + char
+
+
 def markdown_escape(text: object, *, line_start: bool = False) -> str:
     """Feed text shown literally by a Markdown renderer (GitHub's included), on one line.
 
-    Only what a renderer would misread is backslash-escaped (see ``_MD_INLINE``),
+    Only what a renderer would misread is escaped (see ``_MD_INLINE``): ``<`` and
+    ``&`` as ``&lt;`` and ``&amp;``, the rest with a backslash,
     so ``*x*``, ``[x](javascript:…)``, ``<script>`` and a bare ``https://…`` print
     as written while ``2026-11-24``, ``cs.AI``, ``100%`` and ``C++`` stay as they
     are. ``line_start``: the text begins a line, where ``# ``, ``- ``, ``> `` or
     ``1.`` would start a heading, list or quote, so that first character is
     escaped too.
     """
-    line = _MD_INLINE.sub(r"\\\g<0>", one_line(text))
+    line = _MD_INLINE.sub(_md_escaped, one_line(text))
     line = _MD_AUTOLINK.sub(r"\\\g<0>", line)
     if line_start:
         found = _MD_LINE_START.match(line)
