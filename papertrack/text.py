@@ -60,6 +60,12 @@ DEFAULT_IGNORABLE: tuple[range, ...] = (
 #: Every character no output of papertrack shows as it is: C0 controls but tab and
 #: line feed, DEL, C1 controls, the two classes above, and lone UTF-16 surrogates
 #: (JSON can spell "\ud800", but no UTF-8 file can hold it).
+#: Unicode's noncharacters (U+FDD0-U+FDEF, and the last two code points of every
+#: plane): never text, legal in XML, and a .bib holding one is refused whole by biber.
+NONCHARACTERS: tuple[range, ...] = (
+    range(0xFDD0, 0xFDF0),
+    *(range(plane + 0xFFFE, plane + 0x10000) for plane in range(0, 0x110000, 0x10000)),
+)
 UNSHOWN: tuple[range, ...] = (
     range(0xD800, 0xE000),
     range(0x00, 0x09),
@@ -67,6 +73,7 @@ UNSHOWN: tuple[range, ...] = (
     range(0x7F, 0xA0),
     *BIDI_CONTROL,
     *DEFAULT_IGNORABLE,
+    *NONCHARACTERS,
 )
 
 

@@ -291,3 +291,17 @@ def test_bibtex_titles_brace_acronyms_against_sentence_case(title: str, written:
 
     entry = bibtex_entry(Paper(arxiv_id="2501.00001", title=title))
     assert f"title         = {{{written}}}" in entry
+
+
+def test_noncharacters_are_dropped_where_feed_text_is_read_and_written() -> None:
+    """A noncharacter (U+FDD0, U+FFFE, U+1FFFE) is legal XML, so a feed can carry it; a
+    .bib holding one was refused whole by biber, and JSON, CSV and HTML kept it."""
+    from papertrack.export import bibtex_escape
+    from papertrack.text import clean_text, json_text, visible
+
+    text = "A \ufdd0title\ufffe with\U0001fffe noncharacters\U0010ffff"
+    assert clean_text(text) == "A title with noncharacters"
+    assert visible(text) == bibtex_escape(text) == "A title with noncharacters"
+    assert (
+        json_text(text) == '"A \\ufdd0title\\ufffe with\\ud83f\\udffe noncharacters\\udbff\\udfff"'
+    )
