@@ -7,6 +7,7 @@ time, and never prints: the CLI (:mod:`papertrack.cli.find`) renders and writes.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import itertools
 import re
@@ -322,7 +323,9 @@ def bibtex_escape(text: str) -> str:
 
     In one pass, so the backslash of ``\\&`` is never escaped again. Feed text is
     treated as plain text: TeX a feed carries (``$\\alpha$``) is printed as written,
-    never run, so a hostile title cannot break the entry or the document.
+    never run, so a hostile title cannot break the entry or the document. Greek
+    letters, math symbols and raised or lowered digits, which papertrack renders TeX
+    into and pdfLaTeX cannot set from UTF-8, are written as TeX (:func:`_pdftex_table`).
     """
     text = _SPACE_RE.sub(" ", _CONTROL_RE.sub("", text)).strip()
     # BibTeX ends a field at the brace that balances its opening one, and it counts
@@ -338,7 +341,34 @@ def bibtex_escape(text: str) -> str:
             return r"\textbraceleft{}" if char == "{" else r"\textbraceright{}"
         return _LATEX_SPECIALS[char]
 
-    return _LATEX_RE.sub(escape, text)
+    text = _LATEX_RE.sub(escape, text)
+    return text if text.isascii() else text.translate(_pdftex_table())
+
+
+@functools.cache
+def _pdftex_table() -> dict[int, str]:
+    """Characters beyond Latin-1 that papertrack's TeX rendering makes, as the TeX
+    that prints them: pdfLaTeX, Overleaf's default, stops at a Greek letter or a math
+    symbol in a .bib ("Unicode character α (U+03B1) not set up for use with LaTeX").
+    Greek letters and symbols become math (``{$\\alpha$}``), raised and lowered
+    digits ``\\textsuperscript``/``\\textsubscript``. Latin-1 (``×``, ``²``,
+    accented letters) stays: pdfLaTeX's UTF-8 input sets it."""
+    from papertrack.tex import GREEK, MATH_SYMBOLS, SCRIPTS
+
+    # ε and φ are TeX's \\varepsilon and \\varphi; its \\epsilon and \\phi are ϵ and ϕ.
+    table: dict[int, str] = {
+        ord(char): f"{{$\\{command}$}}"
+        for char, command in (("ε", "varepsilon"), ("φ", "varphi"), ("ϵ", "epsilon"), ("ϕ", "phi"))
+    }
+    for names in (MATH_SYMBOLS, GREEK):
+        for command, symbol in names.items():  # \leq before \le: the first name wins
+            if len(symbol) == 1 and ord(symbol) > 0xFF:
+                table.setdefault(ord(symbol), f"{{$\\{command}$}}")
+    for command, raised in SCRIPTS.items():
+        for plain, code in raised.items():
+            if code > 0xFF:
+                table.setdefault(code, f"\\{command}{{{chr(plain)}}}")
+    return table
 
 
 def _paired_braces(text: str) -> set[int]:
@@ -420,7 +450,7 @@ _WORD_RE = re.compile(r"^([(\[\"'`]*)(.+?)([)\]\"',.:;!?]*)$")
 # A capital after the first letter or digit of a word or of one of its hyphenated
 # parts: an acronym or a name (LLM, GPT-4o, ReAct, UI-KOBE), not Title-Case
 # ("Knowledge-Oriented", which sentence case may lower).
-_KEEP_CASE_RE = re.compile(r"(?:^|-)[A-Za-z0-9][^ -]*[A-Z]")
+_KEEP_CASE_RE = re.compile(r"(?:^|-)(?:\\[#$%&_])?[A-Za-z0-9][^ -]*[A-Z]")
 
 
 def _case_kept(title: str) -> str:

@@ -283,6 +283,8 @@ def test_bibtex_writes_a_name_suffix_in_the_von_last_jr_first_form(name: str, wr
         # A bracket the word opened closes inside its braces ({SE(3}) read oddly).
         ("Policies on SE(3).", "Policies on {SE(3)}."),
         ("Models (see LLaMA-2)", "Models (see {LLaMA-2})"),
+        # A word opening with an escaped character: "#mahsaamini" in print.
+        ("During the #MahsaAmini Movement", "During the {{\\#MahsaAmini}} Movement"),
     ],
 )
 def test_bibtex_titles_brace_acronyms_against_sentence_case(title: str, written: str) -> None:
@@ -291,6 +293,25 @@ def test_bibtex_titles_brace_acronyms_against_sentence_case(title: str, written:
 
     entry = bibtex_entry(Paper(arxiv_id="2501.00001", title=title))
     assert f"title         = {{{written}}}" in entry
+
+
+def test_bibtex_writes_what_pdflatex_cannot_set_as_tex() -> None:
+    """papertrack renders TeX to Unicode (`$\\alpha$` is stored as α), and pdfLaTeX,
+    Overleaf's default, stopped at it in a .bib: "Unicode character α (U+03B1) not set
+    up for use with LaTeX". Greek letters and symbols go back to math, raised and
+    lowered digits to \\textsuperscript and \\textsubscript; Latin-1 stays."""
+    from papertrack.export import bibtex_entry
+    from papertrack.models import Paper
+    from papertrack.tex import render_tex
+
+    raw = r"$\alpha$-$\beta$ Pruning, $\varepsilon$-greedy $\leq 3$ and H$_4$ in Café × 2"
+    entry = bibtex_entry(Paper(arxiv_id="2501.00001", title=render_tex(raw)))
+    title = next(line for line in entry.splitlines() if line.lstrip().startswith("title"))
+    assert title.endswith(
+        r"{$\alpha$}-{$\beta$} Pruning, {$\varepsilon$}-greedy {$\leq$} 3 and "
+        r"H\textsubscript{4} in Café × 2},"
+    ), title
+    assert all(ord(char) <= 0xFF for char in title)
 
 
 def test_noncharacters_are_dropped_where_feed_text_is_read_and_written() -> None:
