@@ -265,8 +265,9 @@ CSV_COLUMNS = (
 
 #: Columns papertrack writes itself (a version number, ISO 8601 times): never feed text.
 _OWN_CSV_COLUMNS = frozenset({"version", "paper_date", "published", "updated", "announced"})
-#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"); and
+#: the quote that guards one, which a spreadsheet takes as its text mark and hides.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
 
 
 def csv_cell(text: str) -> str:
@@ -276,6 +277,9 @@ def csv_cell(text: str) -> str:
     formula, and some skip a leading tab or carriage return before looking, so a
     title such as ``=HYPERLINK("http://…")`` in an opened CSV could fetch a URL or
     worse. The quote makes the cell plain text, as OWASP's "CSV Injection" page advises.
+    A cell that starts with a quote of its own gets one more: a spreadsheet hid the
+    first ("'Your AI Text is not Mine'" lost it), and a script could not tell the
+    guard from the text. So a cell starting with ``'`` had exactly one added.
     """
     text = _CONTROL_RE.sub("", text)  # nothing a terminal showing the file could act on
     return "'" + text if text.startswith(_FORMULA_START) else text

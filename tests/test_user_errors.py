@@ -898,6 +898,10 @@ def test_csv_cells_of_feed_text_never_start_a_formula() -> None:
     assert row["authors"] == "'+Ann; Bob; @Cy"  # only the start of a cell counts
     assert row["affiliations"] == "'=Lab"
     assert row["primary_category"] == "'@cs"
+    # A quote of the text's own is kept: one more goes before it, which a
+    # spreadsheet hides (it hid the text's own, and a script could not tell them apart).
+    assert csv_cell("'Your AI Text is not Mine'") == "''Your AI Text is not Mine'"
+    assert csv_cell("Mine'") == "Mine'"
     assert row["categories"] == "'-cs.AI; cs.CL"
     assert (row["doi"], row["url"], row["pdf_url"]) == ("'\t=1", "'=2", "'-3")  # CR dropped
     assert row["tags"] == "llm-agents"
@@ -909,7 +913,7 @@ def test_csv_cells_of_feed_text_never_start_a_formula() -> None:
     assert row["paper_date"] == "2025-08-20T00:00:00Z"
 
 
-@pytest.mark.parametrize("text", ["", "plain", "3 = 1 + 2", "'quoted", " =spaced", "2508.13167"])
+@pytest.mark.parametrize("text", ["", "plain", "3 = 1 + 2", " =spaced", "2508.13167"])
 def test_csv_cells_that_start_no_formula_are_unchanged(text: str) -> None:
     assert csv_cell(text) == text
 

@@ -809,9 +809,12 @@ def emit_papers(papers: Sequence[Paper], fmt: Format, table: Callable[[], Any]) 
     from papertrack.cli.output import emit
 
     if fmt is Format.csv:
+        from papertrack.cli.output import write_csv
         from papertrack.export import CSV_COLUMNS, csv_row
 
-        emit("csv", [csv_row(p) for p in papers], table, columns=CSV_COLUMNS)
+        # Export's rows: their cells are made inert already (a second pass would add a
+        # second quote to every guarded cell).
+        write_csv(CSV_COLUMNS, (csv_row(p) for p in papers))
         return
     rows = [p.to_dict() for p in papers] if fmt in (Format.json, Format.jsonl) else papers
     emit(fmt.value, rows, table)

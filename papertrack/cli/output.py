@@ -55,11 +55,21 @@ def cell(value: Any) -> str:
 
 def emit_csv(columns: Sequence[str], rows: Iterable[Mapping[str, Any] | Sequence[Any]]) -> None:
     """A header of ``columns``, then a row per mapping (by column) or sequence (in order)."""
+    write_csv(
+        columns,
+        (
+            [cell(v) for v in ([row.get(c) for c in columns] if isinstance(row, Mapping) else row)]
+            for row in rows
+        ),
+    )
+
+
+def write_csv(columns: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """A header of ``columns``, then ``rows`` of cells made inert already (:func:`cell`,
+    or :func:`papertrack.export.csv_row`)."""
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(columns)
-    for row in rows:
-        values = [row.get(c) for c in columns] if isinstance(row, Mapping) else list(row)
-        writer.writerow([cell(v) for v in values])
+    writer.writerows(rows)
 
 
 def emit_text(text: str) -> None:
