@@ -286,6 +286,21 @@ def _stream_fd(path: Path) -> int | None:
     return None
 
 
+def out_of_space(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk (or the user's quota) is full: an OSError of
+    ENOSPC or EDQUOT, or SQLite's "database or disk is full"."""
+    import errno
+    import sqlite3
+
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or (
+            "disk is full" in str(exc)
+        )
+    return False
+
+
 def write_error(path: Path, exc: OSError) -> StoreError:
     return StoreError(f"could not write {path}: {exc.strerror or exc}. {os_fix(exc, writing=True)}")
 

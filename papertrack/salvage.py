@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from papertrack.doctor import Checkup, checkup_of, paper_of_mended, relative_name
 from papertrack.errors import StoreError
-from papertrack.files import write_atomic
+from papertrack.files import out_of_space, write_atomic
 from papertrack.index import week_of
 from papertrack.models import Paper, Progress, mend_record
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
@@ -285,7 +285,17 @@ def repair_store(
             if change.gained or change.lost
         }
         if any(p.kind.endswith("-search-index") for p in before.problems):
-            build_text_index(store, progress)  # even one marked in step: its rows disagreed
+            try:
+                build_text_index(store, progress)  # even one marked in step: its rows disagreed
+            except Exception as exc:
+                if not out_of_space(exc):
+                    raise
+                # A full disk: the damaged index goes (derived data, and its space is
+                # freed); readers scan until a search with room builds it again. The
+                # check below names it, and the command says why.
+                with contextlib.suppress(OSError):
+                    store.search_path.unlink()
+                report.rebuilt = [f for f in report.rebuilt if f != store.search_path.name]
         report.retagged = not had_fingerprints
         report.after = checkup_of(store, progress)
         _account_losses(report, earlier)

@@ -274,6 +274,8 @@ class Store:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
         self._index: tuple[tuple[int, int, int] | None, Index] | None = None
+        #: A build of the search index ran out of disk space: readers scan instead.
+        self.text_index_failed = False
         if self.path.exists() and not self.path.is_dir():
             raise StoreError(
                 f"{visible(self.path)} is a file, not a papertrack store directory. "
@@ -763,6 +765,15 @@ class Store:
                 from papertrack.writer import build_text_index
 
                 build_text_index(self, progress)
+        except Exception as exc:
+            from papertrack.files import out_of_space
+
+            if not out_of_space(exc):
+                raise
+            # A full disk: every command that reads crashed here ("This is a bug"),
+            # export too, while the week files were whole. They answer by a scan.
+            self.text_index_failed = True
+            return None
         finally:
             lock.release()
         text = TextIndex(self.search_path)
@@ -933,9 +944,14 @@ def bring_current(
     def build_text_index() -> None:
         # A store from before the full-text index (or after a write it missed): built
         # once, here, so that searches do not each read every week file.
-        if store.text_index_missing():
+        if store.text_index_missing() and not store.text_index_failed:
             with busy("Building the search index (once)", "paper") as progress:
                 store.text_index(progress)
+            if store.text_index_failed:
+                note(
+                    "The search index could not be built: the disk is full. Answers come "
+                    "from reading every week file until it is (slower); free some space."
+                )
 
     # First, when the index file is current: a retag then reads only the papers a
     # changed query can match, and did not build it under its own spinner ("week

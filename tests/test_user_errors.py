@@ -667,6 +667,81 @@ def test_a_full_disk_while_exporting_leaves_no_half_file(untouched: Path, tmp_pa
     assert list(out.parent.iterdir()) == []
 
 
+# SQLite's own writes do not go through open(): its "database or disk is full" is
+# raised where a full disk raised it, inserting the search index's rows.
+FULL_SEARCH_INDEX = r"""
+import sqlite3, sys
+from papertrack import fulltext
+
+def full(*args, **kwargs):
+    raise sqlite3.OperationalError("database or disk is full")
+
+fulltext._insert = full
+from papertrack.cli import main
+
+sys.argv[0] = "papertrack"
+main()
+"""
+
+
+def test_a_full_disk_under_the_search_index_leaves_every_reader_answering(home: Path) -> None:
+    """With the search index behind the week files (an ingest cut short by a full
+    disk) and the disk still full, every command that reads tried to rebuild it
+    first and died: "papertrack failed unexpectedly (OperationalError: database or
+    disk is full). This is a bug", export included. They read the week files now."""
+    (home / "store" / "search.sqlite").unlink()
+
+    def on_full_disk(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", FULL_SEARCH_INDEX, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    stored = Store(home / "store").count()
+    for args in (["stats"], ["latest", "-n", "3"], ["search", "agents"], ["trending"]):
+        done = on_full_disk(*args)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "This is a bug" not in done.stderr and "Traceback" not in done.stderr
+        assert "Note: The search index could not be built: the disk is full." in (
+            " ".join(done.stderr.split())
+        ), done.stderr
+    exported = on_full_disk("export", "-f", "jsonl")
+    assert exported.returncode == 0, exported.stderr
+    assert len(exported.stdout.splitlines()) == stored
+    assert Store(home / "store").text_index_missing()  # not built: nothing half-made is used
+    # With space again, the next command builds it.
+    assert run("search", "agents").exit_code == 0
+    assert not Store(home / "store").text_index_missing()
+
+
+def test_a_repair_on_a_full_disk_says_the_search_index_waits_for_space(home: Path) -> None:
+    """The salvage done, a search index that could not be rebuilt for lack of space
+    ended the repair with "1 problem remain after the repair ... report this as a
+    papertrack bug"; and a damaged index, rebuilt on a full disk, crashed it."""
+    week = max((home / "store" / "papers").glob("*.json"))
+    week.write_bytes(week.read_bytes()[: week.stat().st_size // 2])
+    (home / "store" / "search.sqlite").write_bytes(b"not a database")
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_SEARCH_INDEX, "doctor", "--repair"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, done.stderr
+    assert "This is a bug" not in said and "papertrack bug" not in said, said
+    assert "Repaired: the store holds" in said
+    assert re.search(
+        r"Error: the search index could not be rebuilt with [\d,.]+ MB free on the disk\. "
+        r"Free some space and run 'papertrack doctor --repair' again",
+        said,
+    ), said
+    assert run("doctor", "--repair").exit_code == 0  # with space: the index is built
+    assert run("doctor").exit_code == 0
+
+
 def test_a_full_disk_while_saving_the_digest_mark_shows_the_papers_again(untouched: Path) -> None:
     done = run_on_full_disk(r"digest-state\.json", "digest", "--since", "2025-08-01")
     assert_disk_full_error(done, re.escape(str(untouched / "digest-state.json")))

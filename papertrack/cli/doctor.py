@@ -42,13 +42,13 @@ def _repair_lines(report: RepairReport) -> list[str]:
     lines = [f"Found: {p.what()}." for p in report.before.problems]
     named: set[str] = set()
     for item in report.salvages:
-        moved = f" ({item.moved} of them to the week of their date)" if item.moved else ""
+        moved = f" ({item.moved:,} of them to the week of their date)" if item.moved else ""
         line = (
             f"Repaired {item.file}: salvaged {counted(item.salvaged, 'paper')}{moved}; "
             f"the damaged file is kept as {item.kept_at}"
         )
         if item.lost:
-            line += f"; lost {len(item.lost)}: {name_some(item.lost)}"
+            line += f"; lost {len(item.lost):,}: {name_some(item.lost)}"
             named.update(item.lost)
         if item.lost_unnamed:
             line += (
@@ -205,12 +205,13 @@ def _repair(store: Store, as_json: bool) -> None:
         log(_moved_line(report))
     if not report.before.exists:
         say(f"No store at {store.path} yet: nothing to repair.")
-    elif after.problems:
+    elif after.problems and not all(p.kind.endswith("-search-index") for p in after.problems):
         raise PapertrackError(
-            f"{counted(len(after.problems), 'problem')} remain after the repair. "
+            f"{counted(len(after.problems), 'problem')} "
+            f"{'remains' if len(after.problems) == 1 else 'remain'} after the repair. "
             f"Keep {store.path} as it is and report this as a papertrack bug"
         )
-    elif report.repaired:
+    elif report.repaired or after.problems:
         count = report.lost_count
         lost = f"lost {counted(count, 'paper')}" if count else "nothing lost"
         say(f"Repaired: the store holds {counted(after.papers, 'paper')}; {lost}.")
@@ -218,6 +219,18 @@ def _repair(store: Store, as_json: bool) -> None:
             # Every id, not the first ten of the report: a repair run from cron is read
             # in the log, and there is no other place the ids are left.
             log(f"Lost in the repair: {', '.join(report.lost)}.")
+        if after.problems:
+            # The week files are whole; only the search index, which a full disk
+            # stopped, is behind. "Report this as a papertrack bug" sent the user away.
+            import shutil
+
+            free = shutil.disk_usage(store.path).free
+            raise PapertrackError(
+                "the search index could not be rebuilt with "
+                f"{free / 2**20:,.1f} MB free on the disk. Free some space and run "
+                "'papertrack doctor --repair' again (until then, searches read every week "
+                "file)"
+            )
     else:
         say("No problems found: nothing to repair.")
     if home:
