@@ -236,13 +236,16 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
     if store.dirty_path.exists():
         # What the marker says may be out of date is: the next writer rebuilds the id
         # map and index from the week files. After a Ctrl-C during a teach's retag,
-        # doctor still failed on the counts the marker stands for.
-        checkup.problems[:] = [
-            dataclasses.replace(p, fix=_DIRTY_FIX, pending=True)
-            if p.kind in _REBUILT_WHEN_DIRTY
-            else p
-            for p in checkup.problems
-        ]
+        # doctor still failed on the counts the marker stands for. (Not with a week
+        # file gone that the id map still places papers in: the next writer refuses
+        # that rebuild, and only the repair goes on without them.)
+        if not any(p.kind == "missing-week" for p in checkup.problems):
+            checkup.problems[:] = [
+                dataclasses.replace(p, fix=_DIRTY_FIX, pending=True)
+                if p.kind in _REBUILT_WHEN_DIRTY
+                else p
+                for p in checkup.problems
+            ]
         checkup.problems.append(
             Problem(
                 ".dirty",

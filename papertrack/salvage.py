@@ -278,6 +278,7 @@ def repair_store(
         # prepare() drops temp files, rebuilds the id map and index from the week files
         # (keeping the newest copy of a paper stored twice) and retags changed topics.
         writer = StoreWriter(store, catalog, progress)
+        writer.accept_losses = True  # the losses are named in this report
         writer.prepare()
         report.moved = {
             slug: (change.gained, change.lost)

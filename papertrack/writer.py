@@ -14,7 +14,8 @@ import secrets
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ from papertrack.models import (
 from papertrack.parallel import forked_map
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, dumps_json, stat_key
 from papertrack.store import IdMap, Store, id_shard, paper_of_record, record_fields
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
@@ -198,6 +200,9 @@ class StoreWriter:
         self.store = store
         self.catalog = catalog
         self.progress = progress
+        #: A rebuild goes on without the papers of week files gone missing: only
+        #: doctor --repair, which names them, sets it.
+        self.accept_losses = False
         self.index = Index()
         #: (inode, mtime, size) of index.json as this writer last left it: while the file
         #: is unchanged, no other writer came in between and ``index`` is still right.
@@ -619,7 +624,8 @@ class StoreWriter:
             except StoreError:
                 return None  # a damaged shard: rebuilt below anyway
 
-        for week in self.store.weeks(check=False):
+        weeks = self.store.weeks(check=False)
+        for week in weeks:
             for paper in self.store.read_partition(week):
                 seen = best.get(paper.arxiv_id)
                 if seen is None:
@@ -631,6 +637,8 @@ class StoreWriter:
                 duplicates.append((loser, paper.arxiv_id))
                 if keep_new:
                     best[paper.arxiv_id] = (week, paper)
+        if not self.accept_losses:
+            self._refuse_missing_papers(set(weeks), best)
         parts = _Partitions(self.store)
         for week, pid in duplicates:
             parts.remove(week, pid)
@@ -655,6 +663,36 @@ class StoreWriter:
         _write_index_file(self.store, self.index)
         with contextlib.suppress(OSError):
             self._dirty.unlink()
+
+    def _refuse_missing_papers(self, on_disk: AbstractSet[str], found: Mapping[str, Any]) -> None:
+        """Refuse a rebuild that would forget papers: those the id map places in a week
+        file that is gone, which no other week file holds. With a write cut short
+        (.dirty), readers let a missing week pass for the rebuild to set right, and
+        the rebuild made a new id map and index without its papers: 304 papers went
+        with no word, and doctor then found nothing. Papers an interrupted repair
+        already recorded as lost are let go (the next doctor reports them)."""
+        from papertrack.salvage import _pending_losses
+
+        placed = self.store.ids_placed_outside(on_disk)
+        gone = {w: [p for p in ids if p not in found] for w, ids in placed.items()}
+        gone = {w: ids for w, ids in gone.items() if ids}
+        if not gone:
+            return
+        recorded = _pending_losses(self.store)[1]
+        gone = {w: ids for w, ids in gone.items() if not set(ids) <= recorded}
+        if not gone:
+            return
+        first = min(gone)
+        count = sum(len(ids) for ids in gone.values())
+        what = visible(str(self.store.partition_path(first)))
+        if len(gone) > 1:
+            what += f" and {len(gone) - 1:,} more week file{'s' if len(gone) > 2 else ''}"
+        raise StoreError(
+            f"store file {what} {'is' if len(gone) == 1 else 'are'} missing, and the id "
+            f"map places {count:,} paper{'s' if count != 1 else ''} there that no other "
+            f"week file holds. Restore {'it' if len(gone) == 1 else 'them'} from a backup, "
+            "or run 'papertrack doctor --repair' to go on without those papers (it names them)"
+        )
 
 
 def build_text_index(store: Store, progress: Callable[[int, int], None] | None = None) -> None:
