@@ -947,6 +947,10 @@ def bring_current(
     Raises:
         StoreError: the store is read-only and its index needs the upgrade.
     """
+    # A week file the index counts papers in, gone: every reader stops, naming it.
+    # momentum, trending and topics read index.json alone and went on counting its
+    # papers with exit 0, while latest and export stopped.
+    store.weeks()
     outdated = store.index_outdated()
     current = store.tags_current(catalog)
     if (outdated or not current) and store.exists() and not os.access(store.path, os.W_OK):

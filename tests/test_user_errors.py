@@ -839,7 +839,7 @@ def test_a_search_index_linked_from_outside_the_store_is_replaced_not_written_th
         (".lock", "folder", ["ingest", str(LISTING)],
          "A folder stands where papertrack keeps that file: move it away"),
         ("papers", "file", ["latest", "-n", "1"],
-         "A file stands where a folder of that path belongs: move it away"),
+         "is a file, not a folder of week files. Move it away or restore the folder"),
         ("ids", "file", ["ingest", str(LISTING)],
          "A file stands where a folder of that path belongs: move it away"),
     ],
