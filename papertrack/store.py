@@ -495,14 +495,14 @@ class Store:
         """
         if not arxiv_id.isascii() and not _is_utf8(arxiv_id):
             return None  # a shell's $(printf 'a\xff'): no stored id holds such bytes
-        week = IdMap(self).get(arxiv_id)
-        if week is None:
+        mapped = IdMap(self).get(arxiv_id)
+        if mapped is None:
             month = id_month(arxiv_id)
             if month is None or self.shard_path(id_shard(arxiv_id)).exists():
                 return None
             weeks = [w for w in self.weeks() if w == UNDATED or _in_month(w, month)]
         else:
-            weeks = [week]
+            weeks = [mapped]
         for week in weeks:
             records = week_records(self.partition_path(week))
             if not records:
@@ -510,6 +510,21 @@ class Store:
             for doc in records.values():
                 if doc.get("arxiv_id") == arxiv_id:
                     return paper_of_record(doc, self.partition_path(week))
+        if mapped is not None and not self.dirty_path.exists():
+            # The id map names a week that does not hold the paper: "no paper X in the
+            # store" sent the user to ingest it again, which counted it twice. Read
+            # once more first: a writer may have renamed the week in since.
+            now = IdMap(self).get(arxiv_id)
+            for doc in week_records(self.partition_path(now)).values() if now else ():
+                if doc.get("arxiv_id") == arxiv_id:
+                    return paper_of_record(doc, self.partition_path(now or ""))
+            if now != mapped or self.dirty_path.exists():
+                return None
+            raise StoreError(
+                f"the id map places {visible(arxiv_id)} in "
+                f"{visible(str(self.partition_path(mapped)))}, which does not hold it. Run "
+                "'papertrack doctor --repair' to rebuild the id map from the week files"
+            )
         return None
 
     def search(

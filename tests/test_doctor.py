@@ -851,3 +851,21 @@ def test_a_search_index_that_is_no_database_is_called_damaged_not_behind(store: 
     assert line.count("Run 'papertrack doctor --repair'") == 1
     assert run("doctor", "--repair").exit_code == 0
     assert run("doctor").exit_code == 0
+
+
+def test_a_paper_the_id_map_places_in_the_wrong_week_sends_show_to_the_repair(
+    store: Store,
+) -> None:
+    """`show` said "no paper X in the store. Ingest a feed that lists it", and an
+    ingest of it then counted it as new, a second time in the index."""
+    pid = records(store)[0]["arxiv_id"]
+    other = next(week for week in store.weeks() if week != WEEK)
+    shard = store.shard_path(id_shard(pid))
+    data = json.loads(shard.read_bytes())
+    data["ids"]["1"][pid] = other
+    shard.write_bytes(json.dumps(data).encode())
+    line = error_line(run("show", pid), 1, f"the id map places {pid} in", f"Run '{FIX}'")
+    assert f"papers/{other}.json" in line
+    assert run("doctor", "--repair").exit_code == 0
+    shown = run("show", pid, "-f", "json")
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["arxiv_id"] == pid
