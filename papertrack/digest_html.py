@@ -104,16 +104,16 @@ def label_weeks(starts: Sequence[date], bar_width: int, gap: int) -> tuple[WeekL
     aligned with the chart's edges, so that neither is cut off."""
     pitch = bar_width + gap
     labels = []
-    last = starts[-1] if starts else None
     for i, start in enumerate(starts):
         if (len(starts) - 1 - i) % LABEL_EVERY:
             continue
+        text = shown_week(start, starts[-1])  # the year of a week before the last's
         if i == len(starts) - 1 and i:
-            labels.append(WeekLabel(i * pitch + bar_width, shown_week(start, last or start), "end"))
+            labels.append(WeekLabel(i * pitch + bar_width, text, "end"))
         elif i == 0:
-            labels.append(WeekLabel(0, shown_week(start, last or start), "start"))
+            labels.append(WeekLabel(0, text, "start"))
         else:
-            labels.append(WeekLabel(i * pitch + bar_width // 2, shown_week(start, last or start)))
+            labels.append(WeekLabel(i * pitch + bar_width // 2, text))
     return tuple(labels)
 
 

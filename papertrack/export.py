@@ -527,7 +527,7 @@ def bibtex_entry(paper: Paper) -> str:
 ATOM_NS = "http://www.w3.org/2005/Atom"
 # XML 1.0 forbids some of these even escaped (a feed reader would reject the file);
 # the others are the control and invisible characters of UNSHOWN_RE.
-_XML_INVALID_RE = re.compile(f"{UNSHOWN_RE.pattern}|[\ufffe\uffff]")
+_XML_INVALID_RE = UNSHOWN_RE  # U+FFFE and U+FFFF among them (noncharacters)
 
 
 def _xml_text(text: str) -> str:

@@ -314,7 +314,7 @@ def os_fix(exc: OSError, *, writing: bool = False) -> str:
         return "A folder stands where papertrack keeps that file: move it away"
     if exc.errno == errno.ENOTDIR:
         return "A file stands where a folder of that path belongs: move it away"
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+    if out_of_space(exc):
         return "Free some space on the disk"
     if not writing:
         return "Check its permissions"

@@ -83,9 +83,9 @@ def query_notes(query: str) -> list[str]:
     """What to know about how ``query`` is read: ``or``/``and``/``not`` in lower case
     are words to match (only AND, OR and NOT in capitals are operators); a comment
     typed on one line; a category name or a symbol read as words."""
-    notes = []
     from papertrack.query import category_words, comments_of, operator_words, symbol_words
 
+    notes: list[str] = []
     words = operator_words(query)
     if words:
         shown = ", ".join(f"'{w}'" for w in words)

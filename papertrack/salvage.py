@@ -242,12 +242,12 @@ def repair_store(
         # The lock file cannot even be made (a read-only store): nobody writes it, so a
         # healthy one is said to be healthy, as `doctor` says; any repair needs the lock.
         checked = checkup_of(store, progress)
-        if checked.healthy and not _pending_losses(store)[1]:
+        if checked.healthy and not pending_losses(store)[1]:
             return RepairReport(checked, checked)
         raise
     try:
         before = checkup_of(store, progress)
-        pending, earlier = _pending_losses(store)
+        pending, earlier = pending_losses(store)
         if before.healthy:
             lost = sorted(earlier - set(before.placed))
             report = RepairReport(before, before, lost=lost, interrupted=lost)
@@ -301,7 +301,7 @@ def repair_store(
         report.after = checkup_of(store, progress)
         _account_losses(report, earlier)
         # Every record, this repair's own included: its losses are in this report.
-        _reported(_pending_losses(store)[0])
+        _reported(pending_losses(store)[0])
     finally:
         lock.release()
     return report
@@ -331,7 +331,7 @@ def _keep_temp_files(store: Store, before: Checkup, stamp: str) -> None:
 _PENDING_GLOB = "repair-*.lost.json"
 
 
-def _pending_losses(store: Store) -> tuple[list[Path], set[str]]:
+def pending_losses(store: Store) -> tuple[list[Path], set[str]]:
     """The records of losses no finished repair reported yet, and the ids they name."""
     files = sorted(store.damaged_dir.glob(_PENDING_GLOB)) if store.damaged_dir.is_dir() else []
     ids: set[str] = set()

@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -43,12 +43,19 @@ from typing import TYPE_CHECKING, Any
 from tinydb import TinyDB
 
 from papertrack.errors import StoreError
-from papertrack.files import TEMP_NAME, Lock, lock_timeout, temp_files, write_atomic
+from papertrack.files import (
+    TEMP_NAME,
+    Lock,
+    lock_timeout,
+    out_of_space,
+    temp_files,
+    write_atomic,
+)
 from papertrack.ids import id_month
 from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_sort_key, week_start
 from papertrack.models import Paper, Progress, check_kinds, paper_date_key
 from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage
-from papertrack.text import visible
+from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
@@ -504,27 +511,36 @@ class Store:
         else:
             weeks = [mapped]
         for week in weeks:
-            records = week_records(self.partition_path(week))
-            if not records:
-                self.weeks()  # a week file gone, not one emptied: an error naming it
-            for doc in records.values():
-                if doc.get("arxiv_id") == arxiv_id:
-                    return paper_of_record(doc, self.partition_path(week))
+            paper = self._paper_in(week, arxiv_id, missing_is_error=True)
+            if paper is not None:
+                return paper
         if mapped is not None and not self.dirty_path.exists():
             # The id map names a week that does not hold the paper: "no paper X in the
             # store" sent the user to ingest it again, which counted it twice. Read
             # once more first: a writer may have renamed the week in since.
             now = IdMap(self).get(arxiv_id)
-            for doc in week_records(self.partition_path(now)).values() if now else ():
-                if doc.get("arxiv_id") == arxiv_id:
-                    return paper_of_record(doc, self.partition_path(now or ""))
-            if now != mapped or self.dirty_path.exists():
-                return None
+            paper = None if now is None else self._paper_in(now, arxiv_id)
+            if paper is not None or now != mapped or self.dirty_path.exists():
+                return paper
             raise StoreError(
                 f"the id map places {visible(arxiv_id)} in "
                 f"{visible(str(self.partition_path(mapped)))}, which does not hold it. Run "
                 "'papertrack doctor --repair' to rebuild the id map from the week files"
             )
+        return None
+
+    def _paper_in(
+        self, week: str, arxiv_id: str, *, missing_is_error: bool = False
+    ) -> Paper | None:
+        """The paper ``arxiv_id`` as week file ``week`` holds it, or None.
+        ``missing_is_error``: a week file that is gone (not one emptied) is an error
+        naming it (:meth:`weeks`)."""
+        records = week_records(self.partition_path(week))
+        if not records and missing_is_error:
+            self.weeks()
+        for doc in records.values():
+            if doc.get("arxiv_id") == arxiv_id:
+                return paper_of_record(doc, self.partition_path(week))
         return None
 
     def search(
@@ -617,14 +633,22 @@ class Store:
             if not gone:
                 return
         lost = sum(counts[w] for w in gone)
+        raise self.missing_weeks_error(gone, f": the index counts {counted(lost, 'paper')} there")
+
+    def missing_weeks_error(
+        self, gone: Sequence[str], why: str, *, named: bool = False
+    ) -> StoreError:
+        """The error for week files ``gone`` (oldest first) that must be there: ``why``
+        follows "store file X is missing" (readers: the index counts their papers; a
+        rebuild: the id map places papers there that no other week holds). ``named``:
+        the repair names the papers it goes on without."""
         what = visible(str(self.partition_path(gone[0])))
         if len(gone) > 1:
             what += f" and {len(gone) - 1:,} more week file{'s' if len(gone) > 2 else ''}"
-        raise StoreError(
-            f"store file {what} {'is' if len(gone) == 1 else 'are'} missing: the index "
-            f"counts {lost:,} paper{'s' if lost != 1 else ''} there. Restore "
+        return StoreError(
+            f"store file {what} {'is' if len(gone) == 1 else 'are'} missing{why}. Restore "
             f"{'it' if len(gone) == 1 else 'them'} from a backup, or run 'papertrack doctor "
-            "--repair' to go on without those papers"
+            "--repair' to go on without those papers" + (" (it names them)" if named else "")
         )
 
     def ids_placed_outside(self, on_disk: AbstractSet[str]) -> dict[str, list[str]]:
@@ -632,12 +656,12 @@ class Store:
         damaged shard is passed over: doctor names it). Reads every shard: for the
         rare checks of a store whose week files are missing."""
         folder = self.path / "ids"
+        id_map = IdMap(self)
         placed: dict[str, list[str]] = {}
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             try:
-                mapping = json.loads(path.read_bytes())["ids"]["1"]
-                pairs = [(str(p), str(w)) for p, w in mapping.items()]
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                pairs = [(str(p), str(w)) for p, w in id_map.shard(path.stem).items()]
+            except (StoreError, ValueError, TypeError, AttributeError):
                 continue
             for pid, week in pairs:
                 if week not in on_disk:
@@ -807,8 +831,6 @@ class Store:
 
                 build_text_index(self, progress)
         except Exception as exc:
-            from papertrack.files import out_of_space
-
             if not out_of_space(exc):
                 raise
             # A full disk: every command that reads crashed here ("This is a bug"),
@@ -1037,14 +1059,15 @@ class IdMap:
         self.store = store
         self.maps: dict[str, dict[str, str]] = {}
 
-    def _map(self, shard: str) -> dict[str, str]:
+    def shard(self, shard: str) -> dict[str, str]:
+        """Id -> week, for the ids of one shard (``ids/SHARD.json``)."""
         if shard not in self.maps:
             data = AtomicJSONStorage(self.store.shard_path(shard)).read() or {}
             self.maps[shard] = dict((data.get("ids") or {}).get("1") or {})
         return self.maps[shard]
 
     def get(self, arxiv_id: str) -> str | None:
-        return self._map(id_shard(arxiv_id)).get(arxiv_id)
+        return self.shard(id_shard(arxiv_id)).get(arxiv_id)
 
 
 # --------------------------------------------------------------------------- damage

@@ -57,15 +57,15 @@ DEFAULT_IGNORABLE: tuple[range, ...] = (
     range(0x1D173, 0x1D17B),
     range(0xE0000, 0xE1000),
 )
-#: Every character no output of papertrack shows as it is: C0 controls but tab and
-#: line feed, DEL, C1 controls, the two classes above, and lone UTF-16 surrogates
-#: (JSON can spell "\ud800", but no UTF-8 file can hold it).
 #: Unicode's noncharacters (U+FDD0-U+FDEF, and the last two code points of every
 #: plane): never text, legal in XML, and a .bib holding one is refused whole by biber.
 NONCHARACTERS: tuple[range, ...] = (
     range(0xFDD0, 0xFDF0),
     *(range(plane + 0xFFFE, plane + 0x10000) for plane in range(0, 0x110000, 0x10000)),
 )
+#: Every character no output of papertrack shows as it is: C0 controls but tab and
+#: line feed, DEL, C1 controls, the three classes above, and lone UTF-16 surrogates
+#: (JSON can spell "\ud800", but no UTF-8 file can hold it).
 UNSHOWN: tuple[range, ...] = (
     range(0xD800, 0xE000),
     range(0x00, 0x09),
@@ -92,6 +92,11 @@ _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 UNDECODED = re.compile("[\udc80-\udcff]")
 
 
+#: Controls besides tab and line feed that separate words in practice: carriage
+#: return, vertical tab, form feed, the ASCII information separators and NEL.
+_BREAK_CODES = (0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x85)
+
+
 def _build_clean_table() -> dict[int, str | None]:
     table: dict[int, str | None] = {}
     for block in UNSHOWN:
@@ -101,13 +106,13 @@ def _build_clean_table() -> dict[int, str | None]:
     # ASCII information separators, NEL) become spaces, so "a\nb" stays two
     # words; the rest vanish. ESC vanishing is what makes a terminal escape
     # sequence inert.
-    for code in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x85):
+    for code in (0x09, 0x0A, *_BREAK_CODES):
         table[code] = " "
     return table
 
 
 _CLEAN_TABLE = _build_clean_table()
-_WORD_BREAKS = dict.fromkeys((0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x85), " ")
+_WORD_BREAKS = dict.fromkeys(_BREAK_CODES, " ")
 # A whole ANSI/VT escape sequence (CSI, OSC or a two-byte escape), removed as one
 # piece so that its parameters ("[31m") do not linger once ESC is gone.
 _ANSI_RE = re.compile(

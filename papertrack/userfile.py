@@ -22,7 +22,7 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -112,8 +112,7 @@ class _File:
     def find(self, slug: str) -> int | None:
         """The index of the entry with ``slug`` (hidden or not), or None."""
         for index, entry in enumerate(self.entries):
-            entry_slug = entry.get("slug") or slugify(str(entry.get("name", "")))
-            if entry_slug == slug:
+            if _slug_of(entry) == slug:
                 return index
         return None
 
@@ -369,12 +368,30 @@ def _second_named(file: _File, key: str) -> int | None:
     wanted = " ".join(key.split()).casefold()
     first: set[str] = set()
     for index, entry in enumerate(file.entries):
-        name = str(entry.get("name", ""))
-        slug = entry.get("slug") or slugify(name)
-        if slug in first and " ".join(name.split()).casefold() == wanted:
+        slug = _slug_of(entry)
+        if slug in first and " ".join(str(entry.get("name", "")).split()).casefold() == wanted:
             return index
         first.add(slug)
     return None
+
+
+def _slug_of(entry: Mapping[str, Any], name: str | None = None) -> str:
+    """An entry's slug: its own, else its name's (``name``: the name to use when the
+    entry has none)."""
+    return str(entry.get("slug") or slugify(str(entry.get("name", name or ""))))
+
+
+def _remove_entry(
+    path: Path, default_path: Path, file: _File, index: int, key: str, *, restores: bool
+) -> TopicEdit:
+    """Delete entry ``index`` (named by ``key``) from the file. ``restores``: what now
+    has its slug, a default or another entry, is the topic said to be back."""
+    written = file.entries[index]
+    name = str(written.get("name", key))
+    slug = _slug_of(written, key)
+    catalog = _commit(path, default_path, file.without(index))
+    restored = catalog.by_slug(slug) if restores else None
+    return TopicEdit(Action.removed, slug, name, path, catalog, restored=restored)
 
 
 def remove_topic(path: Path, default_path: Path, key: str) -> TopicEdit:
@@ -394,12 +411,9 @@ def remove_topic(path: Path, default_path: Path, key: str) -> TopicEdit:
     second = _second_named(file, key) if path.exists() else None
     if second is not None:
         # A slug defined twice: the entry the catalog skips, named by its own name
-        # (the first entry, the topic in use, went instead, and the second took its place).
-        written = file.entries[second]
-        name = str(written.get("name", key))
-        slug = str(written.get("slug") or slugify(name))
-        catalog = _commit(path, default_path, file.without(second))
-        return TopicEdit(Action.removed, slug, name, path, catalog)
+        # (the first entry, the topic in use, went instead, and the second took its
+        # place). The first stays the topic: nothing is back.
+        return _remove_entry(path, default_path, file, second, key, restores=False)
     try:
         topic = current.find(key)
     except UnknownTopicError:
@@ -409,12 +423,7 @@ def remove_topic(path: Path, default_path: Path, key: str) -> TopicEdit:
             index = file.find(slugify(" ".join(key.split())))
         if index is None or file.entries[index].get("hidden") is True:
             raise
-        written = file.entries[index]
-        name = str(written.get("name", key))
-        slug = str(written.get("slug") or slugify(name))
-        catalog = _commit(path, default_path, file.without(index))
-        restored = catalog.by_slug(slug)
-        return TopicEdit(Action.removed, slug, name, path, catalog, restored=restored)
+        return _remove_entry(path, default_path, file, index, key, restores=True)
     if topic.source == "user":
         index = file.find(topic.slug)
         if index is None:  # pragma: no cover - a user topic always has its entry

@@ -38,7 +38,7 @@ from papertrack.models import (
 from papertrack.parallel import forked_map
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage, dumps_json, stat_key
 from papertrack.store import IdMap, Store, id_shard, paper_of_record, record_fields
-from papertrack.text import visible
+from papertrack.text import counted
 
 if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
@@ -671,27 +671,23 @@ class StoreWriter:
         the rebuild made a new id map and index without its papers: 304 papers went
         with no word, and doctor then found nothing. Papers an interrupted repair
         already recorded as lost are let go (the next doctor reports them)."""
-        from papertrack.salvage import _pending_losses
+        from papertrack.salvage import pending_losses
 
         placed = self.store.ids_placed_outside(on_disk)
         gone = {w: [p for p in ids if p not in found] for w, ids in placed.items()}
         gone = {w: ids for w, ids in gone.items() if ids}
         if not gone:
             return
-        recorded = _pending_losses(self.store)[1]
+        recorded = pending_losses(self.store)[1]
         gone = {w: ids for w, ids in gone.items() if not set(ids) <= recorded}
         if not gone:
             return
-        first = min(gone)
         count = sum(len(ids) for ids in gone.values())
-        what = visible(str(self.store.partition_path(first)))
-        if len(gone) > 1:
-            what += f" and {len(gone) - 1:,} more week file{'s' if len(gone) > 2 else ''}"
-        raise StoreError(
-            f"store file {what} {'is' if len(gone) == 1 else 'are'} missing, and the id "
-            f"map places {count:,} paper{'s' if count != 1 else ''} there that no other "
-            f"week file holds. Restore {'it' if len(gone) == 1 else 'them'} from a backup, "
-            "or run 'papertrack doctor --repair' to go on without those papers (it names them)"
+        raise self.store.missing_weeks_error(
+            sorted(gone),
+            f", and the id map places {counted(count, 'paper')} there that no other week "
+            "file holds",
+            named=True,
         )
 
 
@@ -804,7 +800,7 @@ class _Shards(IdMap):
 
     def set(self, arxiv_id: str, week: str) -> None:
         shard = id_shard(arxiv_id)
-        mapping = self._map(shard)
+        mapping = self.shard(shard)
         if mapping.get(arxiv_id) != week:
             mapping[arxiv_id] = week
             self.changed.add(shard)

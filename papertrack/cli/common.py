@@ -337,7 +337,6 @@ def err() -> Console:
     return Console(stderr=True, highlight=False, width=_width())
 
 
-#: What to try when a query matches no paper.
 #: What a command that lists papers says when the store has none at all.
 NO_PAPERS_YET = (
     "No papers in the store yet. Run 'papertrack ingest FILE' with an arXiv feed, "
