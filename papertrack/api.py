@@ -219,8 +219,14 @@ def ingest_files(
                 "Pass str or Path items"
             )
         names.append(os.fsdecode(source))
-    topics = _catalog()
-    with store.writer(topics) as writer:
+    import warnings
+
+    from papertrack.topics import Catalog
+
+    topics, stand_in = Catalog.for_storing()
+    for warning in (*topics.warnings, *filter(None, [stand_in])):
+        warnings.warn(warning, stacklevel=2)
+    with store.writer(topics, stand_in=stand_in is not None) as writer:
         report = run(names, writer)
     failed = report.failed
     if strict and failed:

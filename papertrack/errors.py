@@ -48,6 +48,11 @@ class UnknownTopicError(UsageError):
     """No topic has the given name or slug."""
 
 
+class TopicsFileError(UsageError):
+    """The user's topics.toml cannot be read at all (not TOML, not UTF-8, not a file),
+    as opposed to one malformed topic in it, which is skipped with a warning."""
+
+
 class QuerySyntaxError(UsageError):
     """A topic query does not parse; ``column`` is 1-based."""
 

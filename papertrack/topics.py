@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from papertrack.config import loads_toml
-from papertrack.errors import PapertrackError, QuerySyntaxError, UnknownTopicError, UsageError
+from papertrack.errors import (
+    PapertrackError,
+    QuerySyntaxError,
+    TopicsFileError,
+    UnknownTopicError,
+    UsageError,
+)
 from papertrack.matching import (
     MATCHER_VERSION,
     Matcher,
@@ -732,7 +738,13 @@ class Catalog:
             # checked): a bad entry is reported and skipped, and the other topics work,
             # a cron digest too.
             skipped: list[str] | None = [] if lenient and source == "user" else None
-            entries = _topics_in(path, source, text, skipped)
+            try:
+                entries = _topics_in(path, source, text, skipped)
+            except UsageError as exc:
+                if skipped is None:
+                    raise
+                # Read leniently, a bad entry is skipped: what still fails is the file.
+                raise TopicsFileError(str(exc)) from None
             warnings += [f"{why.rstrip('.')}; that topic is skipped." for why in skipped or ()]
             for slug, name, topic in entries:
                 twice = slug in seen
@@ -792,15 +804,38 @@ class Catalog:
         without the taught models, and each call retagged the store the other way.
 
         Raises:
-            UsageError: the user's topics.toml is not a file, or not valid TOML.
+            TopicsFileError: the user's topics.toml is not a file, or not valid TOML.
         """
         from papertrack import paths
 
         user = paths.user_topics_file()
         if user.exists() and not user.is_file():
-            raise UsageError(f"{user} is not a file. Remove it, or put your topics.toml there")
+            raise TopicsFileError(f"{user} is not a file. Remove it, or put your topics.toml there")
         catalog = cls.load(default_topics_file(), user if user.is_file() else None, lenient=True)
         return catalog.with_models(paths.user_models_dir())
+
+    @classmethod
+    def for_storing(cls) -> tuple[Catalog, str | None]:
+        """The catalog ingest and fetch tag new papers with, and the warning that says
+        it stands in for :meth:`of_home` (None when it does not).
+
+        A topics.toml that cannot be read at all (a half-saved edit) stopped every
+        cron fetch until it was fixed, and a listing not fetched on its night is not
+        in the next one. The papers are stored all the same, tagged by the default
+        topics (with the models the user taught them): a writer given ``stand_in``
+        marks the topics whose tags may differ, and the first command that reads
+        the fixed file retags them.
+        """
+        try:
+            return cls.of_home(), None
+        except TopicsFileError as exc:
+            from papertrack import paths
+
+            why = (
+                f"{str(exc).rstrip('.')}. Until it is, new papers are stored with the "
+                "default topics' tags; the first command after the fix retags them by yours."
+            )
+            return cls.default().with_models(paths.user_models_dir()), why
 
     def __iter__(self) -> Iterator[Topic]:
         return iter(self.topics)

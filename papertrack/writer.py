@@ -196,10 +196,21 @@ def _retag_week(job: _RetagJob, path: Path, quiet: bool = True) -> Any:
 class StoreWriter:
     """Writes batches of papers while the store lock is held. Made by :meth:`Store.writer`."""
 
-    def __init__(self, store: Store, catalog: Catalog, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        catalog: Catalog,
+        progress: Progress | None = None,
+        *,
+        stand_in: bool = False,
+    ) -> None:
         self.store = store
         self.catalog = catalog
         self.progress = progress
+        #: ``catalog`` stands in for the user's, which could not be read
+        #: (:meth:`Catalog.for_storing`): stored tags are left as they are, and the
+        #: topics whose tags the stand-in may give otherwise are marked out of date.
+        self.stand_in = stand_in
         #: A rebuild goes on without the papers of week files gone missing: only
         #: doctor --repair, which names them, sets it.
         self.accept_losses = False
@@ -267,7 +278,7 @@ class StoreWriter:
             self.index = copy.deepcopy(self.store.index())  # with the generation it wrote
             self.text_live = self.text.synced_with(self.index.generation)
         changed = self.index.changed_topics(self.catalog.fingerprints())
-        if changed:
+        if changed and not self.stand_in:
             self.retag(changed)
 
     # -- batches
@@ -448,7 +459,14 @@ class StoreWriter:
             self._dirty.unlink()
 
     def _write_index(self, mark_text: bool = True) -> None:
-        self.index.fingerprints = self.catalog.fingerprints()
+        wanted = self.catalog.fingerprints()
+        if self.stand_in:
+            # New papers got the stand-in's tags. A topic it defines as the stored tags
+            # were made keeps its fingerprint; any other (the user's own, one redefined
+            # or hidden, one the stand-in lacks) gets one no catalog has, so the next
+            # command that reads the user's file retags it, on old and new papers alike.
+            wanted |= dict.fromkeys(self.index.changed_topics(wanted), "")
+        self.index.fingerprints = wanted
         _write_index_file(self.store, self.index)
         if mark_text and self.text_live:
             # Only tags and counts changed: the text index is still in step.

@@ -361,3 +361,27 @@ def test_the_api_refuses_a_window_before_it_retags_and_warns_at_the_callers_line
         (w.filename, str(w.message)) for w in said
     ]
     assert any("Broken" in str(w.message) for w in said)
+
+
+def test_ingest_files_stores_papers_when_the_topics_file_cannot_be_read(
+    isolated_home: Path,
+) -> None:
+    """As `papertrack ingest` does: the papers are stored with the defaults' tags and
+    a warning; the readers stop until the file is fixed, then retag."""
+    store = papertrack.open_store(create=True)
+    topics = isolated_home / "topics.toml"
+    topics.parent.mkdir(parents=True, exist_ok=True)
+    topics.write_text('[[topic]]\nname = "Zebras"\nquery = "zebra*"\n')
+    papertrack.ingest_files(store, [str(LISTING)])
+    stored = store.count()
+    topics.write_bytes(b'[[topic]]\nname = "Zebras"\nquery = "zebra*\n')
+    new = isolated_home.parent / "new.jsonl"
+    new.write_text(kaggle_line("2608.00001", "Zebra crossings for robots") + "\n")
+    with pytest.warns(UserWarning, match="is not valid TOML.*default topics' tags"):
+        papertrack.ingest_files(store, [str(new)])
+    assert store.count() == stored + 1
+    with pytest.raises(PapertrackError, match="is not valid TOML"):
+        papertrack.latest_papers(store, "zebras")
+    topics.write_text('[[topic]]\nname = "Zebras"\nquery = "zebra* OR sorting"\n')
+    assert [p.arxiv_id for p in papertrack.latest_papers(store, "zebras")] == ["2608.00001"]
+    assert store.index().fingerprints == papertrack.load_catalog().fingerprints()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import error_line, ok, run
+from helpers import error_line, kaggle_line, no_traceback, ok, run
 
 from papertrack.store import Store
 from papertrack.topics import tokenize
@@ -881,3 +881,72 @@ def test_a_slug_defined_twice_is_named_and_its_second_entry_removed_by_its_name(
     assert "Your other entry with this slug, 'Typo Copy', is the topic now" in said, said
     assert "default topic" not in said
     assert data("topics", "show", "world-mine", "--json")["name"] == "Typo Copy"
+
+
+def test_a_topics_file_that_cannot_be_read_does_not_stop_ingest(sample_home: Path) -> None:
+    """A half-saved topics.toml stopped every cron fetch until it was fixed, and a
+    listing not fetched on its night is not in the next one. The papers are stored,
+    tagged by the default topics, and the first command after the fix retags them:
+    every stored tag and count is then what the user's topics give."""
+    from papertrack.topics import Catalog
+
+    user = sample_home / "topics.toml"
+    good = (
+        '[[topic]]\nname = "Memory"\nquery = "memory"\n\n'
+        '[[topic]]\nname = "GUI Agents"\nhidden = true\n\n'
+        '[[topic]]\nname = "Knowledge Distillation"\nquery = "distill* AND student*"\n'
+    )
+    user.write_text(good)
+    ok("topics", "list")  # the store retagged by the user's topics
+    store = Store(sample_home / "store")
+    before = store.index().fingerprints
+    user.write_text(good.replace("[[topic]]", "[[topic]", 1))
+
+    new = [
+        ("Episodic memory for GUI agents", "A GUI agent clicks through apps with a memory."),
+        ("Distilling a student from a teacher", "Knowledge distillation into a student model."),
+        ("Training LLM agents with RL", "We train LLM agents by reinforcement learning."),
+        ("A survey of sorting", "Sorting numbers fast."),
+    ]
+    feed = sample_home.parent / "new.jsonl"
+    feed.write_text(
+        "".join(
+            kaggle_line(f"2608.{n:05d}", title, abstract=abstract) + "\n"
+            for n, (title, abstract) in enumerate(new, 1)
+        )
+    )
+    result = run("ingest", "-q", str(feed))
+    assert result.exit_code == 0, result.stderr
+    no_traceback(result)
+    warning = [line for line in result.stderr.splitlines() if line.startswith("Warning: ")]
+    assert len(warning) == 1 and f"{user} is not valid TOML" in warning[0], result.stderr
+    assert "new papers are stored with the default topics' tags" in warning[0]
+    store = Store(sample_home / "store")
+    stored = {p.arxiv_id: p for w in store.weeks() for p in store.read_partition(w)}
+    assert len(stored) == 4_802 + len(new)
+    assert "memory" not in stored["2608.00001"].tags  # tagged by the defaults for now
+    # The stand-in retagged nothing: no stored paper lost the user's own topic.
+    assert sum("memory" in p.tags for p in stored.values()) > 0
+    # What the stand-in may tag otherwise is marked for a retag; the rest is kept.
+    marked = store.index().fingerprints
+    assert {s for s, f in marked.items() if not f} >= {
+        "memory",
+        "gui-agents",
+        "knowledge-distillation",
+    }
+    assert all(marked[s] == f for s, f in before.items() if marked.get(s) != "")
+    error_line(run("latest"), 2, "is not valid TOML")  # readers still stop
+
+    user.write_text(good)
+    ok("topics", "list")
+    store, catalog = Store(sample_home / "store"), Catalog.of_home()
+    papers = [p for w in store.weeks() for p in store.read_partition(w)]
+    assert len(papers) == 4_802 + len(new)
+    assert "memory" in next(p for p in papers if p.arxiv_id == "2608.00001").tags
+    wrong = [p.arxiv_id for p in papers if p.tags != catalog.tag(p)]
+    assert not wrong, wrong[:5]
+    assert store.index().fingerprints == catalog.fingerprints()
+    counts = store.index().counts
+    for slug in ("memory", "knowledge-distillation", "llm-agent-training"):
+        assert sum(counts.get(slug, {}).values()) == sum(slug in p.tags for p in papers), slug
+    assert "gui-agents" not in counts and not any("gui-agents" in p.tags for p in papers)

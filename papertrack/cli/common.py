@@ -737,6 +737,17 @@ def load_catalog() -> Catalog:
     return catalog
 
 
+def storing_catalog() -> tuple[Catalog, bool]:
+    """The catalog ingest and fetch tag with (:meth:`Catalog.for_storing`), and
+    whether it stands in for a topics file that could not be read (said here)."""
+    from papertrack.topics import Catalog
+
+    catalog, stand_in = Catalog.for_storing()
+    for warning in (*catalog.warnings, *filter(None, [stand_in])):
+        say(f"Warning: {warning}")
+    return catalog, stand_in is not None
+
+
 @contextlib.contextmanager
 def busy(
     doing: str, *, show: bool = True, unit: str = "week file"

@@ -42,6 +42,7 @@ from papertrack.cli.common import (
     say,
     state,
     store_is_empty,
+    storing_catalog,
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
@@ -222,10 +223,10 @@ def ingest(
                 "it (curl URL | papertrack ingest -), or name a file"
             )
         progress = _source_reporter(verbose)
-        store, catalog = open_store(create=True), load_catalog()
+        store, (catalog, stand_in) = open_store(create=True), storing_catalog()
         stdin = sys.stdin.buffer if "-" in names else None
         show = not quiet and sys.stderr.isatty()
-        with _byte_bar(show) as on_bytes, store.writer(catalog) as writer:
+        with _byte_bar(show) as on_bytes, store.writer(catalog, stand_in=stand_in) as writer:
             options = IngestOptions(
                 categories=tuple(category or ()),
                 jobs=jobs or min(os.cpu_count() or 1, 64),
