@@ -26,7 +26,7 @@ from papertrack.errors import StoreError
 from papertrack.files import write_json
 from papertrack.ids import abs_url, stored_arxiv_id
 from papertrack.models import Paper, paper_date_key, utc_text
-from papertrack.text import names_plus, one_line
+from papertrack.text import names_plus, one_line, web_url
 
 __all__ = [
     "FIRST_DIGEST_DAYS",
@@ -339,8 +339,7 @@ def link(paper: Paper) -> str:
     """
     if stored_arxiv_id(paper.arxiv_id):
         return abs_url(paper.arxiv_id)
-    url = one_line(paper.url or "")
-    return url if url.startswith(("http://", "https://")) else ""
+    return web_url(paper.url)
 
 
 def other_tags(paper: Paper, slug: str, names: Mapping[str, str]) -> list[str]:

@@ -21,7 +21,7 @@ from xml.etree import ElementTree as ET
 from papertrack.errors import PapertrackError, UsageError
 from papertrack.ids import abs_url, parse_paper_id, stored_arxiv_id
 from papertrack.models import Paper, Progress, paper_date_key, utc_text
-from papertrack.text import UNSHOWN_RE, json_text
+from papertrack.text import UNSHOWN_RE, is_web, json_text, web_url
 
 if TYPE_CHECKING:
     from papertrack.matching import Matcher
@@ -403,16 +403,6 @@ def bibtex_verbatim(text: str) -> str:
     return "".join(ch for i, ch in enumerate(text) if ch not in "{}" or i in paired)
 
 
-#: What a link may hold as it is; everything else (a space, a brace, a backslash, a
-#: control character) is percent-encoded, so the link stays the same address.
-_URL_SAFE = "!#$%&'()*+,/:;=?@[]~"
-
-
-def web_link(url: str) -> str:
-    """``url`` as a link: "https://x.example/a b" is "https://x.example/a%20b"."""
-    return quote(url, safe=_URL_SAFE)
-
-
 def bibtex_key(paper: Paper) -> str:
     """``arxiv:2508.13167``: stable across runs and versions, unique because the id is.
 
@@ -503,9 +493,9 @@ def bibtex_entry(paper: Paper) -> str:
         if paper.primary_category:
             fields.append(("primaryClass", bibtex_escape(paper.primary_category)))
         fields.append(("url", bibtex_verbatim(abs_url(arxiv_id))))
-    elif paper.url and paper.url.startswith(("http://", "https://")):
+    elif web_url(paper.url):
         # As in the Atom export: a javascript: or file: link is no reference.
-        fields.append(("url", web_link(paper.url)))
+        fields.append(("url", web_url(paper.url)))
     if paper.doi:
         fields.append(("doi", bibtex_verbatim(paper.doi)))
     if paper.journal_ref:
@@ -578,13 +568,12 @@ def atom_entry(paper: Paper, now: datetime) -> str:
         if index < len(paper.author_affiliations):
             for affiliation in paper.author_affiliations[index]:
                 sub_element(author, "arxiv:affiliation", affiliation)
-    link = _entry_id(paper) if stored_arxiv_id(paper.arxiv_id) else paper.url
-    if link is not None and not link.startswith(("http://", "https://")):
-        link = None  # a javascript: or file: link is no link
+    # A javascript: or file: link is no link.
+    link = web_url(_entry_id(paper) if stored_arxiv_id(paper.arxiv_id) else paper.url) or None
     if link is not None:
-        sub_element(entry, "link", rel="alternate", type="text/html", href=web_link(link))
-    if paper.pdf_url and paper.pdf_url.startswith(("http://", "https://")):
-        pdf = web_link(paper.pdf_url)
+        sub_element(entry, "link", rel="alternate", type="text/html", href=link)
+    if web_url(paper.pdf_url):
+        pdf = web_url(paper.pdf_url)
         sub_element(entry, "link", rel="related", type="application/pdf", href=pdf)
     for category in paper.categories:
         sub_element(entry, "category", term=category)
@@ -610,7 +599,7 @@ def atom_entry(paper: Paper, now: datetime) -> str:
             sub_element(entry, "papertrack:" + name, record[name])
     for name in ("url", "pdf_url"):
         # Only web links: a feed's "javascript:" URL is not carried into anyone's reader.
-        if record[name] and str(record[name]).startswith(("http://", "https://")):
+        if record[name] and is_web(str(record[name])):
             sub_element(entry, "papertrack:" + name, record[name])
     return ET.tostring(entry, encoding="unicode") + "\n"
 

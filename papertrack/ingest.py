@@ -25,6 +25,7 @@ from papertrack.snapshot import (
     count_upsert,
     read_lines,
 )
+from papertrack.text import is_web
 from papertrack.writer import StoreWriter
 
 # The snapshot machinery moved to papertrack.snapshot; these names stay importable
@@ -67,7 +68,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _is_url(source: str) -> bool:
-    return source.startswith(("http://", "https://"))
+    return is_web(source)
 
 
 def _fetch(url: str, timeout: float) -> IO[bytes]:

@@ -377,6 +377,32 @@ def one_line(value: object) -> str:
     return _SPACES.sub(" ", visible(value)).strip()
 
 
+#: What :func:`web_url` keeps as it is, besides letters, digits and ``-._``: URL
+#: punctuation, and "%" (a stored address is often encoded already: "x%20y" linked
+#: to "x%2520y").
+_URL_SAFE = "!#$%&'()*+,/:;=?@[]~"
+
+
+def is_web(url: str) -> bool:
+    """Whether ``url`` is an http or https address, its scheme in any case
+    (``HTTPS://`` is one too: RFC 3986 schemes are case-insensitive)."""
+    return url[:8].lower().startswith(("http://", "https://"))
+
+
+def web_url(url: object) -> str:
+    """A feed's ``url`` as a link: a web address on one line, its scheme in lower case,
+    percent-encoded where it holds a space, quote, angle bracket or non-ASCII letter
+    ("https://x.example/a b" is "https://x.example/a%20b"); '' for anything else
+    (a javascript:, data: or file: link is no link)."""
+    from urllib.parse import quote
+
+    url = one_line(url or "")
+    if not is_web(url):
+        return ""
+    scheme, rest = url.split(":", 1)
+    return quote(f"{scheme.lower()}:{rest}", safe=_URL_SAFE)
+
+
 def plus_more(count: int, shown: int) -> str:
     """' +1,204': how many of ``count`` names are past the ``shown`` ones ('' when none)."""
     return f" +{count - shown:,}" if count > shown else ""

@@ -728,3 +728,36 @@ def test_related_topics_read_tags_without_papers_and_a_damaged_record_is_named(
     next(iter(table.values()))["tags"] = "llm-agent-training"  # a string, not a list
     path.write_text(json.dumps(data), encoding="utf-8")
     error_line(run("topic", "gui-agents", "--as-of", "2025-08-22"), 1, "is damaged (record ")
+
+
+def test_a_non_arxiv_entry_links_to_its_own_page_in_any_scheme_case(
+    store_dir: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """RFC 3986 schemes are case-insensitive: an HTTPS:// link was dropped by the
+    site and the digests (show gave it). A space, quote or non-ASCII letter in it is
+    percent-encoded, as the exports do, so the page links to the same address."""
+    import shutil
+    from datetime import UTC, datetime
+
+    from papertrack.cli.common import load_catalog
+    from papertrack.digest import link
+
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "topics.toml").write_text("[[topic]]\nname = 'Zebras'\nquery = 'zebra*'\n")
+    store = tmp_path / "store"
+    shutil.copytree(store_dir, store)
+    entry = Paper(
+        arxiv_id="blog-entry-2",
+        title="Zebra crossings",
+        published=datetime(2025, 8, 19, 12, tzinfo=UTC),
+        url='HTTPS://Blog.example/Über a"b<c>',
+    )
+    with Store(store).writer(load_catalog()) as writer:
+        writer.upsert([entry])
+    wanted = "https://Blog.example/%C3%9Cber%20a%22b%3Cc%3E"
+    assert link(entry) == wanted
+    out = tmp_path / "site"
+    site(store, out, "--as-of", "2025-08-20")
+    assert wanted in page(out / "zebras.html").hrefs()
+    entries = feedparser.parse((out / "zebras.xml").read_bytes()).entries
+    assert [e.link for e in entries if e.title == "Zebra crossings"] == [wanted]

@@ -194,3 +194,25 @@ def test_names_are_shown_one_line_each_with_how_many_more() -> None:
     assert names_plus(["A", "B"], sep=" · ") == "A · B"
     assert names_plus([]) == ""
     assert plus_more(3, 3) == "" and plus_more(1_207, 3) == " +1,204"
+
+
+@pytest.mark.parametrize(
+    ("url", "link"),
+    [
+        ("https://x.example/a b", "https://x.example/a%20b"),
+        ("HTTP://X.example/A", "http://X.example/A"),
+        ("https://x.example/x%20y?q=1&r=(2)#f", "https://x.example/x%20y?q=1&r=(2)#f"),
+        ('https://x.example/"><script>', "https://x.example/%22%3E%3Cscript%3E"),
+        ("https://x.example/\u00fc\u200b\n", "https://x.example/%C3%BC"),
+        (" JavaScript:alert(1)", ""),
+        ("data:text/html,<b>x</b>", ""),
+        ("file:///etc/passwd", ""),
+        ("https:", ""),
+        ("", ""),
+        (None, ""),
+    ],
+)
+def test_web_url_links_web_addresses_alone(url: str | None, link: str) -> None:
+    from papertrack.text import web_url
+
+    assert web_url(url) == link
