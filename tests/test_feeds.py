@@ -506,6 +506,20 @@ def test_kaggle_parsed_authors_read_as_tex() -> None:
     assert parse_jsonl_line(json.dumps(record), "snapshot", 1).authors == paper.authors
 
 
+def test_punctuation_alone_is_no_author() -> None:
+    """arXiv lists a team's report as "KT, :, Soonmin Bae, ..." (2509.20057; 39 of the
+    corpus papers): ":" was shown and counted by ask's "who" as an author."""
+    record = json.loads(raw(KAGGLE).splitlines()[0])
+    record["authors"] = "KT, :, Soonmin Bae and Wanjin Park"
+    record["authors_parsed"] = [["KT", "", ""], [":", "", ""], ["Bae", "Soonmin", ""]]
+    assert parse_jsonl_line(json.dumps(record), "snapshot", 1).authors == ("KT", "Soonmin Bae")
+    record["authors_parsed"] = []
+    paper = parse_jsonl_line(json.dumps(record), "snapshot", 1)
+    assert paper.authors == ("KT", "Soonmin Bae", "Wanjin Park")
+    record["authors"] = "Zoë, 李, 7 and —"
+    assert parse_jsonl_line(json.dumps(record), "snapshot", 1).authors == ("Zoë", "李", "7")
+
+
 def test_kaggle_authors_string_fallback_decodes_tex() -> None:
     record = json.loads(raw(KAGGLE).splitlines()[0])
     record["authors_parsed"] = []

@@ -46,7 +46,7 @@ def split_authors(names: str) -> tuple[str, ...]:
     text = tex(names)
     if not text:
         return ()
-    return tuple(name for name in (n.strip() for n in _AUTHOR_SPLIT_RE.split(text)) if name)
+    return present(n.strip() for n in _AUTHOR_SPLIT_RE.split(text))
 
 
 def _kaggle_name(parts: Any) -> str:

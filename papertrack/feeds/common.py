@@ -314,10 +314,13 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 def present(items: Iterable[str]) -> tuple[str, ...]:
-    """The non-empty ``items`` in order, a name given twice kept twice: two authors
-    may share a name (96 of the 83,510 corpus papers list one twice, "Zheng Wang" and
-    "Zheng Wang" of 2509.15608), and one kept once lost an author."""
-    return tuple(item for item in items if item)
+    """The ``items`` that name someone, in order: those with a letter or digit. A name
+    given twice is kept twice: two authors may share a name (96 of the 83,510 corpus
+    papers list one twice, "Zheng Wang" and "Zheng Wang" of 2509.15608), and one kept
+    once lost an author. Punctuation alone is no name: arXiv lists a team's report
+    as "NVIDIA, :, Aaron Blakeman, ..." (39 of the 83,510 corpus papers), and ":"
+    was shown, and counted by ask's "who", as an author."""
+    return tuple(item for item in items if any(c.isalnum() for c in item))
 
 
 # An arXiv category code: cs.AI, hep-th, cond-mat.str-el, q-fin.CP, math-ph.
