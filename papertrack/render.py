@@ -240,6 +240,11 @@ def _count_column(table: Table, header: str) -> None:
     table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
 
 
+#: A slug this long stays on one line in `topics list` while the table has room: the
+#: longest default slug, synthetic-data-generation, is 25.
+SLUG_KEPT = 25
+
+
 def fold_at_hyphens(slug: str, width: int) -> str:
     """``slug`` in lines of at most ``width``, broken after a hyphen where it can be:
     "llm-agent-" and "training", not "llm-agent-tr" and "aining". A part longer than
@@ -279,7 +284,20 @@ def topics_table(
         ]
         fold_width = max(6, (width or 0) - 10 - sum(widest))
     else:
-        table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
+        # Whole on one line, unless the longest slug would push the counts off the
+        # table (a topic of your own named by a long phrase, 75 characters): then the
+        # long ones fold at hyphens, to half of what the counts leave (the name has
+        # the other half) but never under SLUG_KEPT, and the name keeps 8 columns.
+        columns = 4 if narrow else 5
+        counts = [
+            max([len("Papers")] + [len(f"{row['papers'] or 0:,}") for row in rows]),
+            max([6] + [len(f"{row['last_4_weeks'] or 0:,}") for row in rows]),  # header wraps
+            0 if narrow else max([len("Source")] + [len(str(row["source"])) for row in rows]),
+        ]
+        left = (width or 0) - (3 * columns + 1) - sum(counts)
+        if width is not None and slug_width > left - 8:
+            fold_width = max(12, min(left - 8, max(left // 2, SLUG_KEPT)))
+        table.add_column("Slug", style="cyan", no_wrap=True, min_width=fold_width or slug_width)
     if not narrow:
         table.add_column("Source")
     _count_column(table, "Papers")

@@ -338,3 +338,34 @@ def test_a_long_entry_key_is_left_out_not_cut(
         table = run("latest", "-n", "1").stdout
         assert "Wombat agents" in table and "Nov 30, 2026" in table
         assert "blog.exampl" not in table and "…" not in table.split("┩", 1)[1].split("│")[1]
+
+
+@pytest.mark.parametrize("width", ["60", "80", "120", "200"])
+def test_a_long_slug_of_your_own_folds_and_keeps_the_counts_in_the_table(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A topic named by a long phrase has a 75-character slug. Kept on one line, it
+    drew the Name column 0 wide and pushed Papers and "Last 4 weeks" off the table
+    at every width from 60 to about 116; it now folds after a hyphen."""
+    name = "Vision-Language-Action Models for Robotic Manipulation and Embodied Control"
+    assert run("topics", "add", name, "--query", "robot*").exit_code == 0
+    monkeypatch.setenv("COLUMNS", width)
+    topics = run("topics")
+    assert topics.exit_code == 0, topics.stderr
+    lines = topics.stdout.splitlines()
+    assert max(len(line) for line in lines) <= int(width)
+    assert all(line.endswith(("│", "┃", "┓", "┩", "┘")) for line in lines[1:] if line.strip())
+    body = topics.stdout.split("┩", 1)[1]
+    for row in json.loads(run("topics", "--json").stdout):
+        assert re.search(rf"│ +{row['papers']:,} │ +{row['last_4_weeks']:,} │", body), row
+    slugs: list[str] = []
+    for line in body.splitlines():
+        cells = line.split("│")
+        if len(cells) < 5:
+            continue
+        if cells[-2].strip():  # a count: a new row
+            slugs.append("")
+        slugs[-1] += cells[2].strip()
+    wanted = [row["topic"] for row in json.loads(run("topics", "--json").stdout)]
+    assert slugs == wanted  # each slug whole, read line after line
+    assert len(wanted[-1]) == 75
