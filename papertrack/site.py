@@ -402,6 +402,8 @@ def _index_context(topics: Sequence[SiteTopic], as_of: date, every: bool = True)
         "topics": rows,
         # A site of some topics (--following, --topics) said "Every topic".
         "every": every,
+        # Ranked after the others, as trending ranks them: +100% below -32% needs saying.
+        "few": any(t.momentum.low_count or t.momentum.little_data for t in topics),
     }
 
 

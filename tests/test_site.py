@@ -187,6 +187,11 @@ def test_site_pages_show_what_the_terminal_shows(store_dir: Path, tmp_path: Path
     names = [row["name"] for row in trending]
     assert [t for t in tag_texts(index, "a") if t in names] == names  # as trending orders them
     assert tag_texts(index, "p", "sentence") == [row["summary"] for row in trending]
+    # Each card's notes, as the topic page gives them: "+100%" ranked below "-32%"
+    # said nothing of why (too few papers to call a trend).
+    assert tag_texts(index, "p", "note") == [n for row in trending for n in row["notes"]]
+    few = any(row["low_count"] or row["little_data"] for row in trending)
+    assert few and "too few papers to call a trend come after the others" in index
 
     store = Store(store_dir)
     catalog = Catalog.default()
