@@ -51,8 +51,10 @@ EXPORT_FORMATS = ("bibtex", "json", "jsonl", "csv", "atom")
 # --------------------------------------------------------------------------- show
 
 
-def resolve_id(text: str) -> str:
+def resolve_id(text: str, *, stored: bool = False) -> str:
     """The versionless id named by ``text`` in any form :func:`parse_paper_id` accepts.
+    ``stored``: ``text`` was looked up as a stored entry's own id first, and the
+    error says so (an entry of another feed, "blog-post-2", is no arXiv id either).
 
     Raises:
         UsageError: when ``text`` is not an arXiv identifier.
@@ -66,10 +68,16 @@ def resolve_id(text: str) -> str:
                 f"{text!r} is several arXiv ids in one. Separate them with spaces: "
                 f"{' '.join(part for part in parts if part)}"
             )
-        raise UsageError(
-            f"{text!r} is not an arXiv id. Give one as 2508.13167, 2508.13167v2, "
-            "arXiv:2508.13167, cs/0503050 or https://arxiv.org/abs/2508.13167"
+        forms = (
+            "2508.13167, 2508.13167v2, arXiv:2508.13167, cs/0503050 or "
+            "https://arxiv.org/abs/2508.13167"
         )
+        if stored:
+            raise UsageError(
+                f"{text!r} is not an arXiv id, nor the id of a stored paper. Give one as "
+                f"{forms}, or a stored paper's id as 'papertrack latest --json' lists it"
+            )
+        raise UsageError(f"{text!r} is not an arXiv id. Give one as {forms}")
     return parsed[0]
 
 
@@ -89,7 +97,7 @@ def find_paper(store: Store, text: str) -> Paper | None:
     """
     key = text.strip()  # pasted with a space: as the id it names
     paper = store.get(key) if len(key) <= MAX_ID_CHARS else None
-    return paper or store.get(resolve_id(text))  # an error names the text as given
+    return paper or store.get(resolve_id(text, stored=True))  # an error names the text as given
 
 
 def no_such_paper(text: str) -> PapertrackError:

@@ -785,7 +785,11 @@ def test_show_and_explain_never_turn_an_id_into_a_path(
     untouched: Path, tmp_path: Path, arxiv_id: str
 ) -> None:
     before = all_files(tmp_path)
-    assert_error(run("show", arxiv_id), 2, "is not an arXiv id", "Give one as 2508.13167")
+    # show and explain look an id up as a stored entry's own first (another feed's
+    # "blog-post-2"): the error says it is neither, not only "not an arXiv id".
+    assert_error(
+        run("show", arxiv_id), 2, "is not an arXiv id, nor the id of a stored paper", "Give one as"
+    )
     assert_error(run("show", arxiv_id, "--json"), 2, "is not an arXiv id")
     assert_error(run("topics", "explain", arxiv_id), 2, "is not an arXiv id")
     assert_error(run("topics", "explain", arxiv_id, "llm-agent-training"), 2)
