@@ -1008,3 +1008,27 @@ def test_a_question_of_common_words_alone_is_refused_and_whats_new_of_a_topic_is
     assert answer["answer"] and all(
         re.search(r"\b(?:we|this (?:paper|work))\b", s["text"], re.I) for s in answer["answer"]
     )
+
+
+def test_an_answer_on_a_terminal_breaks_between_words(sample_home: Path) -> None:
+    """Written as long lines, the terminal broke the answer mid-word; on a terminal
+    it is wrapped to its width, a reference hanging under its number. Piped, each
+    sentence and reference stays one line, for scripts."""
+    import os
+
+    from helpers import run_in_pty
+
+    question = ("ask", "gui-agents", "how are GUI agents trained with reinforcement learning?")
+    piped = run(*question)
+    assert piped.exit_code == 0, piped.stderr
+    env = {**os.environ, "PAPERTRACK_HOME": str(sample_home), "NO_COLOR": "1"}
+    code, seen = run_in_pty(*question, env=env, columns=60)
+    assert code == 0, seen
+    shown = seen.decode("utf-8").replace("\r\n", "\n")
+    lines = shown.splitlines()
+    assert max(len(line) for line in lines) <= 60
+    assert any(len(line) > 60 for line in piped.stdout.splitlines())  # so there was wrapping
+    assert shown.split() == piped.stdout.split()  # the same words, in the same order
+    references = [line for line in piped.stdout.splitlines() if re.match(r"\[\d+\] ", line)]
+    hung = [line for line in lines if line.startswith("    ") and not line.startswith("     ")]
+    assert references and hung

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,6 +20,7 @@ from papertrack.cli.common import (
     load_catalog,
     newest_paper_note,
     open_store,
+    out,
     pick_format,
     say,
     store_is_empty,
@@ -459,7 +461,32 @@ def _emit(answer: Answer, fmt: AskFormat, names: dict[str, str]) -> None:
                 f"[{c.n}] {c.paper.arxiv_id}  {day(c)}  {' '.join(c.paper.shown_title.split())}"
                 + by(c)
             )
+        if sys.stdout.isatty():
+            lines = _wrapped(lines, out().width)
     emit_text("\n".join(lines))
+
+
+def _wrapped(lines: list[str], width: int) -> list[str]:
+    """``lines`` in lines of at most ``width`` cells, broken between words, for a
+    terminal (which broke them mid-word); a reference "[3] ..." hangs under its text.
+    A word wider than a line (a long URL) is left whole. Piped, lines stay whole."""
+    from rich.cells import cell_len
+
+    wrapped: list[str] = []
+    for line in lines:
+        lead = len(line) - len(line.lstrip(" "))
+        hang = re.match(r"\[\d+\] ", line)
+        indent = " " * (len(hang.group()) if hang else lead)
+        current = line[:lead]
+        for word in line[lead:].split(" "):
+            joined = f"{current} {word}" if current.strip() else current + word
+            if current.strip() and cell_len(joined) > width:
+                wrapped.append(current.rstrip())
+                current = indent + word
+            else:
+                current = joined
+        wrapped.append(current.rstrip())
+    return wrapped
 
 
 def _is_topic(catalog: Catalog, name: str) -> bool:
