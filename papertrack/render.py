@@ -725,11 +725,15 @@ def trial_view(trial: Trial, title: str) -> Group:
     weeks.add_column("All papers", justify="right")
     weeks.add_column("Share", justify="right")
     for week in trial.weeks:
+        shown = shown_day(week.start)
+        if (trial.as_of - week.start).days < 6:
+            # A week of two days read as a collapse: momentum and trending say so too.
+            shown += " (so far)"
         if week.no_data:
-            weeks.add_row(shown_day(week.start), Text("no data", style="dim italic"), "0", "–")
+            weeks.add_row(shown, Text("no data", style="dim italic"), "0", "–")
             continue
         part = f"{100 * week.count / week.total:.1f}%"
-        weeks.add_row(shown_day(week.start), f"{week.count:,}", f"{week.total:,}", part)
+        weeks.add_row(shown, f"{week.count:,}", f"{week.total:,}", part)
     parts += [weeks, Text("")]
     if trial.sample:
         sample = Table(

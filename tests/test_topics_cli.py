@@ -443,6 +443,11 @@ def test_topics_test_a_saved_topic_and_the_table(stored: None) -> None:
     assert f"{matches} of 186 stored papers match ({100 * matches / 186:.2f}%)" in table.stdout
     assert "Aug 18, 2025" in table.stdout and "Sample: 5 of" in table.stdout
     assert "(--seed 7)" in table.stdout
+    # A last week that is not over is said to be, as momentum says it.
+    assert "so far" not in table.stdout and "Aug 25, 2025" in table.stdout  # to a Sunday
+    wednesday = ok("topics", "test", "agent*", "--as-of", "2025-08-27").stdout
+    assert re.search(r"│ Aug 25, 2025 \(so far\) +│", wednesday)
+    assert wednesday.count("so far") == 1
 
 
 def test_topics_test_with_categories_and_errors(stored: None) -> None:
