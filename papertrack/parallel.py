@@ -145,6 +145,8 @@ def _pooled(
 ) -> Generator[R, None, None]:
     import multiprocessing
     import signal
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     global _JOB, _PARENT
     _JOB = (func, state)
@@ -152,20 +154,36 @@ def _pooled(
     # Ctrl-C held while the workers fork: one that came during a fork was raised in
     # logging's fork hook, where Python ignores an exception ("Exception ignored in
     # _releaseLock"), and the work ran on to the end (1 in 25 interrupted teaches).
-    # It is raised once the pool stands, and the pool is stopped.
+    # It is raised once the workers stand, and the work is stopped.
     held = {signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    pool: ProcessPoolExecutor | None = None
     try:
         try:
-            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_start)
-        except BaseException:
+            pool = ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("fork"), initializer=_start
+            )
+            results = pool.map(_run, items)  # every item handed out: the workers fork here
+        finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
-            raise
-        with pool:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
-            yield from pool.imap(_run, items, chunksize=1)
+        # Not multiprocessing.Pool: a worker that died there (the OOM killer, a kill
+        # of a "stray" python) was waited for for ever, and SIGTERM could not stop the
+        # wait. The command held the store lock, and every cron run after it failed.
+        yield from results
+    except BrokenProcessPool:
+        from papertrack.errors import PapertrackError
+
+        raise PapertrackError(
+            "a worker process stopped unexpectedly (out of memory, or killed). What was "
+            "written before is kept; run the command again, with PAPERTRACK_WORKERS=1 to "
+            "use a single process"
+        ) from None
     finally:
         _JOB = None
+        if pool is not None:
+            # Stopped early (an error, Ctrl-C, SIGTERM): the items not started are
+            # dropped, and each worker ends with the one it has (a week file, a fit).
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _can_fork() -> bool:

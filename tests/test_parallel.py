@@ -220,3 +220,39 @@ def test_ctrl_c_while_the_workers_fork_stops_the_work(monkeypatch: pytest.Monkey
     )
     assert done.stdout.strip() == "interrupted", (done.stdout, done.stderr)
     assert "Exception ignored" not in done.stderr, done.stderr
+
+
+WORKER_KILLED = """
+import os, signal, time
+from papertrack.errors import PapertrackError
+from papertrack.parallel import forked_map
+
+def work(state, item):
+    if item == 3:
+        os.kill(os.getpid(), signal.SIGKILL)  # the OOM killer, or a kill of a "stray" python
+    time.sleep(0.05)
+    return item
+
+try:
+    print(list(forked_map(work, None, list(range(40)))))
+except PapertrackError as exc:
+    print("error:", exc)
+"""
+
+
+def test_a_worker_killed_mid_work_is_an_error_not_a_wait_for_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """multiprocessing.Pool waited for a dead worker's result for ever, and SIGTERM
+    could not stop the wait: the command held the store lock, and every cron run
+    after it failed on the lock."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_KILLED], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("error: a worker process stopped unexpectedly"), done.stdout
+    assert "PAPERTRACK_WORKERS=1" in done.stdout and "Traceback" not in done.stderr
