@@ -1041,8 +1041,9 @@ def bring_current(
         if record is not None and changes:
             record(
                 "Retagged the stored papers for topics whose definition changed since they "
-                "were tagged (topics.toml edited, a teach interrupted before its retag, or "
-                f"papertrack upgraded): {', '.join(changes)}."
+                "were tagged (topics.toml edited, a teach interrupted before its retag, a "
+                "fetch or ingest that began before a teach, or papertrack upgraded): "
+                f"{', '.join(changes)}."
             )
     build_text_index()
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import os
 import secrets
 import sqlite3
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -208,9 +210,12 @@ class StoreWriter:
         self.catalog = catalog
         self.progress = progress
         #: ``catalog`` stands in for the user's, which could not be read
-        #: (:meth:`Catalog.for_storing`): stored tags are left as they are, and the
-        #: topics whose tags the stand-in may give otherwise are marked out of date.
+        #: (:meth:`Catalog.for_storing`), or is older than the stored tags (see
+        #: :meth:`prepare`): stored tags are left as they are, and the topics whose
+        #: tags it may give otherwise are marked out of date.
         self.stand_in = stand_in
+        #: When ``catalog`` was read, about (this writer is made right after).
+        self.started = time.time_ns()
         #: A rebuild goes on without the papers of week files gone missing: only
         #: doctor --repair, which names them, sets it.
         self.accept_losses = False
@@ -278,8 +283,25 @@ class StoreWriter:
             self.index = copy.deepcopy(self.store.index())  # with the generation it wrote
             self.text_live = self.text.synced_with(self.index.generation)
         changed = self.index.changed_topics(self.catalog.fingerprints())
+        if changed and not self.stand_in and self._tagged_since(changed):
+            # Another process retagged the store for topics read after this writer's
+            # (a teach or topics add during a long fetch): retagged back to these,
+            # the teach was undone until the next command, and each command and the
+            # fetch's next batch retagged the store in turn. Those topics are left to
+            # the next command that reads the topics, as for a stand-in.
+            self.stand_in = True
         if changed and not self.stand_in:
             self.retag(changed)
+
+    def _tagged_since(self, changed: set[str]) -> bool:
+        """Whether a topic of ``changed`` was retagged by another catalog (a real
+        fingerprint, not one marked out of date) after this writer's was read."""
+        try:
+            written = os.stat(self.store.index_path).st_mtime_ns
+        except OSError:
+            return False
+        stored = self.index.fingerprints
+        return written > self.started and any(stored.get(slug) for slug in changed)
 
     # -- batches
     def upsert(self, papers: Iterable[Paper]) -> UpsertResult:

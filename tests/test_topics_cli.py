@@ -11,7 +11,7 @@ import io
 import json
 import re
 import tomllib
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -955,3 +955,41 @@ def test_a_topics_file_that_cannot_be_read_does_not_stop_ingest(sample_home: Pat
     for slug in ("memory", "knowledge-distillation", "llm-agent-training"):
         assert sum(counts.get(slug, {}).values()) == sum(slug in p.tags for p in papers), slug
     assert "gui-agents" not in counts and not any("gui-agents" in p.tags for p in papers)
+
+
+def test_a_long_ingest_does_not_undo_a_topic_added_while_it_runs(sample_home: Path) -> None:
+    """A fetch reads the topics at its start. A topic added (or taught) while it ran
+    was retagged back at its next batch: the new topic lost every tag until the
+    next command, and each command and each batch retagged the store in turn. The
+    writer now leaves such topics to the next command that reads the topics."""
+    from papertrack.cli.common import load_catalog
+    from papertrack.models import Paper
+    from papertrack.topics import Catalog
+
+    store = Store(sample_home / "store")
+    ok("latest", "-n", "1")  # the store tagged for the topics as they are
+    with store.writer(load_catalog()) as fetch:  # a long fetch, reading its topics here
+        added = ok("topics", "add", "Zebras", "--query", "agent* AND memory")
+        tagged = _holding(Store(sample_home / "store"), "zebras")
+        assert len(tagged) > 10, added.stderr
+        fresh = Paper(
+            arxiv_id="2608.00001",
+            title="Memory for LLM agents",
+            abstract="An agent with memory.",
+            published=datetime(2026, 6, 30, tzinfo=UTC),
+        )
+        fetch.upsert([fresh])  # its next batch
+    store = Store(sample_home / "store")
+    assert _holding(store, "zebras") == tagged  # not retagged back to the fetch's topics
+    assert store.index().fingerprints["zebras"] == ""  # left to the next command
+    ok("latest", "zebras", "-n", "1")
+    store, catalog = Store(sample_home / "store"), Catalog.of_home()
+    papers = [p for w in store.weeks() for p in store.read_partition(w)]
+    assert [p.arxiv_id for p in papers if p.tags != catalog.tag(p)] == []
+    assert "zebras" in next(p for p in papers if p.arxiv_id == "2608.00001").tags
+    assert store.index().fingerprints == catalog.fingerprints()
+
+
+def _holding(store: Store, slug: str) -> set[str]:
+    """The ids of the stored papers tagged ``slug``."""
+    return {p.arxiv_id for w in store.weeks() for p in store.read_partition(w) if slug in p.tags}
