@@ -572,3 +572,32 @@ def test_a_retag_cut_short_is_done_again_whatever_the_catalog_is_next(
     assert store.tags_current(catalog) and recount(store) == {
         k: {w: n for w, n in v.items() if n} for k, v in store.index().counts.items()
     }
+
+
+def test_a_week_a_writer_adds_while_a_reader_lists_is_not_called_missing(
+    store: Store, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer renames a new week file into place before the index that counts it. A
+    reader that listed the folder before the rename and read the index after it
+    said "store file ... is missing ... run doctor --repair to go on without those
+    papers" (18 of 205 `latest` runs beside a writer making a week a batch)."""
+    with store.writer(catalog) as writer:
+        writer.upsert([paper("2508.00001", "2025-08-04"), paper("2508.00002", "2025-08-11")])
+    reader = Store(store.path)
+    real = Store.week_paths
+    calls = []
+
+    def listed_before_the_rename(self: Store) -> list[Path]:
+        calls.append(1)
+        paths = real(self)
+        return [p for p in paths if p.stem != "2025-08-11"] if len(calls) == 1 else paths
+
+    monkeypatch.setattr(Store, "week_paths", listed_before_the_rename)
+    assert reader.weeks() == ["2025-08-11", "2025-08-04"]
+    assert len(calls) == 2
+    # A week file that is gone stays an error.
+    calls.clear()
+    monkeypatch.setattr(Store, "week_paths", real)
+    store.partition_path("2025-08-11").unlink()
+    with pytest.raises(StoreError, match="2025-08-11.json is missing"):
+        Store(store.path).weeks()
