@@ -317,6 +317,11 @@ def _keep_temp_files(store: Store, before: Checkup, stamp: str) -> None:
         if problem.kind != "temp-file":
             continue
         path = store.path / problem.file
+        if path.parent != store.papers_dir:
+            # Only a week file holds papers: the index, id map, search index and kept
+            # vectors are made again from the week files (a killed build of the search
+            # index left 50 MB, kept here for nothing).
+            continue
         try:
             if path.stat().st_size:
                 store.damaged_dir.mkdir(parents=True, exist_ok=True)

@@ -843,6 +843,14 @@ class Store:
                 text.close()
                 from papertrack.writer import build_text_index
 
+                # A build killed before (a search stopped with Ctrl-C's harder kin) left
+                # its temp file, 2 to 50 MB, that doctor then called a problem.
+                stale = f".{self.search_path.name}."
+                for stray in self.temp_files():
+                    if stray.name.startswith(stale):
+                        with contextlib.suppress(OSError):
+                            stray.unlink()
+
                 build_text_index(self, progress)
         except Exception as exc:
             if not out_of_space(exc):

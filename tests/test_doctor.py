@@ -869,3 +869,23 @@ def test_a_paper_the_id_map_places_in_the_wrong_week_sends_show_to_the_repair(
     assert run("doctor", "--repair").exit_code == 0
     shown = run("show", pid, "-f", "json")
     assert shown.exit_code == 0 and json.loads(shown.stdout)["arxiv_id"] == pid
+
+
+def test_a_killed_search_index_build_leaves_nothing_for_doctor(store: Store) -> None:
+    """A search killed while it built the search index left a temp file of 2 to 50 MB:
+    doctor called it a problem until the next ingest, and a repair kept a copy of it
+    in damaged/, though the index is made again from the week files."""
+    store.search_path.unlink(missing_ok=True)
+    stray = killed_writers_temp(store.search_path)
+    stray.write_bytes(b"SQLite format 3\x00" + b"\x00" * 4096)
+    assert run("search", "agent*").exit_code == 0
+    assert not stray.exists()
+    checked = run("doctor")
+    assert checked.exit_code == 0, checked.stdout
+    # A repair clears such a file without keeping it: only a week file holds papers.
+    stray.write_bytes(b"SQLite format 3\x00" + b"\x00" * 4096)
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stdout + repaired.stderr
+    assert not stray.exists()
+    kept = list(store.damaged_dir.iterdir()) if store.damaged_dir.is_dir() else []
+    assert kept == []
