@@ -503,8 +503,8 @@ class Store:
         if not arxiv_id.isascii() and not _is_utf8(arxiv_id):
             return None  # a shell's $(printf 'a\xff'): no stored id holds such bytes
         mapped = IdMap(self).get(arxiv_id)
+        month = id_month(arxiv_id)
         if mapped is None:
-            month = id_month(arxiv_id)
             if month is None or self.shard_path(id_shard(arxiv_id)).exists():
                 return None
             weeks = [w for w in self.weeks() if w == UNDATED or _in_month(w, month)]
@@ -514,6 +514,16 @@ class Store:
             paper = self._paper_in(week, arxiv_id, missing_is_error=True)
             if paper is not None:
                 return paper
+        if mapped is not None and month is not None and self.dirty_path.exists():
+            # A writer moving the paper to another week (a new date) has taken it out
+            # of the mapped one and not yet written the id map: "no paper X in the
+            # store" for a stored paper (1 of 42,000 reads beside such a writer). The
+            # weeks of its id's month are where it can have gone.
+            for week in self.weeks(check=False):
+                if week != mapped and (week == UNDATED or _in_month(week, month)):
+                    paper = self._paper_in(week, arxiv_id)
+                    if paper is not None:
+                        return paper
         if mapped is not None and not self.dirty_path.exists():
             # The id map names a week that does not hold the paper: "no paper X in the
             # store" sent the user to ingest it again, which counted it twice. Read

@@ -601,3 +601,31 @@ def test_a_week_a_writer_adds_while_a_reader_lists_is_not_called_missing(
     store.partition_path("2025-08-11").unlink()
     with pytest.raises(StoreError, match="2025-08-11.json is missing"):
         Store(store.path).weeks()
+
+
+def test_get_finds_a_paper_a_writer_is_moving_to_another_week(
+    store: Store, catalog: Catalog
+) -> None:
+    """A writer moving a paper to another week (a new date) takes it out of the week
+    the id map names before it writes the id map: `show` said "no paper X in the
+    store" for a stored paper (1 of 42,000 reads beside such a writer)."""
+    with store.writer(catalog) as writer:
+        writer.upsert(
+            [
+                paper("2508.00001", "2025-08-04"),
+                paper("2508.00004", "2025-08-05"),
+                paper("2508.00002", "2025-08-11"),
+            ]
+        )
+    source, target = store.partition_path("2025-08-04"), store.partition_path("2025-08-11")
+    moved = json.loads(source.read_bytes())
+    key = next(k for k, doc in moved["papers"].items() if doc["arxiv_id"] == "2508.00001")
+    record = moved["papers"].pop(key)
+    into = json.loads(target.read_bytes())
+    into["papers"]["9"] = record
+    target.write_text(json.dumps(into))
+    source.write_text(json.dumps(moved))
+    (store.path / ".dirty").write_bytes(b"1")  # the writer is mid-batch
+    found = Store(store.path).get("2508.00001")
+    assert found is not None and found.arxiv_id == "2508.00001"
+    assert Store(store.path).get("2508.00003") is None
