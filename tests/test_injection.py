@@ -179,7 +179,9 @@ def test_html_digest_escapes_feed_text_and_links(tmp_path: Path) -> None:
     assert HTML_TITLE in text and HTML_AUTHOR in text  # shown, as text
     hrefs = page.hrefs()
     assert "https://arxiv.org/abs/2611.00301" in hrefs
-    assert QUOTE_LINK in hrefs and PAREN_LINK in hrefs  # whole, inside one attribute each
+    # Whole, inside one attribute each, percent-encoded as the exports write them.
+    assert "https://ok.example/a%22%20onclick=%22alert(6)" in hrefs
+    assert PAREN_LINK in hrefs  # "()[]" are a URL's own characters
     assert len(hrefs) == 3  # the javascript: link is not a link at all
     assert "zebra with a javascript link" in text
 
