@@ -75,6 +75,10 @@ class Index:
     #: A new random token at every write: the full-text index records the one it is in
     #: step with (an index.json without one, from an older papertrack, matches none).
     generation: str = ""
+    #: When the newest topics that tagged the stored papers were read (ns since the
+    #: epoch, :attr:`Catalog.read_at`; 0: not recorded). A writer whose topics were
+    #: read before it does not retag the store back to them (see StoreWriter.prepare).
+    topics_read_at: int = 0
 
     def changed_topics(self, wanted: dict[str, str]) -> set[str]:
         """The slugs whose fingerprint in ``wanted`` (a catalog's) is not the one the
@@ -100,6 +104,8 @@ class Index:
             index.schema = schema
             index.fingerprints = dict(doc.get("topics") or {})
             index.generation = str(doc.get("generation") or "")
+            read_at = doc.get("topics_read_at")
+            index.topics_read_at = read_at if isinstance(read_at, int) else 0
         for doc in (data.get("categories") or {}).values():
             index.primary = {k: int(v) for k, v in (doc.get("primary") or {}).items()}
             index.listed = {k: int(v) for k, v in (doc.get("listed") or {}).items()}
@@ -119,6 +125,7 @@ class Index:
                 "schema": SCHEMA,
                 "topics": dict(sorted(self.fingerprints.items())),
                 "generation": self.generation,
+                "topics_read_at": self.topics_read_at,
             }
         }
         categories = {

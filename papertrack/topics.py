@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
+import time
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -52,7 +54,7 @@ from papertrack.query import (
     query_terms,
     tokenize,
 )
-from papertrack.text import clean_text, quoted
+from papertrack.text import clean_text, quoted, visible
 
 # The query language and the matchers moved to papertrack.query and
 # papertrack.matching; their names stay importable from here.
@@ -650,6 +652,9 @@ class Catalog:
     ) -> None:
         self.topics: tuple[Topic, ...] = tuple(topics)
         self.warnings: tuple[str, ...] = tuple(warnings)
+        #: When the topics were read (ns since the epoch): a writer with topics read
+        #: before the stored tags' does not retag the store back to them.
+        self.read_at = time.time_ns()
         #: slug -> name of the default topics the user's file hides.
         self.hidden: dict[str, str] = dict(hidden or {})
         self._by_slug: dict[str, Topic] = {}
@@ -808,10 +813,19 @@ class Catalog:
         """
         from papertrack import paths
 
+        read_at = time.time_ns()  # before any file is read: a teach after it is newer
         user = paths.user_topics_file()
         if user.exists() and not user.is_file():
             raise TopicsFileError(f"{user} is not a file. Remove it, or put your topics.toml there")
+        if user.is_symlink() and not user.exists():
+            # Read as no file, every topic of yours was gone and the defaults you hid
+            # were back: an ingest then took their tags off every stored paper.
+            raise TopicsFileError(
+                f"{visible(str(user))} links to {visible(os.readlink(user))}, which is not "
+                "there. Restore it, or remove the link"
+            )
         catalog = cls.load(default_topics_file(), user if user.is_file() else None, lenient=True)
+        catalog.read_at = read_at
         return catalog.with_models(paths.user_models_dir())
 
     @classmethod
@@ -835,7 +849,12 @@ class Catalog:
                 f"{str(exc).rstrip('.')}. Until it is, new papers are stored with the "
                 "default topics' tags; the first command after the fix retags them by yours."
             )
-            return cls.default().with_models(paths.user_models_dir()), why
+            stand_in = cls.default().with_models(paths.user_models_dir())
+            # Its own warnings speak of the defaults, not of your file: a model taught to a
+            # default you redefined "was taught to its earlier query", and 'teach --forget'
+            # was offered, which would drop your examples.
+            stand_in.warnings = ()
+            return stand_in, why
 
     def __iter__(self) -> Iterator[Topic]:
         return iter(self.topics)
@@ -1149,7 +1168,9 @@ class Catalog:
                         f"'papertrack topics teach {topic.slug} ID' fits it again with them"
                     )
             topics.append(topic)
-        return Catalog(topics, warnings, self.hidden)
+        with_taught = Catalog(topics, warnings, self.hidden)
+        with_taught.read_at = self.read_at
+        return with_taught
 
     def fingerprints(self) -> dict[str, str]:
         """Slug -> fingerprint of every topic, to tell which tags are out of date: a topic

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import os
 import secrets
 import sqlite3
 import threading
-import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -214,8 +212,6 @@ class StoreWriter:
         #: :meth:`prepare`): stored tags are left as they are, and the topics whose
         #: tags it may give otherwise are marked out of date.
         self.stand_in = stand_in
-        #: When ``catalog`` was read, about (this writer is made right after).
-        self.started = time.time_ns()
         #: A rebuild goes on without the papers of week files gone missing: only
         #: doctor --repair, which names them, sets it.
         self.accept_losses = False
@@ -283,25 +279,15 @@ class StoreWriter:
             self.index = copy.deepcopy(self.store.index())  # with the generation it wrote
             self.text_live = self.text.synced_with(self.index.generation)
         changed = self.index.changed_topics(self.catalog.fingerprints())
-        if changed and not self.stand_in and self._tagged_since(changed):
-            # Another process retagged the store for topics read after this writer's
-            # (a teach or topics add during a long fetch): retagged back to these,
-            # the teach was undone until the next command, and each command and the
+        if changed and not self.stand_in and self.index.topics_read_at > self.catalog.read_at:
+            # Another process tagged the store by topics read after this writer's (a
+            # teach or topics add during a long fetch): retagged back to these, the
+            # teach was undone until the next command, and each command and the
             # fetch's next batch retagged the store in turn. Those topics are left to
             # the next command that reads the topics, as for a stand-in.
             self.stand_in = True
         if changed and not self.stand_in:
             self.retag(changed)
-
-    def _tagged_since(self, changed: set[str]) -> bool:
-        """Whether a topic of ``changed`` was retagged by another catalog (a real
-        fingerprint, not one marked out of date) after this writer's was read."""
-        try:
-            written = os.stat(self.store.index_path).st_mtime_ns
-        except OSError:
-            return False
-        stored = self.index.fingerprints
-        return written > self.started and any(stored.get(slug) for slug in changed)
 
     # -- batches
     def upsert(self, papers: Iterable[Paper]) -> UpsertResult:
@@ -405,6 +391,12 @@ class StoreWriter:
         )
         for (pid, (stored, merged)), tagged in zip(found.items(), tags, strict=True):
             old_week = old_weeks[pid]
+            if stored is not None and self.stand_in:
+                # Tags that are not the topics' own (the stand-in's, or older ones)
+                # are no change to a paper: 992 papers fetched again while topics.toml
+                # was broken were all "updated", and rewritten.
+                same = merged.with_tags(stored.tags).to_record() == stored.to_record()
+                tagged = stored.tags if same else tagged
             merged = merged.with_tags(tagged)
             if stored is None:
                 result.new += 1
@@ -489,6 +481,7 @@ class StoreWriter:
             # command that reads the user's file retags it, on old and new papers alike.
             wanted |= dict.fromkeys(self.index.changed_topics(wanted), "")
         self.index.fingerprints = wanted
+        self.index.topics_read_at = max(self.index.topics_read_at, self.catalog.read_at)
         _write_index_file(self.store, self.index)
         if mark_text and self.text_live:
             # Only tags and counts changed: the text index is still in step.
@@ -697,6 +690,7 @@ class StoreWriter:
             write_atomic(self.store.shard_path(shard), dumps_json({"ids": {"1": mapping}}))
         try:
             index.fingerprints = self.store.index().fingerprints
+            index.topics_read_at = self.store.index().topics_read_at
         except (StoreError, LookupError, TypeError, AttributeError, ValueError):
             index.fingerprints = {}  # a damaged index only costs a full retag
         self.index = index

@@ -956,6 +956,39 @@ def test_a_topics_file_that_cannot_be_read_does_not_stop_ingest(sample_home: Pat
         assert sum(counts.get(slug, {}).values()) == sum(slug in p.tags for p in papers), slug
     assert "gui-agents" not in counts and not any("gui-agents" in p.tags for p in papers)
 
+    # Fetched again while the file is broken, stored papers are unchanged: their tags
+    # are not the stand-in's to change (they were all "updated", and rewritten).
+    user.write_text(good.replace("[[topic]]", "[[topic]", 1))
+    (sample_home / "models").mkdir(exist_ok=True)
+    (sample_home / "models" / "gui-agents.json").write_text("{")  # a damaged taught model
+    again = run("ingest", str(feed))
+    assert again.exit_code == 0, again.stderr
+    assert "0 new, 0 updated, 4 unchanged" in again.stderr
+    # One warning: the stand-in's own (the defaults' taught models) speak of no file of yours.
+    assert sum(line.startswith("Warning: ") for line in again.stderr.splitlines()) == 1
+    kept = Store(sample_home / "store").get("2608.00001")
+    assert kept is not None and "memory" in kept.tags
+
+
+def test_a_topics_file_that_links_to_nothing_is_not_read_as_no_file(sample_home: Path) -> None:
+    """A topics.toml that is a link to a file not there was read as no file: every
+    topic of yours was gone and the defaults you hid were back, and an ingest took
+    their tags off every stored paper."""
+    user = sample_home / "topics.toml"
+    user.write_text('[[topic]]\nname = "Memory"\nquery = "memory"\n')
+    ok("topics", "list")
+    holding = _holding(Store(sample_home / "store"), "memory")
+    assert holding
+    user.unlink()
+    user.symlink_to(sample_home / "gone.toml")
+    error_line(run("latest", "memory"), 2, "topics.toml links to", "which is not there")
+    result = run(
+        "ingest",
+        str(Path(__file__).parent / "data" / "rss-derived" / "rss20-cs.AI-2025-08-20.6items.xml"),
+    )
+    assert result.exit_code == 0 and "which is not there" in result.stderr
+    assert _holding(Store(sample_home / "store"), "memory") == holding
+
 
 def test_a_long_ingest_does_not_undo_a_topic_added_while_it_runs(sample_home: Path) -> None:
     """A fetch reads the topics at its start. A topic added (or taught) while it ran
@@ -968,7 +1001,8 @@ def test_a_long_ingest_does_not_undo_a_topic_added_while_it_runs(sample_home: Pa
 
     store = Store(sample_home / "store")
     ok("latest", "-n", "1")  # the store tagged for the topics as they are
-    with store.writer(load_catalog()) as fetch:  # a long fetch, reading its topics here
+    old = load_catalog()
+    with store.writer(old) as fetch:  # a long fetch, reading its topics here
         added = ok("topics", "add", "Zebras", "--query", "agent* AND memory")
         tagged = _holding(Store(sample_home / "store"), "zebras")
         assert len(tagged) > 10, added.stderr
@@ -979,6 +1013,8 @@ def test_a_long_ingest_does_not_undo_a_topic_added_while_it_runs(sample_home: Pa
             published=datetime(2026, 6, 30, tzinfo=UTC),
         )
         fetch.upsert([fresh])  # its next batch
+    with store.writer(old) as page:  # fetch makes a writer a page, with its first topics
+        page.upsert([fresh.with_tags(())])
     store = Store(sample_home / "store")
     assert _holding(store, "zebras") == tagged  # not retagged back to the fetch's topics
     assert store.index().fingerprints["zebras"] == ""  # left to the next command
@@ -993,3 +1029,43 @@ def test_a_long_ingest_does_not_undo_a_topic_added_while_it_runs(sample_home: Pa
 def _holding(store: Store, slug: str) -> set[str]:
     """The ids of the stored papers tagged ``slug``."""
     return {p.arxiv_id for w in store.weeks() for p in store.read_partition(w) if slug in p.tags}
+
+
+def test_topics_newer_than_the_stored_tags_are_retagged_whatever_wrote_last(
+    sample_home: Path,
+) -> None:
+    """Whether a writer's topics are older than the stored tags is told by when the
+    topics were read, not by when index.json was written: a writer's own rebuild
+    after a killed write, or an older ingest's batch while a newer command waited
+    for the lock, left topics edited by hand untagged (doctor --repair too)."""
+    from papertrack.cli.common import load_catalog
+    from papertrack.models import Paper
+    from papertrack.topics import Catalog
+
+    user = sample_home / "topics.toml"
+    ok("latest", "-n", "1")
+    older = load_catalog()  # an ingest's topics, read before the edit
+    user.write_text('[[topic]]\nname = "Memory"\nquery = "memory"\n')
+    store = Store(sample_home / "store")
+    with store.writer(load_catalog()) as newer:  # a command that waits for the lock...
+        with store.writer(older) as ingest:  # ...while an older ingest writes a batch
+            ingest.upsert(
+                [
+                    Paper(
+                        arxiv_id="2608.00001",
+                        title="A paper",
+                        published=datetime(2026, 6, 30, tzinfo=UTC),
+                    )
+                ]
+            )
+        with newer.holding():
+            pass
+    assert len(_holding(store, "memory")) > 10
+    # After a killed write (.dirty: the next writer rebuilds index.json first).
+    user.write_text('[[topic]]\nname = "Memory"\nquery = "memory OR forgetting"\n')
+    (sample_home / "store" / ".dirty").write_bytes(b"1")
+    ok("latest", "memory", "-n", "1")
+    store, catalog = Store(sample_home / "store"), Catalog.of_home()
+    papers = [p for w in store.weeks() for p in store.read_partition(w)]
+    assert [p.arxiv_id for p in papers if p.tags != catalog.tag(p)] == []
+    assert store.index().fingerprints == catalog.fingerprints()
