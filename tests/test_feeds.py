@@ -518,6 +518,25 @@ def test_punctuation_alone_is_no_author() -> None:
     assert paper.authors == ("KT", "Soonmin Bae", "Wanjin Park")
     record["authors"] = "Zoë, 李, 7 and —"
     assert parse_jsonl_line(json.dumps(record), "snapshot", 1).authors == ("Zoë", "李", "7")
+    # The API's Atom (fetch --since), with affiliations or without, drops it too.
+    page = raw(API26 + "id_1605.08386_s0_m100_199195aa31ad.xml").decode()
+    extra = "<author>\n      <name>:</name>\n    </author>\n    <author>"
+    colon = page.replace("<author>", extra, 1)
+    assert parse_feed(colon.encode(), "api").papers[0].authors == (
+        "Caprice Stanley",
+        "Tobias Windisch",
+    )
+    placed = colon.replace(
+        "<name>Tobias Windisch</name>",
+        "<name>Tobias Windisch</name><arxiv:affiliation>Somewhere</arxiv:affiliation>",
+    )
+    paper = parse_feed(placed.encode(), "api").papers[0]
+    assert paper.authors == ("Caprice Stanley", "Tobias Windisch")
+    assert paper.author_affiliations == ((), ("Somewhere",))
+    # papertrack's own exports read back alike.
+    line = {"arxiv_id": "2509.20057", "title": "A report", "authors": ["KT", ":", "Soonmin Bae"]}
+    again = parse_jsonl_line(json.dumps(line), "export", 1)
+    assert again.authors == ("KT", "Soonmin Bae")
 
 
 def test_kaggle_authors_string_fallback_decodes_tex() -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import FeedError
 from ..text import clean_text, decode_tex_accents, strip_html
-from .common import ARXIV, ATOM, present, tex, unique
+from .common import ARXIV, ATOM, named, present, tex, unique
 from .entries import field
 from .xml import iter_elements
 
@@ -115,7 +115,7 @@ def read_affiliations(data: bytes) -> Affiliations:
         affiliations: list[tuple[str, ...]] = []
         for author in item.findall(ATOM + "author"):
             name = clean_text(author.findtext(ATOM + "name"))
-            if not name:
+            if not named(name):
                 continue  # a nameless author is dropped, as in api_authors
             names.append(name)
             affiliations.append(
@@ -134,10 +134,7 @@ def api_authors(entry: Any, affiliations: Affiliations) -> Authors:
     if entry_id and entry_id in affiliations:
         # Names and affiliations come from the same XML pass, so they stay aligned.
         return affiliations[entry_id]
-    authors = tuple(
-        name for name in (clean_text(a.get("name")) for a in field(entry, "authors") or ()) if name
-    )
-    return authors, ()
+    return present(clean_text(a.get("name")) for a in field(entry, "authors") or ()), ()
 
 
 # --- RSS/Atom listings and other feeds ------------------------------------------
@@ -194,7 +191,7 @@ def export_record_authors(record: dict[str, Any]) -> Authors:
         # More lists than authors: no telling whose is whose.
         return present(given), ()
     # A blank name is left out with its list; a name given twice is two authors.
-    kept = [(name, held) for name, held in zip(given, affiliations, strict=True) if name]
+    kept = [(name, held) for name, held in zip(given, affiliations, strict=True) if named(name)]
     authors = tuple(name for name, _ in kept)
     affiliations = tuple(held for _, held in kept)
     return authors, affiliations if any(affiliations) else ()
@@ -206,7 +203,7 @@ def export_atom_authors(entry: ET.Element) -> Authors:
     affiliations: list[tuple[str, ...]] = []
     for author in entry.iter(ATOM + "author"):
         name = clean_text(author.findtext(ATOM + "name"))
-        if name:
+        if named(name):
             authors.append(name)
             affiliations.append(
                 unique(clean_text(a.text) for a in author.iter(ARXIV + "affiliation"))
