@@ -284,10 +284,11 @@ def topics_table(
         ]
         fold_width = max(6, (width or 0) - 10 - sum(widest))
     else:
-        # Whole on one line, unless the longest slug would push the counts off the
-        # table (a topic of your own named by a long phrase, 75 characters): then the
-        # long ones fold at hyphens, to half of what the counts leave (the name has
-        # the other half) but never under SLUG_KEPT, and the name keeps 8 columns.
+        # Whole on one line, unless the longest slug would take more than half of
+        # what the counts leave, or push them off the table (a topic of your own named
+        # by a long phrase, 75 characters): then the long ones fold at hyphens, to
+        # half of that (the name has the other half) but never under SLUG_KEPT, and
+        # the name keeps 8 columns.
         columns = 4 if narrow else 5
         counts = [
             max([len("Papers")] + [len(f"{row['papers'] or 0:,}") for row in rows]),
@@ -295,9 +296,14 @@ def topics_table(
             0 if narrow else max([len("Source")] + [len(str(row["source"])) for row in rows]),
         ]
         left = (width or 0) - (3 * columns + 1) - sum(counts)
-        if width is not None and slug_width > left - 8:
-            fold_width = max(12, min(left - 8, max(left // 2, SLUG_KEPT)))
-        table.add_column("Slug", style="cyan", no_wrap=True, min_width=fold_width or slug_width)
+        kept = min(left - 8, max(left // 2, SLUG_KEPT))
+        if width is not None and slug_width > kept:
+            fold_width = max(12, kept)
+        if fold_width:
+            # A part with no hyphen longer than that is folded where it must be.
+            table.add_column("Slug", style="cyan", overflow="fold", width=fold_width)
+        else:
+            table.add_column("Slug", style="cyan", no_wrap=True, min_width=slug_width)
     if not narrow:
         table.add_column("Source")
     _count_column(table, "Papers")

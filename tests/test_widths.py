@@ -349,6 +349,10 @@ def test_a_long_slug_of_your_own_folds_and_keeps_the_counts_in_the_table(
     at every width from 60 to about 116; it now folds after a hyphen."""
     name = "Vision-Language-Action Models for Robotic Manipulation and Embodied Control"
     assert run("topics", "add", name, "--query", "robot*").exit_code == 0
+    # And one with no hyphen to break after: folded where it must be, not cut with "…".
+    unbroken = "visionlanguageactionmodelsforroboticmanipulation"
+    added = run("topics", "add", "VLA", "--slug", unbroken, "--query", "vla")
+    assert added.exit_code == 0, added.stderr
     monkeypatch.setenv("COLUMNS", width)
     topics = run("topics")
     assert topics.exit_code == 0, topics.stderr
@@ -368,4 +372,4 @@ def test_a_long_slug_of_your_own_folds_and_keeps_the_counts_in_the_table(
         slugs[-1] += cells[2].strip()
     wanted = [row["topic"] for row in json.loads(run("topics", "--json").stdout)]
     assert slugs == wanted  # each slug whole, read line after line
-    assert len(wanted[-1]) == 75
+    assert len(wanted[-2]) == 75 and wanted[-1] == unbroken  # whole: not cut with "…"
