@@ -60,6 +60,11 @@ class QuerySyntaxError(UsageError):
         super().__init__(message)
         self.column = column
 
+    def __reduce__(self) -> tuple[type[QuerySyntaxError], tuple[str, int]]:
+        # As raised in a worker process, it is pickled back to the parent: without
+        # this its two arguments were not, and the pool broke on it.
+        return type(self), (str(self), self.column)
+
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, a cron daemon or a service manager stopping papertrack), or

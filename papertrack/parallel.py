@@ -115,7 +115,22 @@ def _die_with_parent() -> None:
 def _run(item: Any) -> Any:
     assert _JOB is not None
     func, state = _JOB
-    return func(state, item)
+    try:
+        return func(state, item)
+    except Exception as exc:
+        import pickle
+
+        try:
+            pickle.loads(pickle.dumps(exc))
+        except Exception:  # noqa: BLE001 - whatever cannot travel back to the parent
+            # One that cannot reach the parent broke the pool, and was said as a worker
+            # "stopped unexpectedly (out of memory, or killed)". Its words travel.
+            raise _Unsent(f"{type(exc).__name__}: {exc}") from None
+        raise
+
+
+class _Unsent(RuntimeError):
+    """An error a worker raised that could not be sent back as it was."""
 
 
 def forked_map(

@@ -256,3 +256,45 @@ def test_a_worker_killed_mid_work_is_an_error_not_a_wait_for_ever(
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("error: a worker process stopped unexpectedly"), done.stdout
     assert "PAPERTRACK_WORKERS=1" in done.stdout and "Traceback" not in done.stderr
+
+
+WORKER_RAISES = """
+from papertrack.errors import QuerySyntaxError
+from papertrack.parallel import forked_map
+
+class Odd(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"odd {a} {b}")
+
+def work(state, item):
+    if item == 2:
+        raise QuerySyntaxError("unbalanced parenthesis at column 3", 3)
+    if item == 5:
+        raise Odd(1, 2)
+    return item
+
+for items in ([0, 1, 2, 3], [4, 5, 6]):
+    try:
+        list(forked_map(work, None, items))
+    except Exception as exc:
+        print(type(exc).__name__, getattr(exc, "column", "-"), exc)
+"""
+
+
+def test_an_error_a_worker_raises_reaches_the_parent_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A QuerySyntaxError (two arguments) raised in a worker could not be sent back:
+    the pool broke, and the error was said as a worker killed or out of memory."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_RAISES], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "QuerySyntaxError 3 unbalanced parenthesis at column 3",
+        "_Unsent - Odd: odd 1 2",
+    ]
