@@ -853,8 +853,8 @@ class Store:
                 text.close()
                 from papertrack.writer import build_text_index
 
-                # A build killed before (SIGKILL, the OOM killer) left
-                # its temp file, 2 to 50 MB, that doctor then called a problem.
+                # A build killed before (SIGKILL, the OOM killer) left its temp file,
+                # 2 to 50 MB, that doctor then called a problem.
                 stale = f".{self.search_path.name}."
                 for stray in self.temp_files():
                     if stray.name.startswith(stale):
