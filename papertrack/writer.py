@@ -505,6 +505,10 @@ class StoreWriter:
         # changed one (which an `implies` added, or the topic added again, brings
         # in) can get other tags.
         asked = set(changed)
+        for slug in asked:
+            # Retagged, if nothing moved: a teach tells that from a retag another
+            # command did first (no entry), which its "+0 papers tagged" hid.
+            self.retagged.setdefault(slug, Retagged())
         changed = self.catalog.family(changed)
         subset = self.catalog.subset(changed)
         own = self.catalog.subset(asked)

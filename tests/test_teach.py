@@ -1613,3 +1613,32 @@ def test_an_example_marked_other_than_true_or_false_is_damage_named(stored: Path
     shown = run("topics", "show", "llm-agent-training", "--json")
     assert shown.exit_code == 0 and json.loads(shown.stdout)["taught"] is None
     assert "examples.json is damaged" in shown.stderr
+
+
+def test_a_teach_whose_retag_another_command_did_first_says_so(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another command (a reader, a fetch's batch) may take the store lock between
+    the teach's refit and its retag, and retag for the new model first: the teach
+    then said "+0 papers tagged, 0 untagged", a teach that changed nothing."""
+    from papertrack.cli import topics as cli_topics
+    from papertrack.cli.common import load_catalog
+
+    real = cli_topics._retag
+
+    def another_command_first(store: Store, catalog: Any) -> Any:
+        store.refresh(load_catalog())  # the other process, with the new model
+        return real(store, catalog)
+
+    monkeypatch.setattr(cli_topics, "_retag", another_command_first)
+    before = tagged("llm-agent-training")
+    outside = first_not_in(before)
+    result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    after = tagged("llm-agent-training")
+    assert outside in after and CHAIN_OF_AGENTS not in after
+    assert "+0 papers tagged, 0 untagged" not in result.stderr
+    assert (
+        "Another papertrack command retagged the stored papers for it first: "
+        f"{len(before):,} stored papers in the topic before, {len(after):,} now."
+    ) in result.stderr

@@ -934,12 +934,13 @@ def _say_changes(
     store: Store,
     catalog: Catalog,
     named: AbstractSet[str] = frozenset(),
+    before: int | None = None,
 ) -> None:
     """What a retag did to ``slug``: the counts, then the newest papers that gained
     and lost the tag (besides the papers ``named``: those just taught), so a user can
     see whether that is what they meant; then the counts of the topics its
-    implications moved with it."""
-    _say_topic_changes(slug, changes, store, named)
+    implications moved with it. ``before``: the papers in the topic before the teach."""
+    _say_topic_changes(slug, changes, store, named, before)
     linked = catalog.family({slug}) - {slug}
     for topic in catalog.topics:
         change = changes.get(topic.slug)
@@ -1036,16 +1037,28 @@ def _say_against(
 
 
 def _say_topic_changes(
-    slug: str, changes: dict[str, Retagged], store: Store, named: AbstractSet[str] = frozenset()
+    slug: str,
+    changes: dict[str, Retagged],
+    store: Store,
+    named: AbstractSet[str] = frozenset(),
+    before: int | None = None,
 ) -> None:
     from papertrack.writer import RETAG_SAMPLES
 
     change = changes.get(slug)
     gained, lost = (change.gained, change.lost) if change else (0, 0)
+    now = store.count(slug)
     lines = [
         f"+{gained:,} paper{'s' if gained != 1 else ''} tagged, {lost:,} untagged; "
-        f"{store.count(slug):,} stored papers in the topic now."
+        f"{now:,} stored papers in the topic now."
     ]
+    if change is None and before is not None:
+        # Another command took the store lock first and retagged for the new model:
+        # "+0 papers tagged, 0 untagged" read as a teach that changed nothing.
+        lines = [
+            "Another papertrack command retagged the stored papers for it first: "
+            f"{before:,} stored papers in the topic before, {now:,} now."
+        ]
     if change:
         for label, papers, count in (
             ("Newly tagged", change.newly, gained),
@@ -1302,6 +1315,7 @@ def topics_teach(
                 else teach.shipped_agrees(chosen, taught, known)
             )
             cut_before: float | None = None
+            count_before = store.count(chosen.slug) if store.exists() else None
             if keep_model:
                 choice = None
                 teach.pin(chosen, taught)
@@ -1408,8 +1422,15 @@ def topics_teach(
                         "papers near it moved with the refit ('papertrack topics explain ID "
                         f"{chosen.slug}' shows a paper's score)."
                     )
+            if refreshed.fingerprints().get(chosen.slug) == catalog.fingerprints().get(chosen.slug):
+                count_before = None  # the teach changed no tag of it: none to retag
             _say_changes(
-                chosen.slug, changes, store, refreshed, {p.arxiv_id for p in named.values()}
+                chosen.slug,
+                changes,
+                store,
+                refreshed,
+                {p.arxiv_id for p in named.values()},
+                count_before,
             )
             _say_swing(
                 chosen.slug, changes, store, {a: earlier[a] for a in forgotten if a in earlier}
