@@ -92,14 +92,15 @@ def load_catalog() -> Catalog:
     return _catalog()
 
 
-def _catalog(stacklevel: int = 3) -> Catalog:
+def _catalog(stacklevel: int = 3, *, storing: bool = False) -> Catalog:
     """:func:`load_catalog`, its warnings said at the caller ``stacklevel`` frames up:
-    the line of the user's code that called the API, not the API's own."""
+    the line of the user's code that called the API, not the API's own. ``storing``:
+    for :func:`ingest_files` (:meth:`Catalog.for_storing`)."""
     import warnings
 
     from papertrack.topics import Catalog
 
-    catalog = Catalog.of_home()
+    catalog = Catalog.for_storing() if storing else Catalog.of_home()
     for warning in catalog.warnings:
         warnings.warn(warning, stacklevel=stacklevel)
     return catalog
@@ -219,14 +220,8 @@ def ingest_files(
                 "Pass str or Path items"
             )
         names.append(os.fsdecode(source))
-    import warnings
-
-    from papertrack.topics import Catalog
-
-    topics, stand_in = Catalog.for_storing()
-    for warning in (*topics.warnings, *filter(None, [stand_in])):
-        warnings.warn(warning, stacklevel=2)
-    with store.writer(topics, stand_in=stand_in is not None) as writer:
+    topics = _catalog(storing=True)
+    with store.writer(topics) as writer:
         report = run(names, writer)
     failed = report.failed
     if strict and failed:

@@ -921,21 +921,16 @@ class Store:
         return Lock(self.lock_path, self.lock_timeout)
 
     @contextlib.contextmanager
-    def writer(
-        self, catalog: Catalog, progress: Progress | None = None, *, stand_in: bool = False
-    ) -> Iterator[StoreWriter]:
+    def writer(self, catalog: Catalog, progress: Progress | None = None) -> Iterator[StoreWriter]:
         """A writer: each batch it writes holds the store lock only while it is written.
 
         So concurrent ingests queue batch by batch instead of one waiting for the
         other's whole run, and nothing is locked while a source is still being read.
-        ``progress`` is told (weeks done, weeks in all) through a retag. With
-        ``stand_in``, ``catalog`` stands in for a topics file that could not be read
-        (:meth:`Catalog.for_storing`): nothing is retagged, and the topics it may tag
-        otherwise are left for the next command to retag.
+        ``progress`` is told (weeks done, weeks in all) through a retag.
         """
         from papertrack.writer import StoreWriter
 
-        yield StoreWriter(self, catalog, progress, stand_in=stand_in)
+        yield StoreWriter(self, catalog, progress)
 
     def refresh(self, catalog: Catalog, progress: Progress | None = None) -> dict[str, Retagged]:
         """Recover from an interrupted write and retag changed topics, under the lock.

@@ -655,6 +655,10 @@ class Catalog:
         #: When the topics were read (ns since the epoch): a writer with topics read
         #: before the stored tags' does not retag the store back to them.
         self.read_at = time.time_ns()
+        #: Stands in for the user's topics file, which could not be read
+        #: (:meth:`for_storing`): a writer leaves stored tags as they are and marks
+        #: the topics it may tag otherwise out of date.
+        self.stand_in = False
         #: slug -> name of the default topics the user's file hides.
         self.hidden: dict[str, str] = dict(hidden or {})
         self._by_slug: dict[str, Topic] = {}
@@ -829,19 +833,19 @@ class Catalog:
         return catalog.with_models(paths.user_models_dir())
 
     @classmethod
-    def for_storing(cls) -> tuple[Catalog, str | None]:
-        """The catalog ingest and fetch tag new papers with, and the warning that says
-        it stands in for :meth:`of_home` (None when it does not).
+    def for_storing(cls) -> Catalog:
+        """The catalog ingest and fetch tag new papers with: :meth:`of_home`, or a
+        :attr:`stand_in` for it whose one warning says why.
 
         A topics.toml that cannot be read at all (a half-saved edit) stopped every
         cron fetch until it was fixed, and a listing not fetched on its night is not
         in the next one. The papers are stored all the same, tagged by the default
-        topics (with the models the user taught them): a writer given ``stand_in``
-        marks the topics whose tags may differ, and the first command that reads
-        the fixed file retags them.
+        topics (with the models the user taught them): the writer marks the topics
+        whose tags may differ, and the first command that reads the fixed file
+        retags them.
         """
         try:
-            return cls.of_home(), None
+            return cls.of_home()
         except TopicsFileError as exc:
             from papertrack import paths
 
@@ -853,8 +857,9 @@ class Catalog:
             # Its own warnings speak of the defaults, not of your file: a model taught to a
             # default you redefined "was taught to its earlier query", and 'teach --forget'
             # was offered, which would drop your examples.
-            stand_in.warnings = ()
-            return stand_in, why
+            stand_in.warnings = (why,)
+            stand_in.stand_in = True
+            return stand_in
 
     def __iter__(self) -> Iterator[Topic]:
         return iter(self.topics)

@@ -196,22 +196,15 @@ def _retag_week(job: _RetagJob, path: Path, quiet: bool = True) -> Any:
 class StoreWriter:
     """Writes batches of papers while the store lock is held. Made by :meth:`Store.writer`."""
 
-    def __init__(
-        self,
-        store: Store,
-        catalog: Catalog,
-        progress: Progress | None = None,
-        *,
-        stand_in: bool = False,
-    ) -> None:
+    def __init__(self, store: Store, catalog: Catalog, progress: Progress | None = None) -> None:
         self.store = store
         self.catalog = catalog
         self.progress = progress
         #: ``catalog`` stands in for the user's, which could not be read
-        #: (:meth:`Catalog.for_storing`), or is older than the stored tags (see
+        #: (:attr:`Catalog.stand_in`), or is older than the stored tags (see
         #: :meth:`prepare`): stored tags are left as they are, and the topics whose
         #: tags it may give otherwise are marked out of date.
-        self.stand_in = stand_in
+        self.stand_in = catalog.stand_in
         #: A rebuild goes on without the papers of week files gone missing: only
         #: doctor --repair, which names them, sets it.
         self.accept_losses = False

@@ -728,24 +728,16 @@ def say_behind(day: date) -> None:
     )
 
 
-def load_catalog() -> Catalog:
+def load_catalog(*, storing: bool = False) -> Catalog:
+    """The topics (:meth:`Catalog.of_home`), their warnings said. ``storing``: for
+    ingest and fetch, which store papers even when topics.toml cannot be read
+    (:meth:`Catalog.for_storing`)."""
     from papertrack.topics import Catalog
 
-    catalog = Catalog.of_home()
+    catalog = Catalog.for_storing() if storing else Catalog.of_home()
     for warning in catalog.warnings:
         say(f"Warning: {warning}")
     return catalog
-
-
-def storing_catalog() -> tuple[Catalog, bool]:
-    """The catalog ingest and fetch tag with (:meth:`Catalog.for_storing`), and
-    whether it stands in for a topics file that could not be read (said here)."""
-    from papertrack.topics import Catalog
-
-    catalog, stand_in = Catalog.for_storing()
-    for warning in (*catalog.warnings, *filter(None, [stand_in])):
-        say(f"Warning: {warning}")
-    return catalog, stand_in is not None
 
 
 @contextlib.contextmanager

@@ -19,10 +19,10 @@ from papertrack.cli.common import (
     QuietOpt,
     app,
     errors,
+    load_catalog,
     no_blank_fetch_category,
     open_store,
     say,
-    storing_catalog,
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
@@ -256,12 +256,12 @@ def fetch(
         )
         last = today()
         first = _first_day(last, since, days, backfill)
-        store, (catalog, stand_in) = open_store(create=True), storing_catalog()
+        store, catalog = open_store(create=True), load_catalog(storing=True)
 
         def upsert(papers: list[Paper]) -> UpsertResult:
             # One short store transaction per page: a concurrent ingest is not held up
             # for the whole (polite, hence slow) fetch, and every page is kept at once.
-            with store.writer(catalog, stand_in=stand_in) as writer:
+            with store.writer(catalog) as writer:
                 return writer.upsert(papers)
 
         # A bar only for the multi-page API fetches; a listing is one request.

@@ -42,7 +42,6 @@ from papertrack.cli.common import (
     say,
     state,
     store_is_empty,
-    storing_catalog,
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
@@ -223,10 +222,10 @@ def ingest(
                 "it (curl URL | papertrack ingest -), or name a file"
             )
         progress = _source_reporter(verbose)
-        store, (catalog, stand_in) = open_store(create=True), storing_catalog()
+        store, catalog = open_store(create=True), load_catalog(storing=True)
         stdin = sys.stdin.buffer if "-" in names else None
         show = not quiet and sys.stderr.isatty()
-        with _byte_bar(show) as on_bytes, store.writer(catalog, stand_in=stand_in) as writer:
+        with _byte_bar(show) as on_bytes, store.writer(catalog) as writer:
             options = IngestOptions(
                 categories=tuple(category or ()),
                 jobs=jobs or min(os.cpu_count() or 1, 64),
