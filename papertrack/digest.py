@@ -456,11 +456,10 @@ def _md_line(text: str) -> str:
 
 
 def _md_url(url: str) -> str:
-    # Percent-encode what would end the link destination or open markup. A "%" stays:
-    # a stored address is often encoded already ("x%20y" linked to "x%2520y").
-    for char, code in ((" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E")):
-        url = url.replace(char, code)
-    return url.replace("\\", "%5C").replace('"', "%22")
+    # A link's own parentheses would end the link destination. The rest that would
+    # (a space, "<", ">", a quote, a backslash) link() has percent-encoded already
+    # (text.web_url), and a "%" stays: "x%20y" linked to "x%2520y".
+    return url.replace("(", "%28").replace(")", "%29")
 
 
 def markdown_link(title: str, url: str) -> str:

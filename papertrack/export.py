@@ -501,9 +501,9 @@ def bibtex_entry(paper: Paper) -> str:
         if paper.primary_category:
             fields.append(("primaryClass", bibtex_escape(paper.primary_category)))
         fields.append(("url", bibtex_verbatim(abs_url(arxiv_id))))
-    elif web_url(paper.url):
+    elif url := web_url(paper.url):
         # As in the Atom export: a javascript: or file: link is no reference.
-        fields.append(("url", web_url(paper.url)))
+        fields.append(("url", url))
     if paper.doi:
         fields.append(("doi", bibtex_verbatim(paper.doi)))
     if paper.journal_ref:
@@ -580,8 +580,8 @@ def atom_entry(paper: Paper, now: datetime) -> str:
     link = web_url(_entry_id(paper) if stored_arxiv_id(paper.arxiv_id) else paper.url) or None
     if link is not None:
         sub_element(entry, "link", rel="alternate", type="text/html", href=link)
-    if web_url(paper.pdf_url):
-        pdf = web_url(paper.pdf_url)
+    pdf = web_url(paper.pdf_url)
+    if pdf:
         sub_element(entry, "link", rel="related", type="application/pdf", href=pdf)
     for category in paper.categories:
         sub_element(entry, "category", term=category)

@@ -273,15 +273,16 @@ def topics_table(
     slug_width = max((len(str(row["topic"])) for row in rows), default=4)
     recent_header = "Last 4 weeks"
     fold_width = 0
+    # The count columns at their widest, "Last 4 weeks" in two lines (it wraps).
+    widest = [
+        max([len(header)] + [len(f"{row[key] or 0:,}") for row in rows])
+        for key, header in (("papers", "Papers"), ("last_4_weeks", "Last 4"))
+    ]
     if narrowest:  # the one text column left: folded rather than pushing counts off
         table.add_column("Slug", style="cyan", overflow="fold", min_width=6)
         # What the counts leave the slug: 10 for the borders and padding of three
         # columns, the counts at their widest, the header in two lines.
         recent_header = "Last 4\nweeks"
-        widest = [
-            max([len(header)] + [len(f"{row[key] or 0:,}") for row in rows])
-            for key, header in (("papers", "Papers"), ("last_4_weeks", "Last 4"))
-        ]
         fold_width = max(6, (width or 0) - 10 - sum(widest))
     else:
         # Whole on one line, unless the longest slug would take more than half of
@@ -290,12 +291,8 @@ def topics_table(
         # half of that (the name has the other half) but never under SLUG_KEPT, and
         # the name keeps 8 columns.
         columns = 4 if narrow else 5
-        counts = [
-            max([len("Papers")] + [len(f"{row['papers'] or 0:,}") for row in rows]),
-            max([6] + [len(f"{row['last_4_weeks'] or 0:,}") for row in rows]),  # header wraps
-            0 if narrow else max([len("Source")] + [len(str(row["source"])) for row in rows]),
-        ]
-        left = (width or 0) - (3 * columns + 1) - sum(counts)
+        source = 0 if narrow else max([len("Source")] + [len(str(row["source"])) for row in rows])
+        left = (width or 0) - (3 * columns + 1) - sum(widest) - source
         kept = min(left - 8, max(left // 2, SLUG_KEPT))
         if width is not None and slug_width > kept:
             fold_width = max(12, kept)

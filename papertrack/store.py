@@ -507,7 +507,7 @@ class Store:
         if mapped is None:
             if month is None or self.shard_path(id_shard(arxiv_id)).exists():
                 return None
-            weeks = [w for w in self.weeks() if w == UNDATED or _in_month(w, month)]
+            weeks = self._weeks_of_month(month)
         else:
             weeks = [mapped]
         for week in weeks:
@@ -519,11 +519,10 @@ class Store:
             # of the mapped one and not yet written the id map: "no paper X in the
             # store" for a stored paper (1 of 42,000 reads beside such a writer). The
             # weeks of its id's month are where it can have gone.
-            for week in self.weeks(check=False):
-                if week != mapped and (week == UNDATED or _in_month(week, month)):
-                    paper = self._paper_in(week, arxiv_id)
-                    if paper is not None:
-                        return paper
+            for week in self._weeks_of_month(month, check=False):
+                paper = None if week == mapped else self._paper_in(week, arxiv_id)
+                if paper is not None:
+                    return paper
         if mapped is not None and not self.dirty_path.exists():
             # The id map names a week that does not hold the paper: "no paper X in the
             # store" sent the user to ingest it again, which counted it twice. Read
@@ -538,6 +537,11 @@ class Store:
                 "'papertrack doctor --repair' to rebuild the id map from the week files"
             )
         return None
+
+    def _weeks_of_month(self, month: tuple[int, int], *, check: bool = True) -> list[str]:
+        """The weeks that can hold a paper whose id was given in ``month``, and the
+        undated one (:meth:`weeks` checks for missing week files with ``check``)."""
+        return [w for w in self.weeks(check=check) if w == UNDATED or _in_month(w, month)]
 
     def _paper_in(
         self, week: str, arxiv_id: str, *, missing_is_error: bool = False

@@ -686,8 +686,8 @@ class StoreWriter:
         for shard, mapping in shard_maps.items():
             write_atomic(self.store.shard_path(shard), dumps_json({"ids": {"1": mapping}}))
         try:
-            index.fingerprints = self.store.index().fingerprints
-            index.topics_read_at = self.store.index().topics_read_at
+            kept = self.store.index()
+            index.fingerprints, index.topics_read_at = kept.fingerprints, kept.topics_read_at
         except (StoreError, LookupError, TypeError, AttributeError, ValueError):
             index.fingerprints = {}  # a damaged index only costs a full retag
         self.index = index
