@@ -77,11 +77,20 @@ def open_store(path: str | Path | None = None, *, create: bool = False) -> Store
     # As --db reads it, "~/papers" is in the home folder; "" (an unset variable) is
     # the default store, as an empty PAPERTRACK_DB is (--db "" is refused), not the
     # current folder.
-    return open_named(
+    store = open_named(
         os.fsdecode(path) if path else None,
         create=create,
         missing=". Check the path, or pass create=True to make one there with ingest_files",
     )
+    store.note = _warn
+    return store
+
+
+def _warn(text: str) -> None:
+    """``text`` as a warning (:mod:`warnings`) to a script."""
+    import warnings
+
+    warnings.warn(text, stacklevel=2)
 
 
 def load_catalog() -> Catalog:

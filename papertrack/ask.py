@@ -169,16 +169,22 @@ def rank_papers(
     words = question_words(question)
     if not words:
         return []
+    from papertrack.fulltext import IndexDamaged
+
     text = store.text_index(progress)
-    if text is None:
+    ranked = None
+    if text is not None:
+        try:
+            ranked = _index_rank(store, text.ranked(_fts_terms(words)), topic, since, limit)
+        except IndexDamaged as exc:
+            store.text_index_broke(exc)
+        finally:
+            text.close()
+    if ranked is None:
         # Scored here with each word's count: best first, then the newest.
         ranked = _scan_rank(store, words, topic, since)
         ranked.sort(key=lambda r: (round(r.score, 3), *paper_date_key(r.paper)))
     else:
-        try:
-            ranked = _index_rank(store, text.ranked(_fts_terms(words)), topic, since, limit)
-        finally:
-            text.close()
         # Best first; among papers the index scores alike (to 3 decimals), the ones
         # that say the question's words more often for their length, then the newest.
         stems = [_stem(w) for w in words]
@@ -430,11 +436,16 @@ def sentences_of(text: str) -> list[str]:
 
 def _frequencies(store: Store, words: Iterable[str]) -> tuple[int, dict[str, int]] | None:
     """(papers indexed, word -> papers holding it), or None without a text index."""
+    from papertrack.fulltext import IndexDamaged
+
     text = store.text_index()
     if text is None:
         return None
     try:
         return text.document_frequency(words)
+    except IndexDamaged as exc:
+        store.text_index_broke(exc)
+        return None
     finally:
         text.close()
 

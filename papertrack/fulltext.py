@@ -181,11 +181,28 @@ def fts_query(node: Any, depth: int = 0) -> str | None:
 # --------------------------------------------------------------------------- the index
 
 
+class IndexDamaged(StoreError):
+    """A read found the search index's file damaged (SQLite says it is corrupt, or no
+    database). It is derived from the week files: a reader scans them instead (see
+    :meth:`papertrack.store.Store.text_index_broke`)."""
+
+
 def _unreadable(exc: sqlite3.Error) -> StoreError:
-    return StoreError(
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    damaged = name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
+    return (IndexDamaged if damaged else StoreError)(
         f"the search index could not be read ({exc}). "
         "Run 'papertrack doctor --repair' to rebuild it"
     )
+
+
+@contextlib.contextmanager
+def _reading() -> Iterator[None]:
+    """An SQLite error of a read as :func:`_unreadable` words it."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise _unreadable(exc) from None
 
 
 class TextIndex:
@@ -419,7 +436,9 @@ class TextIndex:
         try:
             with open(temp, "rb") as handle:
                 os.fsync(handle.fileno())
-            for suffix in ("-wal", "-shm"):
+            # A journal a killed write left is the old file's: beside the new one,
+            # SQLite would "roll it back" into it, and garble it.
+            for suffix in ("-wal", "-shm", "-journal"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(f"{path}{suffix}")
             os.replace(temp, path)
@@ -444,10 +463,7 @@ class TextIndex:
             for week, pid in rows:
                 found.setdefault(week, set()).add(pid)
         except sqlite3.Error as exc:
-            raise StoreError(
-                f"the search index could not be read ({exc}). "
-                "Run 'papertrack doctor --repair' to rebuild it"
-            ) from None
+            raise _unreadable(exc) from None
         return found
 
     def ranked(
@@ -528,11 +544,12 @@ class TextIndex:
         db = self._connect()
         if db is None:
             return 0, {}
-        total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
         where = f"{_COLUMNS[field]} : " if field is not None else ""
         counts = {}
-        for word in set(words):
-            counts[word] = _matching(db, where + _quote(word, False))
+        with _reading():
+            total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
+            for word in set(words):
+                counts[word] = _matching(db, where + _quote(word, False))
         return total, counts
 
     def together(
@@ -544,7 +561,8 @@ class TextIndex:
         db = self._connect()
         if db is None:
             return {}
-        return {words: _matching(db, _all_of(words, field)) for words in set(phrases)}
+        with _reading():
+            return {words: _matching(db, _all_of(words, field)) for words in set(phrases)}
 
     def holding_all(self, words: tuple[str, ...], field: str) -> dict[str, set[str]]:
         """Week -> ids of the papers holding every one of ``words`` (folded) in the

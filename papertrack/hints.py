@@ -46,6 +46,8 @@ def no_match_hint(store: Store, query: str) -> str:
             for word, prefix in zip(term.words, term.prefix, strict=True):
                 if not prefix and not word.isdigit():
                     words[(term.field, word)] = None
+    from papertrack.fulltext import IndexDamaged
+
     text = store.text_index() if words else None
     if text is None:
         return FEWER_WORDS
@@ -59,6 +61,9 @@ def no_match_hint(store: Store, query: str) -> str:
                 unknown += [(field, word) for word in asked if not counts.get(word)]
                 if field == "author":
                     held = counts
+    except IndexDamaged as exc:
+        store.text_index_broke(exc)
+        return FEWER_WORDS
     finally:
         text.close()
     if not unknown:
@@ -155,6 +160,8 @@ def glued_words_notes(store: Store, query: str) -> list[str]:
     found = glued_words(query)
     if not found:
         return []
+    from papertrack.fulltext import IndexDamaged
+
     text = store.text_index()
     if text is not None:
         held: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -168,6 +175,8 @@ def glued_words_notes(store: Store, query: str) -> list[str]:
                 for written, other, term in found
                 if _spelled(store, text, term, held.get((term.field, term.words), 0))
             ]
+        except IndexDamaged as exc:
+            store.text_index_broke(exc)  # the notes unchecked, as without an index
         finally:
             text.close()
     return [

@@ -283,6 +283,11 @@ class Store:
         self._index: tuple[tuple[int, int, int] | None, Index] | None = None
         #: A build of the search index ran out of disk space: readers scan instead.
         self.text_index_failed = False
+        #: A read found the search index damaged: readers scan instead.
+        self.text_index_damaged = False
+        #: Told what a reader had to do otherwise (a damaged search index dropped):
+        #: the command line says it as a note, the Python API as a warning.
+        self.note: Callable[[str], object] = lambda text: None
         if self.path.exists() and not self.path.is_dir():
             raise StoreError(
                 f"{visible(self.path)} is a file, not a papertrack store directory. "
@@ -841,6 +846,8 @@ class Store:
         text = TextIndex(self.search_path)
         if not self.exists() or os.environ.get("PAPERTRACK_FULLTEXT") == "off":
             return None  # off: every reader scans (for comparison, or to rule the index out)
+        if self.text_index_damaged:
+            return None
         if text.synced_with(self.index().generation):
             return text
         if self.dirty_path.exists() or not os.access(self.path, os.W_OK):
@@ -878,6 +885,41 @@ class Store:
         text = TextIndex(self.search_path)
         return text if text.synced_with(self.index().generation) else None
 
+    def text_index_broke(self, damage: StoreError) -> None:
+        """A read found the search index damaged (``damage``): this process answers by
+        reading the week files from now on, and the file goes, unless a writer holds
+        the lock. It is derived from the week files, and the next command builds it
+        again: every search, export --query and ask had failed until a doctor --repair.
+        """
+        if self.text_index_damaged:
+            return
+        self.text_index_damaged = True
+        lock = Lock(self.lock_path, 0.0)
+        try:
+            lock.acquire()
+        except StoreError:
+            removed = False
+        else:
+            try:
+                # Its journal first: beside a new file, it would be rolled back into it.
+                for path in (Path(f"{self.search_path}-journal"), self.search_path):
+                    path.unlink(missing_ok=True)
+                removed = True
+            except OSError:
+                removed = False
+            finally:
+                lock.release()
+        what = str(damage).split(" Run ", 1)[0].removesuffix(".")
+        self.note(
+            f"{what}, so this answer comes from reading every week "
+            "file (slower). "
+            + (
+                "The next command builds the index again."
+                if removed
+                else "Run 'papertrack doctor --repair' to rebuild it."
+            )
+        )
+
     def text_index_missing(self) -> bool:
         """Whether the store has papers but no full-text index in step with them."""
         from papertrack.fulltext import TextIndex
@@ -900,11 +942,16 @@ class Store:
         query = fts_query(node)
         if query is None:
             return None
+        from papertrack.fulltext import IndexDamaged
+
         text = self.text_index()
         if text is None:
             return None
         try:
             return text.candidates(query)
+        except IndexDamaged as exc:
+            self.text_index_broke(exc)
+            return None
         finally:
             text.close()
 

@@ -606,8 +606,9 @@ class StoreWriter:
 
             for slug, topic in tagger.own_queries.items():
                 query = fts_query(topic.membership)
-                if query is not None:
-                    tagger.query_within[slug] = self.text.candidates(query)
+                within = None if query is None else self._text_candidates(query)
+                if within is not None:
+                    tagger.query_within[slug] = within
         outside = tagger.outside()
         if not outside:
             tagger.read_text = {}
@@ -617,9 +618,24 @@ class StoreWriter:
             from papertrack.vectors import outside_query
 
             query = outside_query(outside)
-            if query is not None:
-                tagger.read_text = self.text.candidates(query)
+            within = None if query is None else self._text_candidates(query)
+            if within is not None:
+                tagger.read_text = within
         return _VectorRetagJob(tagger, changed, order)
+
+    def _text_candidates(self, query: str) -> dict[str, set[str]] | None:
+        """Week -> ids of the papers the FTS5 ``query`` may match; None when the search
+        index turns out damaged. This writer then leaves it alone (unmarked: the next
+        command builds it again) and reads every paper, as without one."""
+        from papertrack.fulltext import IndexDamaged
+
+        if not self.text_live:
+            return None
+        try:
+            return self.text.candidates(query)
+        except IndexDamaged:
+            self.text_live = False
+            return None
 
     def _retag_candidates(self, subset: Catalog) -> dict[str, set[str]] | None:
         """Week -> ids of papers a retag of ``subset`` must try; None: try every paper."""
@@ -633,7 +649,10 @@ class StoreWriter:
         found: dict[str, set[str]] = {}
         for query in queries:
             assert query is not None
-            for week, ids in self.text.candidates(query).items():
+            within = self._text_candidates(query)
+            if within is None:
+                return None
+            for week, ids in within.items():
                 found.setdefault(week, set()).update(ids)
         return found
 

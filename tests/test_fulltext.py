@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import DATA, LISTING, kaggle_line, run
+from helpers import DATA, LISTING, kaggle_line, ok, run
 
 from papertrack.fulltext import TextIndex, fts_query
 from papertrack.store import Store
@@ -273,6 +273,139 @@ def test_a_damaged_index_is_found_and_rebuilt_by_doctor(store: Store) -> None:
     assert repaired.exit_code == 0, repaired.stderr
     assert run("doctor").exit_code == 0
     assert len(dict(TextIndex(store.search_path).ids())) == store.count()
+
+
+def _garble_past_meta(store: Store) -> None:
+    """Garble pages of the search index until its meta rows still say it is in step
+    with the store but a search of the text fails as damaged (as the pages SQLite
+    finds corrupt at random, on a disk or in a copy, do)."""
+    from papertrack.errors import StoreError
+
+    whole = store.search_path.read_bytes()
+    pages = len(whole) // 4096
+    generation = Store(store.path).index().generation
+    for start in range(pages - 2, 2, -1):
+        raw = bytearray(whole)
+        raw[start * 4096 : (start + 2) * 4096] = random.Random(start).randbytes(4096 * 2)
+        store.search_path.write_bytes(bytes(raw))
+        text = TextIndex(store.search_path)
+        try:
+            if text.synced_with(generation):
+                text.candidates('"agent" *')
+        except StoreError:
+            return
+        finally:
+            text.close()
+    raise AssertionError("no pages found whose damage only a search meets")
+
+
+def test_a_search_index_found_damaged_is_answered_by_a_scan_and_built_again(
+    store: Store,
+) -> None:
+    """Its meta rows read well, so only the search itself found the damage: search,
+    export --query and ask failed with "Run 'papertrack doctor --repair'" until one
+    did. The index is derived from the week files: the answer is theirs, as exact."""
+    asked = [
+        ("search", "agent*", "--json", "-n", "50"),
+        ("export", "--query", "agent* AND NOT robot*", "-f", "jsonl"),
+        ("ask", "which agents learn with reinforcement learning", "--json"),
+    ]
+    # ask scores by the index, and otherwise by each word's count.
+    expected = [ok(*args).stdout for args in asked[:2]]
+    expected.append(run(*asked[2], env={"PAPERTRACK_FULLTEXT": "off"}).stdout)
+    for args, answer in zip(asked, expected, strict=True):
+        _garble_past_meta(store)
+        got = ok(*args)
+        assert got.stdout == answer, args
+        assert (
+            "Note: the search index could not be read (database disk image is malformed), "
+            "so this answer comes from reading every week file (slower). The next command "
+            "builds the index again."
+        ) in got.stderr
+        assert not store.search_path.exists()
+        again = ok(*args)  # builds it, and answers from it
+        assert "Note:" not in again.stderr
+        assert again.stdout == answer or args[0] == "ask"
+        assert TextIndex(store.search_path).synced_with(Store(store.path).index().generation)
+
+
+def test_a_writer_that_meets_a_damaged_search_index_tags_as_without_one(
+    store: Store, isolated_home: Path
+) -> None:
+    """A retag narrowed by the index failed ("Tags are updated by the next command
+    instead"), and so did every command after it."""
+    _garble_past_meta(store)
+    added = ok("topics", "add", "Agents", "--query", "title:agent*")
+    assert "Warning" not in added.stderr
+    topic = Topic(name="A", slug="a", query="title:agent*")
+    scanned = ids(Store(store.path).search(topic.matches_fields))
+    assert scanned
+    listed = ok("latest", "agents", "-n", "1000", "--json")
+    assert {p["arxiv_id"] for p in json.loads(listed.stdout)} == scanned
+    found = ok("search", "title:agent*", "-n", "1000", "--json")
+    assert {p["arxiv_id"] for p in json.loads(found.stdout)} == scanned
+    assert TextIndex(store.search_path).synced_with(Store(store.path).index().generation)
+    assert run("doctor").exit_code == 0
+
+
+def test_a_script_is_warned_when_a_damaged_search_index_is_read_around(store: Store) -> None:
+    import warnings
+
+    import papertrack
+
+    before = [
+        p.arxiv_id for p in papertrack.search_papers(papertrack.open_store(), "agent*", limit=20)
+    ]
+    _garble_past_meta(store)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        after = [
+            p.arxiv_id
+            for p in papertrack.search_papers(papertrack.open_store(), "agent*", limit=20)
+        ]
+    assert after == before
+    assert [str(w.message) for w in said if "search index" in str(w.message)] == [
+        "the search index could not be read (database disk image is malformed), so this "
+        "answer comes from reading every week file (slower). The next command builds the "
+        "index again."
+    ]
+
+
+def test_a_rebuilt_index_drops_the_journal_a_killed_write_left(store: Store) -> None:
+    """Beside the new file, SQLite took the old file's journal for its own and "rolled
+    it back" into it: the new index was garbled from the start."""
+    import subprocess
+    import sys
+
+    from papertrack.writer import build_text_index
+
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, signal, sqlite3, sys\n"
+            "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "db.execute('PRAGMA cache_size=5')\n"
+            "db.execute('BEGIN')\n"
+            "db.execute('DELETE FROM docs')\n"
+            "db.executemany('INSERT INTO text(rowid, title, abstract, authors, categories)"
+            " VALUES (?, ?, ?, ?, ?)', ((10**6 + n, f'w{n}', f'x{n} ' * 50, '', '')"
+            " for n in range(3000)))\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n",
+            str(store.search_path),
+        ],
+        check=False,
+    )
+    journal = Path(f"{store.search_path}-journal")
+    assert killed.returncode == -9 and journal.stat().st_size > 4096  # the write spilled
+    build_text_index(store)  # as a writer or the doctor does, under the lock
+    db = sqlite3.connect(store.search_path)
+    try:
+        assert db.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        assert db.execute("SELECT count(*) FROM docs").fetchone()[0] == store.count()
+    finally:
+        db.close()
+    assert not journal.exists()
 
 
 def test_a_write_the_index_missed_makes_it_stale_and_the_next_writer_rebuilds_it(

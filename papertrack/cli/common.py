@@ -600,6 +600,7 @@ def open_store(*, create: bool = False) -> Store:
         "there with 'papertrack ingest' or 'papertrack fetch'",
     )
     worker_count()  # a bad PAPERTRACK_WORKERS fails here, before anything is written
+    store.note = lambda text: say(f"Note: {text}")
     return store
 
 
