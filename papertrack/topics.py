@@ -312,13 +312,17 @@ def _string(entry: dict[str, Any], key: str, where: str, required: bool = False)
 
 
 def _topics_in(
-    path: Path, source: str, text: str | None = None, skipped: list[str] | None = None
+    path: Path,
+    source: str,
+    text: str | None = None,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, str, Topic | None]]:
     """(slug, name, topic) for each [[topic]] of ``path``; the topic is None when hidden.
 
     ``text``, when given, is read instead of the file (messages still name ``path``).
-    With ``skipped``, a malformed entry is left out and its error added there, so
-    one bad topic in the user's file does not stop every command.
+    With ``skipped``, a malformed entry is left out and (its slug, or "" before one
+    is known; its error) added there, so one bad topic in the user's file does not
+    stop every command.
     """
     data = _read_toml(path, text)
     extra = sorted(set(data) - {"topic"})
@@ -331,6 +335,7 @@ def _topics_in(
         raise UsageError(f"{path}: 'topic' must be an array of tables. Write [[topic]].")
     result: list[tuple[str, str, Topic | None]] = []
     for index, entry in enumerate(entries, 1):
+        slug = ""
         try:
             where = f"topic #{index} in {path}"
             if not isinstance(entry, dict):
@@ -431,7 +436,7 @@ def _topics_in(
         except (UsageError, QuerySyntaxError) as exc:
             if skipped is None:
                 raise
-            skipped.append(str(exc))
+            skipped.append((slug, str(exc)))
     return result
 
 
@@ -649,9 +654,13 @@ class Catalog:
         topics: Iterable[Topic] = (),
         warnings: Iterable[str] = (),
         hidden: Mapping[str, str] | None = None,
+        skipped: Mapping[str, str] | None = None,
     ) -> None:
         self.topics: tuple[Topic, ...] = tuple(topics)
         self.warnings: tuple[str, ...] = tuple(warnings)
+        #: slug -> why: the user's topics skipped for an error in their entry (a
+        #: missing model file), so that asking for one says that, not "no topic".
+        self.skipped: dict[str, str] = dict(skipped or {})
         #: When the topics were read (ns since the epoch): a writer with topics read
         #: before the stored tags' does not retag the store back to them.
         self.read_at = time.time_ns()
@@ -737,6 +746,7 @@ class Catalog:
         merged: dict[str, Topic] = {}
         hidden: dict[str, str] = {}
         warnings: list[str] = []
+        gone: dict[str, str] = {}
         sources = [(default_path, "default")]
         if user_path is not None and (user_text is not None or user_path.exists()):
             sources.append((user_path, "user"))
@@ -746,7 +756,7 @@ class Catalog:
             # lenient (the CLI reading the user's file as it is, not an edit being
             # checked): a bad entry is reported and skipped, and the other topics work,
             # a cron digest too.
-            skipped: list[str] | None = [] if lenient and source == "user" else None
+            skipped: list[tuple[str, str]] | None = [] if lenient and source == "user" else None
             try:
                 entries = _topics_in(path, source, text, skipped)
             except UsageError as exc:
@@ -754,7 +764,8 @@ class Catalog:
                     raise
                 # Read leniently, a bad entry is skipped: what still fails is the file.
                 raise TopicsFileError(str(exc)) from None
-            warnings += [f"{why.rstrip('.')}; that topic is skipped." for why in skipped or ()]
+            warnings += [f"{why.rstrip('.')}; that topic is skipped." for _, why in skipped or ()]
+            gone |= {slug: why for slug, why in skipped or () if slug}
             for slug, name, topic in entries:
                 twice = slug in seen
                 problem = (
@@ -772,6 +783,8 @@ class Catalog:
                         raise UsageError(problem)
                     skips = "the second is skipped" if twice else "that topic is skipped"
                     warnings.append(f"{problem.rstrip('.')}; {skips}.")
+                    if not twice:
+                        gone[slug] = problem
                     continue
                 seen[slug] = name
                 if topic is not None:
@@ -797,7 +810,7 @@ class Catalog:
                         f"topic {topic.slug!r} implies {target!r}, but there is no such topic; "
                         "that implication is ignored."
                     )
-        return cls(merged.values(), warnings, hidden)
+        return cls(merged.values(), warnings, hidden, gone)
 
     @classmethod
     def default(cls) -> Catalog:
@@ -904,6 +917,11 @@ class Catalog:
                     "'hidden = true' for it. Delete that entry to bring it back "
                     "('papertrack path' shows where the file is)"
                 )
+        why = self.skipped.get(slug)
+        if why is not None:
+            # "no topic named 'agent-memory'. Did you mean: Agentic RL?" after a
+            # warning that it is skipped for a missing model file.
+            return f"{why.rstrip('.')}; until then that topic is skipped"
         if len(key) > 100:
             # 100,000 characters were echoed whole, and compared with every name.
             return (
@@ -1124,6 +1142,8 @@ class Catalog:
         return Catalog(
             (dataclasses.replace(t, model_file="", decide_rule="") for t in self.topics),
             self.warnings,
+            self.hidden,
+            self.skipped,
         )
 
     def with_models(self, folder: Path) -> Catalog:
@@ -1173,7 +1193,7 @@ class Catalog:
                         f"'papertrack topics teach {topic.slug} ID' fits it again with them"
                     )
             topics.append(topic)
-        with_taught = Catalog(topics, warnings, self.hidden)
+        with_taught = Catalog(topics, warnings, self.hidden, self.skipped)
         with_taught.read_at = self.read_at
         return with_taught
 

@@ -769,6 +769,13 @@ def test_a_hand_written_clash_or_missing_model_skips_that_topic_alone(stored: Pa
     slugs = {t["topic"] for t in json.loads(run("topics", "--json").stdout)}
     assert "zebra-agents" in slugs and "gui-agents" in slugs
     assert not slugs & {"mine", "mine-too", "other"}
+    # Asked for, a skipped topic is said to be skipped and why, not "no topic named
+    # 'mine'. Did you mean ...?"
+    for key in ("mine", "Mine"):
+        asked = error_line(run("latest", key), 2, "nosuch.json is missing")
+        assert asked.endswith("; until then that topic is skipped.") and "Did you" not in asked
+    assert "two topics are named 'GUI agents'" in error_line(run("latest", "other"), 2)
+    assert "is named as the slug of 'GUI Agents'" in error_line(run("latest", "mine-too"), 2)
     # The same clash, asked for by topics add, is refused and nothing is written.
     before = (stored / "topics.toml").read_bytes()
     refused = run("topics", "add", "GUI-Agents", "--slug", "mine3", "--query", "agent*")
