@@ -644,24 +644,55 @@ def _api_key(category: str) -> str:
     return f"api {category}"
 
 
-def _api_range(known: dict[str, Any], category: str) -> tuple[date, date] | None:
-    """The submission days the last whole API fetch of ``category`` covered."""
+def _api_range(known: dict[str, Any], category: str) -> tuple[date, date, date] | None:
+    """The submission days the last whole API fetch of ``category`` covered, and the
+    day of the last listing all of whose papers it brought (:func:`_listings_through`).
+    A record from before that was kept has its last submission day for it."""
     try:
-        first, last = (date.fromisoformat(d) for d in known[_api_key(category)])
-    except (KeyError, TypeError, ValueError):
+        days = [date.fromisoformat(d) for d in known[_api_key(category)]]
+        first, last = days[0], days[1]
+        through = days[2] if len(days) > 2 else last
+    except (KeyError, IndexError, TypeError, ValueError):
         return None
-    return first, last
+    return first, last, through
 
 
-def _brought(covered: tuple[date, date] | None, day: date) -> bool:
+def _brought(covered: tuple[date, date, date] | None, day: date) -> bool:
     """Whether an API fetch of ``covered`` brought the papers of the listing of ``day``."""
     if covered is None:
         return False
-    first, last = covered
-    return first <= day - timedelta(days=LISTING_REACH) and last >= day - timedelta(days=1)
+    first, _, through = covered
+    return first <= day - timedelta(days=LISTING_REACH) and through >= day
 
 
-def _note_api_range(home: Path, categories: Sequence[str], first: date, last: date) -> None:
+#: Hours after midnight UTC by which the API serves the papers of that day's listing:
+#: arXiv announces them at 20:00 US Eastern (00:00 UTC in summer, 01:00 in winter),
+#: and the API serves a paper only once it is announced.
+LISTING_SERVED_HOURS = 2
+
+
+def _listings_through(last: date, started: datetime) -> date:
+    """The day of the last listing all of whose papers an API fetch of submissions
+    through ``last``, started at ``started`` (UTC), can have brought.
+
+    A listing holds papers submitted through the day before it, announced that
+    evening: a fetch that ran on a Tuesday afternoon has Tuesday's listing but none
+    of Wednesday's, though it asked for papers submitted on Tuesday. Counted as
+    bringing Wednesday's ("through the day before it"), a failed or missed
+    Wednesday run went unnamed, and those papers were lost without a word.
+    """
+    served = (started - timedelta(hours=LISTING_SERVED_HOURS)).date()
+    return min(last + timedelta(days=1), served)
+
+
+def _now() -> datetime:
+    """The time (UTC); tests set it."""
+    return datetime.now(UTC)
+
+
+def _note_api_range(
+    home: Path, categories: Sequence[str], first: date, last: date, through: date
+) -> None:
     """Keep the days a whole API fetch of ``categories`` covered, so that the next
     listing does not name the days it brought as missed (it told the user to run
     that very fetch). A shortcut, as the listings file is: never fails the fetch."""
@@ -671,9 +702,15 @@ def _note_api_range(home: Path, categories: Sequence[str], first: date, last: da
             before = _api_range(known, cat)
             if before is not None and before[0] <= first <= before[1] + timedelta(days=1):
                 first_day = before[0]  # one span with the fetch before it
+                reach = max(through, before[2])
             else:
                 first_day = first
-            known[_api_key(cat)] = [first_day.isoformat(), max(last, first_day).isoformat()]
+                reach = through
+            known[_api_key(cat)] = [
+                first_day.isoformat(),
+                max(last, first_day).isoformat(),
+                reach.isoformat(),
+            ]
         return known
 
     with contextlib.suppress(OSError, PapertrackError):
@@ -1035,9 +1072,10 @@ def fetch_range(
     # --backfill end today) still skips what the interrupted run finished.
     key = f"api {'+'.join(sorted(cats))} size={size} {digest}" + (f" {run}" if run else "")
     lock = _run_lock(settings.home, key)
+    started = _now()
     try:
         done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
-        _note_api_range(settings.home, cats, first, last)
+        _note_api_range(settings.home, cats, first, last, _listings_through(last, started))
         return done
     finally:
         with contextlib.suppress(OSError, PapertrackError):  # tidying never fails a fetch

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -652,6 +652,44 @@ def test_a_missed_listing_the_api_fetch_brought_is_not_named_again(
     # A later gap the API fetch covered is not named either; the listing is new.
     monday = fetch_listing_of(httpserver, "2025-08-27", "-q")
     assert monday.exit_code == 0 and monday.stderr == "", monday.stderr
+
+
+def test_an_api_fetch_is_not_taken_for_listings_announced_after_it_ran(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An API fetch run on a Thursday afternoon (as a failed Thursday run told) was
+    taken to bring Friday's listing too, since it asked for papers submitted through
+    Thursday; but arXiv serves those only once Friday's listing announces them. With
+    Friday's run missed as well, Monday's named no day, and Friday's papers were lost
+    without a word (four of them in a four-month cron run)."""
+    from papertrack import fetch
+
+    assert fetch_listing_of(httpserver, "2025-08-20", "-q").stderr == ""  # Wednesday
+    httpserver.clear()
+    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=503)
+    url = httpserver.url_for("/atom")
+    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    assert failed.exit_code == 1  # Thursday's run
+    httpserver.clear()
+    api = FakeArxiv(httpserver)
+    monkeypatch.setattr(
+        fetch, "_now", lambda: datetime(2025, 8, 21, 14, 0, tzinfo=UTC), raising=False
+    )
+    told = run("fetch", "-c", "cs.AI", "--since", "2025-08-14", *_API_ARGS, api.url)
+    assert told.exit_code == 0, told.stderr
+    monday = fetch_listing_of(httpserver, "2025-08-25", "-q")  # Friday's run missed too
+    assert monday.exit_code == 0
+    assert monday.stderr.startswith("Warning: no listing was fetched for 2025-08-22 ("), monday
+    assert "papertrack fetch -c cs.AI --since 2025-08-15" in monday.stderr
+    # Run at 02:00 UTC on Tuesday, it brings the papers of Tuesday's listing too.
+    httpserver.clear()
+    api = FakeArxiv(httpserver)
+    monkeypatch.setattr(
+        fetch, "_now", lambda: datetime(2025, 8, 26, 2, 0, tzinfo=UTC), raising=False
+    )
+    assert run("fetch", "-c", "cs.AI", "--since", "2025-08-15", *_API_ARGS, api.url).exit_code == 0
+    tuesday = fetch_listing_of(httpserver, "2025-08-27", "-q")
+    assert tuesday.exit_code == 0 and tuesday.stderr == "", tuesday.stderr
 
 
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
