@@ -235,26 +235,33 @@ def _retry_after(value: str | None, now: float) -> float | None:
 
 
 class _Throttle:
-    """At most one request every ``interval`` seconds, across every papertrack process,
-    counted from the end of the one before: a page that takes 10 s to arrive is
-    followed by ``interval`` s of quiet, not by the next request at once.
+    """One request at a time across every papertrack process, at most one every
+    ``interval`` seconds, counted from the end of the one before: a page that takes
+    10 s to arrive is followed by ``interval`` s of quiet, not by the next request at
+    once.
 
-    The time of the last request's end lives in ``<home>/fetch.lock``, read and
-    written while the file is flock-ed, so concurrent processes queue behind each
-    other (arXiv's limit applies "to all of the machines under your control as a
-    whole"). Counted from when a request was let go, the gap arXiv saw between two
-    requests was shorter than ``interval`` whenever the first one reached it late.
+    The time of the last request's end lives in ``<home>/fetch.lock``, which is
+    flock-ed from the wait before a request to its end, so concurrent processes
+    queue behind each other (arXiv's limit applies "to all of the machines under
+    your control as a whole"). Let go when the request was sent, another process
+    waited from that moment: with a page taking 10 s and an interval of 3 s, its
+    request reached arXiv while the first was still open.
     """
 
     def __init__(self, settings: FetchSettings) -> None:
         self.settings = settings
         self.path = (settings.pace_dir or settings.home) / paths.FETCH_LOCK
+        self._held: Lock | None = None
 
     def _lock(self) -> Lock:
-        # The wait can be long when other processes queue: never time out on it.
+        # The wait can be long when other processes queue, each request up to its
+        # timeout: never time out on it sooner than ten of those.
+        settings = self.settings
         return Lock(
             self.path,
-            timeout=max(600.0, self.settings.interval * 100),
+            timeout=max(
+                600.0, settings.interval * 100, (settings.timeout + settings.interval) * 10
+            ),
             what="the fetch lock",
             place="PAPERTRACK_FETCH_LOCK_DIR",
         )
@@ -266,9 +273,15 @@ class _Throttle:
         handle.flush()
 
     def wait(self) -> None:
-        """Wait until ``interval`` seconds have passed since the last request ended."""
+        """Wait until no request is open and ``interval`` seconds have passed since the
+        last one ended; the lock is then held until :meth:`done`."""
         settings = self.settings
-        with self._lock() as lock:
+        if self._held is not None:  # a request never marked done: its start stands
+            self._held.release()
+            self._held = None
+        lock = self._lock()
+        lock.acquire()
+        try:
             handle = lock.handle
             handle.seek(0)
             raw = handle.read().decode("ascii", "replace").strip()
@@ -285,12 +298,21 @@ class _Throttle:
             delay = last + settings.interval - now
             if delay > 0:
                 settings.sleep(delay)
-            self._stamp(handle)  # another process waits from here while this one asks
+            self._stamp(handle)  # its start, until done() stamps its end
+        except BaseException:
+            lock.release()
+            raise
+        self._held = lock
 
     def done(self) -> None:
-        """Mark the end of a request (answered or not): the next waits from now."""
-        with self._lock() as lock:
+        """Mark the end of a request (answered or not) and let the next one go."""
+        lock, self._held = self._held, None
+        if lock is None:
+            return
+        try:
             self._stamp(lock.handle)
+        finally:
+            lock.release()
 
 
 def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:

@@ -808,6 +808,57 @@ def test_two_processes_share_the_politeness_interval(
     assert all(gap >= interval - 0.25 for gap in gaps), gaps
 
 
+def test_two_processes_never_have_requests_open_at_once(isolated_home: Path) -> None:
+    """The lock was let go as a request was sent, so another process waited the
+    interval from its start: with 1.5 s answers and 0.3 s between requests, the
+    second reached the server while the first was still open."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    body = LISTING.read_bytes()
+    spans: list[tuple[float, float]] = []
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the handler's name
+            began = time.monotonic()
+            time.sleep(1.5)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/atom+xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            spans.append((began, time.monotonic()))
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/atom"
+    try:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "papertrack", "fetch", "-c", cat, "-q",
+                 "--interval", "0.3", "--listing-url", url],
+                env={**os.environ, "PAPERTRACK_HOME": str(isolated_home / f"home{n}")},
+                stderr=subprocess.PIPE,
+            )
+            for n, cat in enumerate(("cs.AI", "cs.CL"))
+        ]  # fmt: skip
+        for proc in procs:
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, err.decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert len(spans) == 2
+    (_, first_end), (second_start, _) = sorted(spans)
+    # From the end of the first answer as the server wrote it (the client has it a
+    # little later): at least the interval, with slack for that.
+    assert second_start - first_end >= 0.3 - 0.1, spans
+
+
 def test_a_slow_answer_times_out_and_is_retried(httpserver: HTTPServer) -> None:
     api = FakeArxiv(httpserver, total=5)
 
