@@ -622,9 +622,10 @@ def _missed_listings(
     not run) is never in a later listing: its papers are only to be had from the
     API. Weekends have no listing; a holiday's empty one counts as fetched when a
     run fetched it (that run said it was empty), and is named here when none did
-    (fetching it again costs only papers already stored). The file is a shortcut:
-    one that cannot be read is empty, and one that cannot be written does not fail
-    the fetch.
+    (fetching it again costs only papers already stored). A day named is named
+    again by every later listing until an API fetch brings its papers, for
+    :data:`MISSED_KEPT_DAYS`. The file is a shortcut: one that cannot be read is
+    empty, and one that cannot be written does not fail the fetch.
     """
     lasts: dict[str, date | None] = {}
 
@@ -652,14 +653,53 @@ def _missed_listings(
     missed: dict[str, list[date]] = {}
     fetched = state.read()
     for cat, last in lasts.items():
-        if last is None or last >= day:
-            continue
-        gap = (last + timedelta(days=n) for n in range(1, (day - last).days))
+        days = set(_still_missed(fetched, cat))
+        if last is not None and last < day:
+            days.update(last + timedelta(days=n) for n in range(1, (day - last).days))
         covered = _api_range(fetched, cat)
-        days = [d for d in gap if d.weekday() < 5 and not _brought(covered, d)]
-        if days:
-            missed[cat] = days
+        newest = max(day, last or day)  # an older listing served late moves nothing
+        kept = [
+            d
+            for d in sorted(days)
+            if d.weekday() < 5
+            and d < newest
+            and d != day
+            and (newest - d).days <= MISSED_KEPT_DAYS
+            and not _brought(covered, d)
+        ]
+        if kept:
+            missed[cat] = kept
+
+    def keep(known: dict[str, Any]) -> dict[str, Any]:
+        for cat in categories:
+            if cat in missed:
+                known[_missed_key(cat)] = [d.isoformat() for d in missed[cat]]
+            else:
+                known.pop(_missed_key(cat), None)
+        return known
+
+    if recorded:
+        with contextlib.suppress(OSError, PapertrackError):
+            state.update(keep, _state_lock(home), indent=1)
     return missed
+
+
+#: Days a missed listing is named again, by every listing fetched after it, until an
+#: API fetch brings its papers: said once, a cron mail lost or unread lost them.
+MISSED_KEPT_DAYS = 30
+
+
+def _missed_key(category: str) -> str:
+    return f"missed {category}"
+
+
+def _still_missed(known: dict[str, Any], category: str) -> list[date]:
+    """The listing days of ``category`` named as missed before (and not brought since)."""
+    days = []
+    for text in known.get(_missed_key(category)) or ():
+        with contextlib.suppress(TypeError, ValueError):
+            days.append(date.fromisoformat(text))
+    return days
 
 
 def _api_key(category: str) -> str:

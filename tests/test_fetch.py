@@ -595,11 +595,14 @@ def test_an_empty_weekend_listing_is_no_error_and_an_empty_weekday_one_is_said(
         "listing not rebuilt yet. Unless it was a holiday, fetch that day from the API: "
         "papertrack fetch -c cs.AI --since 2025-08-20"
     )
-    assert json.loads(listings.read_text(encoding="utf-8")) == {"cs.AI": "2025-08-27"}
+    assert json.loads(listings.read_text(encoding="utf-8")) == {
+        "cs.AI": "2025-08-27",
+        "missed cs.AI": ["2025-08-25", "2025-08-26"],  # named until fetched
+    }
     assert recorded == {"cs.AI": "2025-08-23"}
-    # The next night names no day: Wednesday was said, and fetched.
+    # The next night does not name Wednesday: it was said, and fetched.
     thursday = fetch_empty("2025-08-28")
-    assert "no listing was fetched" not in thursday.stderr
+    assert "no listing was fetched for 2 days from 2025-08-25 to 2025-08-26" in thursday.stderr
     assert "the listing of Thursday 2025-08-28 is empty" in thursday.stderr
 
 
@@ -696,7 +699,7 @@ _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
 
 
 def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers(
-    httpserver: HTTPServer,
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A listing holds one day's papers: the day a run failed was lost for good, while
     the docs said the next run would bring it. Now the next listing names the missed
@@ -730,10 +733,24 @@ def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers
         "cs.AI: 0 new, 0 updated, 86 unchanged (the listing of 2025-08-22, fetched before: "
         "rss.arxiv.org rebuilds its listings at midnight US Eastern)\n"
     )
-    assert serve("2025-08-25").stderr == ""  # Monday after a weekend
-    week = serve("2025-09-03")
+    # Monday's names Thursday again (a cron mail lost or unread lost its papers),
+    # until an API fetch brings them.
+    monday = serve("2025-08-25")
+    assert monday.stderr.startswith("Warning: no listing was fetched for 2025-08-21 ("), monday
+    from papertrack import fetch
+
+    def api_fetch_at(moment: datetime, since: str) -> None:
+        httpserver.clear()
+        api = FakeArxiv(httpserver)
+        monkeypatch.setattr(fetch, "_now", lambda: moment)
+        brought = run("fetch", "-c", "cs.AI", "--since", since, *_API_ARGS, api.url)
+        assert brought.exit_code == 0, brought.stderr
+
+    api_fetch_at(datetime(2025, 8, 25, 14, tzinfo=UTC), "2025-08-14")
+    week = serve("2025-09-03")  # Thursday brought: not named again
     assert "for 6 days from 2025-08-26 to 2025-09-02" in week.stderr
     assert "--since 2025-08-19" in week.stderr
+    api_fetch_at(datetime(2025, 9, 3, 14, tzinfo=UTC), "2025-08-19")
     # Kept per category: cs.AI fetched with cs.CL counts for cs.AI alone, and a
     # category new to the fetch has no gap; one that missed days is named alone.
     for day in ("2025-09-04", "2025-09-05"):
@@ -754,7 +771,8 @@ def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers
     # cs.CL missed Monday and Tuesday, cs.AI (fetched alone on Monday) Tuesday.
     assert "for 2 days from 2025-09-08 to 2025-09-09" in both.stderr
     assert "papertrack fetch -c cs.AI -c cs.CL --since 2025-09-01" in both.stderr
-    assert serve("2025-09-11").stderr == ""  # cs.AI's Wednesday came with cs.CL
+    # cs.AI's Wednesday came with cs.CL; its Tuesday is named again, alone.
+    assert serve("2025-09-11").stderr.startswith("Warning: no listing was fetched for 2025-09-09 (")
     # The file is a shortcut: one that cannot be written does not fail the fetch.
     from papertrack.paths import home
 
