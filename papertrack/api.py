@@ -420,8 +420,13 @@ def ask_question(
     since: datetime | date | None = None,
     papers: int = 8,
 ) -> Answer:
-    """An answer made of the best sentences of the best papers, each cited (see ``ask``)."""
-    from papertrack.ask import answer_question
+    """The answer ``papertrack ask`` gives (without ``--context`` or ``--llm``): the
+    best sentences of the best papers, each cited; for a question about people
+    ("who works on GUI agents?") the authors with the most of the papers that match
+    (``answer.who``); for one about what is new, from the papers of the four weeks
+    to the newest stored one unless ``since`` is given. Query fields in the question
+    (``author:lecun``) are read as plain words (see :func:`papertrack.ask.respond`)."""
+    from papertrack.ask import respond
 
     store = _checked(store)
     papers = _at_least("papers", papers)
@@ -431,4 +436,4 @@ def ask_question(
     topics = _catalog()
     slug = _slug(topics, topic)
     _current(store, topics)
-    return answer_question(store, question, topic=slug, since=start, papers=papers)
+    return respond(store, " ".join(question.split()), topic=slug, since=start, papers=papers)

@@ -595,6 +595,68 @@ _CONTRIBUTION = re.compile(
 _CONTRIBUTES = 1.5
 
 
+#: A query field in a question ("author:lecun world models"): ask reads words.
+_FIELD = re.compile(
+    r"(?<![\w-])(title|abstract|author|category|ti|abs|au|cat):\s*(\S*)", re.IGNORECASE
+)
+
+
+def without_fields(question: str) -> tuple[str, str | None]:
+    """``question`` with query fields left out (``author:lecun world models`` asks
+    about "lecun world models": answered as written, it drew on papers that say
+    "authored"), and the first field's text, or None when there was none."""
+    field = _FIELD.search(question)
+    if field is None:
+        return question, None
+    return " ".join(_FIELD.sub(r"\2", question).split()) or question, field.group(0)
+
+
+def new_since(store: Store) -> datetime | None:
+    """Where a question about what is new (:func:`asks_new`) starts: :data:`NEW_DAYS`
+    days up to the newest stored paper (None: no dated paper). "what is new in GUI
+    Agents?", which the topic page offers, drew on papers of nine months back."""
+    from datetime import UTC, timedelta
+
+    newest = store.newest_day()
+    if newest is None:
+        return None
+    first = newest - timedelta(days=NEW_DAYS - 1)
+    return datetime(first.year, first.month, first.day, tzinfo=UTC)
+
+
+def respond(
+    store: Store,
+    question: str,
+    *,
+    topic: str | None = None,
+    since: datetime | None = None,
+    papers: int = 8,
+    progress: Callable[[int, int], None] | None = None,
+) -> Answer:
+    """What ``papertrack ask`` answers ``question`` with (as :func:`answer_question`,
+    after :func:`without_fields`): a question about people (:func:`asks_who`) with
+    the authors who wrote most of the papers that match, when any did; one about
+    what is new (:func:`asks_new`) from the papers of :func:`new_since` unless
+    ``since`` is given, favouring what they bring. The command line and the Python
+    API answer through this: the API answered "who works on GUI agents?" with
+    quoted sentences, and "what is new?" from papers nine months old."""
+    question, _ = without_fields(question)
+    new, people = asks_new(question), asks_who(question)
+    if new and since is None:
+        since = new_since(store)
+    if people:
+        who = answer_who(
+            store, question, topic=topic, since=since, papers=papers, progress=progress
+        )
+        if who.counted or not who.about:
+            return who
+        # No paper holds every word ("who wrote about GRPO?" before "wrote" was
+        # known as asking): answered as any question, from the nearest papers.
+    return answer_question(
+        store, question, topic=topic, since=since, papers=papers, progress=progress, new=new
+    )
+
+
 def asks_new(question: str) -> bool:
     """Whether ``question`` asks what is new: it is answered from the latest papers."""
     return _ASKS_NEW.search(question) is not None

@@ -44,6 +44,34 @@ def test_the_api_answers_as_the_commands_do(isolated_home: Path) -> None:
     assert answer.sentences and all("llm-agent-training" in c.paper.tags for c in answer.papers)
 
 
+def test_ask_question_answers_people_news_and_fields_as_ask_does(sample_home: Path) -> None:
+    """The API answered "who works on GUI agents?" with quoted sentences where the
+    command named the authors, "what is new in GUI agents?" from papers nine months
+    old, and read "author:" as a word."""
+    store = papertrack.open_store()
+    questions = [
+        ("who works on GUI agents?", None),
+        ("what is new in GUI agents?", None),
+        ("author:lecun world models", None),
+        ("how are they evaluated?", "gui-agents"),
+        ("who works on this?", "gui-agents"),
+    ]
+    for question, topic in questions:
+        answer = papertrack.ask_question(store, question, topic=topic).to_dict()
+        args = ["ask", *([topic] if topic else []), question, "--json"]
+        cli = json.loads(run(*args).stdout)
+        assert answer == cli, question
+    who = papertrack.ask_question(store, "who works on GUI agents?")
+    assert who.who and who.people
+    new = papertrack.ask_question(store, "what is new in GUI agents?")
+    newest = store.newest_day()
+    assert newest is not None and new.considered
+    assert all(
+        r.paper.paper_date is not None and (newest - r.paper.paper_date.date()).days < 28
+        for r in new.considered
+    )
+
+
 def test_dates_and_numbers_are_read_or_refused_as_the_commands_would(isolated_home: Path) -> None:
     store = papertrack.open_store()
     papertrack.ingest_files(store, [str(LISTING)])

@@ -123,11 +123,12 @@ def ask(
     """
     from papertrack.ask import (
         answer_question,
-        answer_who,
         asks_new,
         asks_who,
         context_pack,
         question_words,
+        respond,
+        without_fields,
     )
 
     with errors():
@@ -164,15 +165,15 @@ def ask(
         question = " ".join(words[-1].split())
         if not question:
             raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
-        field = _FIELD.search(question)
+        stripped, field = without_fields(question)
         if field is not None:
             # "author:lecun world models" answered with papers that say "authored".
             say(
-                f"Note: ask reads the question as words; {field.group(1)!r} is no field "
-                f"here and is left out. To find papers by a field, use papertrack search "
-                f"'{visible(field.group(0))}'."
+                f"Note: ask reads the question as words; {field.split(':')[0]!r} is no "
+                f"field here and is left out. To find papers by a field, use papertrack "
+                f"search '{visible(field)}'."
             )
-            question = " ".join(_FIELD.sub(r"\2", question).split()) or question
+            question = stripped
         new, people = asks_new(question), asks_who(question)
         _check_words(question, topic is not None, new, people, context or llm)
         start = None
@@ -185,29 +186,22 @@ def ask(
         if new and start is None:
             start = _new_since(store)
         scope = f"of {topic.name}" if topic else "in the store"
-        if people and not (context or llm):
-            # "who works on GUI agents?" quoted sentences with the word "work" in them.
-            who = answer_who(
-                store, question, topic=topic.slug if topic else None, since=start, papers=limit
+        slug = topic.slug if topic else None
+        if context or llm:
+            if people and topic is not None:
+                new = new or not question_words(question)  # "who works on this?": its newest
+            answer = answer_question(
+                store, question, topic=slug, since=start, papers=limit, new=new
             )
-            if who.counted or not who.about:
-                _say_who(who, store, scope, start)
+        else:
+            # "who works on GUI agents?" quoted sentences with the word "work" in them.
+            answer = respond(store, question, topic=slug, since=start, papers=limit)
+            if answer.who:
+                _say_who(answer, store, scope, start)
                 chosen = pick_format(fmt, as_json)
-                if who.counted or chosen is AskFormat.json:  # a script gets its document
-                    _emit(who, chosen, {t.slug: t.name for t in catalog.topics})
+                if answer.counted or chosen is AskFormat.json:  # a script gets its document
+                    _emit(answer, chosen, {t.slug: t.name for t in catalog.topics})
                 return
-            # No paper holds every word ("who wrote about GRPO?" before "wrote" was
-            # known as asking): answered as any question, from the nearest papers.
-        if people and (context or llm) and topic is not None:
-            new = new or not question_words(question)  # "who works on this?": its newest
-        answer = answer_question(
-            store,
-            question,
-            topic=topic.slug if topic else None,
-            since=start,
-            papers=limit,
-            new=new,
-        )
         if not answer.considered:
             if start is not None:
                 scope += f" dated {start.date().isoformat()} or later"
@@ -260,9 +254,6 @@ def ask(
 
 #: A search field written into a question ("author:lecun", "title: memory"): ask does
 #: not read fields, and took "author" for a word of the question.
-_FIELD = re.compile(
-    r"(?<![\w-])(title|abstract|author|category|ti|abs|au|cat):\s*(\S*)", re.IGNORECASE
-)
 
 
 def _check_words(question: str, topic: bool, new: bool, who: bool, for_model: bool) -> None:
@@ -294,25 +285,22 @@ def _check_words(question: str, topic: bool, new: bool, who: bool, for_model: bo
 
 
 def _new_since(store: Store) -> datetime | None:
-    """Where a question about what is new starts: :data:`papertrack.ask.NEW_DAYS` days
-    up to the newest stored paper, said on stderr. "what is new in GUI Agents?", which
-    the topic page offers, drew on papers of nine months back and quoted sentences
-    like "GUI agents are designed to automate repetitive tasks"."""
-    from datetime import UTC, datetime, timedelta
+    """:func:`papertrack.ask.new_since`, said on stderr."""
+    from datetime import timedelta
 
-    from papertrack.ask import NEW_DAYS
+    from papertrack.ask import NEW_DAYS, new_since
     from papertrack.dates import shown_span
 
-    newest = store.newest_day()
-    if newest is None:
+    start = new_since(store)
+    if start is None:
         return None
-    first = newest - timedelta(days=NEW_DAYS - 1)
-    days = shown_span(first, newest, " to ")
+    first = start.date()
+    days = shown_span(first, first + timedelta(days=NEW_DAYS - 1), " to ")
     say(
         f"Note: a question about what is new draws on the papers of the {NEW_DAYS} days "
         f"to the newest stored one, {days}. Give --since for others."
     )
-    return datetime(first.year, first.month, first.day, tzinfo=UTC)
+    return start
 
 
 def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -> None:
