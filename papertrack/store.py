@@ -141,6 +141,21 @@ def _foreign_inside(path: Path, names: AbstractSet[str]) -> str | None:
     return None
 
 
+#: A week file's name: what only a store's papers/ holds.
+_WEEK_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json|undated\.json")
+
+
+def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
+    """Whether ``path`` (holding ``names``) has a store's own layout: index.json and
+    week files. Only a papertrack store made before the marker has both."""
+    if "index.json" not in names or "papers" not in names:
+        return False
+    try:
+        return any(_WEEK_FILE.fullmatch(n) for n in os.listdir(path / "papers"))
+    except OSError:
+        return False
+
+
 # --------------------------------------------------------------------------- keys
 
 
@@ -309,14 +324,18 @@ class Store:
                     f"could not read the store directory {visible(self.path)}: "
                     f"{exc.strerror or exc}. Check its permissions"
                 ) from None
-            if names <= _LAYOUT:
-                foreign = _foreign_inside(self.path, names)
-                if foreign is None:
-                    return  # empty, being made, or made before the marker: the next writer marks it
-                # ~/research holding only papers/ full of PDFs looked like a store.
-                names = {foreign}
-            shown = ", ".join(sorted(visible(n) for n in names)[:3])
-            more = ", …" if len(names) > 3 else ""
+            # ~/research holding only papers/ full of PDFs looked like a store.
+            inside = _foreign_inside(self.path, names & _LAYOUT)
+            foreign = (names - _LAYOUT) | ({inside} if inside is not None else set())
+            if not foreign:
+                return  # empty, being made, or made before the marker: the next writer marks it
+            if _made_before_marker(self.path, names):
+                # A store of a papertrack before the marker, with a file of someone
+                # else's beside its own (Finder's .DS_Store, notes.txt): every command,
+                # doctor too, refused it, naming the store's own files.
+                return
+            shown = ", ".join(sorted(visible(n) for n in foreign)[:3])
+            more = ", …" if len(foreign) > 3 else ""
             raise StoreError(
                 f"{visible(self.path)} is not a papertrack store: it holds other files "
                 f"({shown}{more}). Point --db or PAPERTRACK_DB at an empty or new directory, "

@@ -122,6 +122,37 @@ def test_a_store_made_before_the_marker_is_adopted(tmp_path: Path) -> None:
     assert (db / MARKER).exists()
 
 
+def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_file_kept(
+    tmp_path: Path,
+) -> None:
+    """A Finder .DS_Store or a notes.txt beside an old store's files made every
+    command, doctor too, refuse it as "not a papertrack store", naming the store's
+    own files (.lock, ids, index.json) and telling the user to leave it."""
+    db = tmp_path / "store"
+    assert run("--db", str(db), "ingest", str(LISTING)).exit_code == 0
+    (db / MARKER).unlink()
+    strays = {
+        db / ".DS_Store": b"finder",
+        db / "notes.txt": b"mine",
+        db / "papers" / ".DS_Store": b"f",
+    }
+    for path, data in strays.items():
+        path.write_bytes(data)
+    latest = run("--db", str(db), "latest", "--json", "-n", "3")
+    assert latest.exit_code == 0 and len(json.loads(latest.stdout)) == 3, latest.stderr
+    assert run("--db", str(db), "doctor", "--repair").exit_code == 0
+    assert run("--db", str(db), "ingest", str(LISTING)).exit_code == 0
+    assert (db / MARKER).exists()
+    assert all(path.read_bytes() == data for path, data in strays.items())
+    # A folder that is no store is still refused, and only what is not a store's is named.
+    other = tmp_path / "other"
+    (other / "ids").mkdir(parents=True)
+    (other / "index.json").write_text("{}")
+    (other / "notes.txt").write_text("mine")
+    said = error_line(run("--db", str(other), "latest"), 1, "is not a papertrack store")
+    assert "(notes.txt)" in said
+
+
 def test_a_store_of_a_newer_format_gets_its_own_message(tmp_path: Path) -> None:
     db = tmp_path / "store"
     assert run("--db", str(db), "ingest", str(LISTING)).exit_code == 0
