@@ -570,7 +570,18 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
         )
         return
     if not store.search_path.exists():
-        checkup.problems.append(Problem(FILE, "missing-search-index", "is missing", _TEXT_FIX))
+        # A store from before the index (or one whose damaged index a reader
+        # dropped) gets it from its next command: called a problem, an upgrade
+        # failed a cron health check.
+        checkup.problems.append(
+            Problem(
+                FILE,
+                "missing-search-index",
+                "is missing",
+                "The next command builds it, or 'papertrack doctor --repair' does it now",
+                pending=True,
+            )
+        )
         return
     text = TextIndex(store.search_path)
     try:

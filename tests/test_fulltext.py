@@ -253,7 +253,7 @@ def test_an_old_store_gets_its_index_on_first_use(store: Store) -> None:
     raw["meta"]["1"].pop("generation")  # as a papertrack before the index wrote it
     store.index_path.write_text(json.dumps(raw))
     checked = run("doctor", "--json")
-    assert checked.exit_code == 1
+    assert checked.exit_code == 0  # pending work, as the docs say: not a problem
     assert "missing-search-index" in checked.stdout
     assert run("search", "agent*").exit_code == 0
     assert store.search_path.exists()
