@@ -104,8 +104,8 @@ def _repair_lines(report: RepairReport) -> list[str]:
 def _moved_line(report: RepairReport) -> str:
     moves = ", ".join(f"{slug} +{g:,} -{lost:,}" for slug, (g, lost) in report.moved.items())
     return (
-        "Retagged the stored papers for topics changed since they were tagged (a teach "
-        f"or an edit the papers had not caught up with): {moves}."
+        "Retagged the stored papers for topics changed since they were tagged (a teach, "
+        f"an edit or an upgrade of papertrack the papers had not caught up with): {moves}."
     )
 
 
