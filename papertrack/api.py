@@ -87,10 +87,19 @@ def open_store(path: str | Path | None = None, *, create: bool = False) -> Store
 
 
 def _warn(text: str) -> None:
-    """``text`` as a warning (:mod:`warnings`) to a script."""
+    """``text`` as a warning (:mod:`warnings`) at the line of the script that called
+    papertrack, however deep inside papertrack it was said (a fixed stack level
+    named a line of api.py, so ``filterwarnings(module=...)`` missed it, and the
+    same api.py line warned only once for every function)."""
+    import os
+    import sys
     import warnings
 
-    warnings.warn(text, stacklevel=2)
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level, frame = 2, sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(text, stacklevel=level)
 
 
 def load_catalog() -> Catalog:
@@ -189,11 +198,9 @@ def _text(name: str, value: object) -> str:
 
 def _current(store: Store, topics: Catalog) -> None:
     """The store ready to answer for ``topics``, as the commands make it."""
-    import warnings
-
     from papertrack.store import bring_current
 
-    bring_current(store, topics, note=lambda text: warnings.warn(text, stacklevel=4))
+    bring_current(store, topics, note=_warn)
 
 
 def ingest_files(

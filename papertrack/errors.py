@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from papertrack.models import IngestReport
 
 
 class PapertrackError(Exception):
@@ -39,7 +43,7 @@ class SourcesFailed(FeedError):
     """Some sources of an ingest could not be read; the papers of the others were
     stored. ``report`` says what happened to each source."""
 
-    def __init__(self, message: str, report: object) -> None:
+    def __init__(self, message: str, report: IngestReport) -> None:
         super().__init__(message)
         self.report = report
 

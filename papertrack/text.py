@@ -297,8 +297,10 @@ def counted(n: int, word: str, many: str | None = None) -> str:
 
 def quoted(name: str) -> str:
     """``name`` in single quotes as written, for a message: ``repr`` doubled every
-    backslash and put a name holding an apostrophe in double quotes."""
-    return f"'{name}'"
+    backslash and put a name holding an apostrophe in double quotes. Without its
+    terminal escapes (:func:`visible`): an API error is printed by scripts, unlike
+    the command's, which are cleaned on output."""
+    return f"'{visible(name)}'"
 
 
 def shorten(s: str, width: int = 72) -> str:

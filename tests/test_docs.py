@@ -117,3 +117,42 @@ def test_the_docs_sessions_show_what_the_sample_prints(name: str) -> None:
     spec.loader.exec_module(module)
     written = (ROOT / name).read_text(encoding="utf-8")
     assert module.render(name) == written, "run: python docs/examples.py"
+
+
+def test_the_readmes_python_example_runs_on_a_store_with_an_undated_paper(
+    sample_home: Path, tmp_path: Path
+) -> None:
+    """Its loop called paper.paper_date.date(), which an undated paper (a plain RSS
+    item) broke; every line must run as written, on the sample store."""
+    import os
+    import sys
+
+    from helpers import run
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## From Python") :]
+    code = section[section.index("```python\n") + 10 :]
+    code = code[: code.index("```")]
+    undated = tmp_path / "undated.xml"
+    undated.write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>x</title>'
+        "<item><title>Training LLM agents with reinforcement learning for tool use</title>"
+        "<link>https://example.org/a</link><guid>example-undated-1</guid>"
+        "<description>We train large language model agents with reinforcement learning "
+        "to use tools over many turns.</description></item></channel></rss>",
+        encoding="utf-8",
+    )
+    assert run("ingest", str(undated)).exit_code == 0
+    script = tmp_path / "example.py"
+    # The loop as far as the undated paper: every paper the topic has.
+    script.write_text(code.replace("limit=5", "limit=10_000", 1), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env={**os.environ, "PAPERTRACK_HOME": str(sample_home)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and '"answer"' in done.stdout

@@ -364,6 +364,7 @@ def test_a_script_is_warned_when_a_damaged_search_index_is_read_around(store: St
             for p in papertrack.search_papers(papertrack.open_store(), "agent*", limit=20)
         ]
     assert after == before
+    assert [Path(w.filename) for w in said if "search index" in str(w.message)] == [Path(__file__)]
     assert [str(w.message) for w in said if "search index" in str(w.message)] == [
         "the search index could not be read (database disk image is malformed), so this "
         "answer comes from reading every week file (slower). The next command builds the "
