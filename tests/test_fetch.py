@@ -1927,6 +1927,24 @@ def test_a_clock_stepped_back_costs_one_interval_not_the_step(tmp_path: Path) ->
     assert len(slept) == 2  # an interval has passed: no wait
 
 
+def test_json_of_ingest_and_fetch_carries_a_broken_topics_file_warning(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """Said on stderr alone, a script reading the JSON never knew the new papers were
+    tagged by the default topics until the file was fixed."""
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "topics.toml").write_text("[[topic]\nname =", encoding="utf-8")
+    ingested = run("ingest", "-q", "--json", str(LISTING))
+    assert ingested.exit_code == 0, ingested.stderr
+    (said,) = json.loads(ingested.stdout)["warnings"]
+    assert "topics.toml is not valid TOML" in said and "default topics' tags" in said
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(LISTING.read_bytes())
+    url = httpserver.url_for("/atom")
+    fetched = run("fetch", "-c", "cs.AI", "-q", "--json", "--interval", "0", "--listing-url", url)
+    assert fetched.exit_code == 0, fetched.stderr
+    assert json.loads(fetched.stdout)["warnings"] == [said]
+
+
 def test_fetch_json_gives_the_counts_on_stdout(httpserver: HTTPServer) -> None:
     """`fetch --json | jq .new` in a weekly script: the summary as numbers, on stdout,
     while people's messages stay on stderr (and -q keeps them in the log)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -303,11 +303,13 @@ def fetch(
             say(f"Note: {note}", quiet=quiet)
         say(report.summary(), quiet=quiet)
         if as_json:
-            emit_json(fetch_json(report))
+            emit_json(fetch_json(report, catalog.warnings))
 
 
-def fetch_json(report: FetchReport) -> dict[str, Any]:
-    """``fetch --json``: what :meth:`FetchReport.summary` says, as numbers."""
+def fetch_json(report: FetchReport, warnings: Sequence[str] = ()) -> dict[str, Any]:
+    """``fetch --json``: what :meth:`FetchReport.summary` says, as numbers, and the
+    fetch's warnings with ``warnings`` of the whole run (a topics file that cannot
+    be read) first."""
     return {
         "fetched": True,
         "categories": list(report.categories),
@@ -322,7 +324,7 @@ def fetch_json(report: FetchReport) -> dict[str, Any]:
         "retries": report.retries,
         "resumed_after_pages": report.resumed_at,
         "note": report.note,
-        "warnings": list(dict.fromkeys(report.warnings)),
+        "warnings": list(dict.fromkeys([*warnings, *report.warnings])),
         "notes": list(dict.fromkeys(report.notes)),
     }
 

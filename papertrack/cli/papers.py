@@ -245,19 +245,22 @@ def ingest(
         if category:
             _hint_categories(report, category)
         if as_json:
-            emit_json(ingest_json(report))
+            emit_json(ingest_json(report, catalog.warnings))
         if report.failed:
             raise typer.Exit(1)
 
 
-def ingest_json(report: IngestReport) -> dict[str, Any]:
-    """``ingest --json``: the totals, and each source's counts and error."""
+def ingest_json(report: IngestReport, warnings: Sequence[str] = ()) -> dict[str, Any]:
+    """``ingest --json``: the totals, each source's counts and error, and the
+    ``warnings`` of the whole ingest (a topics file that cannot be read: said on
+    stderr, a script reading the JSON alone never knew its tags were stand-ins)."""
     totals = report.totals()
     return {
         "ok": not report.failed,
         "new": totals.new,
         "updated": totals.updated,
         "unchanged": totals.unchanged,
+        "warnings": list(warnings),
         "sources": [
             {
                 "source": item.source,
