@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -131,31 +132,48 @@ class DigestState:
     digested: set[str] = field(default_factory=set)
     floor: datetime | None = None
     shown: dict[str, date] = field(default_factory=dict)
+    #: Slug -> fingerprint of each followed topic's definition at the last digest.
+    definitions: dict[str, str] = field(default_factory=dict)
 
-    def after(self, digest: Digest, newest: date | None = None) -> DigestState:
+    def redefined(self, prints: Mapping[str, str]) -> set[str]:
+        """The slugs of ``prints`` (slug -> fingerprint now) whose topic was defined
+        otherwise at the last digest (taught, replaced, edited; upgraded)."""
+        return {
+            slug
+            for slug, now in prints.items()
+            if self.definitions.get(slug, now) != now and self.last is not None
+        }
+
+    def after(
+        self,
+        digest: Digest,
+        newest: date | None = None,
+        definitions: Mapping[str, str] | None = None,
+    ) -> DigestState:
         """The state once ``digest`` has been delivered. ``newest``: the store's newest
         paper date, from which the kept days count back (not from the clock: with
         fetching stopped for months and digests still running, papers fetched late
-        would have fallen behind a floor the clock moved)."""
+        would have fallen behind a floor the clock moved). ``definitions``: the
+        followed topics' fingerprints now (kept as they were when not given)."""
         now = digest.generated
         today = now.astimezone(UTC).date()
         # Ids kept without their day (a state of an older papertrack): the last
         # digest's day, the latest they can have been shown.
         before = self.last.astimezone(UTC).date() if self.last else today
         shown = {pid: self.shown.get(pid, before) for pid in self.digested}
-        for section in digest.sections:
-            for paper in section.papers:
-                # Remembered until its paper is surely too old to be new again: a
-                # paper dated after the day it was shown (a feed's future date) too.
-                dated = paper.paper_date.astimezone(UTC).date() if paper.paper_date else today
-                shown[paper.arxiv_id] = max(today, dated)
+        for paper in [*(p for section in digest.sections for p in section.papers), *digest.passed]:
+            # Remembered until its paper is surely too old to be new again: a
+            # paper dated after the day it was shown (a feed's future date) too.
+            dated = paper.paper_date.astimezone(UTC).date() if paper.paper_date else today
+            shown[paper.arxiv_id] = max(today, dated)
         anchor = min(today, newest) if newest is not None else today
         kept_from = _day_start(
             datetime(anchor.year, anchor.month, anchor.day, tzinfo=UTC) - timedelta(days=KEEP_DAYS)
         )
         floor = max(self.floor or first_cutoff(now), kept_from)
         kept = {pid: day for pid, day in shown.items() if day >= floor.date()}
-        return DigestState(now, set(kept), floor, kept)
+        prints = dict(self.definitions if definitions is None else definitions)
+        return DigestState(now, set(kept), floor, kept, prints)
 
 
 def load_state(path: Path) -> DigestState:
@@ -178,11 +196,16 @@ def load_state(path: Path) -> DigestState:
             for pid in pids
             if str(pid) in ids
         }
+        # (Not kept by a papertrack before 2026-12-06: no topic counts as redefined.)
+        prints = data.get("definitions") or {}
+        if not isinstance(prints, dict):
+            raise TypeError("not a mapping")
         return DigestState(
             datetime.fromisoformat(last).astimezone(UTC) if last else None,
             ids,
             datetime.fromisoformat(floor).astimezone(UTC) if floor else None,
             shown,
+            {str(slug): str(value) for slug, value in prints.items()},
         )
     except (KeyError, TypeError, ValueError):
         raise StoreError(
@@ -203,6 +226,7 @@ def save_state(path: Path, state: DigestState) -> None:
             "floor": state.floor.isoformat() if state.floor else None,
             "digested": sorted(state.digested),
             "shown_on": {day: sorted(pids) for day, pids in sorted(days.items())},
+            "definitions": dict(sorted(state.definitions.items())),
         },
     )
 
@@ -238,6 +262,9 @@ class Digest:
     last: datetime | None = None
     #: Whether --since chose the papers (then the header names that day, not the last digest).
     by_since: bool = False
+    #: Papers of a topic redefined since the last digest, dated before its start:
+    #: marked as shown without being shown, or the next digest brought them all.
+    passed: list[Paper] = field(default_factory=list)
 
     def arxiv_ids(self) -> list[str]:
         return [p.arxiv_id for s in self.sections for p in s.papers]
@@ -281,6 +308,7 @@ def build_digest(
     since: datetime | None = None,
     momentum: Mapping[str, str] | None = None,
     followed: Mapping[str, datetime] | None = None,
+    redefined: AbstractSet[str] = frozenset(),
 ) -> Digest:
     """The digest of the followed ``topics`` ((slug, name), in following order).
 
@@ -297,22 +325,32 @@ def build_digest(
             after the first digest starts as the first digest did: at the papers
             dated in the :data:`FIRST_DIGEST_DAYS` days before it was followed,
             not at the first digest's window (months of its papers at once).
+        redefined: topics defined otherwise since the last digest (taught, replaced):
+            without --since, only the papers they now take dated in the
+            :data:`FIRST_DIGEST_DAYS` days before the last digest or later are new,
+            as for a topic just followed (a teach or a broader query put up to
+            :data:`KEEP_DAYS` of older papers in the next digest).
 
     A paper of several followed topics goes under the first of them only.
     """
     cutoff = since if since is not None else window_start(state, now)
     placed: set[str] = set()
+    passed: dict[str, Paper] = {}
     sections = []
     for slug, name in topics:
         start = cutoff
         if since is None and followed is not None and slug in followed:
             start = max(cutoff, first_cutoff(followed[slug]))
+        if since is None and slug in redefined and state.last is not None:
+            start = max(start, first_cutoff(state.last))
         chosen = []
         above = []
         for paper in papers.get(slug, ()):
             if since is None and paper.arxiv_id in state.digested:
                 continue
             if not paper.dated_from(start):
+                if slug in redefined and paper.dated_from(cutoff):
+                    passed[paper.arxiv_id] = paper
                 continue
             if paper.arxiv_id in placed:
                 above.append(paper.arxiv_id)
@@ -321,7 +359,8 @@ def build_digest(
             chosen.append(paper)
         chosen.sort(key=paper_date_key, reverse=True)
         sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen, above))
-    return Digest(now, cutoff, sections, state.last, by_since=since is not None)
+    unshown = [paper for pid, paper in passed.items() if pid not in placed]
+    return Digest(now, cutoff, sections, state.last, by_since=since is not None, passed=unshown)
 
 
 # --------------------------------------------------------------------------- rendering

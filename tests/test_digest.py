@@ -936,6 +936,56 @@ def test_following_after_a_month_of_digests_does_not_flood_the_next(
     assert kept["topics"] == ["stripe-science"] and list(kept["followed"]) == ["stripe-science"]
 
 
+def test_a_topic_redefined_since_the_last_digest_does_not_flood_the_next(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """A teach or a broader query of a followed topic put every paper it newly took,
+    back to the floor two months before the last digest, into the next digest (17
+    papers of seven weeks in a simulated cron run). As for a topic just followed,
+    only those dated in the week before the last digest or later are new."""
+    from papertrack.topics import Catalog
+
+    follow("zebra-studies")
+    listing = json.loads((isolated_home / "following.json").read_text())
+    listing["followed"]["zebra-studies"] = (NOW - timedelta(days=90)).isoformat()
+    (isolated_home / "following.json").write_text(json.dumps(listing))
+    definition = Catalog.of_home().fingerprints()["zebra-studies"]
+    (isolated_home / "digest-state.json").write_text(
+        json.dumps(
+            {
+                "last_digest": (NOW - timedelta(days=1)).isoformat(),
+                "floor": (NOW - timedelta(days=60)).isoformat(),
+                "digested": [],
+                "definitions": {"zebra-studies": definition},
+            }
+        )
+    )
+    ingest(
+        api_feed(
+            tmp_path / "papers.xml",
+            [
+                ("2611.00001", 1, "Zebra, fetched late", 40, ["A"]),
+                ("2611.00002", 1, "Stripes of last month", 40, ["B"]),
+                ("2611.00003", 1, "Stripes of the week", 3, ["C"]),
+            ],
+        )
+    )
+    assert ids(digest_json("--dry-run")) == ["2611.00001"]  # as defined: new
+    replaced = run("topics", "add", "Zebra Studies", "--replace", "--query", "zebra* OR stripe*")
+    assert replaced.exit_code == 0, replaced.stderr
+    shown = run("digest", "--format", "json")
+    assert shown.exit_code == 0 and ids(json.loads(shown.stdout)) == ["2611.00003"]
+    assert "Note: Zebra Studies changed since the last digest (taught, redefined or " in (
+        shown.stderr
+    )
+    assert "2 older papers it now takes, dated before " in shown.stderr
+    state = json.loads((isolated_home / "digest-state.json").read_text())
+    now = Catalog.of_home().fingerprints()["zebra-studies"]
+    assert now != definition and state["definitions"] == {"zebra-studies": now}
+    ingest(api_feed(tmp_path / "more.xml", [("2611.00004", 1, "Zebra, fetched later", 30, ["D"])]))
+    assert ids(digest_json()) == ["2611.00004"]  # not redefined since: the floor again
+
+
 def test_two_follows_at_once_both_stay_followed(isolated_home: Path) -> None:
     # Each follow is slowed between reading following.json and writing it: without
     # the lock both read the same list and the second write drops the first topic.

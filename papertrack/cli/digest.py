@@ -33,7 +33,7 @@ from papertrack.cli.common import (
 from papertrack.cli.output import emit_json
 from papertrack.errors import PapertrackError, UsageError
 from papertrack.files import lock_timeout
-from papertrack.text import json_text, one_line, visible
+from papertrack.text import counted, json_text, one_line, visible
 
 if TYPE_CHECKING:
     from papertrack.digest import Digest, DigestState
@@ -328,8 +328,25 @@ def digest(
             fresh_tags(store, catalog)
             warn_if_stale(store, now.date())
             window = start if start is not None else core.window_start(state, now)
-            result, measured = _collect(store, topics, followed, state, now, window, start)
+            every = catalog.fingerprints()
+            prints = {t.slug: every[t.slug] for t in topics}
+            redefined = state.redefined(prints)
+            result, measured = _collect(
+                store, topics, followed, state, now, window, start, redefined
+            )
             names = {t.slug: t.name for t in catalog.topics}
+            if result.passed and state.last is not None:
+                from papertrack.dates import shown_day
+
+                which = ", ".join(names.get(s, s) for s in sorted(redefined))
+                say(
+                    f"Note: {which} changed since the last digest (taught, redefined or "
+                    f"upgraded): {counted(len(result.passed), 'older paper')} it now takes, "
+                    f"dated before {shown_day(core.first_cutoff(state.last).date())}, "
+                    f"{'is' if len(result.passed) == 1 else 'are'} not shown as new. "
+                    "'papertrack latest TOPIC' lists them.",
+                    quiet=quiet,
+                )
             # -o /dev/stdout is standard output too: an empty digest prints nothing there.
             quiet_empty = result.empty and not empty_ok and (target is None or is_stdout(target))
             chosen = pick_format(fmt, as_json)
@@ -352,7 +369,9 @@ def digest(
                     if target is not None and not into:
                         whole = write_output(target, data)
                     if not dry_run:
-                        core.save_state(state_file(), state.after(result, store.newest_day()))
+                        core.save_state(
+                            state_file(), state.after(result, store.newest_day(), prints)
+                        )
                 if target is None:
                     sys.stdout.write(text)
                     sys.stdout.flush()
@@ -429,6 +448,7 @@ def _collect(
     now: datetime,
     window: datetime,
     start: datetime | None,
+    redefined: set[str],
 ) -> tuple[Digest, dict[str, Momentum]]:
     """The digest of ``topics`` (followed at the times ``followed``) since ``window``,
     and each topic's momentum today."""
@@ -464,6 +484,7 @@ def _collect(
         since=start,
         momentum=sentences,
         followed=followed,
+        redefined=redefined,
     )
     return result, measured
 
