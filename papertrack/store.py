@@ -135,7 +135,8 @@ def _foreign_inside(path: Path, names: AbstractSet[str]) -> str | None:
             entries = os.listdir(inside)
         except OSError:
             return None  # unreadable: the command that reads it says so
-        for entry in sorted(entries):
+        # Hidden files last: "papers/.DS_Store" told nothing where papers/ held a PDF.
+        for entry in sorted(entries, key=lambda e: (e.startswith("."), e)):
             if not (pattern.fullmatch(entry) or TEMP_NAME.fullmatch(entry)):
                 return f"{folder}/{entry}"
     return None
@@ -146,14 +147,29 @@ _WEEK_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json|undated\.json")
 
 
 def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
-    """Whether ``path`` (holding ``names``) has a store's own layout: index.json and
-    week files. Only a papertrack store made before the marker has both."""
+    """Whether ``path`` (holding ``names``) is a papertrack store made before the
+    marker, with files of someone else's beside its own: an index.json of
+    papertrack's, and week files in papers/ with nothing else there but hidden
+    files (Finder's .DS_Store). An index.json and a dated file of someone's notes
+    were taken for a store, and the index overwritten."""
     if "index.json" not in names or "papers" not in names:
         return False
     try:
-        return any(_WEEK_FILE.fullmatch(n) for n in os.listdir(path / "papers"))
-    except OSError:
+        entries = os.listdir(path / "papers")
+        with open(path / "index.json", "rb") as handle:
+            index = json.loads(handle.read(MAX_INDEX_PROBE))
+    except (OSError, ValueError):
         return False
+    if not isinstance(index, dict) or not {"counts", "meta"} <= index.keys():
+        return False
+    weeks = [n for n in entries if _WEEK_FILE.fullmatch(n)]
+    others = [n for n in entries if n not in weeks and not TEMP_NAME.fullmatch(n)]
+    return bool(weeks) and all(n.startswith(".") for n in others)
+
+
+#: Bytes of an index.json read to tell whether it is papertrack's (one of a million
+#: papers is about 2 MB; one cut at this size is not JSON, and the folder refused).
+MAX_INDEX_PROBE = 64 << 20
 
 
 # --------------------------------------------------------------------------- keys
@@ -334,7 +350,9 @@ class Store:
                 # else's beside its own (Finder's .DS_Store, notes.txt): every command,
                 # doctor too, refused it, naming the store's own files.
                 return
-            shown = ", ".join(sorted(visible(n) for n in foreign)[:3])
+            shown = ", ".join(
+                sorted((visible(n) for n in foreign), key=lambda n: (n.startswith("."), n))[:3]
+            )
             more = ", …" if len(foreign) > 3 else ""
             raise StoreError(
                 f"{visible(self.path)} is not a papertrack store: it holds other files "

@@ -151,6 +151,27 @@ def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_fil
     (other / "notes.txt").write_text("mine")
     said = error_line(run("--db", str(other), "latest"), 1, "is not a papertrack store")
     assert "(notes.txt)" in said
+    # Nor is one with an index.json and a dated file of someone's notes: its index was
+    # overwritten by an ingest, and doctor --repair moved the notes to damaged/.
+    notes = tmp_path / "notes"
+    (notes / "papers").mkdir(parents=True)
+    mine = {
+        notes / "index.json": b'{"site": "my notes"}',
+        notes / "papers" / "2020-01-06.json": b'{"day": "notes"}',
+        notes / "notes.txt": b"mine",
+    }
+    for path, data in mine.items():
+        path.write_bytes(data)
+    for command in (["ingest", str(LISTING)], ["doctor", "--repair"]):
+        error_line(run("--db", str(notes), *command), 1, "is not a papertrack store")
+    # Nor a store's copy with someone's PDF among its week files.
+    (db / "papers" / "paper.pdf").write_bytes(b"%PDF")
+    (db / MARKER).unlink()
+    error_line(run("--db", str(db), "latest"), 1, "is not a papertrack store", "papers/paper.pdf")
+    assert all(path.read_bytes() == data for path, data in mine.items())
+    assert sorted(p.name for p in notes.rglob("*")) == sorted(
+        ["index.json", "papers", "2020-01-06.json", "notes.txt"]
+    )
 
 
 def test_a_store_of_a_newer_format_gets_its_own_message(tmp_path: Path) -> None:
