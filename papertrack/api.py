@@ -200,6 +200,10 @@ def _current(store: Store, topics: Catalog) -> None:
     """The store ready to answer for ``topics``, as the commands make it."""
     from papertrack.store import bring_current
 
+    # Each call is a command: a search index found damaged in an earlier call (and
+    # built again since, by this call or another process) is read again.
+    store.text_index_damaged = False
+
     bring_current(store, topics, note=_warn)
 
 

@@ -183,26 +183,38 @@ def fts_query(node: Any, depth: int = 0) -> str | None:
 
 class IndexDamaged(StoreError):
     """A read found the search index's file damaged (SQLite says it is corrupt, or no
-    database). It is derived from the week files: a reader scans them instead (see
-    :meth:`papertrack.store.Store.text_index_broke`)."""
+    database, or its text cannot be decoded). It is derived from the week files: a
+    reader scans them instead (see :meth:`papertrack.store.Store.text_index_broke`).
+    ``signature`` tells the file read from any file put in its place since."""
+
+    signature: tuple[int, ...] | None = None
 
 
-def _unreadable(exc: sqlite3.Error) -> StoreError:
+def _unreadable(exc: sqlite3.Error, signature: tuple[int, ...] | None = None) -> StoreError:
     name = getattr(exc, "sqlite_errorname", "") or ""
-    damaged = name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
-    return (IndexDamaged if damaged else StoreError)(
+    # Garbled text in a row is no SQLite error but Python's, with the garble in it.
+    garbled = isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode")
+    if garbled or name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
+        damaged = IndexDamaged(
+            "the search index could not be read ("
+            + ("some of its text is garbled" if garbled else str(exc))
+            + "). Run 'papertrack doctor --repair' to rebuild it"
+        )
+        damaged.signature = signature
+        return damaged
+    return StoreError(
         f"the search index could not be read ({exc}). "
         "Run 'papertrack doctor --repair' to rebuild it"
     )
 
 
-@contextlib.contextmanager
-def _reading() -> Iterator[None]:
-    """An SQLite error of a read as :func:`_unreadable` words it."""
+def file_signature(path: Path) -> tuple[int, ...] | None:
+    """What tells one file at ``path`` from another put there since (None: none there)."""
     try:
-        yield
-    except sqlite3.Error as exc:
-        raise _unreadable(exc) from None
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)  # a rebuild renames a new file into place
 
 
 class TextIndex:
@@ -213,6 +225,9 @@ class TextIndex:
         self._db: sqlite3.Connection | None = None
         #: Held by a thread putting rows (see :meth:`writing`); :meth:`close` waits for it.
         self._using = threading.Lock()
+        #: The file this connection opened (:func:`file_signature`), for telling it
+        #: from one a rebuild put in its place since.
+        self.signature: tuple[int, ...] | None = None
 
     # -- connection
     def _connect(self, create: bool = False) -> sqlite3.Connection | None:
@@ -220,6 +235,7 @@ class TextIndex:
             return self._db
         if not create and not self.path.exists():
             return None
+        self.signature = file_signature(self.path)
         try:
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             # A rollback journal, not WAL: a reader then never writes to the file.
@@ -234,6 +250,14 @@ class TextIndex:
             ) from None
         self._db = db
         return db
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """An SQLite error of a read as :func:`_unreadable` words it."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise _unreadable(exc, self.signature) from None
 
     def close(self) -> None:
         # After a thread's rows: a connection closed under a running executemany (a
@@ -463,7 +487,7 @@ class TextIndex:
             for week, pid in rows:
                 found.setdefault(week, set()).add(pid)
         except sqlite3.Error as exc:
-            raise _unreadable(exc) from None
+            raise _unreadable(exc, self.signature) from None
         return found
 
     def ranked(
@@ -512,7 +536,7 @@ class TextIndex:
                     holding.update(rows)
                 held.update(holding)
         except sqlite3.Error as exc:
-            raise _unreadable(exc) from None
+            raise _unreadable(exc, self.signature) from None
         for rowid, count in held.items():
             scores[rowid] *= count / len(terms)
         groups: dict[float, list[int]] = {}
@@ -530,7 +554,7 @@ class TextIndex:
                     ):  # orphans have no docs row
                         found.append((str(pid), str(week), scores[rowid], rowid))
             except sqlite3.Error as exc:
-                raise _unreadable(exc) from None
+                raise _unreadable(exc, self.signature) from None
             # Newest week first (the undated last), then the latest indexed.
             found.sort(key=lambda f: (week_sort_key(f[1]), f[3]), reverse=True)
             if found:
@@ -546,7 +570,7 @@ class TextIndex:
             return 0, {}
         where = f"{_COLUMNS[field]} : " if field is not None else ""
         counts = {}
-        with _reading():
+        with self._reading():
             total = int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
             for word in set(words):
                 counts[word] = _matching(db, where + _quote(word, False))
@@ -561,7 +585,7 @@ class TextIndex:
         db = self._connect()
         if db is None:
             return {}
-        with _reading():
+        with self._reading():
             return {words: _matching(db, _all_of(words, field)) for words in set(phrases)}
 
     def holding_all(self, words: tuple[str, ...], field: str) -> dict[str, set[str]]:

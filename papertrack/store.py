@@ -58,7 +58,7 @@ from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage
 from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
-    from papertrack.fulltext import TextIndex
+    from papertrack.fulltext import IndexDamaged, TextIndex
     from papertrack.topics import Catalog
     from papertrack.writer import Retagged, StoreWriter, build_text_index
 
@@ -922,40 +922,39 @@ class Store:
         text = TextIndex(self.search_path)
         return text if text.synced_with(self.index().generation) else None
 
-    def text_index_broke(self, damage: StoreError) -> None:
-        """A read found the search index damaged (``damage``): this process answers by
-        reading the week files from now on, and the file goes, unless a writer holds
-        the lock. It is derived from the week files, and the next command builds it
-        again: every search, export --query and ask had failed until a doctor --repair.
+    def text_index_broke(self, damage: IndexDamaged) -> None:
+        """A read found the search index damaged (``damage``): this command (this call
+        of the Python API) answers by reading the week files from now on, and the file
+        goes, unless a writer holds the lock or a rebuild has already replaced it. It is
+        derived from the week files, and the next command builds it again: every
+        search, export --query and ask had failed until a doctor --repair.
         """
+        from papertrack.fulltext import file_signature
+
         if self.text_index_damaged:
             return
         self.text_index_damaged = True
+        fix = "Run 'papertrack doctor --repair' to rebuild it."
         lock = Lock(self.lock_path, 0.0)
         try:
             lock.acquire()
         except StoreError:
-            removed = False
+            pass
         else:
             try:
-                # Its journal first: beside a new file, it would be rolled back into it.
-                for path in (Path(f"{self.search_path}-journal"), self.search_path):
-                    path.unlink(missing_ok=True)
-                removed = True
+                if damage.signature != file_signature(self.search_path):
+                    fix = "Another papertrack command has built it again since."
+                else:
+                    # Its journal first: beside a new file, it would be rolled back into it.
+                    for path in (Path(f"{self.search_path}-journal"), self.search_path):
+                        path.unlink(missing_ok=True)
+                    fix = "The next command builds the index again."
             except OSError:
-                removed = False
+                pass
             finally:
                 lock.release()
         what = str(damage).split(" Run ", 1)[0].removesuffix(".")
-        self.note(
-            f"{what}, so this answer comes from reading every week "
-            "file (slower). "
-            + (
-                "The next command builds the index again."
-                if removed
-                else "Run 'papertrack doctor --repair' to rebuild it."
-            )
-        )
+        self.note(f"{what}, so this answer comes from reading every week file (slower). {fix}")
 
     def text_index_missing(self) -> bool:
         """Whether the store has papers but no full-text index in step with them."""

@@ -372,6 +372,61 @@ def test_a_script_is_warned_when_a_damaged_search_index_is_read_around(store: St
     ]
 
 
+def test_garbled_text_in_the_index_is_damage_too_and_its_garble_is_not_shown(
+    store: Store,
+) -> None:
+    """Python's "Could not decode to UTF-8 column 'week' with text '\ufffd\ufffd'" is
+    no SQLite error code: it failed every search with the garble in the message."""
+    expected = ok("search", "agent*", "--json", "-n", "50").stdout
+    db = sqlite3.connect(store.search_path)
+    with db:
+        db.execute("UPDATE docs SET week = CAST(x'ffff41' AS TEXT)")
+    db.close()
+    got = ok("search", "agent*", "--json", "-n", "50")
+    assert got.stdout == expected
+    assert (
+        "Note: the search index could not be read (some of its text is garbled), so this "
+        "answer comes from reading every week file (slower)." in got.stderr
+    )
+    assert "\ufffd" not in got.stderr and not store.search_path.exists()
+
+
+def test_an_index_built_again_since_the_damage_was_read_is_kept(store: Store) -> None:
+    """A reader that found damage took the lock and removed the file: one another
+    process had built again in between went with it."""
+    from papertrack.fulltext import IndexDamaged, file_signature
+    from papertrack.writer import build_text_index
+
+    damage = IndexDamaged("the search index could not be read (x). Run 'papertrack doctor'")
+    damage.signature = file_signature(store.search_path)
+    build_text_index(store)  # another process, meanwhile
+    said: list[str] = []
+    reader = Store(store.path)
+    reader.note = said.append
+    reader.text_index_broke(damage)
+    assert store.search_path.exists() and reader.text_index() is None  # this command scans
+    assert said == [
+        "the search index could not be read (x), so this answer comes from reading every "
+        "week file (slower). Another papertrack command has built it again since."
+    ]
+
+
+def test_a_script_reads_the_search_index_again_once_it_is_built_again(store: Store) -> None:
+    import warnings
+
+    import papertrack
+
+    _garble_past_meta(store)
+    opened = papertrack.open_store()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        first = papertrack.search_papers(opened, "agent*", limit=20)
+    assert not store.search_path.exists()
+    again = papertrack.search_papers(opened, "agent*", limit=20)  # the next call
+    assert [p.arxiv_id for p in again] == [p.arxiv_id for p in first]
+    assert TextIndex(store.search_path).synced_with(Store(store.path).index().generation)
+
+
 def test_a_rebuilt_index_drops_the_journal_a_killed_write_left(store: Store) -> None:
     """Beside the new file, SQLite took the old file's journal for its own and "rolled
     it back" into it: the new index was garbled from the start."""
