@@ -635,7 +635,18 @@ def _missed_listings(
     def record(known: dict[str, Any]) -> dict[str, Any] | None:
         lasts.update(_last_listings(known, categories))
         if seen():
-            return None
+            # A missed day's own listing, served late: no longer missed.
+            late = False
+            for cat in categories:
+                named = _still_missed(known, cat)
+                if day in named:
+                    late = True
+                    rest = [d.isoformat() for d in named if d != day]
+                    if rest:
+                        known[_missed_key(cat)] = rest
+                    else:
+                        known.pop(_missed_key(cat), None)
+            return known if late else None
         for cat, last in lasts.items():
             known[cat] = max(day, last or day).isoformat()
         return known

@@ -695,6 +695,17 @@ def test_an_api_fetch_is_not_taken_for_listings_announced_after_it_ran(
     assert tuesday.exit_code == 0 and tuesday.stderr == "", tuesday.stderr
 
 
+def test_a_missed_listing_served_late_is_not_named_again(httpserver: HTTPServer) -> None:
+    """Named as missed, then fetched when its listing was served late, the day was
+    still named by every later listing for 30 days."""
+    assert fetch_listing_of(httpserver, "2025-08-20", "-q").stderr == ""
+    friday = fetch_listing_of(httpserver, "2025-08-22", "-q")
+    assert "no listing was fetched for 2025-08-21" in friday.stderr
+    assert fetch_listing_of(httpserver, "2025-08-21", "-q").exit_code == 0  # served late
+    monday = fetch_listing_of(httpserver, "2025-08-25", "-q")
+    assert monday.exit_code == 0 and monday.stderr == "", monday.stderr
+
+
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
 
 
