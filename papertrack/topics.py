@@ -315,14 +315,14 @@ def _topics_in(
     path: Path,
     source: str,
     text: str | None = None,
-    skipped: list[tuple[str, str]] | None = None,
+    skipped: list[tuple[str, str, str]] | None = None,
 ) -> list[tuple[str, str, Topic | None]]:
     """(slug, name, topic) for each [[topic]] of ``path``; the topic is None when hidden.
 
     ``text``, when given, is read instead of the file (messages still name ``path``).
-    With ``skipped``, a malformed entry is left out and (its slug, or "" before one
-    is known; its error) added there, so one bad topic in the user's file does not
-    stop every command.
+    With ``skipped``, a malformed entry is left out and (its slug and name, each ""
+    before it is known; its error) added there, so one bad topic in the user's file
+    does not stop every command.
     """
     data = _read_toml(path, text)
     extra = sorted(set(data) - {"topic"})
@@ -335,7 +335,7 @@ def _topics_in(
         raise UsageError(f"{path}: 'topic' must be an array of tables. Write [[topic]].")
     result: list[tuple[str, str, Topic | None]] = []
     for index, entry in enumerate(entries, 1):
-        slug = ""
+        slug = name = ""
         try:
             where = f"topic #{index} in {path}"
             if not isinstance(entry, dict):
@@ -436,7 +436,7 @@ def _topics_in(
         except (UsageError, QuerySyntaxError) as exc:
             if skipped is None:
                 raise
-            skipped.append((slug, str(exc)))
+            skipped.append((slug, name.strip(), str(exc)))
     return result
 
 
@@ -756,7 +756,9 @@ class Catalog:
             # lenient (the CLI reading the user's file as it is, not an edit being
             # checked): a bad entry is reported and skipped, and the other topics work,
             # a cron digest too.
-            skipped: list[tuple[str, str]] | None = [] if lenient and source == "user" else None
+            skipped: list[tuple[str, str, str]] | None = (
+                [] if lenient and source == "user" else None
+            )
             try:
                 entries = _topics_in(path, source, text, skipped)
             except UsageError as exc:
@@ -764,8 +766,10 @@ class Catalog:
                     raise
                 # Read leniently, a bad entry is skipped: what still fails is the file.
                 raise TopicsFileError(str(exc)) from None
-            warnings += [f"{why.rstrip('.')}; that topic is skipped." for _, why in skipped or ()]
-            gone |= {slug: why for slug, why in skipped or () if slug}
+            warnings += [f"{why.rstrip('.')}; that topic is skipped." for *_, why in skipped or ()]
+            for slug, name, why in skipped or ():
+                # Asked for by its slug, or by its name, as find() takes either.
+                gone |= {key: why for key in (slug, slugify(name)) if key}
             for slug, name, topic in entries:
                 twice = slug in seen
                 problem = (
@@ -784,7 +788,7 @@ class Catalog:
                     skips = "the second is skipped" if twice else "that topic is skipped"
                     warnings.append(f"{problem.rstrip('.')}; {skips}.")
                     if not twice:
-                        gone[slug] = problem
+                        gone |= {key: problem for key in (slug, slugify(name)) if key}
                     continue
                 seen[slug] = name
                 if topic is not None:

@@ -783,6 +783,17 @@ def test_a_hand_written_clash_or_missing_model_skips_that_topic_alone(stored: Pa
     assert (stored / "topics.toml").read_bytes() == before
 
 
+def test_a_skipped_topic_asked_for_by_its_name_is_said_to_be_skipped(stored: Path) -> None:
+    (stored / "topics.toml").write_text(
+        '[[topic]]\nname = "Agent Memory"\nslug = "amem"\nquery = "memory"\n'
+        'model = "models/gone.json"\n',
+        encoding="utf-8",
+    )
+    for key in ("amem", "Agent Memory", "agent-memory"):
+        said = error_line(run("latest", key), 2, "gone.json is missing")
+        assert said.endswith("; until then that topic is skipped."), said
+
+
 def test_a_damaged_taught_model_stops_no_command_and_keeps_the_examples(stored: Path) -> None:
     # It stopped every command, doctor found nothing, and the fix it named
     # (--forget) deleted the examples it could be fitted again from.
