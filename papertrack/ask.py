@@ -624,6 +624,47 @@ def new_since(store: Store) -> datetime | None:
     return datetime(first.year, first.month, first.day, tzinfo=UTC)
 
 
+def check_question(question: str, *, topic: bool, for_model: bool = False) -> None:
+    """Refuse a question with no word to look up ("the of and" said that no paper
+    matched its words), unless it asks what is new or who of a ``topic``, which its
+    papers answer. ``for_model``: the papers are for a model to answer from (``ask
+    --context``/``--llm``), which takes a question about people as any other.
+
+    Raises:
+        UsageError: saying what to ask instead.
+    """
+    from papertrack.errors import UsageError
+    from papertrack.query import tokenize
+    from papertrack.text import visible
+
+    if question_words(question):
+        return
+    new, who = asks_new(question), asks_who(question)
+    if topic and (new or who):
+        return
+    if new:
+        raise UsageError(
+            "new in what? Name it, 'what is new in world models?', or give a topic: "
+            "papertrack ask gui-agents 'what is new?'"
+        )
+    if who and not for_model:
+        raise UsageError(_WHO_OF_WHAT)
+    said = ", ".join(repr(w) for w in dict.fromkeys(tokenize(question)))
+    raise UsageError(
+        f"the question has no word to look up: {visible(said)} "
+        f"{'is' if ',' not in said else 'are'} too common to tell papers apart. "
+        "Ask about something, e.g. 'how are GUI agents trained?'"
+        if said
+        else "the question has no words. Ask something, e.g. 'how are agents trained?'"
+    )
+
+
+_WHO_OF_WHAT = (
+    "the question asks who, but not about what. Name it: 'who works on GUI agents?', "
+    "or give a topic: papertrack ask gui-agents 'who works on this?'"
+)
+
+
 def respond(
     store: Store,
     question: str,
@@ -637,10 +678,12 @@ def respond(
     after :func:`without_fields`): a question about people (:func:`asks_who`) with
     the authors who wrote most of the papers that match, when any did; one about
     what is new (:func:`asks_new`) from the papers of :func:`new_since` unless
-    ``since`` is given, favouring what they bring. The command line and the Python
-    API answer through this: the API answered "who works on GUI agents?" with
+    ``since`` is given, favouring what they bring. A question with nothing to look up
+    is refused (:func:`check_question`). The command line and the Python API answer
+    through this: the API answered "who works on GUI agents?" with
     quoted sentences, and "what is new?" from papers nine months old."""
     question, _ = without_fields(question)
+    check_question(question, topic=topic is not None)
     new, people = asks_new(question), asks_who(question)
     if new and since is None:
         since = new_since(store)
@@ -648,6 +691,10 @@ def respond(
         who = answer_who(
             store, question, topic=topic, since=since, papers=papers, progress=progress
         )
+        if not who.about and topic is None:
+            from papertrack.errors import UsageError
+
+            raise UsageError(_WHO_OF_WHAT)
         if who.counted or not who.about:
             return who
         # No paper holds every word ("who wrote about GRPO?" before "wrote" was

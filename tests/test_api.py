@@ -80,6 +80,20 @@ def test_ask_question_answers_people_news_and_fields_as_ask_does(sample_home: Pa
     )
 
 
+def test_ask_question_refuses_what_ask_refuses(sample_home: Path) -> None:
+    """ "?", "who?" and "what is new?" gave a script an empty answer, where the command
+    says what to ask instead."""
+    store = papertrack.open_store()
+    for question in ("?", "who?", "what is new?", "the of and", "who works?"):
+        refused = run("ask", question)
+        assert refused.exit_code == 2, question
+        with pytest.raises(PapertrackError) as caught:
+            papertrack.ask_question(store, question)
+        assert f"Error: {caught.value}." in refused.stderr, question
+    # Of a topic, "who?" and "what is new?" are questions its papers answer.
+    assert papertrack.ask_question(store, "what is new?", topic="gui-agents").considered
+
+
 def test_dates_and_numbers_are_read_or_refused_as_the_commands_would(isolated_home: Path) -> None:
     store = papertrack.open_store()
     papertrack.ingest_files(store, [str(LISTING)])

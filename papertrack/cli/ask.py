@@ -125,6 +125,7 @@ def ask(
         answer_question,
         asks_new,
         asks_who,
+        check_question,
         context_pack,
         question_words,
         respond,
@@ -175,7 +176,7 @@ def ask(
             )
             question = stripped
         new, people = asks_new(question), asks_who(question)
-        _check_words(question, topic is not None, new, people, context or llm)
+        check_question(question, topic=topic is not None, for_model=context or llm)
         start = None
         if since is not None:
             from papertrack.dates import parse_date
@@ -256,34 +257,6 @@ def ask(
 #: not read fields, and took "author" for a word of the question.
 
 
-def _check_words(question: str, topic: bool, new: bool, who: bool, for_model: bool) -> None:
-    """Refuse a question with no word to look up ("the of and" said that no paper
-    matched its words), unless it asks what is new (``new``) or who (``who``) of a
-    topic, which its papers answer."""
-    from papertrack.ask import question_words
-    from papertrack.query import tokenize
-
-    if question_words(question):
-        return
-    if topic and (new or who):
-        return
-    if new:
-        raise UsageError(
-            "new in what? Name it, 'what is new in world models?', or give a topic: "
-            "papertrack ask gui-agents 'what is new?'"
-        )
-    if who and not for_model:
-        return  # said by _say_who, with the same advice
-    said = ", ".join(repr(w) for w in dict.fromkeys(tokenize(question)))
-    raise UsageError(
-        f"the question has no word to look up: {visible(said)} "
-        f"{'is' if ',' not in said else 'are'} too common to tell papers apart. "
-        "Ask about something, e.g. 'how are GUI agents trained?'"
-        if said
-        else "the question has no words. Ask something, e.g. 'how are agents trained?'"
-    )
-
-
 def _new_since(store: Store) -> datetime | None:
     """:func:`papertrack.ask.new_since`, said on stderr."""
     from datetime import timedelta
@@ -304,15 +277,10 @@ def _new_since(store: Store) -> datetime | None:
 
 
 def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -> None:
-    """What a question about people leaves unanswered, on stderr; a question naming
-    neither what nor a topic is refused."""
+    """What a question about people leaves unanswered, on stderr (one naming neither
+    what nor a topic is refused by :func:`papertrack.ask.respond`)."""
     from papertrack.ask import asks_places
 
-    if not answer.about and answer.topic is None:
-        raise UsageError(
-            "the question asks who, but not about what. Name it: 'who works on GUI "
-            "agents?', or give a topic: papertrack ask gui-agents 'who works on this?'"
-        )
     dated = f" dated {since.date().isoformat()} or later" if since is not None else ""
     if not answer.counted:
         # Only a topic's question with no other word gets here: the topic has no paper.
