@@ -573,12 +573,18 @@ def _check_text_index(store: Store, checkup: Checkup, unreadable: set[str]) -> N
         # A store from before the index (or one whose damaged index a reader
         # dropped) gets it from its next command: called a problem, an upgrade
         # failed a cron health check.
+        writable = os.access(store.path, os.W_OK)
         checkup.problems.append(
             Problem(
                 FILE,
                 "missing-search-index",
                 "is missing",
-                "The next command builds it, or 'papertrack doctor --repair' does it now",
+                "The next command builds it, or 'papertrack doctor --repair' does it now"
+                if writable
+                # Nothing builds it in a store no one may write: searches read every
+                # week file, the same answers, slower.
+                else "It cannot be built in a read-only store: searches read every week "
+                "file instead (slower). Make the store writable to have it built",
                 pending=True,
             )
         )

@@ -261,6 +261,23 @@ def test_an_old_store_gets_its_index_on_first_use(store: Store) -> None:
     assert run("doctor").exit_code == 0
 
 
+def test_doctor_says_a_read_only_store_cannot_have_its_index_built(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said "The next command builds it" of a store no command can write to."""
+    import os
+
+    store.search_path.unlink()
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    checked = run("doctor")
+    assert checked.exit_code == 0, checked.stderr
+    assert (
+        "search.sqlite is missing. It cannot be built in a read-only store: searches read "
+        "every week file instead (slower)."
+    ) in checked.stdout + checked.stderr
+    assert "The next command builds it" not in checked.stdout + checked.stderr
+
+
 def test_a_damaged_index_is_found_and_rebuilt_by_doctor(store: Store) -> None:
     db = sqlite3.connect(store.search_path)
     with db:
