@@ -264,6 +264,8 @@ class _Throttle:
             ),
             what="the fetch lock",
             place="PAPERTRACK_FETCH_LOCK_DIR",
+            # PAPERTRACK_LOCK_TIMEOUT, which the message named, does not set this one.
+            busy_fix="Wait for the other fetch to finish (or stop it), then run this again",
         )
 
     def _stamp(self, handle: Any) -> None:

@@ -497,10 +497,13 @@ class Lock:
         timeout: float,
         what: str = "the store lock",
         place: str = "--db, PAPERTRACK_DB or PAPERTRACK_HOME",
+        busy_fix: str = "Wait for it to finish, or raise PAPERTRACK_LOCK_TIMEOUT",
     ) -> None:
         self.path = path
         self.timeout = timeout
         self.what = what
+        #: What to do when another process held it past the timeout.
+        self.busy_fix = busy_fix
         #: What chooses the lock's folder, for the message when it cannot be made.
         self.place = place
         self._handle: Any = None
@@ -546,8 +549,7 @@ class Lock:
                     handle.close()
                     raise LockBusyError(
                         f"another papertrack process has held {self.what} {self.path} "
-                        f"for over {self.timeout:g} s. Wait for it to finish, or raise "
-                        "PAPERTRACK_LOCK_TIMEOUT"
+                        f"for over {self.timeout:g} s. {self.busy_fix}"
                     ) from None
                 time.sleep(0.05)
         self._handle = handle

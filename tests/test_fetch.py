@@ -1914,6 +1914,27 @@ def test_days_reaches_back_as_far_as_arxiv_takes_to_announce(httpserver: HTTPSer
     )
 
 
+def test_a_fetch_lock_held_too_long_names_no_setting_that_does_not_set_it(
+    tmp_path: Path,
+) -> None:
+    """It said to raise PAPERTRACK_LOCK_TIMEOUT, which does not set this lock's wait."""
+    import fcntl
+
+    from papertrack.fetch import FetchSettings, _Throttle
+    from papertrack.files import LockBusyError
+
+    settings = FetchSettings(home=tmp_path, interval=3.0, pace_dir=tmp_path)
+    lock = _Throttle(settings)._lock()
+    assert lock.timeout >= 600  # ten requests' timeouts at the least
+    with open(lock.path, "a+b") as other:
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX)  # another process's fetch
+        lock.timeout = 0.1
+        with pytest.raises(LockBusyError) as caught:
+            lock.acquire()
+    said = str(caught.value)
+    assert "PAPERTRACK_LOCK_TIMEOUT" not in said and "Wait for the other fetch" in said
+
+
 def test_a_clock_stepped_back_costs_one_interval_not_the_step(tmp_path: Path) -> None:
     # NTP stepping the clock back 40 s after the last request made the next fetch
     # sleep 40 s in silence, holding the lock every fetch on the machine waits for.
