@@ -1441,6 +1441,19 @@ def test_a_broad_topic_from_examples_says_so_and_replacing_examples_is_said(
     assert run(*command.split()[1:]).exit_code == 0
     taught = json.loads((sample_home / "examples.json").read_text())["topics"]["llm-unlearning"]
     assert sorted(taught) == sorted([first, second, third])
+    # What the note advises (teaching more papers in widened such topics on real
+    # stores) narrows it: a query its papers must also match.
+    assert "A query its papers must also match narrows it" in made.stderr
+    assert "--query QUERY --decide both --replace" in made.stderr
+    broad = set(tagged("llm-unlearning"))
+    narrowed = run(
+        "topics", "add", "LLM Unlearning", "--like", first, second, third,
+        "--query", "title:unlearn*", "--decide", "both", "--replace",
+    )  # fmt: skip
+    assert narrowed.exit_code == 0, narrowed.stderr
+    titled = json.loads(run("search", "title:unlearn*", "--json", "-n", "1000").stdout)
+    assert set(tagged("llm-unlearning")) <= {p["arxiv_id"] for p in titled}
+    assert 0 < len(tagged("llm-unlearning")) < len(broad)
 
 
 def test_an_add_interrupted_in_its_retag_says_the_topic_is_added(

@@ -755,9 +755,10 @@ def _say_breadth(store: Store | None, slug: str) -> None:
     if total >= 1000 and taken > BROAD_SHARE * total:
         say(
             f"Note: it takes {taken:,} of the {total:,} stored papers "
-            f"({_share_over(taken, total)}), broad for a topic made from examples. More "
-            f"papers that belong narrow it ('papertrack topics teach {slug} ID...'); a paper "
-            "taught --not stays out, and moves no other."
+            f"({_share_over(taken, total)}), broad for a topic made from examples. A query "
+            "its papers must also match narrows it ('papertrack topics add NAME --like "
+            "ID... --query QUERY --decide both --replace'); a paper taught --not stays "
+            "out, and moves no other."
         )
 
 
