@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, Literal
 
+from papertrack.errors import PapertrackError
 from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
 from papertrack.momentum import DEFAULT_WINDOW, chart_first, count_days, day_counts
@@ -324,6 +325,9 @@ class TopicExplanation:
     #: The user's decision for this paper (``topics teach``): True in, False out,
     #: None if not taught. It holds whatever the rule, model and query say.
     taught: bool | None = None
+    #: Whether the model was fitted with this paper as an example: its own words
+    #: then weigh in its score, which says little of papers like it.
+    fitted_on: bool = False
 
     @property
     def has_query(self) -> bool:
@@ -378,6 +382,7 @@ class TopicExplanation:
             "reasons": self.reasons(),
             "implied_by": [slug for slug, _ in self.implied_by],
             "taught": self.taught,
+            "fitted_on": self.fitted_on,
         }
 
 
@@ -517,6 +522,25 @@ def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[
             item = replace(item, matched=True, implied_by=tuple(above))
         taught = (catalog.pins.get(paper.arxiv_id) or {}).get(each.slug)
         if taught is not None:
-            item = replace(item, matched=taught, taught=taught)
+            item = replace(
+                item, matched=taught, taught=taught, fitted_on=_fitted_on(each, paper.arxiv_id)
+            )
         found.append(item)
     return found
+
+
+def _fitted_on(topic: Topic, arxiv_id: str) -> bool:
+    """Whether ``topic``'s model was fitted with the paper ``arxiv_id`` as an example:
+    a model refit by a teach, not a copy of the shipped one with the paper pinned,
+    nor pinned to it since its last fit."""
+    if not topic.model_file:
+        return False
+    try:
+        meta = topic.model.meta
+    except (OSError, ValueError, PapertrackError):
+        return False
+    return (
+        "copy_of" not in meta
+        and arxiv_id in (meta.get("pinned") or {})
+        and arxiv_id not in (meta.get("unfitted") or [])
+    )

@@ -841,6 +841,17 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
                 style="bold",
             )
         )
+        if item.fitted_on and item.model is not None:
+            # After a teach, words only this paper has (its "transforms") showed as
+            # the evidence for it, and its score rose from -4.03 to +3.56.
+            parts.append(
+                Text(
+                    "Its model was fitted with it as an example, so its own words weigh in "
+                    "the score below: that says more about the example than about papers "
+                    "like it ('papertrack topics explain' of one you did not teach shows "
+                    "how the model sees those)."
+                )
+            )
     if item.implied_by:
         which = " and ".join(name for _, name in item.implied_by)
         verb = "implies" if len(item.implied_by) == 1 else "imply"

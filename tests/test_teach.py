@@ -1224,9 +1224,27 @@ def test_explain_and_topics_test_hold_taught_papers_and_implications(stored: Pat
     shown = run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training")
     assert "is not in LLM Agent Training" in shown.stdout
     assert "You taught it this paper is out of the topic" in shown.stdout
+    # Refit with it as an example: its own words weigh in its score, which is said
+    # (after a teach, words only the taught paper has showed as the evidence).
+    assert item["fitted_on"] is True
+    assert "Its model was fitted with it as an example" in " ".join(shown.stdout.split())
     for slug in ("llm-agent-training", "agentic-rl", "llm-tool-use"):
         trial = json.loads(run("topics", "test", slug, "--json").stdout)
         assert trial["matches"] == len(tagged(slug)), slug
+
+
+def test_explain_says_nothing_of_fitting_for_a_paper_pinned_to_the_shipped_model(
+    stored: Path,
+) -> None:
+    every = json.loads(run("latest", "--json", "-n", "1000").stdout)
+    outside = next(p["arxiv_id"] for p in every if p["arxiv_id"] not in tagged("gui-agents"))
+    pinned = run("topics", "teach", "gui-agents", "--not", outside)
+    assert pinned.exit_code == 0 and "Already so" in pinned.stderr, pinned.stderr
+    kept = json.loads(run("topics", "explain", outside, "gui-agents", "--json").stdout)
+    item = kept["topics"][0] if "topics" in kept else kept
+    assert item["taught"] is False and item["fitted_on"] is False
+    shown = run("topics", "explain", outside, "gui-agents")
+    assert "fitted with it" not in " ".join(shown.stdout.split())
 
 
 def test_teaching_names_a_paper_once_whatever_its_id_form(stored: Path) -> None:
