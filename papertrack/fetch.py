@@ -742,8 +742,10 @@ def _brought(covered: tuple[date, date, date] | None, day: date) -> bool:
 
 #: Hours after midnight UTC by which the API serves the papers of that day's listing:
 #: arXiv announces them at 20:00 US Eastern (00:00 UTC in summer, 01:00 in winter),
-#: and the API serves a paper only once it is announced.
-LISTING_SERVED_HOURS = 2
+#: and the API serves a paper only once it is announced. How soon after, arXiv does
+#: not say: hours to spare, as counting a fetch too early loses a day without a word,
+#: while counting it too late only names the day again.
+LISTING_SERVED_HOURS = 6
 
 
 def _listings_through(last: date, started: datetime) -> date:

@@ -684,11 +684,11 @@ def test_an_api_fetch_is_not_taken_for_listings_announced_after_it_ran(
     assert monday.exit_code == 0
     assert monday.stderr.startswith("Warning: no listing was fetched for 2025-08-22 ("), monday
     assert "papertrack fetch -c cs.AI --since 2025-08-15" in monday.stderr
-    # Run at 02:00 UTC on Tuesday, it brings the papers of Tuesday's listing too.
+    # Run at 06:00 UTC on Tuesday, it brings the papers of Tuesday's listing too.
     httpserver.clear()
     api = FakeArxiv(httpserver)
     monkeypatch.setattr(
-        fetch, "_now", lambda: datetime(2025, 8, 26, 2, 0, tzinfo=UTC), raising=False
+        fetch, "_now", lambda: datetime(2025, 8, 26, 6, 0, tzinfo=UTC), raising=False
     )
     assert run("fetch", "-c", "cs.AI", "--since", "2025-08-15", *_API_ARGS, api.url).exit_code == 0
     tuesday = fetch_listing_of(httpserver, "2025-08-27", "-q")
