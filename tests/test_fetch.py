@@ -615,6 +615,17 @@ def fetch_listing_of(httpserver: HTTPServer, day: str, *args: str) -> Result:
     return run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url, *args)
 
 
+def _wednesday_then_a_failed_thursday(httpserver: HTTPServer) -> Result:
+    """Wednesday's listing fetched, then Thursday's run failed (a 503): its result."""
+    assert fetch_listing_of(httpserver, "2025-08-20", "-q").stderr == ""
+    httpserver.clear()
+    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=503)
+    url = httpserver.url_for("/atom")
+    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    assert failed.exit_code == 1
+    return failed
+
+
 def test_a_damaged_record_of_listings_is_said_not_read_as_empty_quietly(
     httpserver: HTTPServer, isolated_home: Path
 ) -> None:
@@ -636,12 +647,7 @@ def test_a_missed_listing_the_api_fetch_brought_is_not_named_again(
 ) -> None:
     """The failed run names the API fetch that brings the day's papers; run, the next
     listing still named the day as missed, with the same fetch to run."""
-    assert fetch_listing_of(httpserver, "2025-08-20", "-q").stderr == ""
-    httpserver.clear()
-    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=503)
-    url = httpserver.url_for("/atom")
-    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
-    assert failed.exit_code == 1  # Thursday's run
+    _wednesday_then_a_failed_thursday(httpserver)
     httpserver.clear()
     api = FakeArxiv(httpserver)
     too_late = run("fetch", "-c", "cs.AI", "--since", "2025-08-20", *_API_ARGS, api.url)
@@ -667,12 +673,7 @@ def test_an_api_fetch_is_not_taken_for_listings_announced_after_it_ran(
     without a word (four of them in a four-month cron run)."""
     from papertrack import fetch
 
-    assert fetch_listing_of(httpserver, "2025-08-20", "-q").stderr == ""  # Wednesday
-    httpserver.clear()
-    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=503)
-    url = httpserver.url_for("/atom")
-    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
-    assert failed.exit_code == 1  # Thursday's run
+    _wednesday_then_a_failed_thursday(httpserver)
     httpserver.clear()
     api = FakeArxiv(httpserver)
     monkeypatch.setattr(
@@ -720,11 +721,7 @@ def test_a_listing_no_run_fetched_is_named_with_the_fetch_that_brings_its_papers
     def serve(day: str) -> Result:
         return fetch_listing_of(httpserver, day, "-q")
 
-    assert serve("2025-08-20").stderr == ""  # Wednesday: the first, nothing to compare
-    httpserver.clear()
-    httpserver.expect_request("/atom/cs.AI").respond_with_data("down", status=503)
-    url = httpserver.url_for("/atom")
-    failed = run("fetch", "-c", "cs.AI", "--interval", "0", "--retries", "0", "--listing-url", url)
+    failed = _wednesday_then_a_failed_thursday(httpserver)
     error_line(failed, 1, "before the next listing", "names the day to fetch from the API")
     friday = serve("2025-08-22")  # Thursday's run failed
     assert friday.exit_code == 0, friday.stderr
