@@ -1170,6 +1170,9 @@ def test_the_retry_line_reads_whole_at_80_columns(
     assert all(len(line) <= 80 for line in lines)
     assert "…" not in text
     assert "5 new, 0 updated, 0 unchanged, 1 page retried" in text
+    # And the log has it, as off a terminal.
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert "Retrying in 0.0 s: HTTP 503 (Rate exceeded.)." in logged
 
 
 def test_urls_a_browser_would_encode_are_fetched_and_broken_ones_are_one_error(

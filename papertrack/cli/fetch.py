@@ -56,7 +56,6 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
     if not show:
         yield functools.partial(_say_retries, quiet=quiet)
         return
-    from rich.markup import escape
     from rich.progress import MofNCompleteColumn, TextColumn
 
     from papertrack.cli import common
@@ -71,10 +70,10 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
             if event.retry:
                 # The reason gets a line of its own above the bar, wrapped like any
                 # message: inside the bar's description it pushed the bar, the page
-                # count and the time off an 80-column line and was cut with "…".
-                bar.console.print(
-                    escape(f"Retrying in {_seconds(event.wait)}: {event.retry}."), highlight=False
-                )
+                # count and the time off an 80-column line and was cut with "…". And
+                # into the log, as off a terminal: read in the morning, a night's
+                # fetch on a terminal showed no retry.
+                say(f"Retrying in {_seconds(event.wait)}: {event.retry}.", quiet=quiet)
             note = f"waiting {event.wait:,.0f} s" if event.retry else "fetching"
             bar.update(
                 task,
