@@ -1462,7 +1462,10 @@ def test_a_broad_topic_from_examples_says_so_and_replacing_examples_is_said(
     # What the note advises (teaching more papers in widened such topics on real
     # stores) narrows it: a query its papers must also match.
     assert "A query its papers must also match narrows it" in made.stderr
-    assert "--query QUERY --decide both --replace" in made.stderr
+    assert (
+        f"narrows it: papertrack topics add 'LLM Unlearning' --like {first} --query QUERY "
+        "--decide both --replace. A paper"
+    ) in made.stderr
     broad = set(tagged("llm-unlearning"))
     narrowed = run(
         "topics", "add", "LLM Unlearning", "--like", first, second, third,

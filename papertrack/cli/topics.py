@@ -486,7 +486,7 @@ def topics_add(
                 pinned = choice.model.meta.get("pinned") if choice is not None else None
                 _say_newest(store, edit.slug, set(pinned or {}))
                 if choice is not None:
-                    _say_breadth(store, edit.slug)
+                    _say_breadth(store, edit.slug, edit.name)
 
 
 def _log_taught(
@@ -747,18 +747,26 @@ def _share_over(taken: int, total: int) -> str:
     return "just over 1%" if shown == f"{100 * BROAD_SHARE:.2f}%" else shown
 
 
-def _say_breadth(store: Store | None, slug: str) -> None:
+def _say_breadth(store: Store | None, slug: str, name: str) -> None:
     """A note when a topic made from examples takes a broad share of the store."""
     if store is None or not store.exists():
         return
     taken, total = store.count(slug), store.count()
     if total >= 1000 and taken > BROAD_SHARE * total:
+        import shlex
+
+        from papertrack import training
+
+        taught = training.load_examples(paths.user_examples_file()).get(slug, {})
+        ins = sorted(pid for pid, inside in taught.items() if inside)
+        # The topic's own name and examples: with placeholders, the same command
+        # without --like was refused, and fewer ids dropped the others.
+        made = shlex.join(["papertrack", "topics", "add", name, "--like", *ins])
         say(
             f"Note: it takes {taken:,} of the {total:,} stored papers "
             f"({_share_over(taken, total)}), broad for a topic made from examples. A query "
-            "its papers must also match narrows it ('papertrack topics add NAME --like "
-            "ID... --query QUERY --decide both --replace'); a paper taught --not stays "
-            "out, and moves no other."
+            f"its papers must also match narrows it: {made} --query QUERY --decide both "
+            "--replace. A paper taught --not stays out, and moves no other."
         )
 
 
@@ -1442,7 +1450,7 @@ def topics_teach(
             _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten,
                          back=(back_in, back_out))  # fmt: skip
             if choice is not None and choice.model.meta.get("like"):
-                _say_breadth(store, chosen.slug)
+                _say_breadth(store, chosen.slug, chosen.name)
 
 
 @topics_app.command("remove", epilog=EXIT_CODES)
