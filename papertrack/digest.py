@@ -265,6 +265,8 @@ class Digest:
     #: Papers of a topic redefined since the last digest, dated before its start:
     #: marked as shown without being shown, or the next digest brought them all.
     passed: list[Paper] = field(default_factory=list)
+    #: Slug -> (papers it set aside as :attr:`passed`, the date they are older than).
+    passed_by: dict[str, tuple[int, datetime]] = field(default_factory=dict)
 
     def arxiv_ids(self) -> list[str]:
         return [p.arxiv_id for s in self.sections for p in s.papers]
@@ -335,7 +337,8 @@ def build_digest(
     """
     cutoff = since if since is not None else window_start(state, now)
     placed: set[str] = set()
-    passed: dict[str, Paper] = {}
+    passed: dict[str, tuple[str, Paper]] = {}
+    starts: dict[str, datetime] = {}
     sections = []
     for slug, name in topics:
         start = cutoff
@@ -350,7 +353,8 @@ def build_digest(
                 continue
             if not paper.dated_from(start):
                 if slug in redefined and paper.dated_from(cutoff):
-                    passed[paper.arxiv_id] = paper
+                    passed.setdefault(paper.arxiv_id, (slug, paper))
+                    starts[slug] = start
                 continue
             if paper.arxiv_id in placed:
                 above.append(paper.arxiv_id)
@@ -359,8 +363,19 @@ def build_digest(
             chosen.append(paper)
         chosen.sort(key=paper_date_key, reverse=True)
         sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen, above))
-    unshown = [paper for pid, paper in passed.items() if pid not in placed]
-    return Digest(now, cutoff, sections, state.last, by_since=since is not None, passed=unshown)
+    unshown = [(slug, paper) for pid, (slug, paper) in passed.items() if pid not in placed]
+    by: dict[str, tuple[int, datetime]] = {}
+    for slug, _ in unshown:
+        by[slug] = (by.get(slug, (0, starts[slug]))[0] + 1, starts[slug])
+    return Digest(
+        now,
+        cutoff,
+        sections,
+        state.last,
+        by_since=since is not None,
+        passed=[paper for _, paper in unshown],
+        passed_by=by,
+    )
 
 
 # --------------------------------------------------------------------------- rendering

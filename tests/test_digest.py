@@ -975,15 +975,102 @@ def test_a_topic_redefined_since_the_last_digest_does_not_flood_the_next(
     assert replaced.exit_code == 0, replaced.stderr
     shown = run("digest", "--format", "json")
     assert shown.exit_code == 0 and ids(json.loads(shown.stdout)) == ["2611.00003"]
-    assert "Note: Zebra Studies changed since the last digest (taught, redefined or " in (
-        shown.stderr
-    )
-    assert "2 older papers it now takes, dated before " in shown.stderr
+    said = " ".join(shown.stderr.split())
+    assert (
+        "Note: Zebra Studies changed since the last digest (taught, redefined or upgraded), "
+        "so it starts as if just followed: 2 papers of it dated before "
+    ) in said
+    assert "and not shown yet are marked as shown, not shown as new." in said
     state = json.loads((isolated_home / "digest-state.json").read_text())
     now = Catalog.of_home().fingerprints()["zebra-studies"]
     assert now != definition and state["definitions"] == {"zebra-studies": now}
     ingest(api_feed(tmp_path / "more.xml", [("2611.00004", 1, "Zebra, fetched later", 30, ["D"])]))
     assert ids(digest_json()) == ["2611.00004"]  # not redefined since: the floor again
+
+
+def _followed_long_ago(home: Path, slugs: list[str], last_days: int = 1) -> None:
+    """``slugs`` followed 90 days ago, the last digest ``last_days`` ago, the floor
+    60 days back, and their definitions as they are now."""
+    from papertrack.topics import Catalog
+
+    listing = json.loads((home / "following.json").read_text())
+    for slug in slugs:
+        listing["followed"][slug] = (NOW - timedelta(days=90)).isoformat()
+    (home / "following.json").write_text(json.dumps(listing))
+    prints = Catalog.of_home().fingerprints()
+    (home / "digest-state.json").write_text(
+        json.dumps(
+            {
+                "last_digest": (NOW - timedelta(days=last_days)).isoformat(),
+                "floor": (NOW - timedelta(days=60)).isoformat(),
+                "digested": [],
+                "definitions": {slug: prints[slug] for slug in slugs},
+            }
+        )
+    )
+
+
+def test_a_since_digest_or_a_skipped_topic_does_not_let_a_redefinition_flood_later(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """A --since digest recorded the new definition and set nothing aside, and a
+    topic skipped for a typo lost its recorded one: either way the next digest
+    brought the redefined topic's older papers as new."""
+    follow("zebra-studies", "stripe-science")
+    _followed_long_ago(isolated_home, ["zebra-studies", "stripe-science"])
+    ingest(
+        api_feed(
+            tmp_path / "papers.xml",
+            [
+                ("2611.00002", 1, "Horses of last month", 40, ["B"]),
+                ("2611.00005", 1, "Horses of five weeks ago", 35, ["B"]),
+                ("2611.00003", 1, "Horses of the week", 3, ["C"]),
+            ],
+        )
+    )
+    user = isolated_home / "topics.toml"
+    user.write_text(user.read_text().replace("query = 'zebra*'", "query = 'zebra* OR (horse*'"))
+    skipped = run("digest", "--format", "json", "--empty-ok")
+    assert skipped.exit_code == 0 and "that topic is skipped" in skipped.stderr
+    state = json.loads((isolated_home / "digest-state.json").read_text())
+    assert "zebra-studies" in state["definitions"]  # kept while it is skipped
+    user.write_text(user.read_text().replace("(horse*", "horse*"))
+    since = run("digest", "--format", "json", "--since", "2 days ago", "--empty-ok")
+    assert since.exit_code == 0, since.stderr
+    assert ids(json.loads(since.stdout)) == []
+    shown = run("digest", "--format", "json")
+    assert ids(json.loads(shown.stdout)) == ["2611.00003"]
+    assert "Note: Zebra Studies changed since the last digest" in shown.stderr
+    assert "Stripe Science changed" not in shown.stderr  # it set nothing aside
+
+
+def test_the_note_of_a_redefined_topic_gives_the_day_it_now_starts(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Refollowed after the last digest, the topic started later than a week before
+    that digest, and the note named a day before papers it had set aside."""
+    from papertrack.dates import shown_day
+
+    follow("zebra-studies")
+    _followed_long_ago(isolated_home, ["zebra-studies"], last_days=20)
+    ingest(
+        api_feed(
+            tmp_path / "papers.xml",
+            [
+                ("2611.00002", 1, "Stripes 40", 40, ["B"]),
+                ("2611.00007", 1, "Stripes 12", 12, ["B"]),
+                ("2611.00003", 1, "Stripes 3", 3, ["C"]),
+            ],
+        )
+    )
+    assert run("unfollow", "zebra-studies").exit_code == 0
+    follow("zebra-studies")
+    replaced = run("topics", "add", "Zebra Studies", "--replace", "--query", "zebra* OR stripe*")
+    assert replaced.exit_code == 0, replaced.stderr
+    shown = run("digest", "--format", "json")
+    assert ids(json.loads(shown.stdout)) == ["2611.00003"]
+    starts = (NOW - timedelta(days=7)).date()  # a week before it was followed: now
+    assert f"2 papers of it dated before {shown_day(starts)}" in " ".join(shown.stderr.split())
 
 
 def test_two_follows_at_once_both_stay_followed(isolated_home: Path) -> None:

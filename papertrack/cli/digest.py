@@ -331,20 +331,35 @@ def digest(
             every = catalog.fingerprints()
             prints = {t.slug: every[t.slug] for t in topics}
             redefined = state.redefined(prints)
+            # Kept for the next digest: a --since digest sets nothing aside, so it keeps
+            # the definitions as they were (recorded, the next digest brought a redefined
+            # topic's older papers); so does a followed topic skipped now (a typo in
+            # topics.toml), until it is back.
+            kept = (
+                dict(state.definitions)
+                if start is not None
+                else {
+                    slug: prints[slug] if slug in prints else state.definitions[slug]
+                    for slug in slugs
+                    if slug in prints or slug in state.definitions
+                }
+            )
             result, measured = _collect(
                 store, topics, followed, state, now, window, start, redefined
             )
             names = {t.slug: t.name for t in catalog.topics}
-            if result.passed and state.last is not None:
+            for slug, (count, since_day) in sorted(result.passed_by.items()):
                 from papertrack.dates import shown_day
 
-                which = ", ".join(names.get(s, s) for s in sorted(redefined))
+                # Counted are its papers not shown yet and older than where it now
+                # starts: taken by the new definition, or fetched late.
                 say(
-                    f"Note: {which} changed since the last digest (taught, redefined or "
-                    f"upgraded): {counted(len(result.passed), 'older paper')} it now takes, "
-                    f"dated before {shown_day(core.first_cutoff(state.last).date())}, "
-                    f"{'is' if len(result.passed) == 1 else 'are'} not shown as new. "
-                    "'papertrack latest TOPIC' lists them.",
+                    f"Note: {names.get(slug, slug)} changed since the last digest (taught, "
+                    f"redefined or upgraded), so it starts as if just followed: "
+                    f"{counted(count, 'paper')} of it dated before "
+                    f"{shown_day(since_day.date())} and not shown yet "
+                    f"{'is' if count == 1 else 'are'} marked as shown, not shown as new. "
+                    f"'papertrack latest {slug}' lists them.",
                     quiet=quiet,
                 )
             # -o /dev/stdout is standard output too: an empty digest prints nothing there.
@@ -369,9 +384,7 @@ def digest(
                     if target is not None and not into:
                         whole = write_output(target, data)
                     if not dry_run:
-                        core.save_state(
-                            state_file(), state.after(result, store.newest_day(), prints)
-                        )
+                        core.save_state(state_file(), state.after(result, store.newest_day(), kept))
                 if target is None:
                     sys.stdout.write(text)
                     sys.stdout.flush()
