@@ -1005,7 +1005,11 @@ def _next_window(state: dict[str, Any]) -> None:
 
 def _state_lock(home: Path) -> Lock:
     return Lock(
-        home / paths.FETCH_STATE_LOCK, STATE_LOCK_TIMEOUT, "the lock of the fetch's state files"
+        home / paths.FETCH_STATE_LOCK,
+        STATE_LOCK_TIMEOUT,
+        "the lock of the fetch's state files",
+        # Its wait is fixed: PAPERTRACK_LOCK_TIMEOUT, the default advice, does not set it.
+        busy_fix="Wait for the other fetch to finish (or stop it), then run this again",
     )
 
 

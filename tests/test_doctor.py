@@ -781,7 +781,7 @@ def test_what_an_interrupted_write_left_is_said_but_is_no_damage(
     assert checked.exit_code == 0, checked.stdout + checked.stderr
     [line] = [x for x in checked.stdout.splitlines() if x.startswith(name)]
     assert fix in line and "doctor --repair' does it now" in line
-    assert checked.stderr.startswith("No damage found: only work the next command finishes")
+    assert checked.stderr.startswith("No damage found: only work still to do")
     data = json.loads(run("doctor", "--json").stdout)
     assert data["healthy"] is True and data["problems"] == []
     assert [p["file"] for p in data["pending"]] == [name]

@@ -1933,6 +1933,16 @@ def test_a_fetch_lock_held_too_long_names_no_setting_that_does_not_set_it(
             lock.acquire()
     said = str(caught.value)
     assert "PAPERTRACK_LOCK_TIMEOUT" not in said and "Wait for the other fetch" in said
+    # Nor does the lock of the fetch's state files (a fixed wait).
+    from papertrack.fetch import _state_lock
+
+    state = _state_lock(tmp_path)
+    with open(state.path, "a+b") as other:
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX)
+        state.timeout = 0.1
+        with pytest.raises(LockBusyError) as caught:
+            state.acquire()
+    assert "PAPERTRACK_LOCK_TIMEOUT" not in str(caught.value)
 
 
 def test_a_clock_stepped_back_costs_one_interval_not_the_step(tmp_path: Path) -> None:

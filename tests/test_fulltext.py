@@ -276,6 +276,7 @@ def test_doctor_says_a_read_only_store_cannot_have_its_index_built(
         "every week file instead (slower)."
     ) in checked.stdout + checked.stderr
     assert "The next command builds it" not in checked.stdout + checked.stderr
+    assert "No damage found: only work still to do, as said above." in checked.stderr
 
 
 def test_a_damaged_index_is_found_and_rebuilt_by_doctor(store: Store) -> None:

@@ -180,7 +180,7 @@ def _check(store: Store, as_json: bool) -> None:
         them = "it" if len(checkup.damage) == 1 else "them"
         raise PapertrackError(f"{count} found. Run 'papertrack doctor --repair' to fix {them}")
     elif checkup.problems:
-        say("No damage found: only work the next command finishes, as said above.")
+        say("No damage found: only work still to do, as said above.")
     else:
         say("No problems found.")
 
