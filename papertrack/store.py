@@ -135,11 +135,17 @@ def _foreign_inside(path: Path, names: AbstractSet[str]) -> str | None:
             entries = os.listdir(inside)
         except OSError:
             return None  # unreadable: the command that reads it says so
-        # Hidden files last: "papers/.DS_Store" told nothing where papers/ held a PDF.
-        for entry in sorted(entries, key=lambda e: (e.startswith("."), e)):
-            if not (pattern.fullmatch(entry) or TEMP_NAME.fullmatch(entry)):
+        for entry in sorted(entries):
+            # A hidden file (Finder's .DS_Store) is a file manager's, in any folder
+            # it showed: it makes no folder someone else's, and is left alone.
+            if not (pattern.fullmatch(entry) or TEMP_NAME.fullmatch(entry) or _hidden(entry)):
                 return f"{folder}/{entry}"
     return None
+
+
+def _hidden(name: str) -> bool:
+    """Whether ``name`` is a hidden file (a dot file) that is not papertrack's own."""
+    return name.startswith(".") and not TEMP_NAME.fullmatch(name)
 
 
 #: A week file's name: what only a store's papers/ holds.
@@ -163,8 +169,7 @@ def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
     if not isinstance(index, dict) or not {"counts", "meta"} <= index.keys():
         return False
     weeks = [n for n in entries if _WEEK_FILE.fullmatch(n)]
-    others = [n for n in entries if n not in weeks and not TEMP_NAME.fullmatch(n)]
-    return bool(weeks) and all(n.startswith(".") for n in others)
+    return bool(weeks) and all(_WEEK_FILE.fullmatch(n) or _hidden(n) for n in entries)
 
 
 #: Bytes of an index.json read to tell whether it is papertrack's (one of a million
@@ -342,7 +347,8 @@ class Store:
                 ) from None
             # ~/research holding only papers/ full of PDFs looked like a store.
             inside = _foreign_inside(self.path, names & _LAYOUT)
-            foreign = (names - _LAYOUT) | ({inside} if inside is not None else set())
+            foreign = {n for n in names - _LAYOUT if not _hidden(n)}
+            foreign |= {inside} if inside is not None else set()
             if not foreign:
                 return  # empty, being made, or made before the marker: the next writer marks it
             if _made_before_marker(self.path, names):
@@ -350,9 +356,7 @@ class Store:
                 # else's beside its own (Finder's .DS_Store, notes.txt): every command,
                 # doctor too, refused it, naming the store's own files.
                 return
-            shown = ", ".join(
-                sorted((visible(n) for n in foreign), key=lambda n: (n.startswith("."), n))[:3]
-            )
+            shown = ", ".join(sorted(visible(n) for n in foreign)[:3])
             more = ", …" if len(foreign) > 3 else ""
             raise StoreError(
                 f"{visible(self.path)} is not a papertrack store: it holds other files "
