@@ -136,16 +136,24 @@ def _foreign_inside(path: Path, names: AbstractSet[str]) -> str | None:
         except OSError:
             return None  # unreadable: the command that reads it says so
         for entry in sorted(entries):
-            # A hidden file (Finder's .DS_Store) is a file manager's, in any folder
-            # it showed: it makes no folder someone else's, and is left alone.
+            # A file manager's file (Finder's .DS_Store), in any folder it showed,
+            # makes no folder someone else's, and is left alone.
             if not (pattern.fullmatch(entry) or TEMP_NAME.fullmatch(entry) or _hidden(entry)):
                 return f"{folder}/{entry}"
     return None
 
 
+#: What file managers leave in any folder they show (Finder, KDE's Dolphin, Windows
+#: Explorer), besides macOS's "._NAME" files: no sign of someone else's folder.
+_FILE_MANAGER_FILES = frozenset(
+    {".DS_Store", ".localized", ".directory", "Thumbs.db", "desktop.ini"}
+)
+
+
 def _hidden(name: str) -> bool:
-    """Whether ``name`` is a hidden file (a dot file) that is not papertrack's own."""
-    return name.startswith(".") and not TEMP_NAME.fullmatch(name)
+    """Whether ``name`` is a file a file manager left (Finder's .DS_Store). Not any
+    dot file: a folder with a .git beside papers/ of JSON files is someone's."""
+    return name in _FILE_MANAGER_FILES or name.startswith("._")
 
 
 #: A week file's name: what only a store's papers/ holds.

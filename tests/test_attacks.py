@@ -182,6 +182,19 @@ def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_fil
     )
 
 
+def test_a_folder_with_a_dot_folder_of_its_own_is_still_someone_elses(tmp_path: Path) -> None:
+    """Only a file manager's files (.DS_Store) count for nothing: a repository with a
+    .git beside papers/ of JSON files is someone's, and left alone."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "papers").mkdir()
+    (repo / "papers" / "notes.json").write_text("{}")
+    before = sorted(p.relative_to(repo) for p in repo.rglob("*"))
+    for command in (["ingest", str(LISTING)], ["doctor", "--repair"]):
+        error_line(run("--db", str(repo), *command), 1, "is not a papertrack store", ".git")
+    assert sorted(p.relative_to(repo) for p in repo.rglob("*")) == before
+
+
 def test_a_store_of_a_newer_format_gets_its_own_message(tmp_path: Path) -> None:
     db = tmp_path / "store"
     assert run("--db", str(db), "ingest", str(LISTING)).exit_code == 0
