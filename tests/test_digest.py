@@ -973,6 +973,9 @@ def test_a_topic_redefined_since_the_last_digest_does_not_flood_the_next(
     assert ids(digest_json("--dry-run")) == ["2611.00001"]  # as defined: new
     replaced = run("topics", "add", "Zebra Studies", "--replace", "--query", "zebra* OR stripe*")
     assert replaced.exit_code == 0, replaced.stderr
+    dry = run("digest", "--format", "json", "--dry-run")
+    assert "are not shown as new. " in " ".join(dry.stderr.split())  # and marked: not so
+    assert "marked as shown" not in dry.stderr
     shown = run("digest", "--format", "json")
     assert shown.exit_code == 0 and ids(json.loads(shown.stdout)) == ["2611.00003"]
     said = " ".join(shown.stderr.split())
@@ -980,7 +983,7 @@ def test_a_topic_redefined_since_the_last_digest_does_not_flood_the_next(
         "Note: Zebra Studies changed since the last digest (taught, redefined or upgraded), "
         "so it starts as if just followed: 2 papers of it dated before "
     ) in said
-    assert "and not shown yet are marked as shown, not shown as new." in said
+    assert "and not shown yet are not shown as new, and marked as shown." in said
     state = json.loads((isolated_home / "digest-state.json").read_text())
     now = Catalog.of_home().fingerprints()["zebra-studies"]
     assert now != definition and state["definitions"] == {"zebra-studies": now}
@@ -1042,6 +1045,19 @@ def test_a_since_digest_or_a_skipped_topic_does_not_let_a_redefinition_flood_lat
     assert ids(json.loads(shown.stdout)) == ["2611.00003"]
     assert "Note: Zebra Studies changed since the last digest" in shown.stderr
     assert "Stripe Science changed" not in shown.stderr  # it set nothing aside
+
+
+def test_a_since_digest_keeps_no_definition_of_a_topic_no_longer_followed(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Kept, it made a topic unfollowed, redefined and followed again count as
+    changed, where after a plain digest it started afresh as followed."""
+    follow("zebra-studies", "stripe-science")
+    _followed_long_ago(isolated_home, ["zebra-studies", "stripe-science"])
+    assert run("unfollow", "zebra-studies").exit_code == 0
+    assert run("digest", "--format", "json", "--since", "2 days ago", "--empty-ok").exit_code == 0
+    state = json.loads((isolated_home / "digest-state.json").read_text())
+    assert list(state["definitions"]) == ["stripe-science"]
 
 
 def test_the_note_of_a_redefined_topic_gives_the_day_it_now_starts(

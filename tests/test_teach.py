@@ -1477,6 +1477,30 @@ def test_a_broad_topic_from_examples_says_so_and_replacing_examples_is_said(
     assert 0 < len(tagged("llm-unlearning")) < len(broad)
 
 
+def test_the_broad_topic_note_teaches_the_papers_taught_out_again(sample_home: Path) -> None:
+    """The command it gave listed the papers taught in alone: `topics add` has no
+    --not, so running it dropped every paper taught out."""
+    found = json.loads(run("search", "title:unlearn*", "--json", "-n", "50").stdout)
+    first = found[0]["arxiv_id"]
+    made = run("topics", "add", "LLM Unlearning", "--like", first)
+    assert made.exit_code == 0 and "broad for a topic made from examples" in made.stderr
+    taken = set(tagged("llm-unlearning"))
+    # One it misses, taught in (a refit), and one it takes wrongly, taught out.
+    second = next(p["arxiv_id"] for p in found if p["arxiv_id"] not in taken)
+    papers = {p["arxiv_id"]: p for p in json.loads(run("latest", "--json", "-n", "5000").stdout)}
+    outside = next(pid for pid in sorted(taken) if "unlearn" not in papers[pid]["title"].lower())
+    taught = run("topics", "teach", "llm-unlearning", second, "--not", outside)
+    assert taught.exit_code == 0, taught.stderr
+    said = " ".join(taught.stderr.split())
+    assert "broad for a topic made from examples" in said, said
+    command = said.split("narrows it: ", 1)[1].split(". A paper taught --not", 1)[0]
+    assert command == (
+        f"papertrack topics add 'LLM Unlearning' --like {min(first, second)} "
+        f"{max(first, second)} --query QUERY --decide both --replace && "
+        f"papertrack topics teach llm-unlearning --not {outside}"
+    )
+
+
 def test_an_add_interrupted_in_its_retag_says_the_topic_is_added(
     stored: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

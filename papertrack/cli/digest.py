@@ -335,15 +335,14 @@ def digest(
             # the definitions as they were (recorded, the next digest brought a redefined
             # topic's older papers); so does a followed topic skipped now (a typo in
             # topics.toml), until it is back.
-            kept = (
-                dict(state.definitions)
-                if start is not None
-                else {
-                    slug: prints[slug] if slug in prints else state.definitions[slug]
-                    for slug in slugs
-                    if slug in prints or slug in state.definitions
+            if start is not None:
+                kept = {s: state.definitions[s] for s in slugs if s in state.definitions}
+            else:
+                kept = {
+                    s: prints[s] if s in prints else state.definitions[s]
+                    for s in slugs
+                    if s in prints or s in state.definitions
                 }
-            )
             result, measured = _collect(
                 store, topics, followed, state, now, window, start, redefined
             )
@@ -358,7 +357,8 @@ def digest(
                     f"redefined or upgraded), so it starts as if just followed: "
                     f"{counted(count, 'paper')} of it dated before "
                     f"{shown_day(since_day.date())} and not shown yet "
-                    f"{'is' if count == 1 else 'are'} marked as shown, not shown as new. "
+                    f"{'is' if count == 1 else 'are'} not shown as new"
+                    f"{'' if dry_run else ', and marked as shown'}. "
                     f"'papertrack latest {slug}' lists them.",
                     quiet=quiet,
                 )

@@ -759,14 +759,19 @@ def _say_breadth(store: Store | None, slug: str, name: str) -> None:
 
         taught = training.load_examples(paths.user_examples_file()).get(slug, {})
         ins = sorted(pid for pid, inside in taught.items() if inside)
+        outs = {pid: False for pid, inside in taught.items() if not inside}
         # The topic's own name and examples: with placeholders, the same command
-        # without --like was refused, and fewer ids dropped the others.
+        # without --like was refused, and fewer ids dropped the others. Papers
+        # taught out are taught again after it (add has no --not).
         made = shlex.join(["papertrack", "topics", "add", name, "--like", *ins])
+        made += " --query QUERY --decide both --replace"
+        if outs:
+            made += f" && {_teach_command(slug, outs)}"
         say(
             f"Note: it takes {taken:,} of the {total:,} stored papers "
             f"({_share_over(taken, total)}), broad for a topic made from examples. A query "
-            f"its papers must also match narrows it: {made} --query QUERY --decide both "
-            "--replace. A paper taught --not stays out, and moves no other."
+            f"its papers must also match narrows it: {made}. A paper taught --not stays "
+            "out, and moves no other."
         )
 
 
