@@ -185,9 +185,13 @@ class IndexDamaged(StoreError):
     """A read found the search index's file damaged (SQLite says it is corrupt, or no
     database, or its text cannot be decoded). It is derived from the week files: a
     reader scans them instead (see :meth:`papertrack.store.Store.text_index_broke`).
-    ``signature`` tells the file read from any file put in its place since."""
+    ``signature`` tells the file read from any file put in its place since;
+    ``reason`` is what happened, without the fix."""
 
-    signature: tuple[int, ...] | None = None
+    def __init__(self, reason: str, signature: tuple[int, ...] | None = None) -> None:
+        super().__init__(f"{reason}. Run 'papertrack doctor --repair' to rebuild it")
+        self.reason = reason
+        self.signature = signature
 
 
 def _unreadable(exc: sqlite3.Error, signature: tuple[int, ...] | None = None) -> StoreError:
@@ -195,13 +199,12 @@ def _unreadable(exc: sqlite3.Error, signature: tuple[int, ...] | None = None) ->
     # Garbled text in a row is no SQLite error but Python's, with the garble in it.
     garbled = isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode")
     if garbled or name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
-        damaged = IndexDamaged(
+        reason = (
             "the search index could not be read ("
             + ("some of its text is garbled" if garbled else str(exc))
-            + "). Run 'papertrack doctor --repair' to rebuild it"
+            + ")"
         )
-        damaged.signature = signature
-        return damaged
+        return IndexDamaged(reason, signature)
     return StoreError(
         f"the search index could not be read ({exc}). "
         "Run 'papertrack doctor --repair' to rebuild it"

@@ -965,8 +965,9 @@ class Store:
                 pass
             finally:
                 lock.release()
-        what = str(damage).split(" Run ", 1)[0].removesuffix(".")
-        self.note(f"{what}, so this answer comes from reading every week file (slower). {fix}")
+        self.note(
+            f"{damage.reason}, so this answer comes from reading every week file (slower). {fix}"
+        )
 
     def text_index_missing(self) -> bool:
         """Whether the store has papers but no full-text index in step with them."""

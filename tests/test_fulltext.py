@@ -415,7 +415,7 @@ def test_an_index_built_again_since_the_damage_was_read_is_kept(store: Store) ->
     from papertrack.fulltext import IndexDamaged, file_signature
     from papertrack.writer import build_text_index
 
-    damage = IndexDamaged("the search index could not be read (x). Run 'papertrack doctor'")
+    damage = IndexDamaged("the search index could not be read (x)")
     damage.signature = file_signature(store.search_path)
     build_text_index(store)  # another process, meanwhile
     said: list[str] = []
