@@ -138,7 +138,8 @@ def _foreign_inside(path: Path, names: AbstractSet[str]) -> str | None:
         for entry in sorted(entries):
             # A file manager's file (Finder's .DS_Store), in any folder it showed,
             # makes no folder someone else's, and is left alone.
-            if not (pattern.fullmatch(entry) or TEMP_NAME.fullmatch(entry) or _hidden(entry)):
+            ours = pattern.fullmatch(entry) or TEMP_NAME.fullmatch(entry)
+            if not (ours or _file_managers(entry)):
                 return f"{folder}/{entry}"
     return None
 
@@ -150,7 +151,7 @@ _FILE_MANAGER_FILES = frozenset(
 )
 
 
-def _hidden(name: str) -> bool:
+def _file_managers(name: str) -> bool:
     """Whether ``name`` is a file a file manager left (Finder's .DS_Store). Not any
     dot file: a folder with a .git beside papers/ of JSON files is someone's."""
     return name in _FILE_MANAGER_FILES or name.startswith("._")
@@ -163,9 +164,9 @@ _WEEK_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json|undated\.json")
 def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
     """Whether ``path`` (holding ``names``) is a papertrack store made before the
     marker, with files of someone else's beside its own: an index.json of
-    papertrack's, and week files in papers/ with nothing else there but hidden
-    files (Finder's .DS_Store). An index.json and a dated file of someone's notes
-    were taken for a store, and the index overwritten."""
+    papertrack's, and week files in papers/ with nothing else there but a file
+    manager's files (:func:`_file_managers`). An index.json and a dated file of
+    someone's notes were taken for a store, and the index overwritten."""
     if "index.json" not in names or "papers" not in names:
         return False
     try:
@@ -177,7 +178,7 @@ def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
     if not isinstance(index, dict) or not {"counts", "meta"} <= index.keys():
         return False
     weeks = [n for n in entries if _WEEK_FILE.fullmatch(n)]
-    return bool(weeks) and all(_WEEK_FILE.fullmatch(n) or _hidden(n) for n in entries)
+    return bool(weeks) and all(_WEEK_FILE.fullmatch(n) or _file_managers(n) for n in entries)
 
 
 #: Bytes of an index.json read to tell whether it is papertrack's (one of a million
@@ -355,7 +356,7 @@ class Store:
                 ) from None
             # ~/research holding only papers/ full of PDFs looked like a store.
             inside = _foreign_inside(self.path, names & _LAYOUT)
-            foreign = {n for n in names - _LAYOUT if not _hidden(n)}
+            foreign = {n for n in names - _LAYOUT if not _file_managers(n)}
             foreign |= {inside} if inside is not None else set()
             if not foreign:
                 return  # empty, being made, or made before the marker: the next writer marks it
