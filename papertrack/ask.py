@@ -637,9 +637,15 @@ def check_question(question: str, *, topic: bool, for_model: bool = False) -> No
     from papertrack.query import tokenize
     from papertrack.text import visible
 
+    new, who = asks_new(question), asks_who(question)
+    if who and not for_model and not topic and not about_whom(question):
+        # "who works?": nothing to count authors of, and no topic to take them from.
+        raise UsageError(
+            "the question asks who, but not about what. Name it: 'who works on GUI "
+            "agents?', or give a topic: papertrack ask gui-agents 'who works on this?'"
+        )
     if question_words(question):
         return
-    new, who = asks_new(question), asks_who(question)
     if topic and (new or who):
         return
     if new:
@@ -647,8 +653,6 @@ def check_question(question: str, *, topic: bool, for_model: bool = False) -> No
             "new in what? Name it, 'what is new in world models?', or give a topic: "
             "papertrack ask gui-agents 'what is new?'"
         )
-    if who and not for_model:
-        raise UsageError(_WHO_OF_WHAT)
     said = ", ".join(repr(w) for w in dict.fromkeys(tokenize(question)))
     raise UsageError(
         f"the question has no word to look up: {visible(said)} "
@@ -657,12 +661,6 @@ def check_question(question: str, *, topic: bool, for_model: bool = False) -> No
         if said
         else "the question has no words. Ask something, e.g. 'how are agents trained?'"
     )
-
-
-_WHO_OF_WHAT = (
-    "the question asks who, but not about what. Name it: 'who works on GUI agents?', "
-    "or give a topic: papertrack ask gui-agents 'who works on this?'"
-)
 
 
 def respond(
@@ -691,10 +689,6 @@ def respond(
         who = answer_who(
             store, question, topic=topic, since=since, papers=papers, progress=progress
         )
-        if not who.about and topic is None:
-            from papertrack.errors import UsageError
-
-            raise UsageError(_WHO_OF_WHAT)
         if who.counted or not who.about:
             return who
         # No paper holds every word ("who wrote about GRPO?" before "wrote" was
@@ -725,6 +719,12 @@ def asks_who(question: str) -> bool:
         return False
     rest = [w for w in words[1:3] if w not in _ASKING]
     return bool(rest) and rest[0] in _PEOPLE
+
+
+def about_whom(question: str) -> list[str]:
+    """The words of a question about people (:func:`asks_who`) besides those that ask
+    for people: what the people work on ("who works on GUI agents?": gui, agents)."""
+    return [w for w in question_words(question) if w not in _WHO_ONLY]
 
 
 def asks_places(question: str) -> bool:
@@ -759,7 +759,7 @@ def answer_who(
     from papertrack.query import tokenize
 
     answer = Answer(question, topic, who=True)
-    words = [w for w in question_words(question) if w not in _WHO_ONLY]
+    words = about_whom(question)
     answer.about = words
     if words:
         ranked = rank_papers(
