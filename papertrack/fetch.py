@@ -234,6 +234,11 @@ def _retry_after(value: str | None, now: float) -> float | None:
     return None
 
 
+#: What to do when a fetch lock is held too long. PAPERTRACK_LOCK_TIMEOUT, which a
+#: lock's message names by default, sets neither fetch lock's wait.
+_OTHER_FETCH = "Wait for the other fetch to finish (or stop it), then run this again"
+
+
 class _Throttle:
     """One request at a time across every papertrack process, at most one every
     ``interval`` seconds, counted from the end of the one before: a page that takes
@@ -264,8 +269,7 @@ class _Throttle:
             ),
             what="the fetch lock",
             place="PAPERTRACK_FETCH_LOCK_DIR",
-            # PAPERTRACK_LOCK_TIMEOUT, which the message named, does not set this one.
-            busy_fix="Wait for the other fetch to finish (or stop it), then run this again",
+            busy_fix=_OTHER_FETCH,
         )
 
     def _stamp(self, handle: Any) -> None:
@@ -1008,8 +1012,7 @@ def _state_lock(home: Path) -> Lock:
         home / paths.FETCH_STATE_LOCK,
         STATE_LOCK_TIMEOUT,
         "the lock of the fetch's state files",
-        # Its wait is fixed: PAPERTRACK_LOCK_TIMEOUT, the default advice, does not set it.
-        busy_fix="Wait for the other fetch to finish (or stop it), then run this again",
+        busy_fix=_OTHER_FETCH,
     )
 
 
