@@ -60,7 +60,7 @@ from papertrack.text import counted, visible
 if TYPE_CHECKING:
     from papertrack.fulltext import IndexDamaged, TextIndex
     from papertrack.topics import Catalog
-    from papertrack.writer import Retagged, StoreWriter, build_text_index
+    from papertrack.writer import PinsMoved, Retagged, StoreWriter, build_text_index
 
 # The index, the store files' format and the writer have modules of their own
 # (index.py, storage.py, writer.py); their names stay importable from here.
@@ -1033,15 +1033,23 @@ class Store:
 
         yield StoreWriter(self, catalog, progress)
 
-    def refresh(self, catalog: Catalog, progress: Progress | None = None) -> dict[str, Retagged]:
+    def refresh(
+        self,
+        catalog: Catalog,
+        progress: Progress | None = None,
+        pins: PinsMoved | None = None,
+    ) -> dict[str, Retagged]:
         """Recover from an interrupted write and retag changed topics, under the lock.
 
         Returns, for each retagged topic, how many papers gained and lost its tag
         and the newest of them.
         ``progress`` is told (weeks done, weeks in all) through the retag.
+        ``pins``: a teach that only pinned papers, whose retag may read those alone.
         """
-        with self.writer(catalog, progress) as writer, writer.holding():
-            pass
+        with self.writer(catalog, progress) as writer:
+            writer.pins_moved = pins
+            with writer.holding():
+                pass
         return writer.retagged
 
 

@@ -198,8 +198,9 @@ def decides_as_shipped(topic: Topic, shipped: Topic | None) -> bool:
     )
 
 
-def pin(topic: Topic, taught: dict[str, bool]) -> None:
-    """Write ``topic``'s model as it is, with ``taught`` as its pinned examples."""
+def pin(topic: Topic, taught: dict[str, bool]) -> frozenset[str]:
+    """Write ``topic``'s model as it is, with ``taught`` as its pinned examples; the
+    papers pinned otherwise than before (taught in or out anew, or no longer)."""
     import dataclasses
 
     from papertrack import training
@@ -221,6 +222,7 @@ def pin(topic: Topic, taught: dict[str, bool]) -> None:
     meta["definition"] = topic.definition
     meta["taught"] = {"in": sum(taught.values()), "out": sum(not v for v in taught.values())}
     training.save_model(dataclasses.replace(model, meta=meta), paths.user_model_file(topic.slug))
+    return frozenset(a for a in before.keys() | taught.keys() if before.get(a) != taught.get(a))
 
 
 def unfitted(topic: Topic, taught: Mapping[str, bool]) -> list[str]:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from papertrack.topics import Catalog
     from papertrack.vectors import VectorTagger
 
-__all__ = ["StoreWriter", "build_text_index"]
+__all__ = ["PinsMoved", "StoreWriter", "build_text_index"]
 
 
 def _write_index_file(store: Store, index: Index) -> None:
@@ -152,6 +152,18 @@ class _VectorRetagJob(_RetagJob):
             return super().tag_week(path, docs)  # vectors not kept (a full disk): from text
 
 
+@dataclass(frozen=True)
+class PinsMoved:
+    """A teach that pinned papers to ``slug`` and kept its model: besides those
+    papers, every decision of every topic is what ``before`` (the catalog the teach
+    read) gave. A retag for the new catalog then need only tag ``papers`` (see
+    :meth:`StoreWriter.narrowed`)."""
+
+    before: Catalog
+    slug: str
+    papers: frozenset[str]
+
+
 @dataclass
 class _WeekRetagged:
     """One week file retagged: each changed record as it was, with its new tags, and
@@ -221,6 +233,8 @@ class StoreWriter:
         #: Whether the full-text index holds exactly the stored papers (checked under the lock).
         self.text_live = False
         self._batch = _TextBatch()
+        #: Set by a teach that only pinned papers (:meth:`Store.refresh`).
+        self.pins_moved: PinsMoved | None = None
 
     @property
     def _dirty(self) -> Path:
@@ -280,7 +294,7 @@ class StoreWriter:
             # the next command that reads the topics, as for a stand-in.
             self.stand_in = True
         if changed and not self.stand_in:
-            self.retag(changed)
+            self.retag(changed, self.narrowed(changed))
 
     # -- batches
     def upsert(self, papers: Iterable[Paper]) -> UpsertResult:
@@ -481,7 +495,41 @@ class StoreWriter:
             self.text.mark_synced(self.index.generation)
 
     # -- maintenance
-    def retag(self, changed: set[str]) -> int:
+    def narrowed(self, changed: AbstractSet[str]) -> frozenset[str] | None:
+        """The only papers whose tags a retag of ``changed`` can change, when a teach
+        pinned them and kept its model (:attr:`pins_moved`); None: any paper can.
+
+        Narrowed only while it is sure: the stored tags of every changed topic are the
+        ones ``before`` gave, and the catalog differs from ``before`` in that topic's
+        model file alone. Topics edited in between, by hand or by another command,
+        make it a whole retag.
+        """
+        moved = self.pins_moved
+        if moved is None:
+            return None
+        before, now = moved.before, self.catalog
+        own_before = {t.slug: t for t in before.topics}
+        own_now = {t.slug: t for t in now.topics}
+        if own_before.keys() != own_now.keys():
+            return None
+        for slug, topic in own_now.items():
+            was = own_before[slug]
+            if now.implied_by(slug) != before.implied_by(slug):
+                return None
+            if slug == moved.slug:
+                # Its model file is the teach's to say about; its query and rule are not.
+                same = (was.definition, was.decide_rule) == (topic.definition, topic.decide_rule)
+            else:
+                same = was.fingerprint == topic.fingerprint
+            if not same:
+                return None
+        tagged_by = before.fingerprints()
+        held = self.index.fingerprints
+        if any(held.get(slug) != tagged_by.get(slug) for slug in changed):
+            return None
+        return moved.papers
+
+    def retag(self, changed: set[str], papers: AbstractSet[str] | None = None) -> int:
         """Recompute the tags of ``changed`` topics on every paper; returns how many changed.
 
         Works on the stored records, not on :class:`Paper` objects, and keeps the
@@ -489,6 +537,7 @@ class StoreWriter:
         only the weeks where a tag changed. Only the changed topics are matched
         (compiled together, see :meth:`Catalog.subset`). A topic that was removed
         needs no matching at all, only the weeks the index says hold it.
+        ``papers``: only these can change (see :meth:`narrowed`); None: any.
         """
         order = {t.slug: n for n, t in enumerate(self.catalog.topics)}
         # A topic's tag implies others' (Catalog.settle): the topics linked to a
@@ -508,23 +557,32 @@ class StoreWriter:
         holding = asked | {above for slug in asked for above in self.catalog.implied_by(slug)}
         counts = self.index.counts
         held = {w for slug in holding for w, n in counts.get(slug, {}).items() if n}
-        within = self._retag_candidates(own) if len(own) else {}
-        if within is None:
-            weeks = self.store.weeks()
-        else:
-            # Only papers that hold a changed tag now, or whose words can match a
-            # changed topic's query, can change: only their weeks are read.
-            weeks = [w for w in self.store.weeks() if w in held or w in within]
+        only = self._weeks_of(papers) if papers is not None else None
         touched = 0
-        job = self._vector_job(subset, changed, order) or _RetagJob(
-            subset, within, changed, order, holding
-        )
+        job: _RetagJob
+        if only is not None:
+            # A teach pinned these papers and kept its model: they alone are read
+            # and tagged (from their text: a few papers), where a whole retag of a
+            # big store took seconds to change nothing else.
+            weeks = [w for w in self.store.weeks() if w in only]
+            job = _RetagJob(subset, only, changed, order, holding=set())
+        else:
+            within = self._retag_candidates(own) if len(own) else {}
+            if within is None:
+                weeks = self.store.weeks()
+            else:
+                # Only papers that hold a changed tag now, or whose words can match a
+                # changed topic's query, can change: only their weeks are read.
+                weeks = [w for w in self.store.weeks() if w in held or w in within]
+            job = self._vector_job(subset, changed, order) or _RetagJob(
+                subset, within, changed, order, holding
+            )
         # Tagging is the slow part (~150 µs a paper from text, ~25 µs from kept
         # vectors): forked workers read, tag and serialise the weeks ahead, while
         # this process, the only one that writes, applies them in order.
-        papers = sum(self.index.counts.get(ALL, {}).get(w, 0) for w in weeks)
+        stored = sum(self.index.counts.get(ALL, {}).get(w, 0) for w in weeks)
         paths = [self.store.partition_path(week) for week in weeks]
-        spread = len(subset) > 0 and papers >= SPREAD_AT
+        spread = len(subset) > 0 and stored >= SPREAD_AT and only is None
         if isinstance(job, _VectorRetagJob) and not all(map(job.tagger.kept, paths)):
             job.tagger.ready()  # the tables that make new vectors, built before forking
         ahead = forked_map(_retag_week, job, paths, spread=spread)
@@ -562,6 +620,20 @@ class StoreWriter:
         with contextlib.suppress(OSError):
             self._dirty.unlink()
         return touched
+
+    def _weeks_of(self, papers: AbstractSet[str]) -> dict[str, set[str]] | None:
+        """Week -> the ids of ``papers`` stored in it (a paper not stored is left
+        out); None when the id map cannot say (a damaged shard: a whole retag then)."""
+        found: dict[str, set[str]] = {}
+        shards = IdMap(self.store)
+        try:
+            for pid in papers:
+                week = shards.get(pid)
+                if week is not None:
+                    found.setdefault(week, set()).add(pid)
+        except StoreError:
+            return None
+        return found
 
     def _mark_retagging(self, slugs: set[str]) -> None:
         """Say in index.json, before any week is written, that the tags of ``slugs``

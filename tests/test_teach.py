@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from papertrack.store import Store
+from papertrack.store import IdMap, Store
 from tests.helpers import DATA, LISTING, error_line, run, run_in_pty
 
 API_PAGE = DATA / "api-atom" / "arxiv.py-2026-recorded" / "q_testing_s0_m100_cfe7536492ca.xml"
@@ -519,6 +519,89 @@ def test_papers_taught_out_of_a_topic_made_from_examples_move_no_other(stored: P
     again = run("topics", "teach", "agent-chains", first_not_in(tagged("agent-chains")))
     assert again.exit_code == 0 and "refit its model" in again.stderr
     assert not set(wrong) & set(tagged("agent-chains"))
+
+
+def every_tag(home: Path) -> dict[str, tuple[str, ...]]:
+    """Every stored paper's tags, by id."""
+    store = Store(home / "store")
+    return {p.arxiv_id: p.tags for week in store.weeks() for p in store.read_partition(week)}
+
+
+def test_a_teach_that_keeps_its_model_reads_only_the_papers_it_pinned(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Papers pinned, the model kept: no other paper's decision can change, so only
+    the pinned papers' weeks are read and tagged (a whole retag of an 83,510-paper
+    store took 6-7 s to change nothing else). The tags are those a whole retag gives."""
+    import papertrack.writer as writer
+
+    made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    wrong = [p for p in tagged("agent-chains") if p not in (CHAIN_OF_AGENTS, COMPUTER_RL)][:2]
+    assert wrong
+    store = Store(stored / "store")
+    weeks = {IdMap(store).get(pid) for pid in wrong}
+    assert len(store.weeks()) > len(weeks)
+    read: list[str] = []
+    real = writer._retag_week
+
+    def spy(job: Any, path: Path, quiet: bool = True) -> Any:
+        read.append(path.stem)
+        return real(job, path, quiet)
+
+    monkeypatch.setattr(writer, "_retag_week", spy)
+    taught = run("topics", "teach", "agent-chains", "--not", *wrong)
+    assert taught.exit_code == 0, taught.stderr
+    assert "its model is kept" in taught.stderr
+    assert sorted(read) == sorted(weeks)
+    assert f"+0 papers tagged, {len(wrong)} untagged" in taught.stderr
+    narrowed = every_tag(stored)
+    assert not any("agent-chains" in narrowed[pid] for pid in wrong)
+    # The same store retagged whole for the same catalog: the same tags.
+    index = json.loads((stored / "store" / "index.json").read_text(encoding="utf-8"))
+    del index["meta"]["1"]["topics"]["agent-chains"]
+    (stored / "store" / "index.json").write_text(json.dumps(index), encoding="utf-8")
+    read.clear()
+    assert run("latest", "agent-chains").exit_code == 0
+    assert sorted(read) == sorted(store.weeks())
+    assert every_tag(stored) == narrowed
+
+
+def test_a_pinning_retag_is_whole_when_the_topics_changed_meanwhile(stored: Path) -> None:
+    """The retag reads only the pinned papers while it is sure nothing else moved:
+    the stored tags are the catalog's the teach read, and no other topic changed
+    since (topics.toml edited by hand or by another command during the teach)."""
+    import dataclasses
+
+    from papertrack.topics import Catalog
+    from papertrack.writer import PinsMoved
+
+    assert run("latest").exit_code == 0  # tagged by the default catalog
+    store = Store(stored / "store")
+    before = Catalog.default()
+    pins = PinsMoved(before, "llm-agent-training", frozenset({CHAIN_OF_AGENTS}))
+
+    def narrowed(now: Catalog, changed: set[str]) -> frozenset[str] | None:
+        with store.writer(now) as writer:
+            writer.pins_moved = pins
+            writer.index = store.index()
+            return writer.narrowed(changed)
+
+    def edited(slug: str, **change: Any) -> Catalog:
+        return Catalog(
+            dataclasses.replace(t, **change) if t.slug == slug else t for t in before.topics
+        )
+
+    assert narrowed(Catalog.default(), {"llm-agent-training"}) == {CHAIN_OF_AGENTS}
+    assert narrowed(edited("gui-agents", query="gui"), {"llm-agent-training"}) is None
+    assert narrowed(edited("llm-agent-training", query="agent*"), {"llm-agent-training"}) is None
+    assert narrowed(edited("gui-agents", implies=("llm-tool-use",)), {"gui-agents"}) is None
+    assert narrowed(Catalog(before.topics[1:]), {"llm-agent-training"}) is None
+    # Stored tags of another catalog (a retag cut short, a --db store tagged elsewhere).
+    with store.writer(before) as writer:
+        writer.pins_moved = pins
+        writer.index = dataclasses.replace(store.index(), fingerprints={})
+        assert writer.narrowed({"llm-agent-training"}) is None
 
 
 def test_examples_pinned_without_a_refit_are_named_until_the_next_one(stored: Path) -> None:

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
     from papertrack.userfile import TopicEdit
-    from papertrack.writer import Retagged
+    from papertrack.writer import PinsMoved, Retagged
 
 topics_app = typer.Typer(
     name="topics",
@@ -932,14 +932,15 @@ def _refit(
     return choice
 
 
-def _retag(store: Store, catalog: Catalog) -> dict[str, Retagged]:
+def _retag(store: Store, catalog: Catalog, pins: PinsMoved | None = None) -> dict[str, Retagged]:
     """Retag the store for ``catalog`` (a spinner on a terminal); what changed, per slug.
     A store not made yet is left so: a retag would make an empty one, where a --db
-    with a typo in it then read as a store with no papers."""
+    with a typo in it then read as a store with no papers. ``pins``: a teach that
+    kept its model, whose retag may read the pinned papers alone."""
     if not store.exists():
         return {}
     with busy("Retagging stored papers") as progress:
-        return store.refresh(catalog, progress)
+        return store.refresh(catalog, progress, pins)
 
 
 def _say_changes(
@@ -1330,9 +1331,12 @@ def topics_teach(
             )
             cut_before: float | None = None
             count_before = store.count(chosen.slug) if store.exists() else None
+            pins = None
             if keep_model:
+                from papertrack.writer import PinsMoved
+
                 choice = None
-                teach.pin(chosen, taught)
+                pins = PinsMoved(catalog, chosen.slug, teach.pin(chosen, taught))
             elif shipped is not None:
                 choice = None
                 teach.pin(shipped, taught)
@@ -1350,7 +1354,7 @@ def topics_teach(
             training.save_examples(paths.user_examples_file(), examples)
             refreshed = load_catalog()
             try:
-                changes = _retag(store, refreshed)
+                changes = _retag(store, refreshed, pins)
             except KeyboardInterrupt:
                 say(
                     "The model is refit and your examples are kept; the stored papers' "
