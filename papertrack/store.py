@@ -110,6 +110,11 @@ _LAYOUT = frozenset(
 )
 
 
+#: What a store holds once it has papers (a writer marks the store first): without
+#: the marker, these are papertrack's only if they look it (:func:`_made_before_marker`).
+_HOLDINGS = _LAYOUT - {MARKER, ".lock", ".dirty", "resume"}
+
+
 #: What the folders of a store hold, by name: week files, id shards and checkpoints
 #: (.json), kept vectors (.bin), week files kept aside by a repair (NAME.json.TIME).
 _FOLDER_FILES = {
@@ -163,22 +168,49 @@ _WEEK_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json|undated\.json")
 
 def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
     """Whether ``path`` (holding ``names``) is a papertrack store made before the
-    marker, with files of someone else's beside its own: an index.json of
-    papertrack's, and week files in papers/ with nothing else there but a file
-    manager's files (:func:`_file_managers`). An index.json and a dated file of
-    someone's notes were taken for a store, and the index overwritten."""
-    if "index.json" not in names or "papers" not in names:
+    marker: week files in papers/ with nothing else there but a file manager's
+    files (:func:`_file_managers`), and an index.json of papertrack's or a week
+    file that is (the index may be lost or cut short: doctor --repair mends it).
+    An index.json and a dated file of someone's notes were taken for a store, and
+    the index overwritten."""
+    if "papers" not in names:
         return False
     try:
         entries = os.listdir(path / "papers")
-        with open(path / "index.json", "rb") as handle:
+    except OSError:
+        return False
+    weeks = sorted(n for n in entries if _WEEK_FILE.fullmatch(n))
+    if not weeks or not all(
+        _WEEK_FILE.fullmatch(n) or _file_managers(n) or TEMP_NAME.fullmatch(n) for n in entries
+    ):
+        return False
+    if "index.json" in names and _papertracks_index(path / "index.json"):
+        return True
+    return any(_papertracks_week(path / "papers" / week) for week in weeks[:3])
+
+
+def _papertracks_index(path: Path) -> bool:
+    """Whether ``path`` is an index.json papertrack wrote (its counts and meta)."""
+    try:
+        with open(path, "rb") as handle:
             index = json.loads(handle.read(MAX_INDEX_PROBE))
     except (OSError, ValueError):
         return False
-    if not isinstance(index, dict) or not {"counts", "meta"} <= index.keys():
+    return isinstance(index, dict) and {"counts", "meta"} <= index.keys()
+
+
+#: How a week file papertrack wrote begins: its table of papers, each with an arXiv id.
+_WEEK_START = re.compile(rb'\s*\{\s*"papers"\s*:\s*\{\s*(\}|"[^"]+"\s*:\s*\{[^{}]*"arxiv_id")')
+
+
+def _papertracks_week(path: Path) -> bool:
+    """Whether the week file ``path`` is one papertrack wrote (read from its start)."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(1 << 16)
+    except OSError:
         return False
-    weeks = [n for n in entries if _WEEK_FILE.fullmatch(n)]
-    return bool(weeks) and all(_WEEK_FILE.fullmatch(n) or _file_managers(n) for n in entries)
+    return _WEEK_START.match(start) is not None
 
 
 #: Bytes of an index.json read to tell whether it is papertrack's (one of a million
@@ -358,13 +390,22 @@ class Store:
             inside = _foreign_inside(self.path, names & _LAYOUT)
             foreign = {n for n in names - _LAYOUT if not _file_managers(n)}
             foreign |= {inside} if inside is not None else set()
-            if not foreign:
-                return  # empty, being made, or made before the marker: the next writer marks it
+            if not foreign and not names & _HOLDINGS:
+                return  # empty, or being made: the next writer marks it
             if _made_before_marker(self.path, names):
-                # A store of a papertrack before the marker, with a file of someone
-                # else's beside its own (Finder's .DS_Store, notes.txt): every command,
-                # doctor too, refused it, naming the store's own files.
+                # A store of a papertrack before the marker, maybe with a file of
+                # someone else's beside its own (Finder's .DS_Store, notes.txt): every
+                # command, doctor too, refused it, naming the store's own files.
                 return
+            if not foreign:
+                # Only a store's names, but not its files: someone's index.json (a
+                # web site's) was overwritten by an ingest.
+                held = ", ".join(sorted(n for n in names & _HOLDINGS)[:3])
+                raise StoreError(
+                    f"{visible(self.path)} is not a papertrack store: it has no {MARKER}, "
+                    f"and what it holds ({visible(held)}) is not papertrack's. Point --db or "
+                    "PAPERTRACK_DB at an empty or new directory, or at a papertrack store"
+                ) from None
             shown = ", ".join(sorted(visible(n) for n in foreign)[:3])
             more = ", …" if len(foreign) > 3 else ""
             raise StoreError(

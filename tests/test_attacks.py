@@ -182,6 +182,49 @@ def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_fil
     )
 
 
+@pytest.mark.parametrize(
+    "files",
+    [
+        # A web site's folder a Mac user has opened: its index.json was overwritten.
+        {
+            "index.json": b'{"pages": ["a"]}',
+            "papers/2024-01-01.json": b'{"t": 1}',
+            ".DS_Store": b"",
+        },
+        {"index.json": b'{"pages": ["a"]}'},
+        {"papers/reading-list.json": b"[]", ".DS_Store": b""},
+        {"papers/2024-01-01.json": b'{"papers": "mine"}', "ids/x.json": b"{}"},
+    ],
+    ids=["site-with-ds-store", "index-alone", "reading-list", "look-alike-week"],
+)
+def test_a_folder_holding_only_a_stores_names_is_refused_unless_its_files_are_papertracks(
+    tmp_path: Path, files: dict[str, bytes]
+) -> None:
+    folder = tmp_path / "site"
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    for command in (["ingest", str(LISTING)], ["doctor", "--repair"], ["latest"]):
+        error_line(run("--db", str(folder), *command), 1, "is not a papertrack store")
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+    assert all((folder / name).read_bytes() == data for name, data in files.items())
+
+
+def test_a_store_made_before_the_marker_without_its_index_is_adopted(tmp_path: Path) -> None:
+    """Its week files say it is papertrack's when its index.json is lost."""
+    db = tmp_path / "store"
+    assert run("--db", str(db), "ingest", str(LISTING)).exit_code == 0
+    count = len(json.loads(run("--db", str(db), "latest", "--json", "-n", "500").stdout))
+    (db / MARKER).unlink()
+    (db / "index.json").unlink()
+    (db / ".DS_Store").write_bytes(b"finder")
+    repaired = run("--db", str(db), "doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    latest = run("--db", str(db), "latest", "--json", "-n", "500")
+    assert latest.exit_code == 0 and len(json.loads(latest.stdout)) == count
+
+
 def test_a_folder_with_a_dot_folder_of_its_own_is_still_someone_elses(tmp_path: Path) -> None:
     """Only a file manager's files (.DS_Store) count for nothing: a repository with a
     .git beside papers/ of JSON files is someone's, and left alone."""
