@@ -630,8 +630,9 @@ def _missed_listings(
     run fetched it (that run said it was empty), and is named here when none did
     (fetching it again costs only papers already stored). A day named is named
     again by every later listing until an API fetch brings its papers, for
-    :data:`MISSED_KEPT_DAYS`. The file is a shortcut: one that cannot be read is
-    empty, and one that cannot be written does not fail the fetch.
+    :data:`MISSED_KEPT_DAYS` after the last day missed. The file is a shortcut: one
+    that cannot be read is empty, and one that cannot be written does not fail the
+    fetch.
     """
     lasts: dict[str, date | None] = {}
 
@@ -670,19 +671,20 @@ def _missed_listings(
     missed: dict[str, list[date]] = {}
     fetched = state.read()
     for cat, last in lasts.items():
+        newest = max(day, last or day)  # an older listing served late moves nothing
         days = set(_still_missed(fetched, cat))
+        if days and (newest - max(days)).days > MISSED_KEPT_DAYS:
+            days = set()  # named by every listing for a month after the last of them
         if last is not None and last < day:
+            # The whole gap, however long: cut at a month when first named, a machine
+            # off for six weeks was told of its last month only, and the fetch it was
+            # given left out the rest.
             days.update(last + timedelta(days=n) for n in range(1, (day - last).days))
         covered = _api_range(fetched, cat)
-        newest = max(day, last or day)  # an older listing served late moves nothing
         kept = [
             d
             for d in sorted(days)
-            if d.weekday() < 5
-            and d < newest
-            and d != day
-            and (newest - d).days <= MISSED_KEPT_DAYS
-            and not _brought(covered, d)
+            if d.weekday() < 5 and d < newest and d != day and not _brought(covered, d)
         ]
         if kept:
             missed[cat] = kept
@@ -701,8 +703,9 @@ def _missed_listings(
     return missed
 
 
-#: Days a missed listing is named again, by every listing fetched after it, until an
-#: API fetch brings its papers: said once, a cron mail lost or unread lost them.
+#: Days missed listings are named again, by every listing fetched after them, until
+#: an API fetch brings their papers (counted from the last of them, so a long gap is
+#: named whole): said once, a cron mail lost or unread lost them.
 MISSED_KEPT_DAYS = 30
 
 

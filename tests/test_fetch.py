@@ -707,6 +707,23 @@ def test_a_missed_listing_served_late_is_not_named_again(httpserver: HTTPServer)
     assert monday.exit_code == 0 and monday.stderr == "", monday.stderr
 
 
+def test_a_gap_longer_than_a_month_is_named_whole(httpserver: HTTPServer) -> None:
+    """A machine off for six weeks was told of the last month of its gap only, and
+    given a fetch that left out the rest; the gap is named whole, then named again
+    for a month after its last day."""
+    assert fetch_listing_of(httpserver, "2025-08-20", "-q").stderr == ""
+    back = fetch_listing_of(httpserver, "2025-10-15", "-q")
+    assert back.exit_code == 0, back.stderr
+    assert "for 39 days from 2025-08-21 to 2025-10-14" in back.stderr, back.stderr
+    assert back.stderr.rstrip().endswith("papertrack fetch -c cs.AI --since 2025-08-14")
+    again = fetch_listing_of(httpserver, "2025-10-16", "-q")
+    assert "for 39 days from 2025-08-21 to 2025-10-14" in again.stderr, again.stderr
+    # A month after the gap's last day it is no longer named; a new gap is.
+    later = fetch_listing_of(httpserver, "2025-11-17", "-q")
+    assert "from 2025-10-17 to 2025-11-14" in later.stderr, later.stderr
+    assert "2025-08-21" not in later.stderr and "2025-10-14" not in later.stderr
+
+
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
 
 
