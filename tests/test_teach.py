@@ -1785,9 +1785,9 @@ def test_a_teach_whose_retag_another_command_did_first_says_so(
 
     real = cli_topics._retag
 
-    def another_command_first(store: Store, catalog: Any) -> Any:
+    def another_command_first(store: Store, catalog: Any, pins: Any = None) -> Any:
         store.refresh(load_catalog())  # the other process, with the new model
-        return real(store, catalog)
+        return real(store, catalog, pins)
 
     monkeypatch.setattr(cli_topics, "_retag", another_command_first)
     before = tagged("llm-agent-training")
