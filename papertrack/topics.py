@@ -766,10 +766,18 @@ class Catalog:
                     raise
                 # Read leniently, a bad entry is skipped: what still fails is the file.
                 raise TopicsFileError(str(exc)) from None
-            warnings += [f"{why.rstrip('.')}; that topic is skipped." for *_, why in skipped or ()]
             for slug, name, why in skipped or ():
                 # Asked for by its slug, or by its name, as find() takes either.
                 gone |= {key: why for key in (slug, slugify(name)) if key}
+                if (slug or slugify(name)) in merged:
+                    # An entry that redefines a default topic: the default stands in
+                    # (a digest keeps the definition it last showed the topic by).
+                    warnings.append(
+                        f"{why.rstrip('.')}; until it is mended, the default topic "
+                        f"{quoted(merged[slug or slugify(name)].name)} decides in its place."
+                    )
+                else:
+                    warnings.append(f"{why.rstrip('.')}; that topic is skipped.")
             for slug, name, topic in entries:
                 twice = slug in seen
                 problem = (

@@ -1013,6 +1013,33 @@ def _followed_long_ago(home: Path, slugs: list[str], last_days: int = 1) -> None
     )
 
 
+def test_a_followed_default_redefined_with_a_typo_keeps_its_definition_until_mended(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """An entry of topics.toml that redefines a default topic, broken by a typo: the
+    default decided in its place (while the warning said the topic was skipped) and
+    its definition was recorded, so the mended entry counted as redefined and a
+    paper fetched late was set aside as shown, never to come."""
+    user = isolated_home / "topics.toml"
+    user.write_text('[[topic]]\nname = "GUI Agents"\nslug = "gui-agents"\nquery = "zebra*"\n')
+    follow("gui-agents")
+    _followed_long_ago(isolated_home, ["gui-agents"])
+    ingest(api_feed(tmp_path / "a.xml", [("2611.00003", 1, "Zebra herds this week", 3, ["C"])]))
+    assert ids(digest_json()) == ["2611.00003"]
+    user.write_text(user.read_text().replace('"zebra*"', '"zebra* AND (gait"'))
+    broken = run("digest", "--format", "json", "--empty-ok")
+    assert broken.exit_code == 0, broken.stderr
+    assert "the default topic 'GUI Agents' decides in its place." in broken.stderr
+    assert "that topic is skipped" not in broken.stderr
+    user.write_text(user.read_text().replace('"zebra* AND (gait"', '"zebra*"'))
+    late = [("2611.00002", 1, "Zebra gait, fetched late", 40, ["B"])]
+    ingest(api_feed(tmp_path / "b.xml", late))
+    mended = run("digest", "--format", "json")
+    assert mended.exit_code == 0, mended.stderr
+    assert "changed since the last digest" not in mended.stderr
+    assert ids(json.loads(mended.stdout)) == ["2611.00002"]
+
+
 def test_a_since_digest_or_a_skipped_topic_does_not_let_a_redefinition_flood_later(
     tmp_path: Path, isolated_home: Path
 ) -> None:

@@ -329,7 +329,11 @@ def digest(
             warn_if_stale(store, now.date())
             window = start if start is not None else core.window_start(state, now)
             every = catalog.fingerprints()
-            prints = {t.slug: every[t.slug] for t in topics}
+            # A followed topic whose entry in topics.toml is skipped for an error (a
+            # default's stands in for it meanwhile) keeps the definition it was last
+            # shown by: its default's, recorded, made the mended entry "redefined" and
+            # set its papers aside.
+            prints = {t.slug: every[t.slug] for t in topics if t.slug not in catalog.skipped}
             redefined = state.redefined(prints)
             # Kept for the next digest: a --since digest sets nothing aside, so it keeps
             # the definitions as they were (recorded, the next digest brought a redefined
