@@ -344,6 +344,9 @@ def build_digest(
         start = cutoff
         if since is None and followed is not None and slug in followed:
             start = max(cutoff, first_cutoff(followed[slug]))
+        # Where the topic would start were it not redefined: older papers are not new
+        # either way, and only those from here on are set aside (and counted).
+        unchanged_start = start
         if since is None and slug in redefined and state.last is not None:
             start = max(start, first_cutoff(state.last))
         chosen = []
@@ -352,7 +355,7 @@ def build_digest(
             if since is None and paper.arxiv_id in state.digested:
                 continue
             if not paper.dated_from(start):
-                if slug in redefined and paper.dated_from(cutoff):
+                if slug in redefined and paper.dated_from(unchanged_start):
                     passed.setdefault(paper.arxiv_id, (slug, paper))
                     starts[slug] = start
                 continue

@@ -1090,8 +1090,10 @@ def test_a_since_digest_keeps_no_definition_of_a_topic_no_longer_followed(
 def test_the_note_of_a_redefined_topic_gives_the_day_it_now_starts(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    """Refollowed after the last digest, the topic started later than a week before
-    that digest, and the note named a day before papers it had set aside."""
+    """The note names the day the redefined topic starts from (a week before the
+    last digest), and counts only papers the topic would have shown unchanged:
+    refollowed after the last digest, it counted papers older than its own start,
+    which were never new, and named a day before them."""
     from papertrack.dates import shown_day
 
     follow("zebra-studies")
@@ -1106,14 +1108,28 @@ def test_the_note_of_a_redefined_topic_gives_the_day_it_now_starts(
             ],
         )
     )
-    assert run("unfollow", "zebra-studies").exit_code == 0
-    follow("zebra-studies")
-    replaced = run("topics", "add", "Zebra Studies", "--replace", "--query", "zebra* OR stripe*")
+    query = "zebra* OR stripe*"
+    home = isolated_home
+    before = {name: (home / name).read_bytes() for name in ("following.json", "digest-state.json")}
+    replaced = run("topics", "add", "Zebra Studies", "--replace", "--query", query)
     assert replaced.exit_code == 0, replaced.stderr
     shown = run("digest", "--format", "json")
-    assert ids(json.loads(shown.stdout)) == ["2611.00003"]
-    starts = (NOW - timedelta(days=7)).date()  # a week before it was followed: now
-    assert f"2 papers of it dated before {shown_day(starts)}" in " ".join(shown.stderr.split())
+    assert ids(json.loads(shown.stdout)) == ["2611.00003", "2611.00007"]
+    starts = (NOW - timedelta(days=27)).date()  # a week before the last digest
+    assert f"1 paper of it dated before {shown_day(starts)}" in " ".join(shown.stderr.split())
+    # Refollowed since the last digest: it starts a week before now either way, so
+    # the older papers are not new, and nothing is set aside or said.
+    for name, data in before.items():
+        (home / name).write_bytes(data)
+    assert run("topics", "add", "Zebra Studies", "--replace", "--query", "zebra*").exit_code == 0
+    assert run("unfollow", "zebra-studies").exit_code == 0
+    follow("zebra-studies")
+    replaced = run("topics", "add", "Zebra Studies", "--replace", "--query", query)
+    assert replaced.exit_code == 0, replaced.stderr
+    again = run("digest", "--format", "json")
+    assert ids(json.loads(again.stdout)) == ["2611.00003"]
+    assert "changed since the last digest" not in again.stderr, again.stderr
+    assert ids(digest_json()) == []
 
 
 def test_two_follows_at_once_both_stay_followed(isolated_home: Path) -> None:
