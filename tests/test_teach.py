@@ -521,6 +521,33 @@ def test_papers_taught_out_of_a_topic_made_from_examples_move_no_other(stored: P
     assert not set(wrong) & set(tagged("agent-chains"))
 
 
+@pytest.mark.parametrize("refit", [True, False], ids=["refit", "pinned"])
+def test_a_teach_writes_its_examples_and_model_together_or_neither(
+    stored: Path, monkeypatch: pytest.MonkeyPatch, refit: bool
+) -> None:
+    """Killed between the model's write and the examples', a teach left a model
+    pinned to a paper examples.json did not name: topics show listed nothing taught,
+    and the next teach refit without it, so the paper left the topic without a word.
+    A write of the examples that fails now leaves the model as it was too."""
+    from papertrack import training
+    from papertrack.errors import StoreError
+
+    assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    model = stored / "models" / "llm-agent-training.json"
+    examples = stored / "examples.json"
+    before = (model.read_bytes(), examples.read_bytes())
+
+    def full_disk(*args: Any) -> None:
+        raise StoreError("could not write examples.json: No space left on device")
+
+    monkeypatch.setattr(training, "save_examples", full_disk)
+    outside = first_not_in(tagged("llm-agent-training"))
+    # Taught in, it is refit; taught out, a paper it leaves out is pinned, the model kept.
+    result = run("topics", "teach", "llm-agent-training", *([] if refit else ["--not"]), outside)
+    error_line(result, 1, "No space left on device")
+    assert (model.read_bytes(), examples.read_bytes()) == before
+
+
 def every_tag(home: Path) -> dict[str, tuple[str, ...]]:
     """Every stored paper's tags, by id."""
     store = Store(home / "store")

@@ -41,7 +41,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit, emit_json
 from papertrack.errors import PapertrackError, UsageError
-from papertrack.files import lock_timeout
+from papertrack.files import all_or_nothing, lock_timeout
 from papertrack.text import counted, quoted, visible
 
 if TYPE_CHECKING:
@@ -909,8 +909,10 @@ def _refit(
     *,
     like: bool | None = None,
     rule: str = "",
+    save: bool = True,
 ) -> Any:
-    """Fit ``topic``'s model from the shipped labels plus ``taught``; write it; return it.
+    """Fit ``topic``'s model from the shipped labels plus ``taught``; write it (unless
+    not ``save``: the caller writes it with the examples); return it.
 
     ``like``: the topic was made from examples (``topics add --like``); None: as
     its model says (False for a topic without a model of its own yet), and so is
@@ -928,7 +930,8 @@ def _refit(
         choice = training.teach(
             topic, taught, texts, labelled, like=like, folder=store.vectors_dir, rule=rule
         )
-    training.save_model(choice.model, paths.user_model_file(topic.slug))
+    if save:
+        training.save_model(choice.model, paths.user_model_file(topic.slug))
     return choice
 
 
@@ -1332,26 +1335,33 @@ def topics_teach(
             cut_before: float | None = None
             count_before = store.count(chosen.slug) if store.exists() else None
             pins = None
-            if keep_model:
-                from papertrack.writer import PinsMoved
-
-                choice = None
-                pins = PinsMoved(catalog, chosen.slug, teach.pin(chosen, taught))
-            elif shipped is not None:
-                choice = None
-                teach.pin(shipped, taught)
-            else:
+            choice = None
+            if not keep_model and shipped is None:
                 unfitted = teach.unfitted(chosen, taught)  # read before the refit replaces it
                 if chosen.decide != "query":
                     cut_before = training.model_threshold(chosen)
                 try:
-                    choice = _refit(store, chosen, taught, known)
+                    choice = _refit(store, chosen, taught, known, save=False)
                 except KeyboardInterrupt:
-                    # Stopped while fitting: the model file is written last, whole.
                     say("Nothing was taught: the examples and the model are as they were.")
                     raise
             examples[chosen.slug] = taught
-            training.save_examples(paths.user_examples_file(), examples)
+            # The examples and the model are put in place together: killed between the
+            # two, a model pinned to a paper examples.json did not name was refit
+            # without it by the next teach, and the paper left the topic without a
+            # word. The examples go first: were the renames cut short between them,
+            # the next teach fits on the examples.
+            with all_or_nothing():
+                training.save_examples(paths.user_examples_file(), examples)
+                if keep_model:
+                    from papertrack.writer import PinsMoved
+
+                    pins = PinsMoved(catalog, chosen.slug, teach.pin(chosen, taught))
+                elif shipped is not None:
+                    teach.pin(shipped, taught)
+                else:
+                    assert choice is not None
+                    training.save_model(choice.model, paths.user_model_file(chosen.slug))
             refreshed = load_catalog()
             try:
                 changes = _retag(store, refreshed, pins)
