@@ -1207,6 +1207,10 @@ def test_a_topic_renamed_by_hand_keeps_its_teaching(stored: Path) -> None:
         f"topics.toml?). To teach it to this topic too: papertrack topics teach memory-q "
         f"{CHAIN_OF_AGENTS}"
     ) in taught.stderr
+    # A default topic is no renamed one: its teach is not offered them.
+    default = run("topics", "teach", "agentic-rl", CHAIN_OF_AGENTS)
+    assert default.exit_code == 0, default.stderr
+    assert "no longer a topic" not in default.stderr, default.stderr
 
 
 def test_a_removed_topics_model_and_examples_go_with_it(stored: Path) -> None:

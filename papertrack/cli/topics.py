@@ -665,18 +665,22 @@ def _remake_command(topic: Topic, taught: dict[str, bool]) -> str:
 
 
 def _note_orphaned_teaching(
-    catalog: Catalog, examples: dict[str, dict[str, bool]], slug: str
+    catalog: Catalog, examples: dict[str, dict[str, bool]], topic: Topic
 ) -> None:
     """Say so when examples are kept for slugs no topic has: a topic renamed by hand
     in topics.toml (its slug follows its name) left its teaching under the old slug,
-    and teaching it under the new one starts from nothing."""
+    and teaching it under the new one starts from nothing. Only for a topic of the
+    user's: a default one is no renamed topic (a `topics add --like` cut short
+    before it wrote topics.toml was offered as one to Agentic RL)."""
+    if topic.source == "default":
+        return
     for old, taught in sorted(examples.items()):
         if taught and catalog.by_slug(old) is None and old not in catalog.hidden:
             say(
                 f"Note: {len(taught):,} example{'s are' if len(taught) != 1 else ' is'} kept "
                 f"for '{old}', which is no longer a topic (renamed in topics.toml?). To "
                 f"teach {'them' if len(taught) != 1 else 'it'} to this topic too: "
-                f"{_teach_command(slug, taught)}"
+                f"{_teach_command(topic.slug, taught)}"
             )
 
 
@@ -1218,7 +1222,7 @@ def topics_teach(
             # What the topic was taught before this teach (``taught`` below is a copy).
             earlier = examples.get(chosen.slug, {})
             if not earlier and not forget:
-                _note_orphaned_teaching(catalog, examples, chosen.slug)
+                _note_orphaned_teaching(catalog, examples, chosen)
             from_examples = chosen.source != "default" and teach.made_from_examples(chosen)
             if forget and not given and from_examples:
                 raise UsageError(
