@@ -790,11 +790,17 @@ def _note_api_range(
             else:
                 first_day = first
                 reach = through
-            known[_api_key(cat)] = [
-                first_day.isoformat(),
-                max(last, first_day).isoformat(),
-                reach.isoformat(),
-            ]
+            span = (first_day, max(last, first_day), reach)
+            known[_api_key(cat)] = [day.isoformat() for day in span]
+            # The missed days it brought are crossed off now: kept only in the span,
+            # a later fetch of other days replaced it, and they were named again.
+            named = _still_missed(known, cat)
+            rest = [d.isoformat() for d in named if not _brought(span, d)]
+            if len(rest) != len(named):
+                if rest:
+                    known[_missed_key(cat)] = rest
+                else:
+                    known.pop(_missed_key(cat), None)
         return known
 
     with contextlib.suppress(OSError, PapertrackError):

@@ -724,6 +724,29 @@ def test_a_gap_longer_than_a_month_is_named_whole(httpserver: HTTPServer) -> Non
     assert "2025-08-21" not in later.stderr and "2025-10-14" not in later.stderr
 
 
+def test_missed_days_an_api_fetch_brought_stay_crossed_off_after_another_fetch(
+    isolated_home: Path,
+) -> None:
+    """The days an API fetch brought were kept only as its span, which the next API
+    fetch of days apart from it replaced: the next listing named them again, with
+    a fetch to run that was already run."""
+    from papertrack import fetch
+
+    def named(day: date) -> list[date]:
+        return (fetch._missed_listings(isolated_home, ["cs.AI"], day) or {}).get("cs.AI", [])
+
+    assert named(date(2025, 8, 20)) == []
+    assert named(date(2025, 8, 25)) == [date(2025, 8, 21), date(2025, 8, 22)]
+    fetch._note_api_range(isolated_home, ["cs.AI"], date(2025, 8, 14), date(2025, 8, 25),
+                          date(2025, 8, 25))  # fmt: skip
+    # Days later, an API fetch of a few days apart from that one.
+    fetch._note_api_range(isolated_home, ["cs.AI"], date(2025, 9, 8), date(2025, 9, 10),
+                          date(2025, 9, 10))  # fmt: skip
+    again = named(date(2025, 9, 11))
+    assert again and date(2025, 8, 21) not in again and date(2025, 8, 22) not in again
+    assert again[0] == date(2025, 8, 26)
+
+
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
 
 
