@@ -548,6 +548,22 @@ def test_a_teach_writes_its_examples_and_model_together_or_neither(
     assert (model.read_bytes(), examples.read_bytes()) == before
 
 
+def test_a_topic_made_from_examples_writes_its_model_with_its_examples_or_neither(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from papertrack import training
+    from papertrack.errors import StoreError
+
+    def full_disk(*args: Any) -> None:
+        raise StoreError("could not write examples.json: No space left on device")
+
+    monkeypatch.setattr(training, "save_examples", full_disk)
+    made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    error_line(made, 1, "No space left on device")
+    assert not (stored / "models" / "agent-chains.json").exists()
+    assert "agent-chains" not in run("topics", "--json").stdout
+
+
 def every_tag(home: Path) -> dict[str, tuple[str, ...]]:
     """Every stored paper's tags, by id."""
     store = Store(home / "store")

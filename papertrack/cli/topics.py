@@ -718,12 +718,14 @@ def _learn_from_examples(
     named = _taught_papers(store, like)
     papers = {p.arxiv_id: p for p in named.values()}
     taught = dict.fromkeys(papers, True)
-    choice = _refit(store, draft, taught, papers, like=True, rule=rule)
+    choice = _refit(store, draft, taught, papers, like=True, rule=rule, save=False)
     examples = training.load_examples(paths.user_examples_file())
     earlier = examples.get(chosen_slug) or {}
     dropped = {pid: inside for pid, inside in earlier.items() if pid not in taught}
     examples[chosen_slug] = taught
-    training.save_examples(paths.user_examples_file(), examples)
+    with all_or_nothing():  # together, as a teach writes them
+        training.save_examples(paths.user_examples_file(), examples)
+        training.save_model(choice.model, paths.user_model_file(chosen_slug))
     if dropped:
         # --replace --like makes the topic anew from these papers: said, not silent,
         # and with the ids, which examples.json no longer holds.
