@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -562,6 +563,27 @@ def test_a_topic_made_from_examples_writes_its_model_with_its_examples_or_neithe
     error_line(made, 1, "No space left on device")
     assert not (stored / "models" / "agent-chains.json").exists()
     assert "agent-chains" not in run("topics", "--json").stdout
+
+
+def test_a_teach_removes_what_killed_teaches_left_and_only_that(stored: Path) -> None:
+    """A teach killed while writing left temp files in models/ and beside
+    examples.json, which nothing ever removed or reported."""
+    assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    gone = 2**22 + 7  # no such process
+    left = [
+        stored / "models" / f".llm-agent-training.json.{gone}.tmp",
+        stored / f".examples.json.{gone}.tmp",
+    ]
+    kept = [
+        stored / f".following.json.{gone}.tmp",  # not a teach's: left to its own command
+        stored / "models" / f".agentic-rl.json.{os.getppid()}.tmp",  # a live process's
+        stored / "models" / "notes.tmp",
+    ]
+    for path in left + kept:
+        path.write_bytes(b"half")
+    assert run("topics", "teach", "llm-agent-training", "--not", DATARUS).exit_code == 0
+    assert not any(path.exists() for path in left)
+    assert all(path.exists() for path in kept)
 
 
 def every_tag(home: Path) -> dict[str, tuple[str, ...]]:

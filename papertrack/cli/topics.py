@@ -542,9 +542,17 @@ def _teaching() -> Iterator[None]:
     """Held while a command reads, refits and writes what topics were taught
     (examples.json and models/ in the data home): two teaches at once would each
     write back the examples they read, and one's would be lost."""
-    from papertrack.files import Lock
+    from papertrack.files import Lock, temp_files
 
     with Lock(paths.home() / paths.TEACH_LOCK, lock_timeout(), "the lock on taught topics"):
+        # What a teach killed while writing left (of processes gone): never read,
+        # and nothing else removed it.
+        examples = paths.user_examples_file()
+        left = temp_files(paths.user_models_dir())
+        left += [t for t in temp_files(examples.parent) if t.name.startswith(f".{examples.name}.")]
+        for temp in left:
+            with contextlib.suppress(OSError):
+                temp.unlink()
         yield
 
 
