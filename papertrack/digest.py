@@ -27,7 +27,7 @@ from papertrack.errors import StoreError
 from papertrack.files import write_json
 from papertrack.ids import abs_url, stored_arxiv_id
 from papertrack.models import Paper, paper_date_key, utc_text
-from papertrack.text import names_plus, one_line, web_url
+from papertrack.text import counted, names_plus, one_line, web_url
 
 __all__ = [
     "FIRST_DIGEST_DAYS",
@@ -42,6 +42,7 @@ __all__ = [
     "load_state",
     "markdown_escape",
     "render_markdown",
+    "set_aside_lines",
     "shown_above_lines",
     "render_text",
     "save_following",
@@ -439,6 +440,7 @@ def render_text(digest: Digest, names: Mapping[str, str]) -> str:
             if others:
                 lines.append("  Also in: " + ", ".join(others))
     lines += [f"\n{line}" for line in shown_above_lines(digest, one_line)]
+    lines += [f"\n{line}" for line in set_aside_lines(digest, one_line)]
     return "\n".join(lines) + "\n"
 
 
@@ -453,6 +455,24 @@ def shown_above_lines(digest: Digest, escape: Callable[[str], str]) -> list[str]
         for section in digest.sections
         if section.only_above
     ]
+
+
+def set_aside_lines(digest: Digest, escape: Callable[[str], str]) -> list[str]:
+    """A line for each topic that changed since the last digest and set older papers
+    aside (:attr:`Digest.passed_by`): said on stderr only, a cron job's `-q` kept it
+    from the digest's reader, who was never told papers were passed over."""
+    names = {section.topic: section.name for section in digest.sections}
+    lines = []
+    for slug, (count, before) in sorted(digest.passed_by.items()):
+        from papertrack.dates import shown_day
+
+        lines.append(
+            f"{escape(names.get(slug, slug))} changed since the last digest (taught, "
+            f"redefined or upgraded): {counted(count, 'paper')} of it dated "
+            f"before {shown_day(before.date())} {'is' if count == 1 else 'are'} not shown "
+            f"as new. 'papertrack latest {slug}' lists them."
+        )
+    return lines
 
 
 # What a Markdown renderer (CommonMark, and GitHub's GFM) would read as markup
@@ -553,6 +573,7 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
             if others:
                 lines[-1] += "  \n  Also in: " + ", ".join(markdown_escape(o) for o in others)
     lines += [f"\n{line}" for line in shown_above_lines(digest, _md_line)]
+    lines += [f"\n{line}" for line in set_aside_lines(digest, _md_line)]
     return "\n".join(lines) + "\n"
 
 
@@ -577,5 +598,10 @@ def digest_dict(
                 "shown_above": list(s.shown_above),
             }
             for s in digest.sections
+        ],
+        # Topics changed since the last digest: their older papers, not shown as new.
+        "set_aside": [
+            {"topic": slug, "papers": count, "dated_before": before.date().isoformat()}
+            for slug, (count, before) in sorted(digest.passed_by.items())
         ],
     }

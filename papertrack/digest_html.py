@@ -30,6 +30,7 @@ from papertrack.digest import (
     link,
     other_tags,
     scope_text,
+    set_aside_lines,
     shown_above_lines,
 )
 from papertrack.text import names_plus, one_line
@@ -248,7 +249,7 @@ def _context(
         "scope": scope_text(digest),
         "total": count_text(len(digest.arxiv_ids())),
         "sections": sections,
-        "shown_above": shown_above_lines(digest, one_line),
+        "shown_above": shown_above_lines(digest, one_line) + set_aside_lines(digest, one_line),
     }
 
 

@@ -984,6 +984,10 @@ def test_a_topic_redefined_since_the_last_digest_does_not_flood_the_next(
         "so it starts as if just followed: 2 papers of it dated before "
     ) in said
     assert "and not shown yet are not shown as new, and marked as shown." in said
+    # Said in the digest itself too: a cron job's -q kept the note from its reader.
+    data = json.loads(shown.stdout)
+    starts = (NOW - timedelta(days=8)).date().isoformat()  # a week before the last digest
+    assert data["set_aside"] == [{"topic": "zebra-studies", "papers": 2, "dated_before": starts}]
     state = json.loads((isolated_home / "digest-state.json").read_text())
     now = Catalog.of_home().fingerprints()["zebra-studies"]
     assert now != definition and state["definitions"] == {"zebra-studies": now}
@@ -1085,6 +1089,29 @@ def test_a_since_digest_keeps_no_definition_of_a_topic_no_longer_followed(
     assert run("digest", "--format", "json", "--since", "2 days ago", "--empty-ok").exit_code == 0
     state = json.loads((isolated_home / "digest-state.json").read_text())
     assert list(state["definitions"]) == ["stripe-science"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_a_quiet_digest_says_in_itself_what_a_changed_topic_set_aside(
+    tmp_path: Path, isolated_home: Path, fmt: str
+) -> None:
+    """The note went to stderr only: with cron's `digest -q -o FILE` the reader was
+    never told that a changed topic's older papers were passed over."""
+    follow("zebra-studies")
+    _followed_long_ago(isolated_home, ["zebra-studies"], last_days=20)
+    stripes = [("2611.00002", 1, "Stripes 40", 40, ["B"]), ("2611.00003", 1, "Stripes 3", 3, ["C"])]
+    ingest(api_feed(tmp_path / "papers.xml", stripes))
+    query = "zebra* OR stripe*"
+    assert run("topics", "add", "Zebra Studies", "--replace", "--query", query).exit_code == 0
+    out = tmp_path / f"digest.{fmt}"
+    quiet = run("digest", "-q", "-o", str(out), "--format", fmt)
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.stderr
+    text = " ".join(out.read_text(encoding="utf-8").split()).replace("&#39;", "'")
+    assert (
+        "Zebra Studies changed since the last digest (taught, redefined or upgraded): "
+        "1 paper of it dated before "
+    ) in text
+    assert "is not shown as new. 'papertrack latest zebra-studies' lists them." in text
 
 
 def test_the_note_of_a_redefined_topic_gives_the_day_it_now_starts(
