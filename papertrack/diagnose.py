@@ -325,9 +325,13 @@ class TopicExplanation:
     #: The user's decision for this paper (``topics teach``): True in, False out,
     #: None if not taught. It holds whatever the rule, model and query say.
     taught: bool | None = None
-    #: Whether the model was fitted with this paper as an example: its own words
-    #: then weigh in its score, which says little of papers like it.
+    #: Whether the model was fitted with this paper as an example (one you taught,
+    #: or one of the labelled papers it learns from): its own words then weigh in
+    #: its score, which says little of papers like it.
     fitted_on: bool = False
+    #: The paper's label for this topic among the labelled papers papertrack ships
+    #: (True in, False out); None: not one of them, or a topic they do not cover.
+    labelled: bool | None = None
 
     @property
     def has_query(self) -> bool:
@@ -383,6 +387,7 @@ class TopicExplanation:
             "implied_by": [slug for slug, _ in self.implied_by],
             "taught": self.taught,
             "fitted_on": self.fitted_on,
+            "labelled": self.labelled,
         }
 
 
@@ -525,8 +530,44 @@ def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[
             item = replace(
                 item, matched=taught, taught=taught, fitted_on=_fitted_on(each, paper.arxiv_id)
             )
+        elif item.model is not None:
+            item = _as_labelled(item, each, paper.arxiv_id)
         found.append(item)
     return found
+
+
+def _as_labelled(item: TopicExplanation, topic: Topic, arxiv_id: str) -> TopicExplanation:
+    """``item`` for a paper among the labelled papers the models learn from: the
+    model was fitted on it if it is of the train split (a default topic's as a
+    labelled example, a topic of examples' as background), and its label for a
+    default topic is said. Its words weighed in its own score, which read as
+    evidence about papers like it."""
+    from papertrack.topics import as_bundled
+    from papertrack.training import TRAIN
+
+    found = _labelled_papers().get(arxiv_id)
+    if found is None:
+        return item
+    split, labels = found
+    try:
+        fitted = split == TRAIN and "fitted_on" in topic.model.meta
+    except (OSError, ValueError, PapertrackError):
+        fitted = False
+    label = topic.slug in labels if as_bundled(topic) else None
+    return replace(item, fitted_on=fitted, labelled=label)
+
+
+@lru_cache(maxsize=1)
+def _labelled_papers() -> dict[str, tuple[str, frozenset[str]]]:
+    """arXiv id -> (split, the topics it is labelled in) of the shipped labelled
+    papers; empty when they cannot be read (explain goes on without them)."""
+    from papertrack import paths
+    from papertrack.training import load_labelled
+
+    try:
+        return {p.arxiv_id: (p.split, p.labels) for p in load_labelled(paths.labels_file())}
+    except PapertrackError:
+        return {}
 
 
 def _fitted_on(topic: Topic, arxiv_id: str) -> bool:

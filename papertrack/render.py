@@ -852,6 +852,28 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
                     "how the model sees those)."
                 )
             )
+    if (
+        item.taught is None
+        and item.model is not None
+        and (item.fitted_on or item.labelled is not None)
+    ):
+        label = (
+            ""
+            if item.labelled is None
+            else f", labelled {'in the topic' if item.labelled else 'out of it'}"
+        )
+        if item.fitted_on:
+            said = (
+                f"This paper is one of the labelled papers its model was fitted on{label}, "
+                "so its own words weigh in the score below: that says more about this "
+                "paper than about papers like it."
+            )
+        else:
+            said = (
+                "This paper is one of the labelled papers its figures are measured on "
+                f"(the test split, which nothing is fitted on){label}."
+            )
+        parts.append(Text(said))
     if item.implied_by:
         which = " and ".join(name for _, name in item.implied_by)
         verb = "implies" if len(item.implied_by) == 1 else "imply"

@@ -1385,6 +1385,41 @@ def test_explain_and_topics_test_hold_taught_papers_and_implications(stored: Pat
         assert trial["matches"] == len(tagged(slug)), slug
 
 
+def test_explain_says_when_a_paper_is_one_the_model_learnt_from(sample_home: Path) -> None:
+    """A paper among the labelled papers a model was fitted on was explained as any
+    other, its own words shown as evidence for papers like it; its label went
+    unsaid. Both are said now, and so is a test-split paper's label."""
+    from papertrack import paths, training
+
+    stored = {p["arxiv_id"] for p in json.loads(run("latest", "--json", "-n", "10000").stdout)}
+    labelled = [p for p in training.load_labelled(paths.labels_file()) if p.arxiv_id in stored]
+    train = next(p for p in labelled if p.split == training.TRAIN)
+    test = next(p for p in labelled if p.split != training.TRAIN)
+    for paper, fitted in ((train, True), (test, False)):
+        slug = "llm-agent-training"
+        label = slug in paper.labels
+        said = json.loads(run("topics", "explain", paper.arxiv_id, slug, "--json").stdout)
+        item = said["topics"][0] if "topics" in said else said
+        assert (item["fitted_on"], item["labelled"], item["taught"]) == (fitted, label, None)
+        text = " ".join(run("topics", "explain", paper.arxiv_id, slug).stdout.split())
+        where = "labelled in the topic" if label else "labelled out of it"
+        if fitted:
+            assert f"one of the labelled papers its model was fitted on, {where}, so" in text
+        else:
+            assert "its figures are measured on (the test split" in text and where in text
+    # A topic of your own: fitted on them as background, with no label of its own.
+    made = run("topics", "add", "Agent Memory", "--like", *sorted(stored)[:2])
+    assert made.exit_code == 0, made.stderr
+    said = json.loads(run("topics", "explain", train.arxiv_id, "agent-memory", "--json").stdout)
+    item = said["topics"][0] if "topics" in said else said
+    assert (item["fitted_on"], item["labelled"]) == (True, None)
+    # Not one of them: neither.
+    other = next(iter(stored - {p.arxiv_id for p in labelled}))
+    said = json.loads(run("topics", "explain", other, "gui-agents", "--json").stdout)
+    item = said["topics"][0] if "topics" in said else said
+    assert (item["fitted_on"], item["labelled"]) == (False, None)
+
+
 def test_explain_says_nothing_of_fitting_for_a_paper_pinned_to_the_shipped_model(
     stored: Path,
 ) -> None:
