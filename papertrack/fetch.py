@@ -21,7 +21,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -630,7 +630,7 @@ def _missed_listings(
     run fetched it (that run said it was empty), and is named here when none did
     (fetching it again costs only papers already stored). A day named is named
     again by every later listing until an API fetch brings its papers, for
-    :data:`MISSED_KEPT_DAYS` after the last day missed. The file is a shortcut: one
+    :data:`MISSED_KEPT_DAYS` after the listing that first named it. The file is a shortcut: one
     that cannot be read is empty, and one that cannot be written does not fail the
     fetch.
     """
@@ -648,11 +648,7 @@ def _missed_listings(
                 named = _still_missed(known, cat)
                 if day in named:
                     late = True
-                    rest = [d.isoformat() for d in named if d != day]
-                    if rest:
-                        known[_missed_key(cat)] = rest
-                    else:
-                        known.pop(_missed_key(cat), None)
+                    _keep_missed(known, cat, {d: n for d, n in named.items() if d != day})
             return known if late else None
         for cat, last in lasts.items():
             known[cat] = max(day, last or day).isoformat()
@@ -669,17 +665,22 @@ def _missed_listings(
     if seen():
         return None
     missed: dict[str, list[date]] = {}
+    named_on: dict[str, dict[date, date]] = {}
     fetched = state.read()
     for cat, last in lasts.items():
         newest = max(day, last or day)  # an older listing served late moves nothing
-        days = set(_still_missed(fetched, cat))
-        if days and (newest - max(days)).days > MISSED_KEPT_DAYS:
-            days = set()  # named by every listing for a month after the last of them
+        # Each day is named for a month from the listing that first named it.
+        days = {
+            d: first
+            for d, first in _still_missed(fetched, cat).items()
+            if (newest - first).days <= MISSED_KEPT_DAYS
+        }
         if last is not None and last < day:
             # The whole gap, however long: cut at a month when first named, a machine
             # off for six weeks was told of its last month only, and the fetch it was
             # given left out the rest.
-            days.update(last + timedelta(days=n) for n in range(1, (day - last).days))
+            for n in range(1, (day - last).days):
+                days.setdefault(last + timedelta(days=n), newest)
         covered = _api_range(fetched, cat)
         kept = [
             d
@@ -688,13 +689,11 @@ def _missed_listings(
         ]
         if kept:
             missed[cat] = kept
+            named_on[cat] = {d: days[d] for d in kept}
 
     def keep(known: dict[str, Any]) -> dict[str, Any]:
         for cat in categories:
-            if cat in missed:
-                known[_missed_key(cat)] = [d.isoformat() for d in missed[cat]]
-            else:
-                known.pop(_missed_key(cat), None)
+            _keep_missed(known, cat, named_on.get(cat, {}))
         return known
 
     if recorded:
@@ -703,9 +702,9 @@ def _missed_listings(
     return missed
 
 
-#: Days missed listings are named again, by every listing fetched after them, until
-#: an API fetch brings their papers (counted from the last of them, so a long gap is
-#: named whole): said once, a cron mail lost or unread lost them.
+#: Days a missed listing is named again, by every listing fetched after it, until an
+#: API fetch brings its papers (counted from the listing that first named it, so a
+#: long gap is named whole): said once, a cron mail lost or unread lost them.
 MISSED_KEPT_DAYS = 30
 
 
@@ -713,13 +712,28 @@ def _missed_key(category: str) -> str:
     return f"missed {category}"
 
 
-def _still_missed(known: dict[str, Any], category: str) -> list[date]:
-    """The listing days of ``category`` named as missed before (and not brought since)."""
-    days = []
-    for text in known.get(_missed_key(category)) or ():
+def _still_missed(known: dict[str, Any], category: str) -> dict[date, date]:
+    """The listing days of ``category`` named as missed before (and not brought
+    since), each with the day of the listing that first named it. A list kept
+    before those were recorded counts each day as named on that day."""
+    kept = known.get(_missed_key(category)) or ()
+    pairs = kept.items() if isinstance(kept, dict) else ((text, text) for text in kept)
+    days = {}
+    for text, first in pairs:
         with contextlib.suppress(TypeError, ValueError):
-            days.append(date.fromisoformat(text))
+            days[date.fromisoformat(text)] = date.fromisoformat(first)
     return days
+
+
+def _keep_missed(known: dict[str, Any], category: str, days: Mapping[date, date]) -> None:
+    """Record ``days`` (missed day -> the day first named) as the missed days of
+    ``category`` (none: the entry goes)."""
+    if days:
+        known[_missed_key(category)] = {
+            d.isoformat(): first.isoformat() for d, first in sorted(days.items())
+        }
+    else:
+        known.pop(_missed_key(category), None)
 
 
 def _api_key(category: str) -> str:
@@ -795,12 +809,9 @@ def _note_api_range(
             # The missed days it brought are crossed off now: kept only in the span,
             # a later fetch of other days replaced it, and they were named again.
             named = _still_missed(known, cat)
-            rest = [d.isoformat() for d in named if not _brought(span, d)]
+            rest = {d: first for d, first in named.items() if not _brought(span, d)}
             if len(rest) != len(named):
-                if rest:
-                    known[_missed_key(cat)] = rest
-                else:
-                    known.pop(_missed_key(cat), None)
+                _keep_missed(known, cat, rest)
         return known
 
     with contextlib.suppress(OSError, PapertrackError):

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -597,7 +597,8 @@ def test_an_empty_weekend_listing_is_no_error_and_an_empty_weekday_one_is_said(
     )
     assert json.loads(listings.read_text(encoding="utf-8")) == {
         "cs.AI": "2025-08-27",
-        "missed cs.AI": ["2025-08-25", "2025-08-26"],  # named until fetched
+        # Named until fetched, for a month from the listing that first named them.
+        "missed cs.AI": {"2025-08-25": "2025-08-27", "2025-08-26": "2025-08-27"},
     }
     assert recorded == {"cs.AI": "2025-08-23"}
     # The next night does not name Wednesday: it was said, and fetched.
@@ -745,6 +746,41 @@ def test_missed_days_an_api_fetch_brought_stay_crossed_off_after_another_fetch(
     again = named(date(2025, 9, 11))
     assert again and date(2025, 8, 21) not in again and date(2025, 8, 22) not in again
     assert again[0] == date(2025, 8, 26)
+
+
+def test_a_missed_day_is_named_for_a_month_from_when_it_was_first_named(
+    isolated_home: Path,
+) -> None:
+    """Counted from the newest missed day, days missed in a run of misses less than
+    a month apart were named for ever: a day missed in July was still named in
+    September, with a fetch from June."""
+    from papertrack import fetch
+
+    def named(day: date) -> list[date]:
+        return (fetch._missed_listings(isolated_home, ["cs.AI"], day) or {}).get("cs.AI", [])
+
+    assert named(date(2025, 7, 4)) == []
+    # Listings fetched about once a week, none on a month's first Monday: the days
+    # between are missed, and misses keep coming less than a month apart.
+    days = [date(2025, 7, 4)]
+    for month in (7, 8, 9):
+        for week in range(4):
+            day = date(2025, month, 1) + timedelta(days=7 * week)
+            days.append(day)
+    said: dict[date, list[date]] = {}
+    for day in sorted(set(days)):
+        if day.weekday() >= 5 or day.day <= 7 and day.weekday() == 0:
+            continue  # the first Monday of the month: missed
+        said[day] = named(day)
+    july = date(2025, 7, 7)
+    assert any(july in days for days in said.values())
+    assert all(july not in days for day, days in said.items() if (day - july).days > 31)
+    # A list kept by an earlier papertrack: each day as named on that day.
+    listings = isolated_home / "fetch-listings.json"
+    kept = json.loads(listings.read_text(encoding="utf-8"))
+    kept["missed cs.AI"] = ["2025-09-25"]
+    listings.write_text(json.dumps(kept), encoding="utf-8")
+    assert date(2025, 9, 25) in named(date(2025, 10, 1))
 
 
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
