@@ -622,15 +622,18 @@ class StoreWriter:
         return touched
 
     def _weeks_of(self, papers: AbstractSet[str]) -> dict[str, set[str]] | None:
-        """Week -> the ids of ``papers`` stored in it (a paper not stored is left
-        out); None when the id map cannot say (a damaged shard: a whole retag then)."""
+        """Week -> the ids of ``papers`` stored in it; None when the id map cannot
+        say where each one is (a damaged or missing shard: a whole retag then). A
+        teach pins stored papers only, so one the map lacks is the map's fault: read
+        as not stored, a paper kept its tags for good under the new fingerprints."""
         found: dict[str, set[str]] = {}
         shards = IdMap(self.store)
         try:
             for pid in papers:
                 week = shards.get(pid)
-                if week is not None:
-                    found.setdefault(week, set()).add(pid)
+                if week is None:
+                    return None
+                found.setdefault(week, set()).add(pid)
         except StoreError:
             return None
         return found

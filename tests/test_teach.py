@@ -630,6 +630,14 @@ def test_a_teach_that_keeps_its_model_reads_only_the_papers_it_pinned(
     assert run("latest", "agent-chains").exit_code == 0
     assert sorted(read) == sorted(store.weeks())
     assert every_tag(stored) == narrowed
+    # A paper the id map has lost (its shard deleted by hand, which reads go round):
+    # read as not stored, it kept its tags for good. The retag is whole then.
+    outside = first_not_in(tagged("agent-chains"))
+    (stored / "store" / "ids" / f"{outside[:4]}.json").unlink()
+    read.clear()
+    taught = run("topics", "teach", "agent-chains", "--not", outside)
+    assert taught.exit_code == 0 and "its model is kept" in taught.stderr, taught.stderr
+    assert sorted(read) == sorted(store.weeks())
 
 
 def test_a_pinning_retag_is_whole_when_the_topics_changed_meanwhile(stored: Path) -> None:
