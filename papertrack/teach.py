@@ -225,6 +225,18 @@ def pin(topic: Topic, taught: dict[str, bool]) -> frozenset[str]:
     return frozenset(a for a in before.keys() | taught.keys() if before.get(a) != taught.get(a))
 
 
+def pinned(topic: Topic) -> dict[str, bool]:
+    """The papers ``topic``'s model holds as taught (examples.json says what was
+    taught; a teach killed between writing it and the model left them apart)."""
+    if not topic.model_file:
+        return {}
+    try:
+        found = topic.model.meta.get("pinned") or {}
+    except (OSError, ValueError, PapertrackError):
+        return {}
+    return {str(pid): bool(inside) for pid, inside in found.items()}
+
+
 def unfitted(topic: Topic, taught: Mapping[str, bool]) -> list[str]:
     """The examples pinned to ``topic``'s model since it was fitted (see :func:`pin`),
     as they are taught now."""

@@ -586,6 +586,24 @@ def test_a_teach_removes_what_killed_teaches_left_and_only_that(stored: Path) ->
     assert all(path.exists() for path in kept)
 
 
+def test_teaching_again_mends_an_example_the_model_does_not_hold(stored: Path) -> None:
+    """A teach killed between putting examples.json and the model in place (or
+    examples.json edited by hand) left an example the model did not pin: teaching
+    the same paper again said "so already: nothing more to teach", and the paper
+    stayed as the model scored it."""
+    made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    inside = [p for p in tagged("agent-chains") if p not in (CHAIN_OF_AGENTS, COMPUTER_RL)][0]
+    path = stored / "examples.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["topics"]["agent-chains"][inside] = False
+    path.write_text(json.dumps(data), encoding="utf-8")
+    again = run("topics", "teach", "agent-chains", "--not", inside)
+    assert again.exit_code == 0, again.stderr
+    assert "nothing more to teach" not in again.stderr
+    assert inside not in tagged("agent-chains")
+
+
 def every_tag(home: Path) -> dict[str, tuple[str, ...]]:
     """Every stored paper's tags, by id."""
     store = Store(home / "store")

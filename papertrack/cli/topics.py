@@ -1287,6 +1287,7 @@ def topics_teach(
                 and not forgotten
                 and taught == examples.get(chosen.slug)
                 and teach.is_current(chosen)
+                and teach.pinned(chosen) == taught
             ):
                 # Every paper named was taught so already: a refit would give the same
                 # model after seconds of work, and "Taught 1 paper" read as a change.
