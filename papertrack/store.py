@@ -110,9 +110,10 @@ _LAYOUT = frozenset(
 )
 
 
-#: What a store holds once it has papers (a writer marks the store first): without
-#: the marker, these are papertrack's only if they look it (:func:`_made_before_marker`).
-_HOLDINGS = _LAYOUT - {MARKER, ".lock", ".dirty", "resume"}
+#: What a store holds once a writer has been at it (it marks the store first, with
+#: only its lock made before): without the marker, these are papertrack's only if
+#: they look it (:func:`_made_before_marker`).
+_HOLDINGS = _LAYOUT - {MARKER, ".lock", ".dirty"}
 
 
 #: What the folders of a store hold, by name: week files, id shards and checkpoints
@@ -168,25 +169,26 @@ _WEEK_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json|undated\.json")
 
 def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
     """Whether ``path`` (holding ``names``) is a papertrack store made before the
-    marker: week files in papers/ with nothing else there but a file manager's
-    files (:func:`_file_managers`), and an index.json of papertrack's or a week
-    file that is (the index may be lost or cut short: doctor --repair mends it).
-    An index.json and a dated file of someone's notes were taken for a store, and
-    the index overwritten."""
-    if "papers" not in names:
-        return False
-    try:
-        entries = os.listdir(path / "papers")
-    except OSError:
-        return False
-    weeks = sorted(n for n in entries if _WEEK_FILE.fullmatch(n))
-    if not weeks or not all(
-        _WEEK_FILE.fullmatch(n) or _file_managers(n) or TEMP_NAME.fullmatch(n) for n in entries
-    ):
-        return False
+    marker: papers/, if there, holds week files and nothing else but a file
+    manager's files (:func:`_file_managers`), and index.json is papertrack's or,
+    the index lost or cut short (doctor --repair mends it), a week file is. An
+    index.json and a dated file of someone's notes were taken for a store, and the
+    index overwritten."""
+    weeks: list[str] = []
+    if "papers" in names:
+        try:
+            entries = os.listdir(path / "papers")
+        except OSError:
+            return False
+        if not all(
+            _WEEK_FILE.fullmatch(n) or _file_managers(n) or TEMP_NAME.fullmatch(n) for n in entries
+        ):
+            return False
+        weeks = sorted(n for n in entries if _WEEK_FILE.fullmatch(n))
     if "index.json" in names and _papertracks_index(path / "index.json"):
         return True
-    return any(_papertracks_week(path / "papers" / week) for week in weeks[:3])
+    # Any of them: a kill or a full disk may have left the first few empty.
+    return any(_papertracks_week(path / "papers" / week) for week in weeks)
 
 
 def _papertracks_index(path: Path) -> bool:
