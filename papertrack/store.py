@@ -167,13 +167,15 @@ def _file_managers(name: str) -> bool:
 _WEEK_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json|undated\.json")
 
 
-def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
+def _made_before_marker(path: Path, names: AbstractSet[str], alone: bool) -> bool:
     """Whether ``path`` (holding ``names``) is a papertrack store made before the
     marker: papers/, if there, holds week files and nothing else but a file
     manager's files (:func:`_file_managers`), and index.json is papertrack's or,
-    the index lost or cut short (doctor --repair mends it), a week file is. An
-    index.json and a dated file of someone's notes were taken for a store, and the
-    index overwritten."""
+    the index lost or cut short (doctor --repair mends it), a week file is. With
+    no week file, the index is evidence only ``alone`` (nothing else in the folder
+    but a store's names): a project folder with an index.json of two such keys was
+    taken for a store. An index.json and a dated file of someone's notes were taken
+    for a store, and the index overwritten."""
     weeks: list[str] = []
     if "papers" in names:
         try:
@@ -185,20 +187,34 @@ def _made_before_marker(path: Path, names: AbstractSet[str]) -> bool:
         ):
             return False
         weeks = sorted(n for n in entries if _WEEK_FILE.fullmatch(n))
-    if "index.json" in names and _papertracks_index(path / "index.json"):
+    if (weeks or alone) and "index.json" in names and _papertracks_index(path / "index.json"):
         return True
     # Any of them: a kill or a full disk may have left the first few empty.
     return any(_papertracks_week(path / "papers" / week) for week in weeks)
 
 
+def _empty_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder holding nothing (a file manager's files aside):
+    nothing in it to overwrite, whoever made it."""
+    try:
+        return path.is_dir() and all(_file_managers(n) for n in os.listdir(path))
+    except OSError:
+        return False
+
+
 def _papertracks_index(path: Path) -> bool:
-    """Whether ``path`` is an index.json papertrack wrote (its counts and meta)."""
+    """Whether ``path`` is an index.json papertrack wrote: its counts, and its meta
+    with the index's schema."""
     try:
         with open(path, "rb") as handle:
             index = json.loads(handle.read(MAX_INDEX_PROBE))
     except (OSError, ValueError):
         return False
-    return isinstance(index, dict) and {"counts", "meta"} <= index.keys()
+    if not isinstance(index, dict) or not isinstance(index.get("counts"), dict):
+        return False
+    meta = index.get("meta")
+    docs = meta.values() if isinstance(meta, dict) else ()
+    return any(isinstance(doc, dict) and isinstance(doc.get("schema"), int) for doc in docs)
 
 
 #: How a week file papertrack wrote begins: its table of papers, each with an arXiv id.
@@ -392,9 +408,10 @@ class Store:
             inside = _foreign_inside(self.path, names & _LAYOUT)
             foreign = {n for n in names - _LAYOUT if not _file_managers(n)}
             foreign |= {inside} if inside is not None else set()
-            if not foreign and not names & _HOLDINGS:
+            held = {n for n in names & _HOLDINGS if not _empty_folder(self.path / n)}
+            if not foreign and not held:
                 return  # empty, or being made: the next writer marks it
-            if _made_before_marker(self.path, names):
+            if _made_before_marker(self.path, names, alone=not foreign):
                 # A store of a papertrack before the marker, maybe with a file of
                 # someone else's beside its own (Finder's .DS_Store, notes.txt): every
                 # command, doctor too, refused it, naming the store's own files.
@@ -402,10 +419,10 @@ class Store:
             if not foreign:
                 # Only a store's names, but not its files: someone's index.json (a
                 # web site's) was overwritten by an ingest.
-                held = ", ".join(sorted(n for n in names & _HOLDINGS)[:3])
+                shown = ", ".join(sorted(held)[:3])
                 raise StoreError(
                     f"{visible(self.path)} is not a papertrack store: it has no {MARKER}, "
-                    f"and what it holds ({visible(held)}) is not papertrack's. Point --db or "
+                    f"and what it holds ({visible(shown)}) is not papertrack's. Point --db or "
                     "PAPERTRACK_DB at an empty or new directory, or at a papertrack store"
                 ) from None
             shown = ", ".join(sorted(visible(n) for n in foreign)[:3])

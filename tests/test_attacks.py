@@ -195,8 +195,21 @@ def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_fil
         {"papers/reading-list.json": b"[]", ".DS_Store": b""},
         {"papers/2024-01-01.json": b'{"papers": "mine"}', "ids/x.json": b"{}"},
         {"resume/resume.json": b'{"basics": {}}'},  # a JSON Resume CV
+        # A project's index.json with keys of the same names, beside its own files.
+        {"index.json": b'{"counts": {}, "meta": {}}', "README.md": b"# mine", "src/a.py": b""},
+        {"index.json": b'{"counts": {}, "meta": {"1": {"schema": 3}}}', "README.md": b"# mine"},
+        {"index.json": b'{"counts": {}, "meta": {"1": {"version": 3}}}'},
     ],
-    ids=["site-with-ds-store", "index-alone", "reading-list", "look-alike-week", "cv"],
+    ids=[
+        "site-with-ds-store",
+        "index-alone",
+        "reading-list",
+        "look-alike-week",
+        "cv",
+        "project",
+        "project-schema",
+        "look-alike-index",
+    ],
 )
 def test_a_folder_holding_only_a_stores_names_is_refused_unless_its_files_are_papertracks(
     tmp_path: Path, files: dict[str, bytes]
