@@ -21,7 +21,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -671,7 +671,7 @@ def _missed_listings(
         newest = max(day, last or day)  # an older listing served late moves nothing
         # Each day is named for a month from the listing that first named it.
         days = {
-            d: first
+            d: min(first, newest)  # a day in the future (edited, a clock set wrong): now
             for d, first in _still_missed(fetched, cat).items()
             if (newest - first).days <= MISSED_KEPT_DAYS
         }
@@ -714,14 +714,28 @@ def _missed_key(category: str) -> str:
 
 def _still_missed(known: dict[str, Any], category: str) -> dict[date, date]:
     """The listing days of ``category`` named as missed before (and not brought
-    since), each with the day of the listing that first named it. A list kept
-    before those were recorded counts each day as named on that day."""
-    kept = known.get(_missed_key(category)) or ()
-    pairs = kept.items() if isinstance(kept, dict) else ((text, text) for text in kept)
+    since), each with the day of the listing that first named it. Where that was
+    not kept (a list an earlier version kept, a value damaged), the category's
+    last listing day stands in for it, which drops no day sooner than before."""
+    kept = known.get(_missed_key(category))
+    if isinstance(kept, dict):
+        pairs: Iterable[tuple[Any, Any]] = kept.items()
+    elif isinstance(kept, list):
+        pairs = ((text, None) for text in kept)
+    else:
+        return {}  # damaged: nothing to name again
+    fallback = _last_listings(known, [category]).get(category)
     days = {}
     for text, first in pairs:
-        with contextlib.suppress(TypeError, ValueError):
-            days[date.fromisoformat(text)] = date.fromisoformat(first)
+        try:
+            day = date.fromisoformat(text)
+        except (TypeError, ValueError):
+            continue
+        try:
+            named = date.fromisoformat(first)
+        except (TypeError, ValueError):
+            named = fallback or day
+        days[day] = max(day, named)
     return days
 
 

@@ -775,12 +775,24 @@ def test_a_missed_day_is_named_for_a_month_from_when_it_was_first_named(
     july = date(2025, 7, 7)
     assert any(july in days for days in said.values())
     assert all(july not in days for day, days in said.items() if (day - july).days > 31)
-    # A list kept by an earlier papertrack: each day as named on that day.
+    # A list kept by an earlier papertrack: each day as named by the last listing
+    # recorded (a six-week gap named the day before was cut to its last month).
     listings = isolated_home / "fetch-listings.json"
-    kept = json.loads(listings.read_text(encoding="utf-8"))
-    kept["missed cs.AI"] = ["2025-09-25"]
-    listings.write_text(json.dumps(kept), encoding="utf-8")
-    assert date(2025, 9, 25) in named(date(2025, 10, 1))
+    gap = [date(2025, 10, 1) + timedelta(days=n) for n in range(42)]
+    gap = [d for d in gap if d.weekday() < 5]
+    old = {"cs.AI": "2025-11-13", "missed cs.AI": [d.isoformat() for d in gap]}
+    listings.write_text(json.dumps(old), encoding="utf-8")
+    assert named(date(2025, 11, 14)) == gap
+    # Damaged values: a day named in the future is named from now, and one that is
+    # no list or mapping at all names nothing (it stopped the fetch).
+    far = {"cs.AI": "2025-11-13", "missed cs.AI": {"2025-11-12": "9999-12-31"}}
+    listings.write_text(json.dumps(far), encoding="utf-8")
+    assert named(date(2025, 11, 14)) == [date(2025, 11, 12)]
+    assert named(date(2025, 12, 19)) == [
+        d for d in (date(2025, 11, 14) + timedelta(days=n) for n in range(1, 35)) if d.weekday() < 5
+    ]
+    listings.write_text(json.dumps({"cs.AI": "2025-11-13", "missed cs.AI": 5}), "utf-8")
+    assert named(date(2025, 11, 14)) == []
 
 
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
