@@ -601,7 +601,12 @@ def digest_dict(
         ],
         # Topics changed since the last digest: their older papers, not shown as new.
         "set_aside": [
-            {"topic": slug, "papers": count, "dated_before": before.date().isoformat()}
+            {
+                "topic": slug,
+                "name": next((s.name for s in digest.sections if s.topic == slug), slug),
+                "papers": count,
+                "dated_before": before.date().isoformat(),
+            }
             for slug, (count, before) in sorted(digest.passed_by.items())
         ],
     }

@@ -987,7 +987,9 @@ def test_a_topic_redefined_since_the_last_digest_does_not_flood_the_next(
     # Said in the digest itself too: a cron job's -q kept the note from its reader.
     data = json.loads(shown.stdout)
     starts = (NOW - timedelta(days=8)).date().isoformat()  # a week before the last digest
-    assert data["set_aside"] == [{"topic": "zebra-studies", "papers": 2, "dated_before": starts}]
+    assert data["set_aside"] == [
+        {"topic": "zebra-studies", "name": "Zebra Studies", "papers": 2, "dated_before": starts}
+    ]
     state = json.loads((isolated_home / "digest-state.json").read_text())
     now = Catalog.of_home().fingerprints()["zebra-studies"]
     assert now != definition and state["definitions"] == {"zebra-studies": now}
@@ -1112,6 +1114,24 @@ def test_a_quiet_digest_says_in_itself_what_a_changed_topic_set_aside(
         "1 paper of it dated before "
     ) in text
     assert "is not shown as new. 'papertrack latest zebra-studies' lists them." in text
+
+
+def test_a_quiet_digest_that_only_sets_papers_aside_is_not_empty(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """With nothing new, a digest to standard output printed nothing with -q while
+    it marked a changed topic's older papers as shown: no reader was told."""
+    follow("zebra-studies")
+    _followed_long_ago(isolated_home, ["zebra-studies"], last_days=20)
+    papers = [("2611.00002", 1, "Stripes 40", 40, ["B"]), ("2611.00009", 1, "Horses", 1, ["D"])]
+    ingest(api_feed(tmp_path / "papers.xml", papers))
+    query = "zebra* OR stripe*"
+    assert run("topics", "add", "Zebra Studies", "--replace", "--query", query).exit_code == 0
+    quiet = run("digest", "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.stderr
+    text = " ".join(quiet.stdout.split())
+    assert "Nothing new." in text
+    assert "Zebra Studies changed since the last digest" in text and "1 paper of it" in text
 
 
 def test_the_note_of_a_redefined_topic_gives_the_day_it_now_starts(

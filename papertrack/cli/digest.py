@@ -367,7 +367,14 @@ def digest(
                     quiet=quiet,
                 )
             # -o /dev/stdout is standard output too: an empty digest prints nothing there.
-            quiet_empty = result.empty and not empty_ok and (target is None or is_stdout(target))
+            # A digest that sets papers aside is not empty: with -q, what it says of
+            # them reached no reader, while the papers were marked as shown.
+            quiet_empty = (
+                result.empty
+                and not result.passed_by
+                and not empty_ok
+                and (target is None or is_stdout(target))
+            )
             chosen = pick_format(fmt, as_json)
             text = "" if quiet_empty else _render(result, chosen, names, measured)
             data = text.encode("utf-8")
