@@ -1093,18 +1093,24 @@ def test_a_since_digest_keeps_no_definition_of_a_topic_no_longer_followed(
     assert list(state["definitions"]) == ["stripe-science"]
 
 
+def _zebras_widened_to_stripes(tmp_path: Path, home: Path, papers: list[Entry]) -> None:
+    """zebra-studies followed long ago, the last digest 20 days ago; ``papers``
+    stored, then the topic widened to stripes (its older papers are set aside)."""
+    follow("zebra-studies")
+    _followed_long_ago(home, ["zebra-studies"], last_days=20)
+    ingest(api_feed(tmp_path / "papers.xml", papers))
+    query = "zebra* OR stripe*"
+    assert run("topics", "add", "Zebra Studies", "--replace", "--query", query).exit_code == 0
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_a_quiet_digest_says_in_itself_what_a_changed_topic_set_aside(
     tmp_path: Path, isolated_home: Path, fmt: str
 ) -> None:
     """The note went to stderr only: with cron's `digest -q -o FILE` the reader was
     never told that a changed topic's older papers were passed over."""
-    follow("zebra-studies")
-    _followed_long_ago(isolated_home, ["zebra-studies"], last_days=20)
     stripes = [("2611.00002", 1, "Stripes 40", 40, ["B"]), ("2611.00003", 1, "Stripes 3", 3, ["C"])]
-    ingest(api_feed(tmp_path / "papers.xml", stripes))
-    query = "zebra* OR stripe*"
-    assert run("topics", "add", "Zebra Studies", "--replace", "--query", query).exit_code == 0
+    _zebras_widened_to_stripes(tmp_path, isolated_home, stripes)
     out = tmp_path / f"digest.{fmt}"
     quiet = run("digest", "-q", "-o", str(out), "--format", fmt)
     assert quiet.exit_code == 0 and quiet.stderr == "", quiet.stderr
@@ -1121,12 +1127,8 @@ def test_a_quiet_digest_that_only_sets_papers_aside_is_not_empty(
 ) -> None:
     """With nothing new, a digest to standard output printed nothing with -q while
     it marked a changed topic's older papers as shown: no reader was told."""
-    follow("zebra-studies")
-    _followed_long_ago(isolated_home, ["zebra-studies"], last_days=20)
     papers = [("2611.00002", 1, "Stripes 40", 40, ["B"]), ("2611.00009", 1, "Horses", 1, ["D"])]
-    ingest(api_feed(tmp_path / "papers.xml", papers))
-    query = "zebra* OR stripe*"
-    assert run("topics", "add", "Zebra Studies", "--replace", "--query", query).exit_code == 0
+    _zebras_widened_to_stripes(tmp_path, isolated_home, papers)
     quiet = run("digest", "-q")
     assert quiet.exit_code == 0 and quiet.stderr == "", quiet.stderr
     text = " ".join(quiet.stdout.split())
