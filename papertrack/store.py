@@ -120,7 +120,7 @@ _HOLDINGS = _LAYOUT - {MARKER, ".lock", ".dirty"}
 #: (.json), kept vectors (.bin), week files kept aside by a repair (NAME.json.TIME).
 _FOLDER_FILES = {
     "papers": re.compile(r"[^/]+\.json"),
-    "ids": re.compile(r"[^/]+\.json"),
+    "ids": re.compile(r"(\d{4}|o\d{4}|x[0-9a-f]{2})\.json"),  # id_shard's names
     "resume": re.compile(r"[^/]+\.json"),
     "vectors": re.compile(r"[^/]+\.bin"),
     "damaged": re.compile(r"[^/]+\.json\.[^/]+"),
@@ -171,10 +171,10 @@ def _made_before_marker(path: Path, names: AbstractSet[str], alone: bool) -> boo
     """Whether ``path`` (holding ``names``) is a papertrack store made before the
     marker: papers/, if there, holds week files and nothing else but a file
     manager's files (:func:`_file_managers`), and index.json is papertrack's or,
-    the index lost or cut short (doctor --repair mends it), a week file is. With
-    no week file, the index is evidence only ``alone`` (nothing else in the folder
-    but a store's names): a project folder with an index.json of two such keys was
-    taken for a store. An index.json and a dated file of someone's notes were taken
+    the index lost or cut short (doctor --repair mends it), a week file is. The
+    index is evidence only ``alone`` (nothing else in the folder but a store's
+    names): a project folder with an index.json of two such keys was taken for a
+    store. An index.json and a dated file of someone's notes were taken
     for a store, and the index overwritten."""
     weeks: list[str] = []
     if "papers" in names:
@@ -187,10 +187,12 @@ def _made_before_marker(path: Path, names: AbstractSet[str], alone: bool) -> boo
         ):
             return False
         weeks = sorted(n for n in entries if _WEEK_FILE.fullmatch(n))
-    if (weeks or alone) and "index.json" in names and _papertracks_index(path / "index.json"):
+    if alone and "index.json" in names and _papertracks_index(path / "index.json"):
         return True
-    # Any of them: a kill or a full disk may have left the first few empty.
-    return any(_papertracks_week(path / "papers" / week) for week in weeks)
+    # Any of them: a kill or a full disk may have left the first few empty. Beside
+    # files of someone else's, only a week file holding papers tells: a dated file
+    # of a project's, with an index.json of the same keys, was taken for a store.
+    return any(_papertracks_week(path / "papers" / week, papers=not alone) for week in weeks)
 
 
 def _empty_folder(path: Path) -> bool:
@@ -221,14 +223,16 @@ def _papertracks_index(path: Path) -> bool:
 _WEEK_START = re.compile(rb'\s*\{\s*"papers"\s*:\s*\{\s*(\}|"[^"]+"\s*:\s*\{[^{}]*"arxiv_id")')
 
 
-def _papertracks_week(path: Path) -> bool:
-    """Whether the week file ``path`` is one papertrack wrote (read from its start)."""
+def _papertracks_week(path: Path, papers: bool = False) -> bool:
+    """Whether the week file ``path`` is one papertrack wrote (read from its start);
+    ``papers``: one holding papers, not only an empty table."""
     try:
         with open(path, "rb") as handle:
             start = handle.read(1 << 16)
     except OSError:
         return False
-    return _WEEK_START.match(start) is not None
+    found = _WEEK_START.match(start)
+    return found is not None and not (papers and found.group(1) == b"}")
 
 
 #: Bytes of an index.json read to tell whether it is papertrack's (one of a million
@@ -408,7 +412,11 @@ class Store:
             inside = _foreign_inside(self.path, names & _LAYOUT)
             foreign = {n for n in names - _LAYOUT if not _file_managers(n)}
             foreign |= {inside} if inside is not None else set()
-            held = {n for n in names & _HOLDINGS if not _empty_folder(self.path / n)}
+            held = {
+                n
+                for n in names & _HOLDINGS
+                if not (n in _FOLDER_FILES and _empty_folder(self.path / n))
+            }
             if not foreign and not held:
                 return  # empty, or being made: the next writer marks it
             if _made_before_marker(self.path, names, alone=not foreign):

@@ -199,6 +199,15 @@ def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_fil
         {"index.json": b'{"counts": {}, "meta": {}}', "README.md": b"# mine", "src/a.py": b""},
         {"index.json": b'{"counts": {}, "meta": {"1": {"schema": 3}}}', "README.md": b"# mine"},
         {"index.json": b'{"counts": {}, "meta": {"1": {"version": 3}}}'},
+        # Beside files of their own, a dated file, an empty table or a contacts file.
+        {
+            "index.json": b'{"counts": {}, "meta": {"1": {"schema": 1}}}',
+            "papers/2024-01-01.json": b'{"notes": "mine"}',
+            "README.md": b"# mine",
+        },
+        {"papers/2024-01-01.json": b'{"papers": {}}', "README.md": b"# mine"},
+        {"index.json": b'{"counts": {}, "meta": {"1": {"schema": 1}}}', "ids/contacts.json": b"{}"},
+        {"index.json": None},  # a folder named so, empty: no store folder
     ],
     ids=[
         "site-with-ds-store",
@@ -209,20 +218,29 @@ def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_fil
         "project",
         "project-schema",
         "look-alike-index",
+        "project-dated-file",
+        "empty-table",
+        "contacts",
+        "index-folder",
     ],
 )
 def test_a_folder_holding_only_a_stores_names_is_refused_unless_its_files_are_papertracks(
-    tmp_path: Path, files: dict[str, bytes]
+    tmp_path: Path, files: dict[str, bytes | None]
 ) -> None:
     folder = tmp_path / "site"
     for name, data in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_bytes(data)
+        if data is None:
+            (folder / name).mkdir()
+        else:
+            (folder / name).write_bytes(data)
     before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
     for command in (["ingest", str(LISTING)], ["doctor", "--repair"], ["latest"]):
         error_line(run("--db", str(folder), *command), 1, "is not a papertrack store")
     assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
-    assert all((folder / name).read_bytes() == data for name, data in files.items())
+    assert all(
+        (folder / name).read_bytes() == data for name, data in files.items() if data is not None
+    )
 
 
 def test_a_store_made_before_the_marker_without_its_index_is_adopted(tmp_path: Path) -> None:
