@@ -731,12 +731,20 @@ def _still_missed(known: dict[str, Any], category: str) -> dict[date, date]:
             day = date.fromisoformat(text)
         except (TypeError, ValueError):
             continue
+        if not _plausible(day):
+            continue  # damaged (0001-01-01 overflowed the day arithmetic)
         try:
             named = date.fromisoformat(first)
         except (TypeError, ValueError):
             named = fallback or day
         days[day] = max(day, named)
     return days
+
+
+def _plausible(day: date) -> bool:
+    """Whether ``day`` can be a listing's or a submission's: after arXiv began and
+    far from the calendar's ends (a damaged file's dates overflowed arithmetic)."""
+    return date(1991, 1, 1) <= day <= date(9000, 1, 1)
 
 
 def _keep_missed(known: dict[str, Any], category: str, days: Mapping[date, date]) -> None:
@@ -763,6 +771,8 @@ def _api_range(known: dict[str, Any], category: str) -> tuple[date, date, date] 
         first, last = days[0], days[1]
         through = days[2] if len(days) > 2 else last
     except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    if not all(map(_plausible, (first, last, through))):
         return None
     return first, last, through
 
@@ -842,7 +852,7 @@ def _last_listings(known: dict[str, Any], categories: Sequence[str]) -> dict[str
             last = date.fromisoformat(known.get(cat) or "")
             # A day in the future (kept by a version that trusted a feed's date) is
             # no listing fetched: it would hide every missed day until then.
-            lasts[cat] = last if last <= latest else None
+            lasts[cat] = last if _plausible(last) and last <= latest else None
     return lasts
 
 

@@ -793,6 +793,17 @@ def test_a_missed_day_is_named_for_a_month_from_when_it_was_first_named(
     ]
     listings.write_text(json.dumps({"cs.AI": "2025-11-13", "missed cs.AI": 5}), "utf-8")
     assert named(date(2025, 11, 14)) == []
+    # Dates at the calendar's ends overflowed the day arithmetic (a traceback).
+    ends = {
+        "cs.AI": "0001-01-01",
+        "missed cs.AI": {"0001-01-01": "0001-01-01", "2025-11-12": "2025-11-13"},
+        "api cs.AI": ["2025-08-14", "9999-12-31", "9999-12-31"],
+    }
+    listings.write_text(json.dumps(ends), encoding="utf-8")
+    assert named(date(2025, 11, 14)) == [date(2025, 11, 12)]
+    fetch._note_api_range(isolated_home, ["cs.AI"], date(2025, 11, 1), date(2025, 11, 14),
+                          date(2025, 11, 14))  # fmt: skip
+    assert named(date(2025, 11, 17)) == []
 
 
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
