@@ -351,7 +351,12 @@ def digest(
                 store, topics, followed, state, now, window, start, redefined
             )
             names = {t.slug: t.name for t in catalog.topics}
+            # Said here only for a digest written to a file: one on standard output
+            # (a cron job's mail) ends with the same line, and cron mailed this too.
+            to_file = target is not None and not is_stdout(target)
             for slug, (count, since_day) in sorted(result.passed_by.items()):
+                if not to_file:
+                    continue
                 from papertrack.dates import shown_day
 
                 # Counted are its papers not shown yet and older than where it now
@@ -429,7 +434,8 @@ def digest(
                 said = f"Wrote a digest of {count:,} paper{plural} to {where}{marked}"
                 if not count:
                     # "0 papers" read as a digest that lost its papers.
-                    said = f"Nothing new since the last digest: wrote an empty digest to {where}"
+                    what = "a digest of papers set aside" if result.passed_by else "an empty digest"
+                    said = f"Nothing new since the last digest: wrote {what} to {where}"
                     said += marked
                 if target is None:
                     log(said)
