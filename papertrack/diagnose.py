@@ -542,6 +542,7 @@ def _as_labelled(item: TopicExplanation, topic: Topic, arxiv_id: str) -> TopicEx
     labelled example, a topic of examples' as background), and its label for a
     default topic is said. Its words weighed in its own score, which read as
     evidence about papers like it."""
+    from papertrack.teach import model_meta
     from papertrack.topics import as_bundled
     from papertrack.training import TRAIN
 
@@ -549,10 +550,7 @@ def _as_labelled(item: TopicExplanation, topic: Topic, arxiv_id: str) -> TopicEx
     if found is None:
         return item
     split, labels = found
-    try:
-        fitted = split == TRAIN and "fitted_on" in topic.model.meta
-    except (OSError, ValueError, PapertrackError):
-        fitted = False
+    fitted = split == TRAIN and "fitted_on" in model_meta(topic)
     label = topic.slug in labels if as_bundled(topic) else None
     return replace(item, fitted_on=fitted, labelled=label)
 
@@ -574,12 +572,9 @@ def _fitted_on(topic: Topic, arxiv_id: str) -> bool:
     """Whether ``topic``'s model was fitted with the paper ``arxiv_id`` as an example:
     a model refit by a teach, not a copy of the shipped one with the paper pinned,
     nor pinned to it since its last fit."""
-    if not topic.model_file:
-        return False
-    try:
-        meta = topic.model.meta
-    except (OSError, ValueError, PapertrackError):
-        return False
+    from papertrack.teach import model_meta
+
+    meta = model_meta(topic)
     return (
         "copy_of" not in meta
         and arxiv_id in (meta.get("pinned") or {})

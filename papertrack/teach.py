@@ -225,27 +225,28 @@ def pin(topic: Topic, taught: dict[str, bool]) -> frozenset[str]:
     return frozenset(a for a in before.keys() | taught.keys() if before.get(a) != taught.get(a))
 
 
-def pinned(topic: Topic) -> dict[str, bool]:
-    """The papers ``topic``'s model holds as taught (examples.json says what was
-    taught; a teach killed between writing it and the model left them apart)."""
+def model_meta(topic: Topic) -> dict[str, Any]:
+    """``topic``'s model's meta; empty when it has no model, or one that cannot be
+    read (the command that needs the model says so)."""
     if not topic.model_file:
         return {}
     try:
-        found = topic.model.meta.get("pinned") or {}
+        return dict(topic.model.meta)
     except (OSError, ValueError, PapertrackError):
         return {}
+
+
+def pinned(topic: Topic) -> dict[str, bool]:
+    """The papers ``topic``'s model holds as taught (examples.json says what was
+    taught; a teach killed between writing it and the model left them apart)."""
+    found = model_meta(topic).get("pinned") or {}
     return {str(pid): bool(inside) for pid, inside in found.items()}
 
 
 def unfitted(topic: Topic, taught: Mapping[str, bool]) -> list[str]:
     """The examples pinned to ``topic``'s model since it was fitted (see :func:`pin`),
     as they are taught now."""
-    if not topic.model_file:
-        return []
-    try:
-        named = topic.model.meta.get("unfitted") or []
-    except (OSError, ValueError, PapertrackError):
-        return []
+    named = model_meta(topic).get("unfitted") or []
     return [str(a) for a in named if str(a) in taught]
 
 
