@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -272,6 +273,15 @@ class Digest:
     def arxiv_ids(self) -> list[str]:
         return [p.arxiv_id for s in self.sections for p in s.papers]
 
+    def set_aside(self) -> list[tuple[str, str, int, date]]:
+        """(slug, name, papers, the day they are dated before) of each topic that
+        set papers aside (:attr:`passed_by`), by slug."""
+        names = {section.topic: section.name for section in self.sections}
+        return [
+            (slug, names.get(slug, slug), count, before.date())
+            for slug, (count, before) in sorted(self.passed_by.items())
+        ]
+
     @property
     def empty(self) -> bool:
         return not any(s.papers for s in self.sections)
@@ -368,9 +378,8 @@ def build_digest(
         chosen.sort(key=paper_date_key, reverse=True)
         sections.append(Section(slug, name, (momentum or {}).get(slug, ""), chosen, above))
     unshown = [(slug, paper) for pid, (slug, paper) in passed.items() if pid not in placed]
-    by: dict[str, tuple[int, datetime]] = {}
-    for slug, _ in unshown:
-        by[slug] = (by.get(slug, (0, starts[slug]))[0] + 1, starts[slug])
+    counts = Counter(slug for slug, _ in unshown)
+    by = {slug: (count, starts[slug]) for slug, count in counts.items()}
     return Digest(
         now,
         cutoff,
@@ -461,18 +470,15 @@ def set_aside_lines(digest: Digest, escape: Callable[[str], str]) -> list[str]:
     """A line for each topic that changed since the last digest and set older papers
     aside (:attr:`Digest.passed_by`): said on stderr only, a cron job's `-q` kept it
     from the digest's reader, who was never told papers were passed over."""
-    names = {section.topic: section.name for section in digest.sections}
-    lines = []
-    for slug, (count, before) in sorted(digest.passed_by.items()):
-        from papertrack.dates import shown_day
+    from papertrack.dates import shown_day
 
-        lines.append(
-            f"{escape(names.get(slug, slug))} changed since the last digest (taught, "
-            f"redefined or upgraded): {counted(count, 'paper')} of it dated "
-            f"before {shown_day(before.date())} {'is' if count == 1 else 'are'} not shown "
-            f"as new. 'papertrack latest {slug}' lists them."
-        )
-    return lines
+    return [
+        f"{escape(name)} changed since the last digest (taught, redefined or upgraded): "
+        f"{counted(count, 'paper')} of it dated before {shown_day(before)} "
+        f"{'is' if count == 1 else 'are'} not shown as new. 'papertrack latest {slug}' "
+        "lists them."
+        for slug, name, count, before in digest.set_aside()
+    ]
 
 
 # What a Markdown renderer (CommonMark, and GitHub's GFM) would read as markup
@@ -601,12 +607,7 @@ def digest_dict(
         ],
         # Topics changed since the last digest: their older papers, not shown as new.
         "set_aside": [
-            {
-                "topic": slug,
-                "name": next((s.name for s in digest.sections if s.topic == slug), slug),
-                "papers": count,
-                "dated_before": before.date().isoformat(),
-            }
-            for slug, (count, before) in sorted(digest.passed_by.items())
+            {"topic": slug, "name": name, "papers": count, "dated_before": before.isoformat()}
+            for slug, name, count, before in digest.set_aside()
         ],
     }

@@ -354,18 +354,16 @@ def digest(
             # Said here only for a digest written to a file: one on standard output
             # (a cron job's mail) ends with the same line, and cron mailed this too.
             to_file = target is not None and not is_stdout(target)
-            for slug, (count, since_day) in sorted(result.passed_by.items()):
-                if not to_file:
-                    continue
+            for slug, name, count, since_day in result.set_aside() if to_file else ():
                 from papertrack.dates import shown_day
 
                 # Counted are its papers not shown yet and older than where it now
                 # starts: taken by the new definition, or fetched late.
                 say(
-                    f"Note: {names.get(slug, slug)} changed since the last digest (taught, "
+                    f"Note: {name} changed since the last digest (taught, "
                     f"redefined or upgraded), so it starts as if just followed: "
                     f"{counted(count, 'paper')} of it dated before "
-                    f"{shown_day(since_day.date())} and not shown yet "
+                    f"{shown_day(since_day)} and not shown yet "
                     f"{'is' if count == 1 else 'are'} not shown as new"
                     f"{'' if dry_run else ', and marked as shown'}. "
                     f"'papertrack latest {slug}' lists them.",
