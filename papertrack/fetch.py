@@ -630,9 +630,9 @@ def _missed_listings(
     run fetched it (that run said it was empty), and is named here when none did
     (fetching it again costs only papers already stored). A day named is named
     again by every later listing until an API fetch brings its papers, for
-    :data:`MISSED_KEPT_DAYS` after the listing that first named it. The file is a shortcut: one
-    that cannot be read is empty, and one that cannot be written does not fail the
-    fetch.
+    :data:`MISSED_KEPT_DAYS` after the listing that first named it. The file is a
+    shortcut: one that cannot be read is empty, and one that cannot be written does
+    not fail the fetch.
     """
     lasts: dict[str, date | None] = {}
 
@@ -664,8 +664,7 @@ def _missed_listings(
         lasts = _last_listings(state.read(), categories)
     if seen():
         return None
-    missed: dict[str, list[date]] = {}
-    named_on: dict[str, dict[date, date]] = {}
+    named_on: dict[str, dict[date, date]] = {}  # category -> missed day -> first named
     fetched = state.read()
     for cat, last in lasts.items():
         newest = max(day, last or day)  # an older listing served late moves nothing
@@ -688,7 +687,6 @@ def _missed_listings(
             if d.weekday() < 5 and d < newest and d != day and not _brought(covered, d)
         ]
         if kept:
-            missed[cat] = kept
             named_on[cat] = {d: days[d] for d in kept}
 
     def keep(known: dict[str, Any]) -> dict[str, Any]:
@@ -699,7 +697,7 @@ def _missed_listings(
     if recorded:
         with contextlib.suppress(OSError, PapertrackError):
             state.update(keep, _state_lock(home), indent=1)
-    return missed
+    return {cat: sorted(days) for cat, days in named_on.items()}
 
 
 #: Days a missed listing is named again, by every listing fetched after it, until an
