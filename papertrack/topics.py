@@ -769,12 +769,13 @@ class Catalog:
             for slug, name, why in skipped or ():
                 # Asked for by its slug, or by its name, as find() takes either.
                 gone |= {key: why for key in (slug, slugify(name)) if key}
-                if (slug or slugify(name)) in merged:
+                default = merged.get(slug or slugify(name))
+                if default is not None:
                     # An entry that redefines a default topic: the default stands in
                     # (a digest keeps the definition it last showed the topic by).
                     warnings.append(
                         f"{why.rstrip('.')}; until it is mended, the default topic "
-                        f"{quoted(merged[slug or slugify(name)].name)} decides in its place."
+                        f"{quoted(default.name)} decides in its place."
                     )
                 else:
                     warnings.append(f"{why.rstrip('.')}; that topic is skipped.")
