@@ -417,9 +417,7 @@ def _check_shards(store: Store, checkup: Checkup, unreadable: set[str]) -> set[s
         why, fix = "is a file, not the id map's folder", "Move it out of the store"
         checkup.problems.append(Problem("ids", "unreadable", why, fix))
         return damaged
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        if path.name.startswith("."):
-            continue
+    for path in store.shard_files():
         checkup.shards += 1
         file, shard = relative_name(store, path), path.stem
         data, problem = _parse(path, file)

@@ -494,6 +494,17 @@ class Store:
     def ids_dir(self) -> Path:
         return self.path / "ids"
 
+    def shard_files(self) -> list[Path]:
+        """The id map's shard files, sorted: only files named as :func:`id_shard` names
+        them. Anything else in ids/ (a file someone put there in a store made before
+        the marker) is not papertrack's: never read, counted, rewritten or removed."""
+        try:
+            names = os.listdir(self.ids_dir)
+        except OSError:
+            return []  # none, or unreadable: as a glob, whoever reads a shard says so
+        shard = _FOLDER_FILES["ids"]
+        return [self.ids_dir / n for n in sorted(names) if shard.fullmatch(n)]
+
     @property
     def search_path(self) -> Path:
         """The full-text index (see :mod:`papertrack.fulltext`)."""
@@ -806,10 +817,9 @@ class Store:
         """Week -> the ids the id map places in it, for the weeks not in ``on_disk`` (a
         damaged shard is passed over: doctor names it). Reads every shard: for the
         rare checks of a store whose week files are missing."""
-        folder = self.path / "ids"
         id_map = IdMap(self)
         placed: dict[str, list[str]] = {}
-        for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        for path in self.shard_files():
             try:
                 pairs = [(str(p), str(w)) for p, w in id_map.shard(path.stem).items()]
             except (StoreError, ValueError, TypeError, AttributeError):

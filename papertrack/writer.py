@@ -773,8 +773,7 @@ class StoreWriter:
         for pid, (week, paper) in best.items():
             shard_maps[id_shard(pid)][pid] = week
             index.bump(paper, +1)
-        folder = self.store.path / "ids"
-        on_disk = {p.stem for p in folder.glob("*.json")} if folder.is_dir() else set()
+        on_disk = {p.stem for p in self.store.shard_files()}
         for shard in on_disk - set(shard_maps):
             self.store.shard_path(shard).unlink()
         for shard, mapping in shard_maps.items():

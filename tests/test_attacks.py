@@ -122,6 +122,30 @@ def test_a_store_made_before_the_marker_is_adopted(tmp_path: Path) -> None:
     assert (db / MARKER).exists()
 
 
+def test_a_file_of_someones_in_an_adopted_stores_ids_is_never_read_or_removed(
+    tmp_path: Path,
+) -> None:
+    """A contacts.json in ids/ of a store made before the marker: the store is
+    adopted (its week files hold papers), and a rebuild deleted the file as a shard
+    no paper maps to, saying "nothing lost"; doctor counted it as a shard."""
+    db = tmp_path / "store"
+    assert run("--db", str(db), "ingest", str(LISTING)).exit_code == 0
+    shards = len(list((db / "ids").iterdir()))
+    (db / MARKER).unlink()
+    contacts = db / "ids" / "contacts.json"
+    contacts.write_bytes(b'{"alice": "555-0100"}')
+    whole = (db / "index.json").read_bytes()
+    (db / "index.json").write_bytes(whole[:50])  # cut short: the repair rebuilds
+    repaired = run("--db", str(db), "doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert f"{shards} id map shard" in repaired.stdout + repaired.stderr
+    assert contacts.read_bytes() == b'{"alice": "555-0100"}'
+    checked = run("--db", str(db), "doctor")
+    assert checked.exit_code == 0, checked.stdout + checked.stderr
+    assert "contacts" not in checked.stdout + checked.stderr
+    assert contacts.read_bytes() == b'{"alice": "555-0100"}'
+
+
 def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_file_kept(
     tmp_path: Path,
 ) -> None:
