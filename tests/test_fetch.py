@@ -804,6 +804,15 @@ def test_a_missed_day_is_named_for_a_month_from_when_it_was_first_named(
     fetch._note_api_range(isolated_home, ["cs.AI"], date(2025, 11, 1), date(2025, 11, 14),
                           date(2025, 11, 14))  # fmt: skip
     assert named(date(2025, 11, 17)) == []
+    # A missed day at the calendar's end, first named lately, beside an API range:
+    # the days the range brought were counted from it (a traceback).
+    lately = {
+        "cs.AI": "2025-11-13",
+        "missed cs.AI": {"0001-01-01": "2025-11-13", "2025-11-12": "2025-11-13"},
+        "api cs.AI": ["2025-08-14", "2025-11-01", "2025-11-01"],
+    }
+    listings.write_text(json.dumps(lately), encoding="utf-8")
+    assert named(date(2025, 11, 14)) == [date(2025, 11, 12)]
 
 
 _API_ARGS = ("--interval", "0", "--page-size", "10", "--api-url")
