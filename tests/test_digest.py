@@ -1137,6 +1137,10 @@ def test_a_quiet_digest_that_only_sets_papers_aside_is_not_empty(
     text = " ".join(quiet.stdout.split())
     assert "Nothing new." in text
     assert "Zebra Studies changed since the last digest" in text and "1 paper of it" in text
+    # The log says it too, for a digest the mail lost: it was said on stderr alone
+    # (with -o FILE), and a digest to standard output left only "Wrote a digest".
+    logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert "[digest] Note: Zebra Studies changed since the last digest" in logged
 
 
 def test_the_note_of_a_redefined_topic_gives_the_day_it_now_starts(

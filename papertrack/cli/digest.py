@@ -351,24 +351,28 @@ def digest(
                 store, topics, followed, state, now, window, start, redefined
             )
             names = {t.slug: t.name for t in catalog.topics}
-            # Said here only for a digest written to a file: one on standard output
-            # (a cron job's mail) ends with the same line, and cron mailed this too.
+            # Said on stderr only for a digest written to a file: one on standard
+            # output (a cron job's mail) ends with the same line, and cron mailed this
+            # too. The log has it either way: a mail lost, it says what was passed over.
             to_file = target is not None and not is_stdout(target)
-            for slug, name, count, since_day in result.set_aside() if to_file else ():
+            for slug, name, count, since_day in result.set_aside():
                 from papertrack.dates import shown_day
 
                 # Counted are its papers not shown yet and older than where it now
                 # starts: taken by the new definition, or fetched late.
-                say(
+                note = (
                     f"Note: {name} changed since the last digest (taught, "
                     f"redefined or upgraded), so it starts as if just followed: "
                     f"{counted(count, 'paper')} of it dated before "
                     f"{shown_day(since_day)} and not shown yet "
                     f"{'is' if count == 1 else 'are'} not shown as new"
                     f"{'' if dry_run else ', and marked as shown'}. "
-                    f"'papertrack latest {slug}' lists them.",
-                    quiet=quiet,
+                    f"'papertrack latest {slug}' lists them."
                 )
+                if to_file:
+                    say(note, quiet=quiet)
+                else:
+                    log(note)
             # -o /dev/stdout is standard output too: an empty digest prints nothing there.
             # A digest that sets papers aside is not empty: with -q, what it says of
             # them reached no reader, while the papers were marked as shown.
