@@ -1864,6 +1864,38 @@ def test_a_teach_stopped_while_fitting_says_nothing_was_taught(
     assert tagged("llm-agent-training") == before
 
 
+def test_add_like_and_forget_stopped_say_what_they_left(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped during its fit, `topics add --like` said only "Everything written
+    before the interruption is kept"; `--forget` stopped in its retag did not say
+    the tags catch up, as a teach does."""
+    import papertrack.cli.topics as cli_topics
+    from papertrack import training
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    topics_file = stored / "topics.toml"
+    with monkeypatch.context() as patch:
+        patch.setattr(training, "teach", stopped)
+        cut = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert cut.exit_code == 130
+    assert cut.stderr.splitlines()[0] == (
+        f"Nothing was added: {topics_file} and the taught topics are as they were."
+    )
+    assert not topics_file.exists() and not (stored / "examples.json").exists()
+    assert not (stored / "models" / "agent-chains.json").exists()
+    assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    with monkeypatch.context() as patch:
+        patch.setattr(cli_topics, "_retag", stopped)
+        forgot = run("topics", "teach", "llm-agent-training", "--forget")
+    assert forgot.exit_code == 130
+    assert "Forgot the 1 example taught to" in forgot.stderr
+    assert "The stored papers' tags catch up with it on the next command." in forgot.stderr
+    assert CHAIN_OF_AGENTS in tagged("llm-agent-training")  # caught up
+
+
 def test_a_teach_stopped_in_its_retag_and_run_again_says_what_moved(
     stored: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -533,7 +533,11 @@ def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
         # The examples file was their one record: the log keeps what they were.
         _log_taught(chosen.slug, forgot=taught)
     catalog = load_catalog()
-    changes = _retag(store, catalog)
+    try:
+        changes = _retag(store, catalog)
+    except KeyboardInterrupt:
+        say("The stored papers' tags catch up with it on the next command.")
+        raise
     _say_changes(chosen.slug, changes, store, catalog)
 
 
@@ -726,7 +730,12 @@ def _learn_from_examples(
     named = _taught_papers(store, like)
     papers = {p.arxiv_id: p for p in named.values()}
     taught = dict.fromkeys(papers, True)
-    choice = _refit(store, draft, taught, papers, like=True, rule=rule, save=False)
+    try:
+        choice = _refit(store, draft, taught, papers, like=True, rule=rule, save=False)
+    except KeyboardInterrupt:
+        file = paths.user_topics_file()
+        say(f"Nothing was added: {file} and the taught topics are as they were.")
+        raise
     examples = training.load_examples(paths.user_examples_file())
     earlier = examples.get(chosen_slug) or {}
     dropped = {pid: inside for pid, inside in earlier.items() if pid not in taught}
