@@ -657,20 +657,39 @@ def test_cut_off_gzip_snapshot_keeps_the_whole_lines_and_fails(tmp_path: Path) -
     assert {p["arxiv_id"] for p in stored} <= whole
 
 
-def test_shell_completion_offers_topic_slugs(isolated_home: Path) -> None:
+def completions(words: str) -> list[str]:
+    """What bash completion offers after ``words`` (a trailing space: a new word)."""
     env = {
         **__import__("os").environ,
         "_PAPERTRACK_COMPLETE": "complete_bash",
-        "COMP_WORDS": "papertrack latest llm-a",
-        "COMP_CWORD": "2",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1)),
     }
     done = subprocess.run(
         [sys.executable, "-m", "papertrack"], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    offered = done.stdout.split()
+    return done.stdout.split()
+
+
+def test_shell_completion_offers_topic_slugs(isolated_home: Path) -> None:
+    offered = completions("papertrack latest llm-a")
     assert "llm-agent-training" in offered
     assert all(slug.startswith("llm-a") for slug in offered)
+
+
+def test_unfollow_completion_offers_what_is_followed_a_removed_topic_too(
+    isolated_home: Path,
+) -> None:
+    """Every topic was offered, and a followed topic removed since, which only its
+    slug unfollows, was not."""
+    assert run("topics", "add", "Zebra Agents", "--query", "zebra").exit_code == 0
+    for slug in ("zebra-agents", "gui-agents"):
+        assert run("follow", slug).exit_code == 0
+    assert run("topics", "remove", "zebra-agents").exit_code == 0
+    assert sorted(completions("papertrack unfollow ")) == ["gui-agents", "zebra-agents"]
+    assert completions("papertrack unfollow z") == ["zebra-agents"]
+    assert "llm-agent-training" in completions("papertrack follow ll")
 
 
 def test_messages_and_errors_are_logged(isolated_home: Path, tmp_path: Path) -> None:

@@ -489,6 +489,20 @@ def complete_topic(incomplete: str) -> list[str]:
     return [t.slug for t in catalog.topics if t.slug.startswith(typed)]
 
 
+def complete_followed(incomplete: str) -> list[str]:
+    """Shell completion for `unfollow`: the followed slugs that start with what was
+    typed, a topic removed since it was followed too (every topic was offered, and
+    a removed one, which only its slug unfollows, was not)."""
+    try:
+        from papertrack.digest import load_following
+
+        slugs, _ = load_following(paths.home() / paths.FOLLOWING_FILE)
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+    typed = incomplete.casefold()
+    return [slug for slug in slugs if slug.startswith(typed)]
+
+
 @contextlib.contextmanager
 def errors(
     interrupted: str = "Everything written before the interruption is kept.",

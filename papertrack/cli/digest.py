@@ -19,6 +19,7 @@ from papertrack.cli.common import (
     JsonOpt,
     QuietOpt,
     app,
+    complete_followed,
     complete_topic,
     errors,
     fresh_tags,
@@ -149,7 +150,17 @@ def _digested_before() -> bool:
 
 
 @app.command(epilog=EXIT_CODES)
-def unfollow(topics: TopicsArg, quiet: QuietOpt = False) -> None:
+def unfollow(
+    topics: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="TOPIC...",
+            help="Topic names or slugs, any case.",
+            autocompletion=complete_followed,
+        ),
+    ],
+    quiet: QuietOpt = False,
+) -> None:
     """Stop following topics.
 
     Examples:
