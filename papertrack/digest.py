@@ -46,6 +46,7 @@ __all__ = [
     "set_aside_lines",
     "shown_above_lines",
     "render_text",
+    "section_count",
     "save_following",
     "save_state",
 ]
@@ -423,6 +424,15 @@ def count_text(n: int) -> str:
     return f"{n:,} new paper{'' if n == 1 else 's'}"
 
 
+def section_count(section: Section) -> str:
+    """A section's heading count: "29 new papers, 13 more shown above". The papers
+    shown under an earlier topic were left out of it unsaid, and a topic with 42
+    new papers read as one with 29."""
+    above = len(section.shown_above)
+    more = f", {above:,} more shown above" if above else ""
+    return count_text(len(section.papers)) + more
+
+
 def render_text(digest: Digest, names: Mapping[str, str]) -> str:
     """Plain lines for a mail body."""
     lines = [f"papertrack digest, {day_text(digest.generated)}: {scope_text(digest)}"]
@@ -431,7 +441,7 @@ def render_text(digest: Digest, names: Mapping[str, str]) -> str:
     for section in digest.sections:
         if not section.papers:
             continue
-        title = f"{one_line(section.name)} ({count_text(len(section.papers))})"
+        title = f"{one_line(section.name)} ({section_count(section)})"
         lines += ["", title, "=" * len(title)]
         if section.momentum:
             lines.append(one_line(section.momentum))
@@ -560,7 +570,7 @@ def render_markdown(digest: Digest, names: Mapping[str, str]) -> str:
     for section in digest.sections:
         if not section.papers:
             continue
-        lines += ["", f"## {markdown_escape(section.name)} ({count_text(len(section.papers))})"]
+        lines += ["", f"## {markdown_escape(section.name)} ({section_count(section)})"]
         if section.momentum:
             lines += ["", f"*{markdown_escape(section.momentum)}*"]
         lines.append("")

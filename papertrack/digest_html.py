@@ -30,6 +30,7 @@ from papertrack.digest import (
     link,
     other_tags,
     scope_text,
+    section_count,
     set_aside_lines,
     shown_above_lines,
 )
@@ -234,7 +235,7 @@ def _context(
         sections.append(
             {
                 "name": one_line(section.name),
-                "count": count_text(len(section.papers)),
+                "count": section_count(section),
                 "momentum": one_line(section.momentum),
                 "chart": (
                     chart(series, partial_last=partial.get(section.topic, False), week_labels=True)

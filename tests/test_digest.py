@@ -1373,6 +1373,18 @@ def test_a_followed_topic_whose_papers_are_all_shown_above_is_named(tmp_path: Pa
     # A topic with nothing new at all gets no such line.
     ingest(api_feed(tmp_path / "g.xml", [("2611.00096", 1, "Zebra herds", 1, ["B"])]))
     assert "Stripe Science: 2" not in run("digest", "--dry-run").stdout
+    # One with papers of its own too says in its heading how many more are above:
+    # "Stripe Science (1 new paper)" read as all it had.
+    ingest(api_feed(tmp_path / "h.xml", [("2611.00097", 1, "Stripe maps", 1, ["C"])]))
+    headings = {
+        "text": "Stripe Science (1 new paper, 1 more shown above)",
+        "markdown": "## Stripe Science (1 new paper, 1 more shown above)",
+        "html": "(1 new paper, 1 more shown above)",
+    }
+    for fmt, heading in headings.items():
+        shown = run("digest", "--dry-run", "-f", fmt)
+        assert heading in shown.stdout, fmt
+        assert "Zebra Studies (2 new papers)" in shown.stdout or fmt == "html", fmt
 
 
 def test_a_followed_topic_that_is_gone_is_listed_as_missing(isolated_home: Path) -> None:
