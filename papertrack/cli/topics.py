@@ -397,7 +397,7 @@ def topics_add(
     \b
         papertrack topics add "Agent Benchmarks" --query 'agent* AND benchmark*'
         papertrack topics add "Agent Memory" --like 2606.22844 2606.19911 2606.14571 2606.16285
-        papertrack topics add "MoE Routing" --like 2606.17952 2606.12397 --decide both \\
+        papertrack topics add "MoE Routing" --like 2606.22798 2606.25092 --decide both \\
             --query '(moe OR "mixture of experts") AND (routing OR router*)'
         papertrack topics add "LeCun" --query 'author:"Yann LeCun"'
         papertrack topics add "GUI Agents" --query '"gui agent*" OR "web agent*"' --replace
@@ -918,7 +918,7 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
             # as for show and explain).
             raise PapertrackError(
                 f"no paper {given} in the store. Ingest it first "
-                "('papertrack ingest FILE' or 'papertrack fetch'), then teach with it"
+                "('papertrack ingest FILE' or 'papertrack fetch'), then run this command again"
             )
         found[given] = paper
     return found
