@@ -42,6 +42,7 @@ __all__ = [
     "load_following",
     "load_state",
     "markdown_escape",
+    "nothing_new",
     "render_markdown",
     "set_aside_lines",
     "shown_above_lines",
@@ -418,6 +419,14 @@ def scope_text(digest: Digest) -> str:
     if digest.last is not None and not digest.by_since:
         return f"new since the last digest ({digest.last.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
     return f"papers dated {day_text(digest.since)} or later"
+
+
+def nothing_new(digest: Digest) -> str:
+    """What an empty digest says of itself: "since the last digest" only when there
+    was one and no --since replaced it (the first digest ever said it too)."""
+    if digest.last is not None and not digest.by_since:
+        return "Nothing new since the last digest"
+    return f"Nothing new dated {day_text(digest.since)} or later"
 
 
 def count_text(n: int) -> str:

@@ -234,6 +234,29 @@ def test_empty_digest_prints_nothing_or_nothing_new(tmp_path: Path) -> None:
     assert html.lstrip().lower().startswith("<!doctype html")
 
 
+def test_a_first_empty_digest_says_what_it_covered_and_an_empty_store_is_named(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """The first digest ever said "Nothing new since the last digest", of none; and
+    a digest of a store with no papers printed nothing at all, as a quiet day does."""
+    follow("zebra-studies")
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00032", 1, "Unrelated", 1, ["A"])]))
+    target = tmp_path / "first.md"
+    first = run("digest", "-f", "markdown", "-o", str(target))
+    week = (NOW - timedelta(days=7)).strftime("%Y-%m-%d")
+    assert first.stderr == (
+        f"Nothing new dated {week} or later: wrote an empty digest to {target}\n"
+    ), first.stderr
+    again = run("digest", "-f", "markdown", "-o", str(target))
+    assert again.stderr.startswith("Nothing new since the last digest: wrote an empty digest")
+    elsewhere: dict[str, str | None] = {"PAPERTRACK_HOME": str(tmp_path / "no-papers")}
+    assert run("follow", "llm-agent-training", env=elsewhere).exit_code == 0
+    empty = run("digest", env=elsewhere)
+    assert empty.exit_code == 0 and empty.stdout == ""
+    assert empty.stderr.startswith("Warning: no papers in the store yet. Run 'papertrack ingest")
+    assert run("digest", "-q", env=elsewhere).stderr == empty.stderr  # said to cron too
+
+
 def test_an_empty_digest_replaces_the_file_in_the_format_asked(tmp_path: Path) -> None:
     follow("zebra-studies")
     ingest(api_feed(tmp_path / "f.xml", [("2611.00031", 1, "Zebra stripes", 1, ["A"])]))
@@ -801,6 +824,8 @@ def test_quiet_follow_and_digest_print_nothing_on_success(tmp_path: Path) -> Non
     runner = CliRunner()
     followed = runner.invoke(app, ["follow", "-q", "llm-agent-training"])
     assert followed.exit_code == 0 and followed.stderr == ""
+    # A store with papers (one without any is warned of, -q or not).
+    ingest(api_feed(tmp_path / "f.xml", [("2611.00040", 1, "Unrelated", 1, ["A"])]))
     out = tmp_path / "d.md"
     result = runner.invoke(app, ["digest", "-q", "--format", "markdown", "--output", str(out)])
     assert result.exit_code == 0 and result.stderr == ""

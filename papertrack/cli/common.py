@@ -705,10 +705,15 @@ def note_other_version(given: str, paper: Paper, doing: str) -> None:
 
 def warn_if_stale(store: Store, today: date) -> None:
     """Said even with -q: a cron digest or site of a store whose fetch stopped says so
-    (the site froze at an old day without a word)."""
+    (the site froze at an old day without a word), and of a store with no papers."""
     from papertrack.momentum import BEHIND_DAYS
 
-    newest = store.newest_day() if store.exists() else None
+    if store_is_empty(store):
+        # A digest of an empty store printed nothing at all, as for a day with
+        # nothing new: a cron job pointed at the wrong store never said so.
+        say(f"Warning: {NO_PAPERS_YET[0].lower()}{NO_PAPERS_YET[1:]}")
+        return
+    newest = store.newest_day()
     if newest is not None and (today - newest).days > BEHIND_DAYS:
         say(
             f"Warning: the newest paper in the store is from {newest.isoformat()}, "

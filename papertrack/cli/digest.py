@@ -437,7 +437,7 @@ def digest(
             if quiet_empty:
                 # The log only: cron mails nothing for an empty digest, and the morning
                 # log could not tell "ran and found nothing" from "did not run".
-                log("Nothing new since the last digest: nothing written")
+                log(f"{core.nothing_new(result)}: nothing written")
             if whole and not quiet_empty:
                 # In the log with -q too, and for `digest | mail` (standard output,
                 # where nothing is said): a digest the mail lost is traced to its day.
@@ -448,7 +448,7 @@ def digest(
                 if not count:
                     # "0 papers" read as a digest that lost its papers.
                     what = "a digest of papers set aside" if result.passed_by else "an empty digest"
-                    said = f"Nothing new since the last digest: wrote {what} to {where}"
+                    said = f"{core.nothing_new(result)}: wrote {what} to {where}"
                     said += marked
                 if target is None:
                     log(said)
