@@ -75,6 +75,16 @@ _ZONES = {
 }  # fmt: skip
 
 
+def is_relative(text: str) -> bool:
+    """Whether ``text`` names a day by today ('2 weeks ago', 'yesterday', 'monday'),
+    not by the calendar (2026-06-12): what :func:`parse_date` reads relative to ``now``."""
+    value = " ".join(text.strip().lower().split())
+    if value in ("today", "now", "yesterday") or _RELATIVE.match(value):
+        return True
+    weekday = _WEEKDAY.match(value)
+    return bool(weekday and weekday["day"] in _WEEKDAYS)
+
+
 def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
     """The start (00:00 UTC) of the day ``text`` names, relative to ``now``.
 

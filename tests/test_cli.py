@@ -278,12 +278,35 @@ def test_latest_since_and_category_filter() -> None:
     assert len(cs) == sum(any(c.startswith("cs.") for c in p["categories"]) for p in every)
 
 
-def test_relative_since_is_accepted() -> None:
+def test_relative_since_counts_back_from_the_newest_paper_of_a_store_behind(
+    tmp_path: Path,
+) -> None:
+    """'3 weeks ago' counted from today found nothing in a store whose newest paper
+    is months old (the help's examples, on the bundled sample), while the views
+    measure such a store as of its newest paper's day. A date is a date."""
+    from datetime import UTC, date, datetime, timedelta
+
     ingest(LISTING)
-    result = run("latest", "--since", "3 weeks ago", "--json")
-    assert result.exit_code == 0
-    assert json.loads(result.stdout) == []  # the sample is from 2025
-    assert "match --since/--category" in result.stderr
+    newest = max(p["paper_date"][:10] for p in json.loads(run("latest", "--json").stdout))
+    start = date.fromisoformat(newest) - timedelta(weeks=3)
+    result = run("latest", "--since", "3 weeks ago", "--json", "-n", "500")
+    assert result.exit_code == 0, result.stderr
+    papers = json.loads(result.stdout)
+    assert papers and all(p["paper_date"][:10] >= start.isoformat() for p in papers)
+    assert f"--since '3 weeks ago' counts back from that day (to {start})" in result.stderr
+    dated = run("latest", "--since", start.isoformat(), "--json", "-n", "500")
+    assert json.loads(dated.stdout) == papers and dated.stderr == ""
+    # A store that is current counts from today.
+    lately = datetime.now(UTC) - timedelta(days=2)
+    line = kaggle_line(
+        "2611.00001",
+        versions=[{"version": "v1", "created": f"{lately:%a, %d %b %Y} 10:00:00 GMT"}],
+    )
+    (tmp_path / "today.jsonl").write_text(line + "\n", encoding="utf-8")
+    ingest(tmp_path / "today.jsonl")
+    current = run("latest", "--since", "3 weeks ago", "--json", "-n", "500")
+    assert [p["arxiv_id"] for p in json.loads(current.stdout)] == ["2611.00001"]
+    assert "counts back" not in current.stderr
 
 
 def test_bad_since_names_the_accepted_forms() -> None:

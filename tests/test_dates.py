@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from papertrack.dates import parse_date
+from papertrack.dates import is_relative, parse_date
 from papertrack.errors import UsageError
 from tests.helpers import error_line, run
 
@@ -123,3 +123,25 @@ def test_the_cli_refuses_a_bare_number_in_one_line() -> None:
 
 def test_a_negative_minimum_for_trending_is_refused() -> None:
     error_line(run("trending", "--min", "-3"), 2, "--min -3 is not a number of papers")
+
+
+@pytest.mark.parametrize(
+    ("text", "relative"),
+    [
+        ("3 weeks ago", True),
+        (" 2W ", True),
+        ("a month ago", True),
+        ("yesterday", True),
+        ("Today", True),
+        ("last monday", True),
+        ("friday", True),
+        ("2026-06-12", False),
+        ("20260612", False),
+        ("Jun 12 2026", False),
+        ("2026", False),
+        ("last month", False),  # not a form parse_date reads at all
+    ],
+)
+def test_a_day_named_by_today_is_told_from_a_calendar_date(text: str, relative: bool) -> None:
+    """What --since counts back from the newest paper of a store that is behind."""
+    assert is_relative(text) is relative

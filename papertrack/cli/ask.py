@@ -23,6 +23,7 @@ from papertrack.cli.common import (
     out,
     pick_format,
     say,
+    since_on_store,
     store_is_empty,
 )
 from papertrack.cli.output import emit_json, emit_text
@@ -71,7 +72,12 @@ def ask(
     since: Annotated[
         str | None,
         typer.Option(
-            "--since", "-s", help="Only papers dated on or after: 2026-05-01, '8 weeks ago'."
+            "--since",
+            "-s",
+            help=(
+                "Only papers dated on or after: 2026-05-01, '8 weeks ago' (on a store "
+                "more than a week behind, counted back from its newest paper)."
+            ),
         ),
     ] = None,
     limit: Annotated[
@@ -183,6 +189,7 @@ def ask(
 
             start = parse_date(since)
         store = open_store()
+        start = since_on_store(since, start, store)
         fresh_tags(store, catalog)
         if new and start is None:
             start = _new_since(store)

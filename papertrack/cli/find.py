@@ -35,6 +35,7 @@ from papertrack.cli.common import (
     output_path,
     pick_format,
     say,
+    since_on_store,
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
@@ -149,6 +150,7 @@ def search(
         chosen = catalog.find(topic) if topic is not None else None
         start = parse_date(since) if since is not None else None
         store = open_store()
+        start = since_on_store(since, start, store)
         if named is None:
             note_query_store(store, query)
         fresh_tags(store, catalog)
@@ -376,6 +378,7 @@ def export(
         chosen = catalog.find(topic) if topic is not None else None
         start = parse_date(since) if since is not None else None
         store = open_store()
+        start = since_on_store(since, start, store)
         if query is not None:
             note_query_store(store, query)
         fresh_tags(store, catalog)

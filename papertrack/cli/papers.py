@@ -40,6 +40,7 @@ from papertrack.cli.common import (
     out,
     pick_format,
     say,
+    since_on_store,
     state,
     store_is_empty,
 )
@@ -403,6 +404,7 @@ def latest(
         chosen = catalog.find(topic) if topic is not None else None
         start = parse_date(since) if since is not None else None
         store = open_store()
+        start = since_on_store(since, start, store)
         fresh_tags(store, catalog)
         check_categories(store, category or [])
         if query is not None:
