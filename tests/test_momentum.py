@@ -750,10 +750,14 @@ def test_trending_orders_topics_and_min_hides(store_dir: Path) -> None:
     assert all(r["current"] == 0 for r in rows[3:])
     assert rows[0]["sparkline"][-1] == "█" and " " in rows[0]["sparkline"]  # the gap week
 
-    hidden = json.loads(
-        run(*db, "trending", "--as-of", "2026-09-27", "--min", "10", "--json").stdout
-    )
-    assert [r["topic"] for r in hidden] == ["large-language-models"]
+    shown = run(*db, "trending", "--as-of", "2026-09-27", "--min", "10", "--json")
+    assert [r["topic"] for r in json.loads(shown.stdout)] == ["large-language-models"]
+    # Said, on stderr: the one topic left read as all there are.
+    left_out = len(rows) - 1
+    assert (
+        f"{left_out} topics with fewer than 10 papers in the window are left out (--min 10)."
+    ) in shown.stderr
+    assert "left out" not in run(*db, "trending", "--as-of", "2026-09-27").stderr
 
     table = run(*db, "trending", "--as-of", "2026-09-27")
     assert table.exit_code == 0

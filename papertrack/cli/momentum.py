@@ -29,6 +29,7 @@ from papertrack.cli.common import (
 from papertrack.cli.output import emit, emit_json
 from papertrack.dates import shown_day
 from papertrack.errors import UsageError
+from papertrack.text import counted
 
 if TYPE_CHECKING:
     from papertrack.momentum import Momentum, SpanError
@@ -272,8 +273,8 @@ def trending(
         store = open_store()
         fresh_tags(store, catalog)
         day = as_of_day(store, as_of, window, weeks)
-        results = core.rank(measure_topic(store, t, day, window, weeks) for t in catalog.topics)
-        results = [m for m in results if m.current.count >= min_count]
+        measured = core.rank(measure_topic(store, t, day, window, weeks) for t in catalog.topics)
+        results = [m for m in measured if m.current.count >= min_count]
         rows = [
             {"rank": n, **m.to_dict(), "sparkline": core.sparkline([w.count for w in m.weeks])}
             for n, m in enumerate(results, start=1)
@@ -299,6 +300,13 @@ def trending(
             say(EMPTY_STORE)
         elif not results:
             say(f"No topic has {min_count:,} or more papers in the window. Lower --min.")
+        elif len(results) < len(measured):
+            # Said: 12 of the 20 topics read as all there are.
+            hidden = len(measured) - len(results)
+            say(
+                f"{counted(hidden, 'topic')} with fewer than {min_count:,} papers in the "
+                f"window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
+            )
 
 
 # --------------------------------------------------------------------------- topic page
