@@ -1257,6 +1257,16 @@ def test_slips_between_commands_point_to_the_one_meant(untouched: Path) -> None:
         "'gui-agents' is a topic, and a topic goes before the question. Write: "
         "papertrack ask gui-agents 'how are agents grounded?'",
     )
+    # A topic alone was answered as the question "llm agent training"; options that
+    # ask for opposites were taken one way without a word.
+    assert_error(
+        run("ask", "llm-agent-training"),
+        2,
+        "'llm-agent-training' is a topic: ask it something. Write e.g. papertrack ask "
+        "llm-agent-training 'what is new?'",
+    )
+    assert_error(run("ask", "agent memory", "--context", "--llm"), 2, "Give one")
+    assert_error(run("ingest", "-q", "-v", str(LISTING)), 2, "--quiet and --verbose")
     # `help COMMAND`, as git and pip take it (only the real program reads it).
     done = subprocess.run(
         [sys.executable, "-m", "papertrack", "help", "topics", "add"],

@@ -156,6 +156,18 @@ def ask(
                 f"{words[1]!r} is a topic, and a topic goes before the question. Write: "
                 f"papertrack ask {shlex.quote(words[1])} {shlex.quote(words[0])}"
             )
+        lone = words[0].strip() if len(words) == 1 else ""
+        if "-" in lone and lone.casefold() in {t.slug for t in catalog.topics}:
+            # `ask llm-agent-training` answered the slug as a question ("llm agent
+            # training"): a topic with its question left out.
+            raise UsageError(
+                f"{lone!r} is a topic: ask it something. Write e.g. papertrack ask "
+                f"{shlex.quote(lone)} 'what is new?'"
+            )
+        if context and llm:
+            raise UsageError(
+                "--context prints the papers for a model, and --llm asks one itself. Give one"
+            )
         topic = catalog.find(named) if named is not None else None
         if model is not None and not llm:
             say(

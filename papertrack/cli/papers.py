@@ -207,6 +207,8 @@ def ingest(
             if p.name.endswith((".xml", ".jsonl", ".jsonl.gz"))
         ]
     with errors():
+        if quiet and verbose:
+            raise UsageError("--quiet and --verbose ask for opposites. Give one")
         if not names:
             raise UsageError(
                 "nothing to ingest. Name a feed file, a URL or '-' for standard input, "
