@@ -877,3 +877,19 @@ def test_a_query_that_matches_nothing_names_the_words_no_paper_holds(small: Path
     assert together.exit_code == 0, together.stderr
     assert "No stored paper holds" not in together.stderr
     assert "Words side by side must all match: try fewer words" in together.stderr
+
+
+def test_search_says_when_more_papers_match_than_it_shows(sample_home: Path) -> None:
+    """20 rows, and nothing said of the other papers that match: a reader took the
+    table for all of them."""
+    every = json.loads(run("search", "grpo", "-n", "5000", "--json").stdout)
+    assert len(every) > 20
+    table = run("search", "grpo")
+    assert table.exit_code == 0, table.stderr
+    assert f"Showing 20 of the {len(every):,} papers that match: -n N shows more." in table.stderr
+    # A scan that stopped early (no title can hit: newest first) knows only that more match.
+    robots = run("search", "category:cs.RO")
+    assert "Showing 20 papers, and more match: -n N shows more." in robots.stderr
+    # Not with all of them shown, and not into a script's JSON run.
+    assert "Showing" not in run("search", "grpo", "-n", "5000").stderr
+    assert "Showing" not in run("search", "grpo", "--json").stderr

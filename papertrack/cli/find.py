@@ -182,6 +182,13 @@ def search(
             return render.papers_table(found.papers, header, names, common.out().width)
 
         emit_papers(found.papers, fmt, table)
+        shown = len(found.papers)
+        if shown and fmt is Format.table and (found.seen > shown or not found.complete):
+            # 20 rows, and nothing said of the 1,521 papers that match.
+            if found.complete:
+                say(f"Showing {shown:,} of the {found.seen:,} papers that match: -n N shows more.")
+            else:  # the scan stopped where older weeks could not rank higher
+                say(f"Showing {shown:,} papers, and more match: -n N shows more.")
         if not found.papers:
             where = f"the papers of {chosen.name}" if chosen else "the store"
             if common.store_is_empty(store):
