@@ -765,17 +765,16 @@ def answer_who(
         ranked = rank_papers(
             store, " ".join(words), topic=topic, since=since, limit=PEOPLE_POOL, progress=progress
         )
+        stems = [_stem(w) for w in words]
 
         def holds_all(paper: Paper) -> bool:
-            # In its title, or in one sentence, near each other, and as forms of the
-            # words: "terminal" and "agents" in two sentences (a terminal reward;
-            # agents) is not a paper on terminal agents, nor is "real-world data ...
-            # language models" one on world models, nor "guide our agents" one on GUI
-            # agents (which a prefix "gui" took: 74 papers "matched" on the sample,
-            # where 43 are tagged GUI agents).
-            return any(
-                near(tokenize(part), words) for part in (paper.title, *sentences_of(paper.abstract))
-            )
+            # In its title, or in one sentence: "terminal" and "agents" in two
+            # sentences (a terminal reward; agents) is not a paper on terminal agents.
+            for part in (paper.title, *sentences_of(paper.abstract)):
+                held = set(tokenize(part))
+                if all(any(w.startswith(stem) for w in held) for stem in stems):
+                    return True
+            return False
 
         pool = [r for r in ranked if holds_all(r.paper)]
         answer.capped = len(ranked) >= PEOPLE_POOL
@@ -823,26 +822,6 @@ def answer_who(
     best_first = sorted(pool, key=lambda r: -r.score) if words else pool
     answer.considered = best_first[:papers]
     return answer
-
-
-#: How many other words may come between the words of a question about people in
-#: a paper that is counted ("RL for tool use", "agentic reinforcement learning (RL)").
-NEAR_SLACK = 2
-
-
-def near(text: Sequence[str], words: Sequence[str]) -> bool:
-    """Whether some run of ``len(words) + NEAR_SLACK`` of the words ``text`` holds a
-    form (:func:`_form_of`) of each of ``words``, in any order."""
-    stems = [(word, _stem(word)) for word in words]
-
-    def holds(run: Sequence[str]) -> bool:
-        return all(any(_form_of(word, stem, w) for w in run) for word, stem in stems)
-
-    if not holds(text):
-        return False  # most sentences: not every word is there at all
-    size = len(words) + NEAR_SLACK
-    starts = range(max(1, len(text) - size + 1))
-    return any(holds(text[first : first + size]) for first in starts)
 
 
 #: A name with a number in the question, "GPT-7", "ARC-AGI-5", "Qwen2.5": its words

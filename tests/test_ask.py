@@ -754,7 +754,6 @@ def test_who_works_on_something_names_the_authors_with_the_most_papers(
 ) -> None:
     # "who works on GUI agents?" quoted sentences holding "work" and "group".
     ada, bob, cy = ("Ada Lovelace", "Babbage Lab"), ("Bob Noyce", ""), ("Cy Young", "Babbage Lab")
-    dee = ("Dee Far", "")
     gui = "We train GUI agents to click buttons."
     feed = _atom(
         tmp_path / "who.xml",
@@ -762,10 +761,8 @@ def test_who_works_on_something_names_the_authors_with_the_most_papers(
             ("2603.00001", "GUI agents that click", gui, [ada, bob]),
             ("2603.00002", "Better GUI agents", gui, [ada, cy]),
             ("2603.00003", "Grounding for GUI agents", gui, [("ada  lovelace", ""), bob]),
-            ("2603.00004", "Robots", "Our robot GUI agents work in a lab.", [cy]),
+            ("2603.00004", "Robots", "Our robot agents work in a lab on a GUI.", [cy]),
             ("2603.00005", "Agents in general", "Agents act. A GUI is shown.", [cy, bob]),
-            # One sentence, but the words far apart, and "guided" is no form of "GUI".
-            ("2603.00007", "Guides", "Guided agents act in a world a GUI shows them.", [dee]),
             ("2603.00006", "Fish", "Zebrafish swim in groups.", [("Zed Fish", "Sea Lab")]),
         ],
     )
@@ -773,9 +770,8 @@ def test_who_works_on_something_names_the_authors_with_the_most_papers(
     for question in ("who works on GUI agents?", "Which research groups study GUI agents"):
         answer = asked(question)
         assert answer["answer"] == []
-        # Counted: the papers holding both words near each other in the title or one
-        # sentence; not 2603.00005, whose "GUI" and "agents" are in two sentences,
-        # nor 2603.00007, whose are five words apart.
+        # Counted: the papers holding both words in the title or one sentence; not
+        # 2603.00005, whose "GUI" and "agents" are in two sentences.
         assert answer["counted"] == 4
         assert answer["capped"] is False
         people = answer["people"]
@@ -807,7 +803,7 @@ def test_who_works_on_something_names_the_authors_with_the_most_papers(
     topic = run("topics", "add", "Clicking", "--query", "gui")
     assert topic.exit_code == 0, topic.stderr
     mine = asked("clicking", "who works on this?")
-    assert mine["counted"] == 6
+    assert mine["counted"] == 5
     # Three papers each; Bob and Cy wrote the newest, and then by name.
     assert [(p["name"], p["papers"]) for p in mine["people"]] == [  # type: ignore[index,union-attr]
         ("Bob Noyce", 3),
