@@ -979,7 +979,7 @@ def paper_view(paper: Paper, tag_names: Mapping[str, str]) -> Group:
         row(label, name + (f" ({'; '.join(where)})" if where else ""))
     hidden = len(paper.authors) - SHOWN_AUTHORS
     if hidden > 0:
-        row("", f"… and {hidden:,} more authors (--json lists them all)")
+        row("", f"… and {counted(hidden, 'more author')} (--json lists them all)")
     row("DOI", paper.doi)
     row("Journal ref", paper.journal_ref)
     row("Comment", paper.comment)
