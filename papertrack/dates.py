@@ -75,14 +75,11 @@ _ZONES = {
 }  # fmt: skip
 
 
-def is_relative(text: str) -> bool:
-    """Whether ``text`` names a day by today ('2 weeks ago', 'yesterday', 'monday'),
-    not by the calendar (2026-06-12): what :func:`parse_date` reads relative to ``now``."""
-    value = " ".join(text.strip().lower().split())
-    if value in ("today", "now", "yesterday") or _RELATIVE.match(value):
-        return True
-    weekday = _WEEKDAY.match(value)
-    return bool(weekday and weekday["day"] in _WEEKDAYS)
+def is_span(text: str) -> bool:
+    """Whether ``text`` is a span back from today ('2 weeks ago', '10d', 'a month
+    ago'), as against a day of the calendar: a date, or a day named by its name
+    ('yesterday', 'monday'), which means that day whatever a store holds."""
+    return _RELATIVE.match(" ".join(text.strip().lower().split())) is not None
 
 
 def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:

@@ -286,6 +286,8 @@ def test_relative_since_counts_back_from_the_newest_paper_of_a_store_behind(
     measure such a store as of its newest paper's day. A date is a date."""
     from datetime import UTC, date, datetime, timedelta
 
+    from papertrack.dates import shown_day
+
     ingest(LISTING)
     newest = max(p["paper_date"][:10] for p in json.loads(run("latest", "--json").stdout))
     start = date.fromisoformat(newest) - timedelta(weeks=3)
@@ -293,9 +295,24 @@ def test_relative_since_counts_back_from_the_newest_paper_of_a_store_behind(
     assert result.exit_code == 0, result.stderr
     papers = json.loads(result.stdout)
     assert papers and all(p["paper_date"][:10] >= start.isoformat() for p in papers)
-    assert f"--since '3 weeks ago' counts back from that day (to {start})" in result.stderr
+    said = f"--since '3 weeks ago' is taken from that day, as from {shown_day(start)}"
+    assert said in result.stderr
     dated = run("latest", "--since", start.isoformat(), "--json", "-n", "500")
     assert json.loads(dated.stdout) == papers and dated.stderr == ""
+    # search and ask take it so too.
+    found = run("search", "agent*", "--since", "3 weeks ago", "--json", "-n", "500")
+    assert json.loads(found.stdout) and said in found.stderr
+    asked = run("ask", "how are agents evaluated?", "--since", "3 weeks ago", "--json")
+    assert json.loads(asked.stdout)["papers"] and said in asked.stderr
+    # A day named by its name is that day; export (cron's feeds) counts from today.
+    for args in (["latest", "-s", "yesterday", "--json"], ["export", "-f", "json", "-s", "3w"]):
+        calendar = run(*args)
+        assert calendar.exit_code == 0 and "taken from that day" not in calendar.stderr
+        assert json.loads(calendar.stdout) == [], args
+    # Of a query, what found nothing is said to be of it ("No paper is dated DAY or
+    # later. The newest stored paper is from DAY." read as a contradiction).
+    nothing = run("export", "-f", "json", "--query", "zebrafish", "-s", newest)
+    assert f"No matching paper is dated {newest} or later." in nothing.stderr
     # A store that is current counts from today.
     lately = datetime.now(UTC) - timedelta(days=2)
     line = kaggle_line(

@@ -199,15 +199,25 @@ FormatOpt = Annotated[
     Format, typer.Option("--format", "-f", help="Output format: a table for people, or data.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
-#: --since of the commands that list papers.
+#: --since of export, whose cron jobs count from today.
 SinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        "-s",
+        help="Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago'.",
+        show_default=False,
+    ),
+]
+#: --since of the commands that list papers for people (see :func:`since_on_store`).
+ReadSinceOpt = Annotated[
     str | None,
     typer.Option(
         "--since",
         "-s",
         help=(
             "Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago' (on a "
-            "store more than a week behind, counted back from its newest paper)."
+            "store more than a week behind, a span is taken from its newest paper)."
         ),
         show_default=False,
     ),
@@ -742,16 +752,18 @@ def behind_store_day(store: Store, day: date, quiet: bool = False) -> date:
 
 def since_on_store(text: str | None, start: datetime | None, store: Store) -> datetime | None:
     """The start ``--since`` gives (``start``, read from ``text`` by today) on
-    ``store``: a relative form ('2 weeks ago') counts back from the store's newest
-    paper's day when the store is behind, as the views measure it (said on stderr).
-    Counted from today, the help's examples found nothing on the bundled sample while
-    `topic` counted 47 papers in the last four weeks."""
+    ``store``: a span ('2 weeks ago', :func:`papertrack.dates.is_span`) counts back
+    from the store's newest paper's day when the store is more than a week behind,
+    as `topic` and `momentum` measure such a store (said on stderr). Counted from
+    today, the help's examples found nothing on the bundled sample while `topic`
+    counted 47 papers in the last four weeks. For latest, search and ask, which
+    people read; export, which cron jobs write feeds with, counts from today."""
     from datetime import UTC, datetime, time
 
-    from papertrack.dates import is_relative, parse_date, shown_day
+    from papertrack.dates import is_span, parse_date, shown_day
     from papertrack.momentum import default_day
 
-    if text is None or start is None or not is_relative(text) or not store.exists():
+    if text is None or start is None or not is_span(text) or not store.exists():
         return start
     today = datetime.now(UTC).date()
     day = default_day(store.newest_day(), today)
@@ -760,8 +772,9 @@ def since_on_store(text: str | None, start: datetime | None, store: Store) -> da
     moved = parse_date(text, now=datetime.combine(day, time(12), UTC))
     say(
         f"Note: the newest paper in the store is from {shown_day(day)}, more than a week "
-        f"ago: --since {text.strip()!r} counts back from that day (to {moved.date()}), "
-        "as the views do. Fetch new papers, or give --since a date."
+        f"ago: --since {text.strip()!r} is taken from that day, as from {shown_day(moved.date())}"
+        ", as topic and momentum measure a store behind. Fetch new papers, or give "
+        "--since a date."
     )
     return moved
 

@@ -18,6 +18,7 @@ from papertrack.cli.common import (
     FormatOpt,
     JsonOnlyOpt,
     JsonOpt,
+    ReadSinceOpt,
     SinceOpt,
     ViewFormat,
     ViewFormatOpt,
@@ -111,7 +112,7 @@ def search(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")
     ] = 20,
-    since: SinceOpt = None,
+    since: ReadSinceOpt = None,
     fmt: FormatOpt = Format.table,
     as_json: JsonOpt = False,
 ) -> None:
@@ -385,7 +386,6 @@ def export(
         chosen = catalog.find(topic) if topic is not None else None
         start = parse_date(since) if since is not None else None
         store = open_store()
-        start = since_on_store(since, start, store)
         if query is not None:
             note_query_store(store, query)
         fresh_tags(store, catalog)
@@ -418,7 +418,10 @@ def export(
                     )
                 if count == 0 and start is not None:
                     day = start.date().isoformat()
-                    say(f"No paper is dated {day} or later.{newest_paper_note(store)}")
+                    # Of the topic or the query: "No paper is dated 2026-06-26 or later.
+                    # The newest stored paper is from Jun 26, 2026." read as a contradiction.
+                    of = " matching" if chosen is not None or unsaved is not None else ""
+                    say(f"No{of} paper is dated {day} or later.{newest_paper_note(store)}")
                 return
             # Collected first, then written in one atomic replace: a reader of the
             # file (a feed reader polling it) never sees half an export.

@@ -22,7 +22,7 @@ from papertrack.cli.common import (
     JsonOnlyOpt,
     JsonOpt,
     QuietOpt,
-    SinceOpt,
+    ReadSinceOpt,
     ViewFormat,
     ViewFormatOpt,
     app,
@@ -353,7 +353,7 @@ def latest(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many papers to show.")
     ] = 20,
-    since: SinceOpt = None,
+    since: ReadSinceOpt = None,
     category: Annotated[
         list[str] | None,
         typer.Option(
