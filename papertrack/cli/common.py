@@ -772,9 +772,9 @@ def since_on_store(text: str | None, start: datetime | None, store: Store) -> da
     moved = parse_date(text, now=datetime.combine(day, time(12), UTC))
     say(
         f"Note: the newest paper in the store is from {shown_day(day)}, more than a week "
-        f"ago: --since {text.strip()!r} is taken from that day, as from {shown_day(moved.date())}"
-        ", as topic and momentum measure a store behind. Fetch new papers, or give "
-        "--since a date."
+        f"ago, so --since {text.strip()!r} counts back from that day, to "
+        f"{shown_day(moved.date())}, as topic and momentum measure such a store. Fetch "
+        "new papers, or give --since a date."
     )
     return moved
 
