@@ -78,8 +78,14 @@ _ZONES = {
 def is_span(text: str) -> bool:
     """Whether ``text`` is a span back from today ('2 weeks ago', '10d', 'a month
     ago'), as against a day of the calendar: a date, or a day named by its name
-    ('yesterday', 'monday'), which means that day whatever a store holds."""
-    return _RELATIVE.match(" ".join(text.strip().lower().split())) is not None
+    ('yesterday', 'monday'), which means that day whatever a store holds. '0 days
+    ago' and 'a day ago' name today and yesterday, and are read as those."""
+    match = _RELATIVE.match(" ".join(text.strip().lower().split()))
+    if match is None:
+        return False
+    raw = match["n"]
+    count = 1 if raw in ("a", "an", "one") else int(raw)
+    return not (match["unit"].startswith("d") and count <= 1)
 
 
 def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:

@@ -309,6 +309,10 @@ def test_relative_since_counts_back_from_the_newest_paper_of_a_store_behind(
         calendar = run(*args)
         assert calendar.exit_code == 0 and "counts back" not in calendar.stderr
         assert json.loads(calendar.stdout) == [], args
+    # A span past the calendar's start from that day is read from today, as given.
+    far = run("latest", "--since", "739800 days ago", "--json", "-n", "500")
+    assert far.exit_code == 0 and "counts back" not in far.stderr, far.stderr
+    assert len(json.loads(far.stdout)) == 86
     # Of a query, what found nothing is said to be of it ("No paper is dated DAY or
     # later. The newest stored paper is from DAY." read as a contradiction).
     nothing = run("export", "-f", "json", "--query", "zebrafish", "-s", newest)

@@ -132,6 +132,10 @@ def test_a_negative_minimum_for_trending_is_refused() -> None:
         (" 2W ", True),
         ("a month ago", True),
         ("10 days", True),
+        ("2 days ago", True),
+        ("a day ago", False),  # yesterday, by another name
+        ("0 days ago", False),  # today
+        ("1 week ago", True),
         ("yesterday", False),  # that day, whatever a store holds
         ("Today", False),
         ("last monday", False),

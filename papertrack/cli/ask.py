@@ -76,7 +76,7 @@ def ask(
             "-s",
             help=(
                 "Only papers dated on or after: 2026-05-01, '8 weeks ago' (on a store "
-                "more than a week behind, a span is taken from its newest paper)."
+                "more than a week behind, '8 weeks ago' counts back from its newest paper)."
             ),
         ),
     ] = None,

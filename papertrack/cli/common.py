@@ -217,7 +217,7 @@ ReadSinceOpt = Annotated[
         "-s",
         help=(
             "Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago' (on a "
-            "store more than a week behind, a span is taken from its newest paper)."
+            "store more than a week behind, '3 weeks ago' counts back from its newest paper)."
         ),
         show_default=False,
     ),
@@ -769,12 +769,15 @@ def since_on_store(text: str | None, start: datetime | None, store: Store) -> da
     day = default_day(store.newest_day(), today)
     if day == today:
         return start
-    moved = parse_date(text, now=datetime.combine(day, time(12), UTC))
+    try:
+        moved = parse_date(text, now=datetime.combine(day, time(12), UTC))
+    except UsageError:
+        return start  # a span back past the calendar's start from that day
     say(
         f"Note: the newest paper in the store is from {shown_day(day)}, more than a week "
         f"ago, so --since {text.strip()!r} counts back from that day, to "
-        f"{shown_day(moved.date())}, as topic and momentum measure such a store. Fetch "
-        "new papers, or give --since a date."
+        f"{shown_day(moved.date())}, as topic, momentum and trending measure such a "
+        "store. Fetch new papers, or give --since a date."
     )
     return moved
 
