@@ -75,17 +75,29 @@ _ZONES = {
 }  # fmt: skip
 
 
+def _normal(text: str) -> str:
+    """``text`` as the forms of :func:`parse_date` are matched: lower case, one space."""
+    return " ".join(text.strip().lower().split())
+
+
+def _span(value: str) -> tuple[int, str] | None:
+    """(count, unit: d, day, w, week, m, month, y or year) of a span such as '3 weeks
+    ago' (``value`` :func:`_normal`); None for any other form."""
+    match = _RELATIVE.match(value)
+    if match is None:
+        return None
+    raw, unit = match["n"], match["unit"]
+    count = 1 if raw in ("a", "an", "one") else int(raw)
+    return count, unit.rstrip("s") if len(unit) > 1 else unit
+
+
 def is_span(text: str) -> bool:
     """Whether ``text`` is a span back from today ('2 weeks ago', '10d', 'a month
     ago'), as against a day of the calendar: a date, or a day named by its name
     ('yesterday', 'monday'), which means that day whatever a store holds. '0 days
     ago' and 'a day ago' name today and yesterday, and are read as those."""
-    match = _RELATIVE.match(" ".join(text.strip().lower().split()))
-    if match is None:
-        return False
-    raw = match["n"]
-    count = 1 if raw in ("a", "an", "one") else int(raw)
-    return not (match["unit"].startswith("d") and count <= 1)
+    span = _span(_normal(text))
+    return span is not None and not (span[1][0] == "d" and span[0] <= 1)
 
 
 def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
@@ -96,7 +108,7 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
     """
     now = now or datetime.now(UTC)
     today = now.astimezone(UTC).date()
-    value = " ".join(text.strip().lower().split())
+    value = _normal(text)
     if value in ("today", "now"):
         return _midnight(today)
     if value == "yesterday":
@@ -128,11 +140,9 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
             f"{option} {text!r} is a bare number, not a date. Write e.g. '{days} ago' "
             f"or a whole date such as {today.isoformat()}"
         )
-    match = _RELATIVE.match(value)
-    if match:
-        raw = match["n"]
-        count = 1 if raw in ("a", "an", "one") else int(raw)
-        unit = match["unit"].rstrip("s") if len(match["unit"]) > 1 else match["unit"]
+    span = _span(value)
+    if span is not None:
+        count, unit = span
         try:
             if unit[0] in "my":
                 # Calendar months and years: '2 months ago' on Dec 3 is Oct 3, and
