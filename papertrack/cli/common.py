@@ -761,12 +761,11 @@ def since_on_store(text: str | None, start: datetime | None, store: Store) -> da
     from datetime import UTC, datetime, time
 
     from papertrack.dates import is_span, parse_date, shown_day
-    from papertrack.momentum import default_day
 
-    if text is None or start is None or not is_span(text) or not store.exists():
+    if text is None or start is None or not is_span(text):
         return start
     today = datetime.now(UTC).date()
-    day = default_day(store.newest_day(), today)
+    day = behind_store_day(store, today, quiet=True)
     if day == today:
         return start
     try:
