@@ -1040,7 +1040,12 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["latest", "-n", "0"], "0 is not in the range x>=1. Run 'papertrack latest --help'"),
+        # Click's "0 is not in the range x>=1" and "not a valid int range", in words.
+        (["latest", "-n", "0"], "'-n': it must be at least 1, not 0. Run 'papertrack latest"),
+        (["latest", "-n", "abc"], "'-n': 'abc' is not a whole number. Run 'papertrack latest"),
+        (["topic", "gui-agents", "--weeks", "x"], "'--weeks': 'x' is not a whole number."),
+        (["fetch", "--timeout", "x"], "'--timeout': 'x' is not a number. Run 'papertrack fetch"),
+        (["fetch", "--page-size", "0"], "it must be from 1 to 2000, not 0. Run 'papertrack fetch"),
         (["topics", "teach"], "Missing argument 'TOPIC'. Run 'papertrack topics teach --help'"),
         (["latest", "--bogus"], "No such option: --bogus. Run 'papertrack latest --help'"),
         # The app's own options go before the command: "No such option" alone misled.
@@ -1245,7 +1250,7 @@ def test_a_file_name_with_a_line_break_stays_on_the_error_line(
 def test_jobs_past_what_helps_are_refused() -> None:
     result = run("ingest", "-j", "5000", str(LISTING))
     assert result.exit_code == 2 and result.stderr.startswith("Error: Invalid value for '--jobs'")
-    assert "5000 is not in the range 1<=x<=64" in result.stderr
+    assert "it must be from 1 to 64, not 5000" in result.stderr
     assert run("ingest", "-j", "64", str(LISTING)).exit_code == 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
@@ -65,7 +66,7 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
     # The app's callback has named the command by then (`digest`, `topics add`).
     path = ctx.command_path if ctx is not None else f"papertrack {state.command}"
     where = f"'{path} --help'" if path != "papertrack papertrack" else "the command with --help"
-    message = error.format_message().rstrip(".")
+    message = _plain_range(error.format_message().rstrip("."))
     fix = f"Run {where} to see how to use it"
     option = getattr(error, "option_name", None) or ""
     command = path.partition(" ")[2]
@@ -119,6 +120,27 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
     # "Did you mean 'latest'?" ends a sentence already.
     end = "" if message.endswith(("?", "!")) else "."
     print(f"Error: {message}{end} {fix}.", file=sys.stderr if file is None else file)
+
+
+def _plain_range(message: str) -> str:
+    """Click's words for a number out of range or not a number ("'abc' is not a valid
+    int range", "0 is not in the range x>=1") said as a user reads them."""
+    head, colon, value = message.rpartition(": ")
+    if not colon:
+        return message
+    bad = re.fullmatch(r"'(.*)' is not a valid (?:int range|integer|int|float range|float)", value)
+    if bad:
+        kind = "a whole number" if "int" in value else "a number"
+        return f"{head}: {bad.group(1)!r} is not {kind}"
+    out = re.fullmatch(r"(\S+) is not in the range (?:(\S+)<=x<=(\S+)|x>=(\S+)|x<=(\S+))", value)
+    if out is None:
+        return message
+    given, low, high, least, most = out.groups()
+    if least is not None:
+        return f"{head}: it must be at least {least}, not {given}"
+    if most is not None:
+        return f"{head}: it must be at most {most}, not {given}"
+    return f"{head}: it must be from {low} to {high}, not {given}"
 
 
 #: The commands that count papers per week up to a day (--as-of), not list them.
