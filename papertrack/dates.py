@@ -94,10 +94,12 @@ def _span(value: str) -> tuple[int, str] | None:
 def is_span(text: str) -> bool:
     """Whether ``text`` is a span back from today ('2 weeks ago', '10d', 'a month
     ago'), as against a day of the calendar: a date, or a day named by its name
-    ('yesterday', 'monday'), which means that day whatever a store holds. '0 days
-    ago' and 'a day ago' name today and yesterday, and are read as those."""
+    ('yesterday', 'monday'), which means that day whatever a store holds. A count of
+    0 ('0 days ago', '0w') is today in any unit: there is nothing to count back. 'a
+    day ago' is a span as '2 days ago' is, so that a wider span never finds fewer
+    papers ('1 day ago' found none on a store behind, '2 days ago' 151)."""
     span = _span(_normal(text))
-    return span is not None and not (span[1][0] == "d" and span[0] <= 1)
+    return span is not None and span[0] > 0
 
 
 def parse_date(text: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
@@ -154,7 +156,11 @@ def parse_date(text: str, *, now: datetime | None = None, option: str = "--since
                 return _midnight(today - relativedelta(months=months))
             return _midnight(today - timedelta(days=count * _UNITS[unit]))
         except (OverflowError, ValueError):
-            pass
+            # Read, but before year 1: "can't read it as a date" listed its own form.
+            raise UsageError(
+                f"{option} {text!r} reaches back before year 1. Give a shorter span, or "
+                "a date such as 2000-01-01"
+            ) from None
     else:
         from dateutil import parser
 

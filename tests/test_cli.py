@@ -309,6 +309,14 @@ def test_relative_since_counts_back_from_the_newest_paper_of_a_store_behind(
         calendar = run(*args)
         assert calendar.exit_code == 0 and "counts back" not in calendar.stderr
         assert json.loads(calendar.stdout) == [], args
+    # A wider span never finds fewer: '1 day ago' found none where '2 days ago' found
+    # 151; and a count of 0 is today in every unit ('0w' counted back to the same day).
+    one_day = run("latest", "--since", "1 day ago", "--json", "-n", "500")
+    assert json.loads(one_day.stdout) and "counts back" in one_day.stderr
+    for zero in ("0 days ago", "0w"):
+        today = run("latest", "--since", zero, "--json")
+        assert today.exit_code == 0 and "counts back" not in today.stderr, zero
+        assert json.loads(today.stdout) == [], zero
     # A span past the calendar's start from that day is read from today, as given.
     far = run("latest", "--since", "739800 days ago", "--json", "-n", "500")
     assert far.exit_code == 0 and "counts back" not in far.stderr, far.stderr

@@ -110,7 +110,16 @@ def test_a_time_zone_name_from_date_is_read_quietly(text: str, day: date) -> Non
         assert parse_date(text, now=TUESDAY) == datetime.combine(day, datetime.min.time(), UTC)
 
 
-@pytest.mark.parametrize(("text", "why"), [("12pm", "names no day"), ("20261341", "YYYYMMDD")])
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("12pm", "names no day"),
+        ("20261341", "YYYYMMDD"),
+        # A span, read as one: "can't read it as a date" listed its very form.
+        ("999999 days ago", "reaches back before year 1. Give a shorter span"),
+        ("2026 years ago", "reaches back before year 1"),
+    ],
+)
 def test_a_time_alone_or_no_calendar_day_is_refused(text: str, why: str) -> None:
     # "12pm" was read as January 1 of this year: eleven months of papers.
     with pytest.raises(UsageError, match=why):
@@ -133,8 +142,14 @@ def test_a_negative_minimum_for_trending_is_refused() -> None:
         ("a month ago", True),
         ("10 days", True),
         ("2 days ago", True),
-        ("a day ago", False),  # yesterday, by another name
-        ("0 days ago", False),  # today
+        # A span of one day as of two: '1 day ago' found none where '2 days ago' found 151.
+        ("a day ago", True),
+        ("1d", True),
+        # Nothing to count back, in any unit: today.
+        ("0 days ago", False),
+        ("0w", False),
+        ("0 months ago", False),
+        ("0 years ago", False),
         ("1 week ago", True),
         ("yesterday", False),  # that day, whatever a store holds
         ("Today", False),

@@ -798,7 +798,7 @@ def since_on_store(text: str | None, start: datetime | None, store: Store) -> da
         f"Note: the newest paper in the store is from {shown_day(day)}, more than a week "
         f"ago, so --since {text.strip()!r} counts back from that day, to "
         f"{shown_day(moved.date())}, as topic, momentum and trending measure such a "
-        "store. Fetch new papers, or give --since a date."
+        "store unless given --as-of. Fetch new papers, or give --since a date."
     )
     return moved
 
