@@ -1260,6 +1260,35 @@ def test_a_removed_query_topic_is_made_again_by_the_command_it_prints(stored: Pa
     assert json.loads((stored / "examples.json").read_text())["topics"]["mem-stuff"] == taught
 
 
+def test_a_removed_like_topic_with_a_query_is_made_again_whole(stored: Path) -> None:
+    """A topic of --like, --query and --decide both was offered back as its query
+    alone, then taught: a topic deciding by the query, twice as large."""
+    made = run(
+        "topics", "add", "Agent Stuff", "--like", CHAIN_OF_AGENTS, COMPUTER_RL,
+        "--query", "agent*", "--decide", "both", "--description", "Agents, as I read them.",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    assert run("topics", "teach", "agent-stuff", "--not", DATARUS).exit_code == 0
+    before = json.loads(run("topics", "show", "agent-stuff", "--json").stdout)
+    papers = tagged("agent-stuff")
+    taught = json.loads((stored / "examples.json").read_text())["topics"]["agent-stuff"]
+    removed = run("topics", "remove", "agent-stuff")
+    last = removed.stderr.rstrip("\n").splitlines()[-1]
+    ins = " ".join(sorted([CHAIN_OF_AGENTS, COMPUTER_RL]))
+    assert last == (
+        "To make it again with them: papertrack topics add 'Agent Stuff' --description "
+        f"'Agents, as I read them.' --like {ins} --query 'agent*' --decide both && "
+        f"papertrack topics teach agent-stuff --not {DATARUS}"
+    )
+    for part in last.split(": ", 1)[1].split(" && "):
+        assert run(*shlex.split(part)[1:]).exit_code == 0, part
+    assert json.loads((stored / "examples.json").read_text())["topics"]["agent-stuff"] == taught
+    after = json.loads(run("topics", "show", "agent-stuff", "--json").stdout)
+    assert after["decide"] == before["decide"] == "both"
+    assert after["description"] == before["description"]
+    assert tagged("agent-stuff") == papers
+
+
 def test_a_topic_renamed_by_hand_keeps_its_teaching(stored: Path) -> None:
     """topics.toml is for editing by hand, and a slug followed the name: renamed, a
     topic made from examples lost them, and the next teach refit from one paper."""

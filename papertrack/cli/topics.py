@@ -654,8 +654,11 @@ def _forget_examples(slug: str) -> tuple[str, dict[str, bool]]:
     return f" Its {' and its '.join(parts)} {verb} deleted.", taught
 
 
-def _remake_command(topic: Topic, taught: dict[str, bool]) -> str:
-    """The commands that make the removed ``topic`` again and teach it ``taught``."""
+def _remake_command(topic: Topic, taught: dict[str, bool], like: bool) -> str:
+    """The commands that make the removed ``topic`` again and teach it ``taught``;
+    ``like``: it was made from examples (`topics add --like`), with or without a query.
+    A topic of --like, --query and --decide both was offered back as its query alone,
+    then taught: a topic of 1,099 papers deciding by the query, where it had 540."""
     import shlex
 
     from papertrack.topics import slugify
@@ -665,14 +668,19 @@ def _remake_command(topic: Topic, taught: dict[str, bool]) -> str:
     made = ["papertrack topics add", shlex.quote(topic.name)]
     if topic.slug != slugify(topic.name):
         made += ["--slug", topic.slug]
+    if topic.description:
+        made += ["--description", shlex.quote(topic.description)]
+    if like and ins:
+        made += ["--like", *ins]
+        then = _teach_command(topic.slug, outs) if outs else ""
+    else:
+        then = _teach_command(topic.slug, taught) if taught else ""
     if topic.query.strip():
         # As written: a query of several lines may hold comments.
         made += ["--query", shlex.quote(topic.query.strip())]
         made += [f"-c {shlex.quote(c)}" for c in topic.categories]
-        then = _teach_command(topic.slug, taught) if taught else ""
-    else:
-        made += ["--like", *ins]  # a topic made from examples alone
-        then = _teach_command(topic.slug, outs) if outs else ""
+        if like and ins and topic.decide == "both":
+            made += ["--decide", "both"]  # "either", with --like and --query, is the default
     return " ".join(made) + (f" && {then}" if then else "")
 
 
@@ -1532,6 +1540,8 @@ def topics_remove(
         except UnknownTopicError:
             gone = None  # an entry skipped for a mistake made by hand (remove_topic finds it)
         linked = sorted(earlier.family({gone.slug}) - {gone.slug}) if gone else []
+        # Read before the entry goes: its model file is named there.
+        like = gone is not None and gone.source != "default" and teach.made_from_examples(gone)
         sizes = {slug: store.count(slug) for slug in linked} if store.exists() else {}
         if store.exists() and gone is not None:
             before = store.count(gone.slug)
@@ -1554,7 +1564,7 @@ def topics_remove(
             them = "it" if len(taught) == 1 else "them"
             if taught and edit.restored is None and gone is not None:
                 # No topic has the slug now: 'topics teach SLUG' could not run.
-                again = f"To make it again with {them}: {_remake_command(gone, taught)}"
+                again = f"To make it again with {them}: {_remake_command(gone, taught, like)}"
             elif taught:
                 # Their ids, or they could not be taught again (to the default brought back).
                 again = f"To teach {them} again: {_teach_command(edit.slug, taught)}"
