@@ -222,6 +222,62 @@ def test_ctrl_c_while_the_workers_fork_stops_the_work(monkeypatch: pytest.Monkey
     assert "Exception ignored" not in done.stderr, done.stderr
 
 
+TWO_CTRL_CS = """
+import signal, threading, time
+from papertrack.parallel import forked_map
+
+def slow(state, item):
+    time.sleep(3)
+    return item
+
+main = threading.main_thread().ident
+
+def second():
+    # The second Ctrl-C, while the pool waits for its workers' items to end.
+    time.sleep(0.3)
+    signal.pthread_kill(main, signal.SIGINT)
+
+ahead = forked_map(slow, None, list(range(8)))
+try:
+    for item in ahead:
+        threading.Thread(target=second).start()
+        raise KeyboardInterrupt  # the first
+except KeyboardInterrupt:
+    try:
+        ahead.close()
+    except KeyboardInterrupt:
+        print("interrupted twice", flush=True)
+"""
+
+
+def test_a_second_ctrl_c_while_the_workers_stop_does_not_hang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A second Ctrl-C (or SIGTERM: GNU timeout signals the command, then its process
+    group) cut the pool's shutdown short, and the workers waited for work that never
+    came: the command hung at its exit for good, holding the store's lock (1 run in
+    8 of `timeout -s INT 3.4 papertrack topics teach ...` on a large store)."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
+    child = subprocess.Popen(
+        [sys.executable, "-c", TWO_CTRL_CS],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = child.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, 9)
+        child.communicate()
+        pytest.fail("the process hung at its exit, its workers waiting for work")
+    assert out.strip() == "interrupted twice", (out, err)
+    assert "Traceback" not in err, err
+
+
 WORKER_KILLED = """
 import os, signal, time
 from papertrack.errors import PapertrackError
