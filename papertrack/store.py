@@ -9,6 +9,7 @@ Layout of a store directory::
     index.json              per-topic weekly and daily counts ('*' counts all), fingerprints
     .lock                   writers take it; readers never wait
     .dirty                  set while a write is in flight: the next writer rebuilds derived files
+                            ("retag": only tags were written, and it counts them again)
     resume/                 where an interrupted snapshot import stopped
     damaged/                copies of files that doctor --repair replaced
 

@@ -63,6 +63,9 @@ def _text_of(paper: Paper) -> tuple[str, str, list[str], list[str]]:
     return (paper.title, paper.abstract, list(paper.authors), list(paper.categories))
 
 
+#: What the ``.dirty`` marker holds while a retag writes: only tags can be cut short.
+RETAGGING = b"retag"
+
 #: Retags over at least this many stored papers spread over worker processes
 #: (below it, starting them costs more than they save).
 SPREAD_AT = 2_000
@@ -267,7 +270,9 @@ class StoreWriter:
             with contextlib.suppress(OSError):
                 stray.unlink()
         lost_index = not self.store.index_path.exists() and bool(self.store.weeks(check=False))
-        if self._dirty.exists() or self.store.index_outdated() or lost_index:
+        if self._retag_cut_short(lost_index):
+            self.recount()
+        elif self._dirty.exists() or self.store.index_outdated() or lost_index:
             self.rebuild()
         else:
             # A week file gone by hand: writing on would count its papers twice when
@@ -587,7 +592,7 @@ class StoreWriter:
             job.tagger.ready()  # the tables that make new vectors, built before forking
         ahead = forked_map(_retag_week, job, paths, spread=spread)
         if weeks:
-            write_atomic(self._dirty, b"1")
+            write_atomic(self._dirty, RETAGGING)
             self._mark_retagging(changed)
         with contextlib.closing(ahead):
             for done, (path, week_done) in enumerate(zip(paths, ahead, strict=True)):
@@ -730,6 +735,39 @@ class StoreWriter:
             for week, ids in within.items():
                 found.setdefault(week, set()).update(ids)
         return found
+
+    def _retag_cut_short(self, lost_index: bool) -> bool:
+        """Whether the write cut short was a retag (the ``.dirty`` marker holds
+        :data:`RETAGGING`; ``b"1"`` is a batch of papers), with index.json whole."""
+        try:
+            if lost_index or self._dirty.read_bytes() != RETAGGING:
+                return False
+            return not self.store.index_outdated()
+        except (OSError, StoreError):
+            return False  # no marker; or a damaged index, which a rebuild makes anew
+
+    def recount(self) -> None:
+        """Count the index's tags again from the week files after a retag cut short.
+
+        A retag writes each week file whole and changes nothing but tags: the papers,
+        their weeks, the id map and the full-text index (words, not tags) are as they
+        were, and only the counts may be off. A whole :meth:`rebuild` made the next
+        command after a Ctrl-C'd teach take 17 s on the 83,510-paper store, 12 of them
+        building the full-text index again, where its retag took 3.
+        """
+        kept = self.store.index()
+        synced = self.text.synced_with(kept.generation)
+        index = Index()
+        for week in self.store.weeks():
+            for paper in self.store.read_partition(week):
+                index.bump(paper, +1)
+        index.fingerprints, index.topics_read_at = kept.fingerprints, kept.topics_read_at
+        self.index = index
+        _write_index_file(self.store, index)
+        if synced:
+            self.text.mark_synced(index.generation)  # only the tags' counts changed
+        with contextlib.suppress(OSError):
+            self._dirty.unlink()
 
     def rebuild(self) -> None:
         """Rebuild the id map and the index from the partitions after an interrupted write.

@@ -574,6 +574,48 @@ def test_a_retag_cut_short_is_done_again_whatever_the_catalog_is_next(
     }
 
 
+def test_a_retag_cut_short_is_recounted_without_rebuilding_the_text_index(
+    store: Store, catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retag changes tags alone: after a Ctrl-C'd teach the next command rebuilt the
+    id map and the full-text index too, 17 s on the 83,510-paper store for a 3 s retag."""
+    from papertrack import writer as writer_module
+
+    with store.writer(catalog) as w:
+        w.upsert([
+            paper(f"2508.{n:05d}", f"2025-{m:02d}-04", title="An agent for image editing")
+            for n, m in enumerate(range(1, 9), start=1)
+        ])  # fmt: skip
+    assert store.text_index() is not None  # in step with the papers
+    changed = tmp_path / "changed.toml"
+    changed.write_text(TOPICS.replace("image OR vision", "telescope"), encoding="utf-8")
+
+    def stop(done: int, total: int) -> None:
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        store.refresh(Catalog.load(changed), stop)
+    assert store.dirty_path.read_bytes() == writer_module.RETAGGING
+
+    def no_rebuild(*args: object, **kwargs: object) -> None:
+        raise AssertionError("rebuilt")
+
+    monkeypatch.setattr(writer_module, "build_text_index", no_rebuild)
+    monkeypatch.setattr(writer_module.StoreWriter, "rebuild", no_rebuild)
+    store.refresh(Catalog.load(changed))
+    assert not store.dirty_path.exists()
+    assert {p.tags for p in store.latest(None, limit=100)} == {("agents",)}
+    counts = {k: {w: n for w, n in v.items() if n} for k, v in store.index().counts.items()}
+    assert store.tags_current(Catalog.load(changed))
+    assert recount(store) == {k: v for k, v in counts.items() if v}
+    assert store.text_index() is not None  # still in step, not built again
+    # A batch of papers cut short is rebuilt whole, as before.
+    store.dirty_path.write_bytes(b"1")
+    with pytest.raises(AssertionError, match="rebuilt"):
+        store.refresh(catalog)
+
+
 def test_a_week_a_writer_adds_while_a_reader_lists_is_not_called_missing(
     store: Store, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
