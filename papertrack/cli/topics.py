@@ -1022,14 +1022,17 @@ def _sizes(slug: str, changes: dict[str, Retagged], store: Store) -> tuple[int, 
 
 
 def _swung(before: int, now: int) -> bool:
-    """Whether a topic of at least ten papers doubled or halved."""
-    return before >= 10 and not before // 2 < now < before * 2
+    """Whether a topic of at least ten papers grew by half or more, or lost a third or
+    more. Doubling was the mark, and four examples that took a topic made from six
+    from 439 papers to 774, about one in four of the new ones on its theme, said
+    nothing."""
+    return before >= 10 and (2 * now >= 3 * before or 3 * now <= 2 * before)
 
 
 def _say_swing(
     slug: str, changes: dict[str, Retagged], store: Store, undo: dict[str, bool] | None = None
 ) -> None:
-    """A word when a teach doubled or halved the topic: a topic made from a few
+    """A word when a teach swung the topic's size (:func:`_swung`): a topic made from a few
     examples moves its threshold with each one (223 papers became 605, mostly off
     its theme, on three more examples), and the counts alone did not say so.
     ``undo``: the examples this teach forgot, as they were taught (the command that
@@ -1043,9 +1046,10 @@ def _say_swing(
         if undo
         else f"'papertrack topics teach {slug} --unteach ID...' takes back an example"
     )
+    change = round(100 * (now - before) / before)
     say(
-        f"Note: the topic is {'more than twice' if now > before else 'less than half'} "
-        f"the {before:,} papers it had. Look over the papers above; {back}."
+        f"Note: the topic went from {before:,} papers to {now:,} ({change:+d}%). Look over "
+        f"the papers above; {back}."
     )
 
 
