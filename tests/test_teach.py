@@ -437,6 +437,24 @@ def test_a_default_copied_to_rename_it_is_taught_as_the_default_is(stored: Path)
 def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
     error_line(run("topics", "teach", "llm-agent-training"), 2, "name papers to teach with")
     error_line(run("topics", "teach", "llm-agent-training", "2501.99999"), 1, "no paper 2501.99999")
+    # Every one missing at once, in and out: one a run made the user run it again for each.
+    missing = run(
+        "topics",
+        "teach",
+        "llm-agent-training",
+        "2501.99999",
+        CHAIN_OF_AGENTS,
+        "--not",
+        "2501.99998",
+    )
+    error_line(missing, 1, "no papers 2501.99999 and 2501.99998 in the store. Ingest them first")
+    like = run("topics", "add", "X", "--like", *[f"2501.999{n:02d}" for n in range(12)])
+    error_line(
+        like,
+        1,
+        "no papers 2501.99900, 2501.99901, 2501.99902, 2501.99903, 2501.99904, "
+        "2501.99905, 2501.99906, 2501.99907, 2501.99908, 2501.99909 and 2 more in the store",
+    )
     error_line(run("topics", "teach", "no-such-topic", CHAIN_OF_AGENTS), 2, "no topic named")
     # The topic left out: the id is read as the topic, and said to be none.
     error_line(run("topics", "teach", CHAIN_OF_AGENTS), 2, f"no topic named '{CHAIN_OF_AGENTS}'")

@@ -919,16 +919,26 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     from papertrack.export import find_paper
 
     found: dict[str, Any] = {}
+    missing: list[str] = []
     for given in ids:
         paper = find_paper(store, given)
         if paper is None:
-            # Not a usage error: the id is well formed, the store lacks it (exit 1,
-            # as for show and explain).
-            raise PapertrackError(
-                f"no paper {given} in the store. Ingest it first "
-                "('papertrack ingest FILE' or 'papertrack fetch'), then run this command again"
-            )
-        found[given] = paper
+            missing.append(given)
+        else:
+            found[given] = paper
+    if missing:
+        # Not a usage error: the ids are well formed, the store lacks them (exit 1,
+        # as for show and explain). All of them at once: one a run made the user
+        # run it again for each.
+        first, more = missing[:10], len(missing) - 10
+        shown = ", ".join(first) + (f" and {more} more" if more > 0 else "")
+        if len(first) > 1 and more <= 0:
+            shown = f"{', '.join(first[:-1])} and {first[-1]}"
+        raise PapertrackError(
+            f"no paper{'s' if len(missing) > 1 else ''} {shown} in the store. Ingest "
+            f"{'it' if len(missing) == 1 else 'them'} first ('papertrack ingest FILE' or "
+            "'papertrack fetch'), then run this command again"
+        )
     return found
 
 
