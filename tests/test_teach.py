@@ -1658,6 +1658,41 @@ def test_remove_waits_for_the_taught_files_lock_before_it_changes_anything(
     assert run("topics", "remove", "agent-memory").exit_code == 0
 
 
+def test_ctrl_c_while_waiting_for_the_taught_files_lock_says_nothing_changed(
+    stored: Path,
+) -> None:
+    """It said only "Everything written before the interruption is kept", of nothing."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from papertrack.files import Lock
+
+    held = Lock(stored / ".teach.lock", 1.0)
+    held.acquire()
+    try:
+        teach = subprocess.Popen(
+            [sys.executable, "-m", "papertrack", "topics", "teach", "gui-agents", COMPUTER_RL],
+            env={**os.environ, "PAPERTRACK_LOCK_TIMEOUT": "300"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert teach.stderr is not None
+        waiting = teach.stderr.readline()  # said once it waits
+        assert "Waiting for another papertrack process" in waiting, waiting
+        teach.send_signal(signal.SIGINT)
+        _, rest = teach.communicate(timeout=60)
+    finally:
+        held.release()
+    assert teach.returncode == 130, rest
+    assert rest.splitlines()[0] == (
+        "Nothing was changed: stopped while waiting for the other papertrack process."
+    )
+    assert not (stored / "examples.json").exists()
+
+
 def test_a_damaged_model_of_a_topic_of_examples_says_to_make_it_again(stored: Path) -> None:
     assert run("topics", "add", "Agent Memory", "--like", CHAIN_OF_AGENTS).exit_code == 0
     (stored / "models" / "agent-memory.json").write_text("{}")

@@ -548,7 +548,14 @@ def _teaching() -> Iterator[None]:
     write back the examples they read, and one's would be lost."""
     from papertrack.files import Lock, temp_files
 
-    with Lock(paths.home() / paths.TEACH_LOCK, lock_timeout(), "the lock on taught topics"):
+    lock = Lock(paths.home() / paths.TEACH_LOCK, lock_timeout(), "the lock on taught topics")
+    try:
+        lock.acquire()
+    except KeyboardInterrupt:
+        # Else only "Everything written before the interruption is kept", of nothing.
+        say("Nothing was changed: stopped while waiting for the other papertrack process.")
+        raise
+    try:
         # What a teach killed while writing left (of processes gone): never read,
         # and nothing else removed it.
         examples = paths.user_examples_file()
@@ -558,6 +565,8 @@ def _teaching() -> Iterator[None]:
             with contextlib.suppress(OSError):
                 temp.unlink()
         yield
+    finally:
+        lock.release()
 
 
 def _model_entry(slug: str) -> str:
