@@ -190,7 +190,6 @@ def test_a_misspelt_topic_gets_suggestions(untouched: Path) -> None:
 BAD_DATES = [
     ["latest", "--since", "the day before"],
     ["latest", "--since", "2026-02-30"],
-    ["latest", "--since", "99999999999999999999 days ago"],
     ["export", "-f", "csv", "--since", "soon"],
     ["digest", "--since", "last tuesday-ish", "--dry-run"],
     ["momentum", "llm-agent-training", "--as-of", "32/13/2026"],
@@ -210,6 +209,8 @@ def test_a_malformed_date_says_which_forms_work(untouched: Path, args: list[str]
 
 OUT_OF_CALENDAR = [
     (["topics", "--as-of", "0001-01-01"], "chart would start before it. Choose a later date"),
+    # A span, read as one: "can't read it as a date" listed its very form.
+    (["latest", "--since", "99999999999999999999 days ago"], "before year 1. Give a shorter span"),
     (["topics", "show", "llm-agent-training", "--as-of", "9999-12-31"], "an earlier date"),
     (["topics", "test", "agent*", "--as-of", "9999-12-31"], "Choose an earlier date"),
     (["site", "-o", "out", "--as-of", "9999-12-31"], "Choose an earlier date"),
