@@ -604,13 +604,16 @@ TAUGHT_SHOWN = 8
 def _taught_line(taught: Mapping[str, list[str]]) -> str:
     """`2 in: 2605.08721, 2606.26758; 1 out: 2606.06560` (the first few of each)."""
     parts = []
+    cut = False
     for side in ("in", "out"):
         ids = taught.get(side) or []
         if ids:
             shown = ", ".join(ids[:TAUGHT_SHOWN])
             more = f" and {len(ids) - TAUGHT_SHOWN:,} more" if len(ids) > TAUGHT_SHOWN else ""
+            cut = cut or bool(more)
             parts.append(f"{len(ids):,} {side}: {shown}{more}")
-    return "; ".join(parts)
+    # The rest were nowhere to be read but examples.json.
+    return "; ".join(parts) + (" (--json lists them all)" if cut else "")
 
 
 def topic_card(info: Mapping[str, Any]) -> Group:

@@ -238,6 +238,11 @@ def test_unteach_forgets_one_example_and_show_lists_what_was_taught(stored: Path
     )
     both = run("topics", "teach", "llm-agent-training", outside, "--unteach", outside)
     error_line(both, 2, "named both to teach and --unteach")
+    # Not taught before either: that, not "is not an example taught to", is the slip.
+    fresh = run(
+        "topics", "teach", "llm-agent-training", CHAIN_OF_AGENTS, "--unteach", CHAIN_OF_AGENTS
+    )
+    error_line(fresh, 2, f"{CHAIN_OF_AGENTS} is named both to teach and --unteach. Name it once")
     error_line(run("topics", "teach", "llm-agent-training", "--forget", "--unteach", outside), 2)
     assert (stored / "models" / "llm-agent-training.json").read_bytes() == model
     # The last example forgotten: the shipped model and its tags are back.
@@ -2063,3 +2068,14 @@ def test_a_teach_whose_retag_another_command_did_first_says_so(
         "Another papertrack command retagged the stored papers for it first: "
         f"{len(before):,} stored papers in the topic before, {len(after):,} now."
     ) in result.stderr
+
+
+def test_a_long_list_of_examples_says_where_they_are_all_listed() -> None:
+    """`topics show` cut the taught ids at eight ("and 3 more"): the rest were nowhere
+    to be read but examples.json."""
+    from papertrack.render import TAUGHT_SHOWN, _taught_line
+
+    ins = [f"2606.{n:05d}" for n in range(TAUGHT_SHOWN + 3)]
+    line = _taught_line({"in": ins, "out": ["2605.00001"]})
+    assert line.endswith("and 3 more; 1 out: 2605.00001 (--json lists them all)"), line
+    assert "--json" not in _taught_line({"in": ins[:TAUGHT_SHOWN], "out": []})

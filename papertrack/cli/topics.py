@@ -243,7 +243,10 @@ def topics_show(
     """Show a topic's definition and how many stored papers it has.
 
     Prints the name, slug, source (and file), description, categories and query
-    as written, then the topic's papers: all, and in the 28 days to --as-of.
+    as written, the topic's papers (all, and in the 28 days to --as-of), how it
+    decides (its query, its model, either or both) and, for a model, how it does
+    on what it learns from (cross-validated), the examples you taught it and the
+    topics it implies.
 
     Examples:
 
@@ -871,6 +874,25 @@ def _examples_count(count: int) -> str:
     return counted(count, "example")
 
 
+def _not_both(named: dict[str, Any], unteach: list[str]) -> None:
+    """Refuse a paper named both to teach and to --unteach, before anything else is
+    said of it ("not an example taught to" the topic, when it was not taught yet).
+
+    Raises:
+        UsageError: one is.
+    """
+    from papertrack.export import resolve_id
+
+    taught = {paper.arxiv_id for paper in named.values()}
+    for given in unteach:
+        try:
+            key = resolve_id(given)
+        except UsageError:
+            continue  # said by _unteach, as before
+        if given in taught or key in taught:
+            raise UsageError(f"{given} is named both to teach and --unteach. Name it once")
+
+
 def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
     """Take the examples ``ids`` names (any id form) out of ``taught``; their ids.
 
@@ -1296,6 +1318,7 @@ def topics_teach(
             if both:
                 raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
             taught = {} if forget else dict(examples.get(chosen.slug, {}))
+            _not_both(named, unteach or [])
             forgotten = _unteach(chosen, taught, unteach or [])
             again = forgotten & {paper.arxiv_id for paper in named.values()}
             if again:
