@@ -515,10 +515,17 @@ def explain_topic(topic: Topic, paper: Paper, text: PaperText | None = None) -> 
 
 
 def explain(paper: Paper, catalog: Catalog, topic: Topic | None = None) -> list[TopicExplanation]:
-    """Why ``paper`` matches each topic it matches, or, given ``topic``, that topic alone."""
+    """Why ``paper`` matches each topic it matches, then each topic it was taught out
+    of (a paper taught out was missing from the list, and nothing said the user's own
+    teaching kept it out); or, given ``topic``, that topic alone."""
     text = PaperText.of(paper)
     tags = catalog.tag(paper)
-    chosen = [topic] if topic is not None else [catalog.find(slug) for slug in tags]
+    if topic is not None:
+        chosen = [topic]
+    else:
+        pinned = catalog.pins.get(paper.arxiv_id) or {}
+        chosen = [catalog.find(slug) for slug in tags]
+        chosen += [t for t in catalog.topics if pinned.get(t.slug) is False and t.slug not in tags]
     found = []
     for each in chosen:
         item = explain_topic(each, paper, text)

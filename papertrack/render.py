@@ -781,6 +781,19 @@ def _in_by(item: TopicExplanation) -> str:
     return f"in by its model; its query {said}"
 
 
+def _taught_out_lines(paper: Paper, taught_out: Sequence[TopicExplanation]) -> list[Text]:
+    """The topics a paper was taught out of, which its tags no longer name: without
+    them, a paper a user took out of a topic looked as if the topic had missed it."""
+    if not taught_out:
+        return []
+    named = ", ".join(f"{item.name} ({item.slug})" for item in taught_out)
+    undo = f"papertrack topics teach {taught_out[0].slug} --unteach {paper.arxiv_id}"
+    return [
+        Text(safe(f"Taught out by you: {named}."), style="italic"),
+        Text(safe(f"'{undo}' takes that back."), style="dim"),
+    ]
+
+
 def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], asked: bool) -> Group:
     """`topics explain`: the terms of each matching topic found, and in which fields.
 
@@ -793,8 +806,11 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
     meta.append(f"  {safe(', '.join(paper.categories))}", style="dim")
     parts: list[RenderableType] = [head, meta, Text("")]
     if not asked:
+        taught_out = [item for item in explanations if not item.matched]
+        explanations = [item for item in explanations if item.matched]
         if not explanations:
             parts.append(Text("Matches no topic."))
+            parts += _taught_out_lines(paper, taught_out)
             return Group(*parts)
         table = Table(
             title=f"Matches {len(explanations)} topic{'s' if len(explanations) != 1 else ''}",
@@ -818,6 +834,7 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
                     end_section=n == len(item.hits) - 1,
                 )
         parts.append(table)
+        parts += _taught_out_lines(paper, taught_out)
         if any(item.model is not None for item in explanations):
             parts.append(
                 Text(

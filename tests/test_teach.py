@@ -1477,6 +1477,32 @@ def test_explain_and_topics_test_hold_taught_papers_and_implications(stored: Pat
         assert trial["matches"] == len(tagged(slug)), slug
 
 
+def test_explain_without_a_topic_names_the_topics_a_paper_was_taught_out_of(
+    stored: Path,
+) -> None:
+    """A paper taught out of a topic was simply missing from the list of its topics,
+    as if the topic had missed it: the list says the user took it out, and how to
+    take that back."""
+    before = json.loads(run("topics", "explain", CHAIN_OF_AGENTS, "--json").stdout)
+    assert "llm-agent-training" in [t["topic"] for t in before["topics"]]
+    assert before["taught_out"] == []
+    result = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
+    assert result.exit_code == 0, result.stderr
+    explained = json.loads(run("topics", "explain", CHAIN_OF_AGENTS, "--json").stdout)
+    assert explained["taught_out"] == ["llm-agent-training"]
+    assert all(t["matched"] for t in explained["topics"])
+    assert "llm-agent-training" not in [t["topic"] for t in explained["topics"]]
+    shown = " ".join(run("topics", "explain", CHAIN_OF_AGENTS).stdout.split())
+    assert "Taught out by you: LLM Agent Training (llm-agent-training)." in shown
+    assert f"'papertrack topics teach llm-agent-training --unteach {CHAIN_OF_AGENTS}'" in shown
+    # Taken back, it is named no more.
+    undone = run("topics", "teach", "llm-agent-training", "--unteach", CHAIN_OF_AGENTS)
+    assert undone.exit_code == 0, undone.stderr
+    again = json.loads(run("topics", "explain", CHAIN_OF_AGENTS, "--json").stdout)
+    assert again["taught_out"] == []
+    assert "Taught out" not in run("topics", "explain", CHAIN_OF_AGENTS).stdout
+
+
 def test_explain_says_when_a_paper_is_one_the_model_learnt_from(sample_home: Path) -> None:
     """A paper among the labelled papers a model was fitted on was explained as any
     other, its own words shown as evidence for papers like it; its label went

@@ -191,7 +191,8 @@ def topics_explain(
     as_json: JsonOpt = False,
 ) -> None:
     """Explain which topics a paper is in: what put it in each (its model, its query,
-    a topic that implies it, your teaching) and which query terms were found where.
+    a topic that implies it, your teaching) and which query terms were found where;
+    then the topics you taught it out of.
 
     With a TOPIC, goes through that topic's conditions (its category filter and
     each AND-ed part of its query) and says which the paper meets; when it is not
@@ -223,7 +224,9 @@ def topics_explain(
                     "arxiv_id": paper.arxiv_id,
                     "title": paper.title,
                     "categories": list(paper.categories),
-                    "topics": [e.to_dict() for e in explanations],
+                    "topics": [e.to_dict() for e in explanations if e.matched or chosen],
+                    # Without a TOPIC: the topics the user taught it out of.
+                    "taught_out": [e.slug for e in explanations if not (e.matched or chosen)],
                 }
             )
         else:
