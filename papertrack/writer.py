@@ -80,13 +80,17 @@ RETAG_KEPT = RETAG_SAMPLES + 10
 
 @dataclass
 class Retagged:
-    """What a retag did to one topic: how many papers gained and lost its tag, and
-    the newest few of each (newest first, at most :data:`RETAG_KEPT`)."""
+    """What a retag did to one topic: how many papers gained and lost its tag, the
+    newest few of each (newest first, at most :data:`RETAG_KEPT`), and every one's id
+    (``topics teach --json`` lists them all: a few ids each, even for a topic of
+    30,000 papers retagged whole)."""
 
     gained: int = 0
     lost: int = 0
     newly: list[Paper] = field(default_factory=list)
     dropped: list[Paper] = field(default_factory=list)
+    gained_ids: list[str] = field(default_factory=list)
+    lost_ids: list[str] = field(default_factory=list)
 
     def keep(self, papers: list[Paper], paper: Paper) -> None:
         papers.append(paper)
@@ -610,6 +614,7 @@ class StoreWriter:
                             change.gained += has
                             change.lost += had
                             change.keep(change.newly if has else change.dropped, before)
+                            (change.gained_ids if has else change.lost_ids).append(before.arxiv_id)
                     self.index.bump(before, -1)
                     self.index.bump(before.with_tags(tuple(tags)), +1)
                 if week_done.data is not None:

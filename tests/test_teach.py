@@ -64,6 +64,53 @@ def teach_one_in_and_one_out() -> tuple[list[str], str, Any]:
     return before, outside, result
 
 
+def test_teach_json_lists_every_paper_it_moved_and_only_json_goes_to_stdout(
+    stored: Path,
+) -> None:
+    """The text names the newest three papers a teach moved; --json gives them all,
+    by id, for a script or a user checking a teach that moved many, with the tags
+    its implications moved."""
+    before = {slug: set(tagged(slug)) for slug in ("llm-agent-training", "agentic-rl")}
+    outside = first_not_in(sorted(before["llm-agent-training"]))
+    result = run(
+        "topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS, "--json"
+    )
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)  # the text stays on stderr
+    assert "1 paper in and 1 out" in result.stderr
+    after = set(tagged("llm-agent-training"))
+    assert report["topic"] == "llm-agent-training"
+    assert report["taught"] == {"in": [outside], "out": [CHAIN_OF_AGENTS]}
+    assert report["examples"] == {"in": 1, "out": 1}
+    assert report["forgot"] == []
+    assert report["model"] == "refit" and isinstance(report["threshold"], float)
+    assert report["tagged"] == sorted(after - before["llm-agent-training"])
+    assert report["untagged"] == sorted(before["llm-agent-training"] - after)
+    assert outside in report["tagged"] and CHAIN_OF_AGENTS in report["untagged"]
+    assert (report["before"], report["count"]) == (len(before["llm-agent-training"]), len(after))
+    rl_now = set(tagged("agentic-rl"))
+    moved = report["implied"].get("agentic-rl", {"tagged": [], "untagged": []})
+    assert moved["tagged"] == sorted(rl_now - before["agentic-rl"])
+    assert moved["untagged"] == sorted(before["agentic-rl"] - rl_now)
+    # The same teach again changes nothing, and says so in JSON too.
+    again = run(
+        "topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS, "--json"
+    )
+    assert again.exit_code == 0, again.stderr
+    unchanged = json.loads(again.stdout)
+    assert unchanged["model"] == "unchanged"
+    assert unchanged["tagged"] == unchanged["untagged"] == []
+    assert unchanged["count"] == len(after)
+    # --forget: every example goes, and the papers they moved move back.
+    forgot = run("topics", "teach", "llm-agent-training", "--forget", "--json")
+    assert forgot.exit_code == 0, forgot.stderr
+    undone = json.loads(forgot.stdout)
+    assert undone["forgot"] == sorted([outside, CHAIN_OF_AGENTS])
+    assert undone["model"] == "shipped" and undone["examples"] == {"in": 0, "out": 0}
+    assert set(tagged("llm-agent-training")) == before["llm-agent-training"]
+    assert undone["tagged"] == report["untagged"] and undone["untagged"] == report["tagged"]
+
+
 def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
     shipped = json.loads(
         run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training", "--json").stdout

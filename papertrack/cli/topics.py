@@ -514,15 +514,19 @@ def _log_taught(
     log(f"Taught {slug}: {'; '.join(parts)}.")
 
 
-def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
+def _forget(chosen: Topic, store: Store, *, last: str = "", as_json: bool = False) -> None:
     """Drop a topic's examples and taught model: a default topic goes back to its
     shipped model, one of the user's to its query; and retag. ``last``: the examples
-    --unteach named, when they were the last ones (what was asked is what is said)."""
+    --unteach named, when they were the last ones (what was asked is what is said).
+    ``as_json``: what it did is printed as JSON too (:func:`_teach_json`)."""
     taught, had_model = teach.delete_teaching(chosen.slug)
     count = len(taught)
     named = f"{chosen.name} ({chosen.slug})"
+    back_to = "shipped" if chosen.source == "default" else "query"
     if not count and not had_model:
         say(f"{named} has no taught examples and no taught model: nothing to forget.")
+        if as_json:
+            emit_json(_teach_json(chosen, store, {}, model="unchanged"))
         return
     back = "its shipped model" if chosen.source == "default" else "its query"
     if last:
@@ -542,6 +546,58 @@ def _forget(chosen: Topic, store: Store, *, last: str = "") -> None:
         say("The stored papers' tags catch up with it on the next command.")
         raise
     _say_changes(chosen.slug, changes, store, catalog)
+    if as_json:
+        emit_json(_teach_json(chosen, store, changes, forgot=taught, model=back_to))
+
+
+def _teach_json(
+    chosen: Topic,
+    store: Store,
+    changes: Mapping[str, Retagged],
+    *,
+    taught_in: Iterable[str] = (),
+    taught_out: Iterable[str] = (),
+    forgot: Iterable[str] = (),
+    examples: Mapping[str, bool] | None = None,
+    model: str,
+    threshold: float | None = None,
+    before: int | None = None,
+) -> dict[str, Any]:
+    """What a teach did, for `topics teach --json`: the papers it taught and forgot,
+    the examples kept, what became of the model, and every paper that gained or lost
+    the topic's tag (and the tags of the topics its implications moved), by id. The
+    text names the newest three of each; a script, or a user checking a teach that
+    moved 200 papers, wants them all."""
+    kept = examples or {}
+    change = changes.get(chosen.slug)
+    now = store.count(chosen.slug) if store.exists() else 0
+    if before is None:
+        before = now - change.gained + change.lost if change is not None else now
+    return {
+        "topic": chosen.slug,
+        "name": chosen.name,
+        "taught": {"in": sorted(taught_in), "out": sorted(taught_out)},
+        "forgot": sorted(forgot),
+        "examples": {
+            "in": sum(1 for inside in kept.values() if inside),
+            "out": sum(1 for inside in kept.values() if not inside),
+        },
+        "model": model,
+        "threshold": threshold,
+        "before": before,
+        "count": now,
+        "tagged": sorted(change.gained_ids) if change is not None else [],
+        "untagged": sorted(change.lost_ids) if change is not None else [],
+        "implied": {
+            slug: {
+                "tagged": sorted(other.gained_ids),
+                "untagged": sorted(other.lost_ids),
+                "count": store.count(slug),
+            }
+            for slug, other in sorted(changes.items())
+            if slug != chosen.slug and (other.gained or other.lost)
+        },
+    }
 
 
 @contextlib.contextmanager
@@ -1253,6 +1309,13 @@ def topics_teach(
             help="Examples to forget (--unteach A B): the model decides those papers again.",
         ),
     ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Also print what it did as JSON: every paper tagged and untagged, by id.",
+        ),
+    ] = False,
 ) -> None:
     """Teach a topic with examples: refit its model, retag, and say what changed.
 
@@ -1268,6 +1331,7 @@ def topics_teach(
         papertrack topics teach gui-agents --not 2508.13186
         papertrack topics teach gui-agents --unteach 2508.13186
         papertrack topics teach gui-agents --forget
+        papertrack topics teach llm-agent-training 2605.08721 --json
     """
     from papertrack import training
 
@@ -1305,7 +1369,7 @@ def topics_teach(
             if forget and not given:
                 # Before the tags are brought up to date: a damaged taught model, which
                 # would stop that, is what --forget deletes.
-                _forget(chosen, store)
+                _forget(chosen, store, as_json=as_json)
                 return
             # A teach interrupted before its retag is finished here: said, as its
             # own report would have been ("nothing changed" hid +4 -4).
@@ -1330,7 +1394,7 @@ def topics_teach(
             if forgotten and not taught and not given and not from_examples:
                 # Every example unlearned: as --forget, a default topic goes back to
                 # its shipped model, one of the user's to its query.
-                _forget(chosen, store, last=_listed(sorted(forgotten)))
+                _forget(chosen, store, last=_listed(sorted(forgotten)), as_json=as_json)
                 return
             # Each paper named, and whether it is taught in.
             asked = [(p, True) for p in ids or []] + [(p, False) for p in out_ids or []]
@@ -1360,6 +1424,8 @@ def topics_teach(
                     f"{'Each paper' if len(given) > 1 else 'The paper'} named was taught to "
                     f"{chosen.name} ({chosen.slug}) so already: nothing more to teach."
                 )
+                if as_json:
+                    emit_json(_teach_json(chosen, store, {}, examples=taught, model="unchanged"))
                 return
             if from_examples and not any(taught.values()):
                 raise UsageError(
@@ -1528,6 +1594,7 @@ def topics_teach(
                         "papers near it moved with the refit ('papertrack topics explain ID "
                         f"{chosen.slug}' shows a paper's score)."
                     )
+            size_before = count_before
             if refreshed.fingerprints().get(chosen.slug) == catalog.fingerprints().get(chosen.slug):
                 count_before = None  # the teach changed no tag of it: none to retag
             _say_changes(
@@ -1548,6 +1615,33 @@ def topics_teach(
                          back=(back_in, back_out))  # fmt: skip
             if choice is not None and choice.model.meta.get("like"):
                 _say_breadth(store, chosen.slug, chosen.name)
+            if as_json:
+                emit_json(
+                    _teach_json(
+                        chosen,
+                        store,
+                        changes,
+                        taught_in=now_in,
+                        taught_out=now_out,
+                        forgot=forgotten,
+                        examples=taught,
+                        model=(
+                            "shipped"
+                            if shipped is not None
+                            else "kept"
+                            if choice is None
+                            else "pinned"
+                            if choice.decide == "query" and not choice.rules.get("query")
+                            else "refit"
+                        ),
+                        threshold=(
+                            choice.model.threshold
+                            if choice is not None and choice.decide != "query"
+                            else None
+                        ),
+                        before=size_before,
+                    )
+                )
 
 
 @topics_app.command("remove", epilog=EXIT_CODES)
