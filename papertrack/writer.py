@@ -654,10 +654,13 @@ class StoreWriter:
         tagged anew and the index with the old fingerprints: a catalog back at the old
         ones (``topics teach --forget`` after a killed teach) then retagged nothing,
         and half the store kept the taught model's tags. Now any catalog retags them.
+        Each is marked with a fingerprint no catalog has, not dropped: a topic being
+        removed, dropped, was then in neither the index nor the catalog, so "not
+        changed", and the papers kept its tag for good after a killed `topics remove`.
         """
         import dataclasses
 
-        kept = {k: v for k, v in self.index.fingerprints.items() if k not in slugs}
+        kept = {**self.index.fingerprints, **dict.fromkeys(slugs, "")}
         marked = dataclasses.replace(self.index, fingerprints=kept)
         _write_index_file(self.store, marked)
         if self.text_live:

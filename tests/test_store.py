@@ -574,6 +574,35 @@ def test_a_retag_cut_short_is_done_again_whatever_the_catalog_is_next(
     }
 
 
+def test_a_retag_cut_short_for_a_removed_topic_takes_its_tag_off_next_time(
+    store: Store, catalog: Catalog, tmp_path: Path
+) -> None:
+    """A `topics remove` killed during its retag left the removed topic in neither
+    the index's fingerprints nor the catalog's: "not changed", so no command retagged
+    it, and every paper kept the removed topic's tag for good."""
+    with store.writer(catalog) as w:
+        w.upsert([
+            paper(f"2508.{n:05d}", f"2025-{m:02d}-04", title="An agent for image editing")
+            for n, m in enumerate(range(1, 9), start=1)
+        ])  # fmt: skip
+    removed = tmp_path / "removed.toml"
+    removed.write_text(TOPICS.split('[[topic]]\nname = "Vision"')[0], encoding="utf-8")
+    without = Catalog.load(removed)
+    assert [t.slug for t in without.topics] == ["agents"]
+
+    def stop(done: int, total: int) -> None:
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        store.refresh(without, stop)
+    assert not store.tags_current(without)  # so the next command retags
+    store.refresh(without)
+    assert {p.tags for p in store.latest(None, limit=100)} == {("agents",)}
+    assert "vision" not in store.index().counts
+    assert store.tags_current(without)
+
+
 def test_a_retag_cut_short_is_recounted_without_rebuilding_the_text_index(
     store: Store, catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
