@@ -11,8 +11,9 @@ process and gives the same results.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any, TypeVar
 
 __all__ = ["WORKERS_ENV", "forked_map", "worker_count"]
@@ -208,17 +209,49 @@ def _stop(pool: Any) -> None:
     shutdown short, and the workers were left waiting for work that never came: the
     command hung at exit for good, holding the store's lock (1 run in 8 of ``timeout
     -s INT 3.4 papertrack topics teach ...`` on the 83,510-paper store). The workers
-    are then stopped outright.
+    are then stopped outright, with further signals held off until they are, and
+    the pool's manager thread is waited for: raised at once, the interpreter's exit
+    raced that thread closing its pipe, and printed "Exception ignored ... OSError:
+    [Errno 9] Bad file descriptor" in 4 of 22 double Ctrl-Cs.
     """
     try:
         pool.shutdown(wait=True, cancel_futures=True)
     except BaseException:
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            try:
-                process.terminate()
-            except Exception:  # noqa: BLE001, S110 - one already gone, or never started
-                pass
+        with _signals_held():
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            for process in processes:
+                try:
+                    process.terminate()
+                except Exception:  # noqa: BLE001, S110 - one already gone, or never started
+                    pass
+            manager = getattr(pool, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(timeout=5)  # it closes its pipes before the exit, not during it
+            for process in processes:
+                with contextlib.suppress(Exception):
+                    process.join(timeout=1)  # reaped, not left a zombie
         raise
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP do nothing inside (the command is stopping already:
+    a third signal cut the stopping of the workers short), and as before after."""
+    import signal
+    import threading
+
+    held: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            handler = signal.getsignal(number)
+            if handler not in (None, signal.SIG_IGN):
+                held[number] = handler
+                signal.signal(number, lambda *_: None)
+    try:
+        yield
+    finally:
+        for held_number, handler in held.items():
+            signal.signal(held_number, handler)
 
 
 def _can_fork() -> bool:
