@@ -204,12 +204,16 @@ def choose(
     # The k fold fits and the final fit are independent: forked workers share them
     # (the matrix is inherited, only scores and the final model come back).
     fits = forked_map(_fit_part, job, parts, spread=len(y) >= SPREAD_AT)
-    for part, fitted in zip(parts, fits, strict=True):
-        if isinstance(fitted, learn.TopicModel):
-            final = fitted
-        else:
-            for i, score in zip(job.held_out(part), fitted, strict=True):
-                scores[i] = score
+    # Closed here on a Ctrl-C, as the retag's pool is: left to the garbage collector,
+    # it was stopped after "Interrupted." was said, and a second signal then killed
+    # the command outright (exit -2, not 130).
+    with contextlib.closing(fits):
+        for part, fitted in zip(parts, fits, strict=True):
+            if isinstance(fitted, learn.TopicModel):
+                final = fitted
+            else:
+                for i, score in zip(job.held_out(part), fitted, strict=True):
+                    scores[i] = score
     assert final is not None
     cuts = _candidate_cuts(sorted(set(scores), reverse=True))
     results = {rule: _best_cut(rule, cuts, scores, y, query_hits, prefer_cut) for rule in allowed}

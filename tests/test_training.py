@@ -4,6 +4,7 @@ the fits run in one process or in several."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -71,6 +72,39 @@ def test_cross_validation_chooses_the_same_in_one_process_or_several(
     assert chosen["1"] == chosen["2"]
     assert json.loads(chosen["1"][0])["weights"]  # a real model, not a constant
     assert os.environ[parallel.WORKERS_ENV] == "2"
+
+
+@pytest.mark.skipif(not parallel._can_fork(), reason="needs fork")
+def test_a_ctrl_c_in_cross_validation_stops_its_workers_before_it_is_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fold fits' pool was left to the garbage collector: stopped only after
+    "Interrupted." was said, and a second Ctrl-C then killed the command outright
+    (exit -2, not 130)."""
+    import glob
+
+    docs, labels, _ = corpus(training.SPREAD_AT + 200, seed=5)
+    keys = [f"2602.{i:05d}" for i in range(len(docs))]
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+
+    parent = os.getpid()
+    held_out = training._FoldJob.held_out
+
+    def interrupted(self: training._FoldJob, part: int) -> list[int]:
+        if os.getpid() == parent:  # as if pressed while the folds' scores come back
+            raise KeyboardInterrupt
+        return held_out(self, part)  # the workers fit on
+
+    monkeypatch.setattr(training._FoldJob, "held_out", interrupted)
+    with pytest.raises(KeyboardInterrupt) as caught:
+        training.choose(docs, labels, None, keys=keys)
+    # The traceback holds the frame, and the pool with it, alive: stopped all the same.
+    assert caught.traceback
+    children = []
+    for listed in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
+            children += Path(listed).read_text(encoding="ascii").split()
+    assert children == []
 
 
 def test_a_topic_made_from_four_examples_finds_more_of_its_kind() -> None:
