@@ -1046,6 +1046,11 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
         (["latest", "-n", "abc"], "'-n': 'abc' is not a whole number. Run 'papertrack latest"),
         (["topic", "gui-agents", "--weeks", "x"], "'--weeks': 'x' is not a whole number."),
         (["fetch", "--timeout", "x"], "'--timeout': 'x' is not a number. Run 'papertrack fetch"),
+        # Said by the option's type, not by the text given ("point5" holds "int").
+        (["fetch", "--timeout", "point5"], "'--timeout': 'point5' is not a number."),
+        # As Click quoted it: escapes shown once, a quote inside kept.
+        (["latest", "-n", "a\tb"], "'-n': 'a\\tb' is not a whole number."),
+        (["latest", "-n", "it's"], "'-n': \"it's\" is not a whole number."),
         (["fetch", "--page-size", "0"], "it must be from 1 to 2000, not 0. Run 'papertrack fetch"),
         (["topics", "teach"], "Missing argument 'TOPIC'. Run 'papertrack topics teach --help'"),
         (["latest", "--bogus"], "No such option: --bogus. Run 'papertrack latest --help'"),

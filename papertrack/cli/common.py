@@ -128,10 +128,17 @@ def _plain_range(message: str) -> str:
     head, colon, value = message.rpartition(": ")
     if not colon:
         return message
-    bad = re.fullmatch(r"'(.*)' is not a valid (?:int range|integer|int|float range|float)", value)
+    # The value as Click quoted it (its repr: escapes shown, never sent to the terminal),
+    # in the quotes Python chose ("it's"); the kind by the type's name, not by the text
+    # ('point5' for a float is not "not a whole number").
+    bad = re.fullmatch(
+        r"""(?P<given>'.*'|".*") is not a valid """
+        r"(?P<kind>int range|integer|int|float range|float)",
+        value,
+    )
     if bad:
-        kind = "a whole number" if "int" in value else "a number"
-        return f"{head}: {bad.group(1)!r} is not {kind}"
+        kind = "a whole number" if bad["kind"].startswith("int") else "a number"
+        return f"{head}: {bad['given']} is not {kind}"
     out = re.fullmatch(r"(\S+) is not in the range (?:(\S+)<=x<=(\S+)|x>=(\S+)|x<=(\S+))", value)
     if out is None:
         return message
