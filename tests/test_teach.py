@@ -500,6 +500,9 @@ def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
         "2501.99998",
     )
     error_line(missing, 1, "no papers 2501.99999 and 2501.99998 in the store. Ingest them first")
+    # Named twice, said once ("no papers X and X").
+    twice = run("topics", "teach", "llm-agent-training", "2501.99999", "--not", "2501.99999")
+    error_line(twice, 1, "no paper 2501.99999 in the store. Ingest it first")
     like = run("topics", "add", "X", "--like", *[f"2501.999{n:02d}" for n in range(12)])
     error_line(
         like,
@@ -1766,7 +1769,7 @@ def test_ctrl_c_while_waiting_for_the_taught_files_lock_says_nothing_changed(
         held.release()
     assert teach.returncode == 130, rest
     assert rest.splitlines()[0] == (
-        "Nothing was changed: stopped while waiting for the other papertrack process."
+        "Nothing was changed: stopped while waiting for the lock on taught topics."
     )
     assert not (stored / "examples.json").exists()
 

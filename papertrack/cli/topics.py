@@ -612,7 +612,7 @@ def _teaching() -> Iterator[None]:
         lock.acquire()
     except KeyboardInterrupt:
         # Else only "Everything written before the interruption is kept", of nothing.
-        say("Nothing was changed: stopped while waiting for the other papertrack process.")
+        say("Nothing was changed: stopped while waiting for the lock on taught topics.")
         raise
     try:
         # What a teach killed while writing left (of processes gone): never read,
@@ -1010,7 +1010,8 @@ def _taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     for given in ids:
         paper = find_paper(store, given)
         if paper is None:
-            missing.append(given)
+            if given not in missing:  # named twice, said once
+                missing.append(given)
         else:
             found[given] = paper
     if missing:
