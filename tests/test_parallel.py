@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,6 +146,17 @@ def test_a_retag_spread_over_workers_stores_what_one_process_stores(
     assert "llm-agent-training" not in serial[tagged[0]["arxiv_id"]]
 
 
+def python_child(script: str, **options: Any) -> subprocess.Popen[str]:
+    """``python -c script``, its output piped as text."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **options,
+    )
+
+
 SLOW_POOL = """
 import os, sys, time
 from papertrack import parallel
@@ -162,17 +176,10 @@ def test_workers_whose_parent_is_killed_stop_without_a_traceback(
     """A teach killed with SIGKILL (cron's `timeout -s KILL`) left its workers to
     finish and print a BrokenPipeError traceback each into the cron mail."""
     import signal
-    import subprocess
-    import sys
     import time
 
     monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
-    child = subprocess.Popen(
-        [sys.executable, "-c", SLOW_POOL],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = python_child(SLOW_POOL)
     assert child.stdout is not None and child.stderr is not None
     assert child.stdout.readline().startswith("started")
     started = time.monotonic()
@@ -269,16 +276,9 @@ def test_a_second_ctrl_c_while_the_workers_stop_does_not_hang(
     came: the command hung at its exit for good, holding the store's lock (1 run in
     8 of `timeout -s INT 3.4 papertrack topics teach ...` on a large store)."""
     import subprocess
-    import sys
 
     monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
-    child = subprocess.Popen(
-        [sys.executable, "-c", TWO_CTRL_CS],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    child = python_child(TWO_CTRL_CS, start_new_session=True)
     try:
         out, err = child.communicate(timeout=40)
     except subprocess.TimeoutExpired:

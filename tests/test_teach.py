@@ -1316,20 +1316,27 @@ def test_a_new_topic_on_a_slug_freed_by_hand_does_not_take_the_renamed_ones_mode
     assert tagged("agent-memory") == renamed
 
 
+def remove_and_make_again(slug: str) -> str:
+    """Remove ``slug``, then run the command its removal printed to make it again (each
+    part of it must succeed); that last line of the removal's report."""
+    removed = run("topics", "remove", slug)
+    assert removed.exit_code == 0, removed.stderr
+    last = removed.stderr.rstrip("\n").splitlines()[-1]
+    for part in last.split(": ", 1)[1].split(" && "):
+        assert run(*shlex.split(part)[1:]).exit_code == 0, part
+    return last
+
+
 def test_a_removed_query_topic_is_made_again_by_the_command_it_prints(stored: Path) -> None:
     query = "memory OR  agent*"
     assert run("topics", "add", "Mem Stuff", "--query", query, "-c", "cs.AI").exit_code == 0
     assert run("topics", "teach", "mem-stuff", CHAIN_OF_AGENTS, "--not", COMPUTER_RL).exit_code == 0
     taught = json.loads((stored / "examples.json").read_text())["topics"]["mem-stuff"]
-    removed = run("topics", "remove", "mem-stuff")
-    last = removed.stderr.rstrip("\n").splitlines()[-1]
-    assert last == (
+    assert remove_and_make_again("mem-stuff") == (
         "To make it again with them: papertrack topics add 'Mem Stuff' --query "
         f"'{query}' -c cs.AI && papertrack topics teach mem-stuff {CHAIN_OF_AGENTS} "
         f"--not {COMPUTER_RL}"
     )
-    for part in last.split(": ", 1)[1].split(" && "):
-        assert run(*shlex.split(part)[1:]).exit_code == 0, part
     assert json.loads((stored / "examples.json").read_text())["topics"]["mem-stuff"] == taught
 
 
@@ -1345,16 +1352,12 @@ def test_a_removed_like_topic_with_a_query_is_made_again_whole(stored: Path) -> 
     before = json.loads(run("topics", "show", "agent-stuff", "--json").stdout)
     papers = tagged("agent-stuff")
     taught = json.loads((stored / "examples.json").read_text())["topics"]["agent-stuff"]
-    removed = run("topics", "remove", "agent-stuff")
-    last = removed.stderr.rstrip("\n").splitlines()[-1]
     ins = " ".join(sorted([CHAIN_OF_AGENTS, COMPUTER_RL]))
-    assert last == (
+    assert remove_and_make_again("agent-stuff") == (
         "To make it again with them: papertrack topics add 'Agent Stuff' --description "
         f"'Agents, as I read them.' --like {ins} --query 'agent*' --decide both && "
         f"papertrack topics teach agent-stuff --not {DATARUS}"
     )
-    for part in last.split(": ", 1)[1].split(" && "):
-        assert run(*shlex.split(part)[1:]).exit_code == 0, part
     assert json.loads((stored / "examples.json").read_text())["topics"]["agent-stuff"] == taught
     after = json.loads(run("topics", "show", "agent-stuff", "--json").stdout)
     assert after["decide"] == before["decide"] == "both"

@@ -550,6 +550,15 @@ def _forget(chosen: Topic, store: Store, *, last: str = "", as_json: bool = Fals
         emit_json(_teach_json(chosen, store, changes, forgot=taught, model=back_to))
 
 
+#: What a teach did to the model, by :func:`_teach_json`'s "model", as its text says it.
+_FITTED = {
+    "shipped": "its shipped model is back, as it decides every example so",
+    "kept": "its model is kept",
+    "pinned": "pinned them",
+    "refit": "refit its model",
+}
+
+
 def _teach_json(
     chosen: Topic,
     store: Store,
@@ -1533,6 +1542,16 @@ def topics_teach(
             n_out = len(taught) - n_in
             # What each forgotten example was taught as, for the log.
             were = {pid: earlier.get(pid, True) for pid in forgotten}
+            # What became of the model (the key of `--json`'s "model").
+            outcome = (
+                "shipped"
+                if shipped is not None
+                else "kept"
+                if choice is None
+                else "pinned"
+                if choice.decide == "query" and not choice.rules.get("query")
+                else "refit"
+            )
             if not given:
                 say(
                     f"Forgot {_examples_count(len(forgotten))} taught to {chosen.name} "
@@ -1552,16 +1571,7 @@ def topics_teach(
                     told += f" and forgot {_examples_count(len(forgotten))}"
                 if (n_in, n_out) != (len(now_in), len(now_out)):
                     told += f" ({n_in:,} in and {n_out:,} out in all)"
-                fitted = (
-                    "its shipped model is back, as it decides every example so"
-                    if shipped is not None
-                    else "its model is kept"
-                    if choice is None
-                    else "pinned them"
-                    if choice.decide == "query" and not choice.rules.get("query")
-                    else "refit its model"
-                )
-                say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
+                say(f"Taught {chosen.name} ({chosen.slug}) {told}; {_FITTED[outcome]}.")
                 if choice is None and only_out and len(already) < len(given):
                     say(
                         "A topic made from examples is not refit for papers taught out "
@@ -1626,15 +1636,7 @@ def topics_teach(
                         taught_out=now_out,
                         forgot=forgotten,
                         examples=taught,
-                        model=(
-                            "shipped"
-                            if shipped is not None
-                            else "kept"
-                            if choice is None
-                            else "pinned"
-                            if choice.decide == "query" and not choice.rules.get("query")
-                            else "refit"
-                        ),
+                        model=outcome,
                         threshold=(
                             choice.model.threshold
                             if choice is not None and choice.decide != "query"
