@@ -787,10 +787,14 @@ def _taught_out_lines(paper: Paper, taught_out: Sequence[TopicExplanation]) -> l
     if not taught_out:
         return []
     named = ", ".join(f"{item.name} ({item.slug})" for item in taught_out)
-    undo = f"papertrack topics teach {taught_out[0].slug} --unteach {paper.arxiv_id}"
+    undo = [
+        f"'papertrack topics teach {item.slug} --unteach {paper.arxiv_id}'" for item in taught_out
+    ]
+    # One command a topic: one for the first, said to take "that" back, left the rest.
+    takes = "takes that back" if len(undo) == 1 else "take those back, one a topic"
     return [
         Text(safe(f"Taught out by you: {named}."), style="italic"),
-        Text(safe(f"'{undo}' takes that back."), style="dim"),
+        Text(safe(f"{' and '.join(undo)} {takes}."), style="dim"),
     ]
 
 

@@ -534,7 +534,8 @@ def load_examples(path: Path) -> dict[str, dict[str, bool]]:
         return {}
     except (OSError, ValueError) as exc:
         raise PapertrackError(
-            f"{path} is damaged ({exc}). Fix it, or remove it to forget taught examples"
+            f"{path} is damaged ({exc}). Fix it, or remove it and forget what each topic "
+            "was taught with 'papertrack topics teach TOPIC --forget'"
         ) from None
     topics = data.get("topics") if isinstance(data, dict) else None
     if not isinstance(topics, dict):

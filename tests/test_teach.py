@@ -111,6 +111,115 @@ def test_teach_json_lists_every_paper_it_moved_and_only_json_goes_to_stdout(
     assert undone["tagged"] == report["untagged"] and undone["untagged"] == report["tagged"]
 
 
+def test_what_a_teach_says_of_its_model_matches_what_became_of_it(stored: Path) -> None:
+    """Found walking through teaches: --unteach on a topic deciding by its query said
+    "refit its model" (it has none); the shipped model "is back" when it never left;
+    and a topic of yours redefined by --replace "deleted the model taught" to a topic
+    that only ever pinned papers."""
+    before = tagged("llm-agent-training")
+    outside = first_not_in(before)
+    kept = run("topics", "teach", "llm-agent-training", CHAIN_OF_AGENTS, "--not", outside)
+    assert "its model is kept" in kept.stderr, kept.stderr
+    stays = run("topics", "teach", "llm-agent-training", "--unteach", outside, "--json")
+    assert stays.exit_code == 0, stays.stderr
+    assert json.loads(stays.stdout)["model"] == "shipped"
+    assert "its shipped model stays, as it decides every example left so" in stays.stderr
+    assert "is back" not in stays.stderr
+    # A refit, then an unteach that leaves what the shipped model decides: back.
+    third = next(pid for pid in before if pid != CHAIN_OF_AGENTS)
+    refit = run("topics", "teach", "llm-agent-training", third, "--not", CHAIN_OF_AGENTS)
+    assert "refit its model" in refit.stderr, refit.stderr
+    back = run("topics", "teach", "llm-agent-training", "--unteach", CHAIN_OF_AGENTS, "--json")
+    assert json.loads(back.stdout)["model"] == "shipped"
+    assert "its shipped model is back" in back.stderr, back.stderr
+
+    assert run("topics", "add", "Agents Q", "--query", "agent*").exit_code == 0
+    q_in = tagged("agents-q")[0]
+    taught = run("topics", "teach", "agents-q", "--not", q_in, CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    left = run("topics", "teach", "agents-q", "--unteach", q_in, "--json")
+    assert left.exit_code == 0, left.stderr
+    assert json.loads(left.stdout)["model"] == "pinned"
+    assert "it decides by its query, the examples left as taught" in left.stderr
+    assert "refit its model" not in left.stderr
+    replaced = run("topics", "add", "Agents Q", "--query", "agent* OR tool*", "--replace")
+    assert replaced.exit_code == 0, replaced.stderr
+    said = " ".join(replaced.stderr.split())
+    assert "Its 1 example stays, decided as taught with this definition" in said
+    assert "model" not in said
+
+
+def test_forget_on_a_topic_made_from_examples_says_the_ways_out(stored: Path) -> None:
+    made = run("topics", "add", "Agent Stuff", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    refused = run("topics", "teach", "agent-stuff", "--forget")
+    error_line(refused, 2, "without them it has nothing to learn from. Start it again")
+    said = " ".join(refused.stderr.split())
+    for way in (
+        "'papertrack topics teach agent-stuff --forget ID...'",
+        "--unteach ID",
+        "'papertrack topics remove agent-stuff'",
+    ):
+        assert way in said, said
+
+
+def test_teach_notes_a_paper_taught_again_the_other_way_after_forget(stored: Path) -> None:
+    assert run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    again = run("topics", "teach", "gui-agents", "--forget", CHAIN_OF_AGENTS, "--json")
+    assert again.exit_code == 0, again.stderr
+    assert f"Note: {CHAIN_OF_AGENTS} was taught out before; it is taught in now." in again.stderr
+    assert json.loads(again.stdout)["taught"] == {"in": [CHAIN_OF_AGENTS], "out": []}
+
+
+def test_a_paper_taught_into_a_topic_and_out_of_one_it_implies_is_said_to_stay_out(
+    stored: Path,
+) -> None:
+    """Taught out of llm-agent-training, then into agentic-rl (which implies it): the
+    teaching holds and the paper stays out, and the user who taught it in is told."""
+    assert run("topics", "teach", "llm-agent-training", "--not", COMPUTER_RL).exit_code == 0
+    result = run("topics", "teach", "agentic-rl", COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    assert (
+        f"Note: {COMPUTER_RL} stays out of LLM Agent Training (llm-agent-training), as you "
+        "taught it, though Agentic RL implies it ('papertrack topics teach "
+        f"llm-agent-training --unteach {COMPUTER_RL}' lets it in)."
+    ) in " ".join(result.stderr.split())
+    assert COMPUTER_RL in tagged("agentic-rl")
+    assert COMPUTER_RL not in tagged("llm-agent-training")
+    # Taught out of two topics: a command for each, said to take those back.
+    assert run("topics", "teach", "gui-agents", "--not", COMPUTER_RL).exit_code == 0
+    shown = " ".join(run("topics", "explain", COMPUTER_RL).stdout.split())
+    assert (
+        f"'papertrack topics teach llm-agent-training --unteach {COMPUTER_RL}' and "
+        f"'papertrack topics teach gui-agents --unteach {COMPUTER_RL}' take those back, one "
+        "a topic."
+    ) in shown, shown
+    # With a TOPIC, --json says it was taught out of that one.
+    one = json.loads(run("topics", "explain", COMPUTER_RL, "gui-agents", "--json").stdout)
+    assert one["taught_out"] == ["gui-agents"]
+    other = json.loads(run("topics", "explain", COMPUTER_RL, "agentic-rl", "--json").stdout)
+    assert other["taught_out"] == []
+
+
+def test_a_paper_the_model_pins_can_be_unteached_when_examples_json_is_gone(
+    stored: Path,
+) -> None:
+    """examples.json removed (as its damage message offered): the model still pinned
+    the paper, explain offered --unteach, and that said it was no example taught."""
+    before = tagged("llm-agent-training")
+    assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    (stored / "examples.json").unlink()
+    explained = json.loads(run("topics", "explain", CHAIN_OF_AGENTS, "--json").stdout)
+    assert explained["taught_out"] == ["llm-agent-training"]
+    undone = run("topics", "teach", "llm-agent-training", "--unteach", CHAIN_OF_AGENTS)
+    assert undone.exit_code == 0, undone.stderr
+    assert f"Forgot {CHAIN_OF_AGENTS}, the last of the examples taught" in undone.stderr
+    assert sorted(tagged("llm-agent-training")) == sorted(before)
+    assert (
+        json.loads(run("topics", "explain", CHAIN_OF_AGENTS, "--json").stdout)["taught_out"] == []
+    )
+
+
 def test_teaching_a_default_topic_changes_the_tags_it_should_and_says_so(stored: Path) -> None:
     shipped = json.loads(
         run("topics", "explain", CHAIN_OF_AGENTS, "llm-agent-training", "--json").stdout

@@ -45,6 +45,8 @@ from papertrack.files import all_or_nothing, lock_timeout
 from papertrack.text import counted, quoted, visible
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from papertrack.store import Store
     from papertrack.topics import Catalog, Topic
     from papertrack.userfile import TopicEdit
@@ -550,6 +552,26 @@ def _forget(chosen: Topic, store: Store, *, last: str = "", as_json: bool = Fals
         emit_json(_teach_json(chosen, store, changes, forgot=taught, model=back_to))
 
 
+def _say_against_implications(catalog: Catalog, ids: list[str]) -> None:
+    """A word for each paper of ``ids`` taught into a topic and out of one it implies:
+    the teaching holds, so it stays out of that one, where the user who taught it in
+    may have expected the implication to put it there too."""
+    for aid in ids:
+        taught = catalog.pins.get(aid) or {}
+        for below, inside in taught.items():
+            if inside:
+                continue
+            topic = catalog.by_slug(below)
+            above = [s for s in catalog.implied_by(below) if taught.get(s)]
+            if above and topic is not None:
+                names = " and ".join(catalog.find(s).name for s in above)
+                say(
+                    f"Note: {aid} stays out of {topic.name} ({below}), as you "
+                    f"taught it, though {names} implies it "
+                    f"('papertrack topics teach {below} --unteach {aid}' lets it in)."
+                )
+
+
 #: What a teach did to the model, by :func:`_teach_json`'s "model", as its text says it.
 _FITTED = {
     "shipped": "its shipped model is back, as it decides every example so",
@@ -557,6 +579,24 @@ _FITTED = {
     "pinned": "pinned them",
     "refit": "refit its model",
 }
+#: The same, after --unteach alone: what became of the model for the examples left.
+_FITTED_LEFT = {
+    "shipped": "its shipped model is back, as it decides every example left so",
+    "kept": "its model is kept",
+    # A topic deciding by its query has no model to refit ("refit its model" was said).
+    "pinned": "it decides by its query, the examples left as taught",
+    "refit": "refit its model",
+}
+
+
+def _fitted_said(outcome: str, *, left: bool, was_shipped: bool) -> str:
+    """What a teach did to the model, as its text says it. ``was_shipped``: the model
+    was the shipped one before (pinned to examples it already decided), so it did not
+    come "back"."""
+    said = (_FITTED_LEFT if left else _FITTED)[outcome]
+    if outcome == "shipped" and was_shipped:
+        said = said.replace("is back", "stays")
+    return said
 
 
 def _teach_json(
@@ -663,6 +703,10 @@ def _drop_model(edit: TopicEdit) -> str:
         None,
     )
     had_model = path.is_file()
+    # A topic that decided by its query kept only its taught papers in that file: no
+    # model the user knew of ("The model taught to its earlier definition is
+    # deleted", of a topic that never had one).
+    pins_only = had_model and _decides_by_query(path)
     if had_model and owner is not None:
         own = paths.user_model_file(owner.slug)
         if not own.exists():
@@ -684,16 +728,30 @@ def _drop_model(edit: TopicEdit) -> str:
             + f"the examples teach this topic. 'papertrack topics teach {slug} --forget' "
             "drops them"
         )
-    if not had_model:
+    if not had_model or (pins_only and not taught):
         return ""
-    if not taught:
-        return ". The model taught to its earlier definition is deleted"
     count = len(taught)
     kept = f"its {count:,} examples stay" if count != 1 else "its 1 example stays"
+    if pins_only:
+        return f". {kept.capitalize()}, decided as taught with this definition"
+    if not taught:
+        return ". The model taught to its earlier definition is deleted"
     return (
         f". The model taught to its earlier definition is deleted; {kept}, decided as "
         "taught with this definition"
     )
+
+
+def _decides_by_query(model_file: Path) -> bool:
+    """Whether a taught model file is of a topic that decides by its query (the file
+    then only pins the papers taught); False when it cannot be read."""
+    import json
+
+    try:
+        meta = json.loads(model_file.read_text(encoding="utf-8")).get("meta") or {}
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(meta, dict) and meta.get("decide") == "query"
 
 
 def _apply_examples(slug: str) -> None:
@@ -966,10 +1024,13 @@ def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
     """
     from papertrack.export import resolve_id
 
+    # Papers the model pins that examples.json lacks (removed, or cut short by hand)
+    # are taught all the same: `explain` says so and offers this to take them back.
+    pinned = teach.pinned(topic)
     forgotten = set()
     for given in ids:
-        key = given if given in taught else resolve_id(given)
-        if key not in taught and key not in forgotten:
+        key = given if given in taught or given in pinned else resolve_id(given)
+        if key not in taught and key not in pinned and key not in forgotten:
             raise UsageError(
                 f"{given} is not an example taught to {quoted(topic.name)}. "
                 f"'papertrack topics show {topic.slug}' lists the ones it has"
@@ -1373,8 +1434,10 @@ def topics_teach(
             if forget and not given and from_examples:
                 raise UsageError(
                     f"{chosen.name} is your own topic, made from your examples: without them "
-                    "it has nothing to learn from. Name papers to teach it again, or remove "
-                    "it with 'papertrack topics remove'"
+                    "it has nothing to learn from. Start it again from other papers "
+                    f"('papertrack topics teach {chosen.slug} --forget ID...'), take some "
+                    f"back with --unteach ID, or remove it with 'papertrack topics remove "
+                    f"{chosen.slug}'"
                 )
             if forget and not given:
                 # Before the tags are brought up to date: a damaged taught model, which
@@ -1412,7 +1475,9 @@ def topics_teach(
             flipped = sorted(
                 named[pid].arxiv_id
                 for pid, inside in asked
-                if taught.get(named[pid].arxiv_id) is (not inside)
+                # As taught before this run: --forget emptied ``taught``, and a paper
+                # it taught again the other way was then not said to be.
+                if earlier.get(named[pid].arxiv_id) is (not inside)
             )
             for pid in ids or []:
                 taught[named[pid].arxiv_id] = True
@@ -1488,6 +1553,8 @@ def topics_teach(
             )
             cut_before: float | None = None
             count_before = store.count(chosen.slug) if store.exists() else None
+            # The model is the shipped one, pinned to examples it decides as taught.
+            was_shipped = bool(teach.model_meta(chosen).get("copy_of")) and teach.is_current(chosen)
             pins = None
             choice = None
             if not keep_model and shipped is None:
@@ -1541,7 +1608,8 @@ def topics_teach(
             # this run's.
             n_out = len(taught) - n_in
             # What each forgotten example was taught as, for the log.
-            were = {pid: earlier.get(pid, True) for pid in forgotten}
+            pinned_before = teach.pinned(chosen)
+            were = {pid: earlier.get(pid, pinned_before.get(pid, True)) for pid in forgotten}
             # What became of the model (the key of `--json`'s "model").
             outcome = (
                 "shipped"
@@ -1556,12 +1624,8 @@ def topics_teach(
                 say(
                     f"Forgot {_examples_count(len(forgotten))} taught to {chosen.name} "
                     f"({chosen.slug}); "
-                    + (
-                        "its shipped model is back, as it decides every example left so."
-                        if shipped is not None
-                        else "refit its model."
-                    )
-                    + f" {n_in:,} in and {n_out:,} out are left."
+                    f"{_fitted_said(outcome, left=True, was_shipped=was_shipped)}. "
+                    f"{n_in:,} in and {n_out:,} out are left."
                 )
                 _log_taught(chosen.slug, forgot=were)
             else:
@@ -1571,7 +1635,8 @@ def topics_teach(
                     told += f" and forgot {_examples_count(len(forgotten))}"
                 if (n_in, n_out) != (len(now_in), len(now_out)):
                     told += f" ({n_in:,} in and {n_out:,} out in all)"
-                say(f"Taught {chosen.name} ({chosen.slug}) {told}; {_FITTED[outcome]}.")
+                fitted = _fitted_said(outcome, left=False, was_shipped=was_shipped)
+                say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
                 if choice is None and only_out and len(already) < len(given):
                     say(
                         "A topic made from examples is not refit for papers taught out "
@@ -1590,6 +1655,7 @@ def topics_teach(
                     now = "in" if taught[aid] else "out"
                     was = "out" if taught[aid] else "in"
                     say(f"Note: {aid} was taught {was} before; it is taught {now} now.")
+                _say_against_implications(refreshed, sorted(now_in | now_out))
             if choice is not None:
                 _say_figures(choice)
                 cut = choice.model.threshold

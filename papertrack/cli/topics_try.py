@@ -225,8 +225,8 @@ def topics_explain(
                     "title": paper.title,
                     "categories": list(paper.categories),
                     "topics": [e.to_dict() for e in explanations if e.matched or chosen],
-                    # Without a TOPIC: the topics the user taught it out of.
-                    "taught_out": [e.slug for e in explanations if not (e.matched or chosen)],
+                    # The topics the user taught it out of (with a TOPIC: that one, if so).
+                    "taught_out": [e.slug for e in explanations if e.taught is False],
                 }
             )
         else:
