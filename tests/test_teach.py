@@ -854,6 +854,51 @@ def test_a_teach_that_keeps_its_model_reads_only_the_papers_it_pinned(
     assert sorted(read) == sorted(store.weeks())
 
 
+def test_a_teach_of_a_query_topic_reads_only_the_papers_it_pinned(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A topic that decides by its query, before and after the teach: only the papers
+    pinned otherwise can move (a whole retag read all 83,510 papers, 5 s, to untag
+    one). The tags are those a whole retag gives."""
+    import papertrack.writer as writer
+
+    assert run("topics", "add", "Agents Q", "--query", "agent*").exit_code == 0
+    wrong = tagged("agents-q")[:2]
+    outside = first_not_in(tagged("agents-q"))
+    store = Store(stored / "store")
+    weeks = {IdMap(store).get(pid) for pid in [*wrong, outside]}
+    assert len(store.weeks()) > len(weeks)
+    read: list[str] = []
+    real = writer._retag_week
+
+    def spy(job: Any, path: Path, quiet: bool = True) -> Any:
+        read.append(path.stem)
+        return real(job, path, quiet)
+
+    monkeypatch.setattr(writer, "_retag_week", spy)
+    taught = run("topics", "teach", "agents-q", outside, "--not", *wrong, "--json")
+    assert taught.exit_code == 0, taught.stderr
+    report = json.loads(taught.stdout)
+    assert report["model"] == "pinned"
+    assert (report["tagged"], report["untagged"]) == ([outside], sorted(wrong))
+    assert sorted(set(read)) == sorted(weeks)
+    narrowed = every_tag(stored)
+    # The same store retagged whole for the same catalog: the same tags.
+    index = json.loads((stored / "store" / "index.json").read_text(encoding="utf-8"))
+    del index["meta"]["1"]["topics"]["agents-q"]
+    (stored / "store" / "index.json").write_text(json.dumps(index), encoding="utf-8")
+    read.clear()
+    assert run("latest", "agents-q").exit_code == 0
+    assert sorted(read) == sorted(store.weeks())
+    assert every_tag(stored) == narrowed
+    # Unteaching one moves it back, reading its week alone.
+    read.clear()
+    back = run("topics", "teach", "agents-q", "--unteach", wrong[0])
+    assert back.exit_code == 0, back.stderr
+    assert set(read) == {IdMap(store).get(wrong[0])}
+    assert wrong[0] in tagged("agents-q")
+
+
 def test_a_pinning_retag_is_whole_when_the_topics_changed_meanwhile(stored: Path) -> None:
     """The retag reads only the pinned papers while it is sure nothing else moved:
     the stored tags are the catalog's the teach read, and no other topic changed

@@ -1555,6 +1555,8 @@ def topics_teach(
             count_before = store.count(chosen.slug) if store.exists() else None
             # The model is the shipped one, pinned to examples it decides as taught.
             was_shipped = bool(teach.model_meta(chosen).get("copy_of")) and teach.is_current(chosen)
+            # Read before the model file is replaced.
+            pinned_before = teach.pinned(chosen)
             pins = None
             choice = None
             if not keep_model and shipped is None:
@@ -1583,6 +1585,18 @@ def topics_teach(
                 else:
                     assert choice is not None
                     training.save_model(choice.model, paths.user_model_file(chosen.slug))
+                    if chosen.decide == "query" and choice.decide == "query":
+                        # Decided by its query before and after, its model unused: only
+                        # the papers pinned otherwise can move, and the retag reads those
+                        # alone (it read all 83,510 papers, 5 s, to untag one).
+                        from papertrack.writer import PinsMoved
+
+                        moved = frozenset(
+                            pid
+                            for pid in pinned_before.keys() | taught.keys()
+                            if pinned_before.get(pid) != taught.get(pid)
+                        )
+                        pins = PinsMoved(catalog, chosen.slug, moved)
             refreshed = load_catalog()
             try:
                 changes = _retag(store, refreshed, pins)
@@ -1608,7 +1622,6 @@ def topics_teach(
             # this run's.
             n_out = len(taught) - n_in
             # What each forgotten example was taught as, for the log.
-            pinned_before = teach.pinned(chosen)
             were = {pid: earlier.get(pid, pinned_before.get(pid, True)) for pid in forgotten}
             # What became of the model (the key of `--json`'s "model").
             outcome = (
