@@ -806,21 +806,10 @@ def every_tag(home: Path) -> dict[str, tuple[str, ...]]:
     return {p.arxiv_id: p.tags for week in store.weeks() for p in store.read_partition(week)}
 
 
-def test_a_teach_that_keeps_its_model_reads_only_the_papers_it_pinned(
-    stored: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Papers pinned, the model kept: no other paper's decision can change, so only
-    the pinned papers' weeks are read and tagged (a whole retag of an 83,510-paper
-    store took 6-7 s to change nothing else). The tags are those a whole retag gives."""
+def weeks_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The week files every retag reads from now on, as they are read."""
     import papertrack.writer as writer
 
-    made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
-    assert made.exit_code == 0, made.stderr
-    wrong = [p for p in tagged("agent-chains") if p not in (CHAIN_OF_AGENTS, COMPUTER_RL)][:2]
-    assert wrong
-    store = Store(stored / "store")
-    weeks = {IdMap(store).get(pid) for pid in wrong}
-    assert len(store.weeks()) > len(weeks)
     read: list[str] = []
     real = writer._retag_week
 
@@ -829,6 +818,37 @@ def test_a_teach_that_keeps_its_model_reads_only_the_papers_it_pinned(
         return real(job, path, quiet)
 
     monkeypatch.setattr(writer, "_retag_week", spy)
+    return read
+
+
+def retagged_whole(home: Path, slug: str, read: list[str]) -> dict[str, tuple[str, ...]]:
+    """Every stored paper's tags after a whole retag for the same catalog (``slug``'s
+    fingerprint taken out of the index, as if the tags were of another catalog)."""
+    path = home / "store" / "index.json"
+    index = json.loads(path.read_text(encoding="utf-8"))
+    del index["meta"]["1"]["topics"][slug]
+    path.write_text(json.dumps(index), encoding="utf-8")
+    read.clear()
+    assert run("latest", slug).exit_code == 0
+    assert sorted(read) == sorted(Store(home / "store").weeks())
+    return every_tag(home)
+
+
+def test_a_teach_that_keeps_its_model_reads_only_the_papers_it_pinned(
+    stored: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Papers pinned, the model kept: no other paper's decision can change, so only
+    the pinned papers' weeks are read and tagged (a whole retag of an 83,510-paper
+    store took 6-7 s to change nothing else). The tags are those a whole retag gives."""
+
+    made = run("topics", "add", "Agent Chains", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    wrong = [p for p in tagged("agent-chains") if p not in (CHAIN_OF_AGENTS, COMPUTER_RL)][:2]
+    assert wrong
+    store = Store(stored / "store")
+    weeks = {IdMap(store).get(pid) for pid in wrong}
+    assert len(store.weeks()) > len(weeks)
+    read = weeks_read(monkeypatch)
     taught = run("topics", "teach", "agent-chains", "--not", *wrong)
     assert taught.exit_code == 0, taught.stderr
     assert "its model is kept" in taught.stderr
@@ -837,13 +857,7 @@ def test_a_teach_that_keeps_its_model_reads_only_the_papers_it_pinned(
     narrowed = every_tag(stored)
     assert not any("agent-chains" in narrowed[pid] for pid in wrong)
     # The same store retagged whole for the same catalog: the same tags.
-    index = json.loads((stored / "store" / "index.json").read_text(encoding="utf-8"))
-    del index["meta"]["1"]["topics"]["agent-chains"]
-    (stored / "store" / "index.json").write_text(json.dumps(index), encoding="utf-8")
-    read.clear()
-    assert run("latest", "agent-chains").exit_code == 0
-    assert sorted(read) == sorted(store.weeks())
-    assert every_tag(stored) == narrowed
+    assert retagged_whole(stored, "agent-chains", read) == narrowed
     # A paper the id map has lost (its shard deleted by hand, which reads go round):
     # read as not stored, it kept its tags for good. The retag is whole then.
     outside = first_not_in(tagged("agent-chains"))
@@ -860,7 +874,6 @@ def test_a_teach_of_a_query_topic_reads_only_the_papers_it_pinned(
     """A topic that decides by its query, before and after the teach: only the papers
     pinned otherwise can move (a whole retag read all 83,510 papers, 5 s, to untag
     one). The tags are those a whole retag gives."""
-    import papertrack.writer as writer
 
     assert run("topics", "add", "Agents Q", "--query", "agent*").exit_code == 0
     wrong = tagged("agents-q")[:2]
@@ -868,14 +881,7 @@ def test_a_teach_of_a_query_topic_reads_only_the_papers_it_pinned(
     store = Store(stored / "store")
     weeks = {IdMap(store).get(pid) for pid in [*wrong, outside]}
     assert len(store.weeks()) > len(weeks)
-    read: list[str] = []
-    real = writer._retag_week
-
-    def spy(job: Any, path: Path, quiet: bool = True) -> Any:
-        read.append(path.stem)
-        return real(job, path, quiet)
-
-    monkeypatch.setattr(writer, "_retag_week", spy)
+    read = weeks_read(monkeypatch)
     taught = run("topics", "teach", "agents-q", outside, "--not", *wrong, "--json")
     assert taught.exit_code == 0, taught.stderr
     report = json.loads(taught.stdout)
@@ -884,13 +890,7 @@ def test_a_teach_of_a_query_topic_reads_only_the_papers_it_pinned(
     assert sorted(set(read)) == sorted(weeks)
     narrowed = every_tag(stored)
     # The same store retagged whole for the same catalog: the same tags.
-    index = json.loads((stored / "store" / "index.json").read_text(encoding="utf-8"))
-    del index["meta"]["1"]["topics"]["agents-q"]
-    (stored / "store" / "index.json").write_text(json.dumps(index), encoding="utf-8")
-    read.clear()
-    assert run("latest", "agents-q").exit_code == 0
-    assert sorted(read) == sorted(store.weeks())
-    assert every_tag(stored) == narrowed
+    assert retagged_whole(stored, "agents-q", read) == narrowed
     # Unteaching one moves it back, reading its week alone.
     read.clear()
     back = run("topics", "teach", "agents-q", "--unteach", wrong[0])
