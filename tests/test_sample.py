@@ -4,6 +4,7 @@ as current or as empty: the views measure at its newest paper and say so."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,24 @@ def test_a_digest_of_a_store_whose_fetch_stopped_says_so(sample: Path) -> None:
     assert result.exit_code == 0
     assert "Warning: the newest paper in the store is from 2026-06-26" in result.stderr
     assert "Fetch new papers with 'papertrack fetch'" in result.stderr
+
+
+def test_an_empty_digest_of_a_store_that_is_behind_says_how_to_see_its_last_week(
+    sample: Path,
+) -> None:
+    """The first digest of the sample (or of a store whose fetch stopped) counts from
+    today and printed nothing but the warning: where `latest` counts back from the
+    newest paper, nothing said how to see its papers."""
+    assert run("follow", "gui-agents").exit_code == 0
+    empty = run("digest", "--dry-run")
+    assert empty.exit_code == 0 and empty.stdout == ""
+    note = next(line for line in empty.stderr.splitlines() if line.startswith("Note:"))
+    assert "'papertrack digest --since 2026-06-20 --dry-run' shows the store's last week" in note
+    shown = run(*shlex.split(note.split("'")[1])[1:])
+    assert shown.exit_code == 0 and "GUI Agents" in shown.stdout
+    assert "Note: nothing is dated" not in shown.stderr
+    # -q: warnings only (the stale store's), not this note.
+    assert "Note:" not in run("digest", "--dry-run", "-q").stderr
 
 
 def test_a_terminal_that_cannot_show_unicode_gets_replacements_not_a_traceback(

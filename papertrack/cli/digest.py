@@ -393,6 +393,25 @@ def digest(
                 and not empty_ok
                 and (target is None or is_stdout(target))
             )
+            from papertrack.momentum import BEHIND_DAYS
+
+            newest = store.newest_day() if store.exists() else None
+            behind = newest is not None and (now.date() - newest).days > BEHIND_DAYS
+            if result.empty and behind and newest is not None and newest < window.date():
+                # A store that is behind (warned of above): the digest counts from
+                # today, and printed nothing more, where `latest` counts back from the
+                # newest paper. The way to its last papers is said.
+                from datetime import timedelta
+
+                from papertrack.dates import shown_day
+
+                week = (newest - timedelta(days=6)).isoformat()
+                say(
+                    f"Note: nothing is dated from {shown_day(window.date())} on. "
+                    f"'papertrack digest --since {week} --dry-run' shows the store's "
+                    "last week.",
+                    quiet=quiet,
+                )
             chosen = pick_format(fmt, as_json)
             text = "" if quiet_empty else _render(result, chosen, names, measured)
             data = text.encode("utf-8")
