@@ -810,8 +810,8 @@ def explanation_view(paper: Paper, explanations: Sequence[TopicExplanation], ask
     meta.append(f"  {safe(', '.join(paper.categories))}", style="dim")
     parts: list[RenderableType] = [head, meta, Text("")]
     if not asked:
-        taught_out = [item for item in explanations if not item.matched]
-        explanations = [item for item in explanations if item.matched]
+        taught_out = [item for item in explanations if item.taught is False]
+        explanations = [item for item in explanations if item.taught is not False]
         if not explanations:
             parts.append(Text("Matches no topic."))
             parts += _taught_out_lines(paper, taught_out)

@@ -1051,6 +1051,7 @@ def test_csv_of_real_papers_is_what_json_says(untouched: Path) -> None:
         # As Click quoted it: escapes shown once, a quote inside kept.
         (["latest", "-n", "a\tb"], "'-n': 'a\\tb' is not a whole number."),
         (["latest", "-n", "it's"], "'-n': \"it's\" is not a whole number."),
+        (["latest", "-n", "a: b"], "'-n': 'a: b' is not a whole number."),
         (["fetch", "--page-size", "0"], "it must be from 1 to 2000, not 0. Run 'papertrack fetch"),
         (["topics", "teach"], "Missing argument 'TOPIC'. Run 'papertrack topics teach --help'"),
         (["latest", "--bogus"], "No such option: --bogus. Run 'papertrack latest --help'"),

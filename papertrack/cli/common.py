@@ -125,20 +125,21 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
 def _plain_range(message: str) -> str:
     """Click's words for a number out of range or not a number ("'abc' is not a valid
     int range", "0 is not in the range x>=1") said as a user reads them."""
-    head, colon, value = message.rpartition(": ")
-    if not colon:
-        return message
-    # The value as Click quoted it (its repr: escapes shown, never sent to the terminal),
-    # in the quotes Python chose ("it's"); the kind by the type's name, not by the text
-    # ('point5' for a float is not "not a whole number").
+    # The value as Click quoted it (its repr: escapes shown, never sent to the terminal,
+    # in the quotes Python chose: "it's"), whole even with ": " in it ('a: b'); the kind
+    # by the type's name, not by the text ('point5' for a float is no "whole number").
     bad = re.fullmatch(
-        r"""(?P<given>'.*'|".*") is not a valid """
+        r"""(?P<head>.*?): (?P<given>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not a valid """
         r"(?P<kind>int range|integer|int|float range|float)",
-        value,
+        message,
+        re.S,
     )
     if bad:
         kind = "a whole number" if bad["kind"].startswith("int") else "a number"
-        return f"{head}: {bad['given']} is not {kind}"
+        return f"{bad['head']}: {bad['given']} is not {kind}"
+    head, colon, value = message.rpartition(": ")
+    if not colon:
+        return message
     out = re.fullmatch(r"(\S+) is not in the range (?:(\S+)<=x<=(\S+)|x>=(\S+)|x<=(\S+))", value)
     if out is None:
         return message

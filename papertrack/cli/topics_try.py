@@ -224,7 +224,9 @@ def topics_explain(
                     "arxiv_id": paper.arxiv_id,
                     "title": paper.title,
                     "categories": list(paper.categories),
-                    "topics": [e.to_dict() for e in explanations if e.matched or chosen],
+                    "topics": [
+                        e.to_dict() for e in explanations if chosen or e.taught is not False
+                    ],
                     # The topics the user taught it out of (with a TOPIC: that one, if so).
                     "taught_out": [e.slug for e in explanations if e.taught is False],
                 }
