@@ -149,6 +149,48 @@ def test_what_a_teach_says_of_its_model_matches_what_became_of_it(stored: Path) 
     assert "model" not in said
 
 
+def test_pins_examples_json_lacks_are_said_when_a_teach_drops_them(stored: Path) -> None:
+    """examples.json without a topic whose model pins two papers: unteaching one (as
+    explain offers) dropped the other too, said to be "the last of the examples",
+    with "forgot": [] in --json and nothing in the log."""
+    assert run("topics", "add", "Agents Q", "--query", "agent*").exit_code == 0
+    inside = first_not_in(tagged("agents-q"))
+    taught = run("topics", "teach", "agents-q", inside, "--not", CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    (stored / "examples.json").unlink()
+    undone = run("topics", "teach", "agents-q", "--unteach", CHAIN_OF_AGENTS, "--json")
+    assert undone.exit_code == 0, undone.stderr
+    said = " ".join(undone.stderr.split())
+    assert (
+        f"Note: the model of Agents Q also pinned {inside}, which examples.json does not "
+        "list (removed or edited by hand?). What examples.json lists is what was taught, "
+        f"so this drops it; 'papertrack topics teach agents-q {inside}' teaches it again."
+    ) in said, said
+    report = json.loads(undone.stdout)
+    assert report["forgot"] == sorted([CHAIN_OF_AGENTS, inside])
+    assert report["untagged"] == [inside] and report["tagged"] == [CHAIN_OF_AGENTS]
+    log = (stored / "papertrack.log").read_text(encoding="utf-8")
+    assert f"Taught agents-q: forgot {CHAIN_OF_AGENTS} (out)" in log
+    # The command it gave teaches it again.
+    again = run(*shlex.split(said.split("'")[1])[1:])
+    assert again.exit_code == 0, again.stderr
+    assert inside in tagged("agents-q")
+
+
+def test_forget_on_your_entry_of_a_default_topic_says_its_shipped_model_is_back(
+    stored: Path,
+) -> None:
+    """An entry of yours that redefines a default topic as it was keeps the shipped
+    model; --forget said it went back to "its query" ("model": "query")."""
+    query = json.loads(run("topics", "show", "gui-agents", "--json").stdout)["query"]
+    assert run("topics", "add", "GUI Agents", "--query", query, "--replace").exit_code == 0
+    assert run("topics", "teach", "gui-agents", "--not", CHAIN_OF_AGENTS).exit_code == 0
+    forgot = run("topics", "teach", "gui-agents", "--forget", "--json")
+    assert forgot.exit_code == 0, forgot.stderr
+    assert json.loads(forgot.stdout)["model"] == "shipped"
+    assert "it decides by its shipped model again" in forgot.stderr
+
+
 def test_forget_on_a_topic_made_from_examples_says_the_ways_out(stored: Path) -> None:
     made = run("topics", "add", "Agent Stuff", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
     assert made.exit_code == 0, made.stderr

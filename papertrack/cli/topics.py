@@ -516,21 +516,49 @@ def _log_taught(
     log(f"Taught {slug}: {'; '.join(parts)}.")
 
 
-def _forget(chosen: Topic, store: Store, *, last: str = "", as_json: bool = False) -> None:
+def _say_stray(chosen: Topic, stray: dict[str, bool]) -> None:
+    """A word for the papers ``chosen``'s model pins that examples.json does not list,
+    which the teach drops, with the command that teaches them again."""
+    if not stray:
+        return
+    them = "it" if len(stray) == 1 else "them"
+    say(
+        f"Note: the model of {chosen.name} also pinned {_listed(sorted(stray))}, which "
+        f"examples.json does not list (removed or edited by hand?). What examples.json "
+        f"lists is what was taught, so this drops {them}; "
+        f"'{_teach_command(chosen.slug, stray)}' teaches {them} again."
+    )
+
+
+def _forget(
+    chosen: Topic,
+    store: Store,
+    *,
+    last: str = "",
+    as_json: bool = False,
+    also: AbstractSet[str] = frozenset(),
+) -> None:
     """Drop a topic's examples and taught model: a default topic goes back to its
     shipped model, one of the user's to its query; and retag. ``last``: the examples
     --unteach named, when they were the last ones (what was asked is what is said).
-    ``as_json``: what it did is printed as JSON too (:func:`_teach_json`)."""
+    ``as_json``: what it did is printed as JSON too (:func:`_teach_json`). ``also``:
+    papers forgotten that examples.json did not list (the model pinned them)."""
+    pinned = teach.pinned(chosen)
     taught, had_model = teach.delete_teaching(chosen.slug)
+    taught = {**{pid: pinned.get(pid, True) for pid in also}, **taught}
     count = len(taught)
     named = f"{chosen.name} ({chosen.slug})"
-    back_to = "shipped" if chosen.source == "default" else "query"
     if not count and not had_model:
         say(f"{named} has no taught examples and no taught model: nothing to forget.")
         if as_json:
             emit_json(_teach_json(chosen, store, {}, model="unchanged"))
         return
-    back = "its shipped model" if chosen.source == "default" else "its query"
+    catalog = load_catalog()
+    # As the topic now decides: an entry of yours that redefines a default topic as
+    # it was keeps that topic's shipped model ("its query" was said of it).
+    after = catalog.by_slug(chosen.slug)
+    back_to = "shipped" if after is not None and after.model_file else "query"
+    back = "its shipped model" if back_to == "shipped" else "its query"
     if last:
         done = f"Forgot {last}, the last of the examples taught to {named}"
     elif count:
@@ -541,7 +569,6 @@ def _forget(chosen: Topic, store: Store, *, last: str = "", as_json: bool = Fals
     if count:
         # The examples file was their one record: the log keeps what they were.
         _log_taught(chosen.slug, forgot=taught)
-    catalog = load_catalog()
     try:
         changes = _retag(store, catalog)
     except KeyboardInterrupt:
@@ -1464,10 +1491,27 @@ def topics_teach(
                 # --forget with papers named: every earlier example goes, and is said
                 # to go (a paper taught out came back as "newly tagged", unexplained).
                 forgotten = set(earlier) - {paper.arxiv_id for paper in named.values()}
+            # Papers the model pins that examples.json does not list (removed, or cut
+            # by hand): examples.json is the record of what was taught, so a teach
+            # drops them, and they went unsaid (unteaching one dropped the others).
+            stray = {
+                pid: inside
+                for pid, inside in teach.pinned(chosen).items()
+                if pid not in earlier
+                and pid not in forgotten
+                and pid not in {paper.arxiv_id for paper in named.values()}
+            }
             if forgotten and not taught and not given and not from_examples:
                 # Every example unlearned: as --forget, a default topic goes back to
                 # its shipped model, one of the user's to its query.
-                _forget(chosen, store, last=_listed(sorted(forgotten)), as_json=as_json)
+                _say_stray(chosen, stray)
+                _forget(
+                    chosen,
+                    store,
+                    last=_listed(sorted(forgotten)),
+                    as_json=as_json,
+                    also=forgotten | set(stray),
+                )
                 return
             # Each paper named, and whether it is taught in.
             asked = [(p, True) for p in ids or []] + [(p, False) for p in out_ids or []]
@@ -1574,6 +1618,8 @@ def topics_teach(
             # without it by the next teach, and the paper left the topic without a
             # word. The examples go first: were the renames cut short between them,
             # the next teach fits on the examples.
+            if not forget:
+                _say_stray(chosen, stray)
             with all_or_nothing():
                 training.save_examples(paths.user_examples_file(), examples)
                 if keep_model:
@@ -1622,7 +1668,10 @@ def topics_teach(
             # this run's.
             n_out = len(taught) - n_in
             # What each forgotten example was taught as, for the log.
-            were = {pid: earlier.get(pid, pinned_before.get(pid, True)) for pid in forgotten}
+            were = {
+                pid: earlier.get(pid, pinned_before.get(pid, True))
+                for pid in forgotten | (set() if forget else set(stray))
+            }
             # What became of the model (the key of `--json`'s "model").
             outcome = (
                 "shipped"
@@ -1713,7 +1762,7 @@ def topics_teach(
                         changes,
                         taught_in=now_in,
                         taught_out=now_out,
-                        forgot=forgotten,
+                        forgot=set(were),
                         examples=taught,
                         model=outcome,
                         threshold=(
