@@ -258,11 +258,12 @@ except KeyboardInterrupt:
         # Stopped, not stopping: the workers gone and reaped (no child process at all,
         # zombies included) and the pool's manager thread done (the exit raced it
         # closing its pipe: "Exception ignored ... Errno 9").
-        kids = [
-            pid
-            for listed in glob.glob(f"/proc/{os.getpid()}/task/*/children")
-            for pid in open(listed).read().split()
-        ]
+        kids = []
+        for listed in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+            try:
+                kids += open(listed).read().split()
+            except FileNotFoundError:  # a thread that ended meanwhile
+                pass
         managers = [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread)]
         print("interrupted twice", len(kids), sum(t.is_alive() for t in managers), flush=True)
 """
