@@ -746,23 +746,26 @@ def note_other_version(given: str, paper: Paper, doing: str) -> None:
     say(f"Note: {asked[0]}v{asked[1]} is not stored; {doing} the stored version ({stored}). {how}")
 
 
-def warn_if_stale(store: Store, today: date) -> None:
+def warn_if_stale(store: Store, today: date) -> date | None:
     """Said even with -q: a cron digest or site of a store whose fetch stopped says so
-    (the site froze at an old day without a word), and of a store with no papers."""
+    (the site froze at an old day without a word), and of a store with no papers.
+    Returns the newest paper's day when the store is behind (None otherwise)."""
     from papertrack.momentum import BEHIND_DAYS
 
     if store_is_empty(store):
         # A digest of an empty store printed nothing at all, as for a day with
         # nothing new: a cron job pointed at the wrong store never said so.
         say(f"Warning: {NO_PAPERS_YET[0].lower()}{NO_PAPERS_YET[1:]}")
-        return
+        return None
     newest = store.newest_day()
-    if newest is not None and (today - newest).days > BEHIND_DAYS:
-        say(
-            f"Warning: the newest paper in the store is from {newest.isoformat()}, "
-            f"{(today - newest).days} days ago. Fetch new papers with 'papertrack fetch' "
-            "(has its cron job stopped?)."
-        )
+    if newest is None or (today - newest).days <= BEHIND_DAYS:
+        return None
+    say(
+        f"Warning: the newest paper in the store is from {newest.isoformat()}, "
+        f"{(today - newest).days} days ago. Fetch new papers with 'papertrack fetch' "
+        "(has its cron job stopped?)."
+    )
+    return newest
 
 
 def behind_store_day(store: Store, day: date, quiet: bool = False) -> date:

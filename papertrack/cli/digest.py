@@ -337,7 +337,7 @@ def digest(
             state = core.load_state(state_file())
             store = open_store()
             fresh_tags(store, catalog)
-            warn_if_stale(store, now.date())
+            behind = warn_if_stale(store, now.date())
             window = start if start is not None else core.window_start(state, now)
             every = catalog.fingerprints()
             # A followed topic whose entry in topics.toml is skipped for an error (a
@@ -393,11 +393,7 @@ def digest(
                 and not empty_ok
                 and (target is None or is_stdout(target))
             )
-            from papertrack.momentum import BEHIND_DAYS
-
-            newest = store.newest_day() if store.exists() else None
-            behind = newest is not None and (now.date() - newest).days > BEHIND_DAYS
-            if result.empty and behind and newest is not None and newest < window.date():
+            if result.empty and behind is not None and behind < window.date():
                 # A store that is behind (warned of above): the digest counts from
                 # today, and printed nothing more, where `latest` counts back from the
                 # newest paper. The way to its last papers is said.
@@ -405,7 +401,7 @@ def digest(
 
                 from papertrack.dates import shown_day
 
-                week = (newest - timedelta(days=6)).isoformat()
+                week = (behind - timedelta(days=6)).isoformat()
                 say(
                     f"Note: nothing is dated from {shown_day(window.date())} on. "
                     f"'papertrack digest --since {week} --dry-run' shows the store's "

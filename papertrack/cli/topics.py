@@ -608,11 +608,10 @@ _FITTED = {
 }
 #: The same, after --unteach alone: what became of the model for the examples left.
 _FITTED_LEFT = {
+    **_FITTED,
     "shipped": "its shipped model is back, as it decides every example left so",
-    "kept": "its model is kept",
     # A topic deciding by its query has no model to refit ("refit its model" was said).
     "pinned": "it decides by its query, the examples left as taught",
-    "refit": "refit its model",
 }
 
 
@@ -1024,16 +1023,16 @@ def _examples_count(count: int) -> str:
     return counted(count, "example")
 
 
-def _not_both(named: dict[str, Any], unteach: list[str]) -> None:
-    """Refuse a paper named both to teach and to --unteach, before anything else is
-    said of it ("not an example taught to" the topic, when it was not taught yet).
+def _not_both(taught: AbstractSet[str], unteach: list[str]) -> None:
+    """Refuse a paper named both to teach (``taught``: their ids) and to --unteach,
+    before anything else is said of it ("not an example taught to" the topic, when it
+    was not taught yet).
 
     Raises:
         UsageError: one is.
     """
     from papertrack.export import resolve_id
 
-    taught = {paper.arxiv_id for paper in named.values()}
     for given in unteach:
         try:
             key = resolve_id(given)
@@ -1043,8 +1042,11 @@ def _not_both(named: dict[str, Any], unteach: list[str]) -> None:
             raise UsageError(f"{given} is named both to teach and --unteach. Name it once")
 
 
-def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
+def _unteach(
+    topic: Topic, taught: dict[str, bool], ids: list[str], pinned: Mapping[str, bool]
+) -> set[str]:
     """Take the examples ``ids`` names (any id form) out of ``taught``; their ids.
+    ``pinned``: the papers the topic's model pins.
 
     Raises:
         UsageError: an id names no example taught to ``topic``.
@@ -1053,7 +1055,6 @@ def _unteach(topic: Topic, taught: dict[str, bool], ids: list[str]) -> set[str]:
 
     # Papers the model pins that examples.json lacks (removed, or cut short by hand)
     # are taught all the same: `explain` says so and offers this to take them back.
-    pinned = teach.pinned(topic)
     forgotten = set()
     for given in ids:
         key = given if given in taught or given in pinned else resolve_id(given)
@@ -1482,24 +1483,25 @@ def topics_teach(
             if both:
                 raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
             taught = {} if forget else dict(examples.get(chosen.slug, {}))
-            _not_both(named, unteach or [])
-            forgotten = _unteach(chosen, taught, unteach or [])
-            again = forgotten & {paper.arxiv_id for paper in named.values()}
+            named_ids = {paper.arxiv_id for paper in named.values()}
+            # What the model pins, read before its file is replaced.
+            pinned_before = teach.pinned(chosen)
+            _not_both(named_ids, unteach or [])
+            forgotten = _unteach(chosen, taught, unteach or [], pinned_before)
+            again = forgotten & named_ids
             if again:
                 raise UsageError(f"{min(again)} is named both to teach and --unteach. Name it once")
             if forget:
                 # --forget with papers named: every earlier example goes, and is said
                 # to go (a paper taught out came back as "newly tagged", unexplained).
-                forgotten = set(earlier) - {paper.arxiv_id for paper in named.values()}
+                forgotten = set(earlier) - named_ids
             # Papers the model pins that examples.json does not list (removed, or cut
             # by hand): examples.json is the record of what was taught, so a teach
             # drops them, and they went unsaid (unteaching one dropped the others).
             stray = {
                 pid: inside
-                for pid, inside in teach.pinned(chosen).items()
-                if pid not in earlier
-                and pid not in forgotten
-                and pid not in {paper.arxiv_id for paper in named.values()}
+                for pid, inside in pinned_before.items()
+                if pid not in earlier and pid not in forgotten and pid not in named_ids
             }
             if forgotten and not taught and not given and not from_examples:
                 # Every example unlearned: as --forget, a default topic goes back to
@@ -1599,8 +1601,6 @@ def topics_teach(
             count_before = store.count(chosen.slug) if store.exists() else None
             # The model is the shipped one, pinned to examples it decides as taught.
             was_shipped = bool(teach.model_meta(chosen).get("copy_of")) and teach.is_current(chosen)
-            # Read before the model file is replaced.
-            pinned_before = teach.pinned(chosen)
             pins = None
             choice = None
             if not keep_model and shipped is None:
@@ -1741,7 +1741,7 @@ def topics_teach(
                 changes,
                 store,
                 refreshed,
-                {p.arxiv_id for p in named.values()},
+                named_ids,
                 count_before,
             )
             _say_swing(
