@@ -15,6 +15,7 @@ import os
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 import pytest
@@ -29,6 +30,9 @@ from papertrack.errors import (
     UsageError,
 )
 from papertrack.feeds import ParsedFeed, parse_feed, parse_jsonl_line
+from papertrack.feeds.api_xml import read_api_xml
+from papertrack.feeds.syndication import parse_syndication
+from papertrack.feeds.xml import expat_readable
 from papertrack.ids import abs_url, format_arxiv_id, is_arxiv_id, parse_arxiv_id, pdf_url
 from papertrack.models import Paper
 from papertrack.paths import default_topics_file
@@ -533,6 +537,18 @@ ISO_DATES = st.one_of(
     ),
     RAW_TEXT,
 )
+# Dates in the form arXiv writes them, right and wrong.
+PLAIN_DATES = st.sampled_from(
+    [
+        "2025-08-20T00:00:00-04:00",
+        "2007-04-02T19:18:42Z",
+        "1991-07-01T00:00:00+14:00",
+        "1989-07-01T00:00:00Z",
+        "2025-02-30T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+        "",
+    ]
+)
 RFC822_DATES = st.one_of(
     st.sampled_from(
         [
@@ -576,11 +592,14 @@ def _id_text(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def api_pages(draw: st.DrawFn) -> bytes:
+def api_pages(draw: st.DrawFn, plain: bool = False) -> bytes:
+    """API pages; ``plain`` ones have the shape arXiv serves (real ids and dates in
+    arXiv's form), with random text."""
+    dates = PLAIN_DATES if plain else ISO_DATES
     entries = []
-    for _ in range(draw(st.integers(0, 4))):
-        ident = _id_text(draw)
-        has_id = draw(st.integers(0, 5)) > 0
+    for _ in range(draw(st.integers(1 if plain else 0, 4))):
+        ident = format_arxiv_id(draw(VALID_IDS), draw(VERSIONS)) if plain else _id_text(draw)
+        has_id = plain or draw(st.integers(0, 5)) > 0
         names = draw(st.lists(xml_text(), max_size=3))
         # Known bug (test_api_affiliations_stay_with_their_entry): affiliations in an entry
         # without an id, or with an author without a name, go astray. Not made here.
@@ -599,8 +618,8 @@ def api_pages(draw: st.DrawFn) -> bytes:
         entries.append(
             "<entry>"
             + (f"<id>http://arxiv.org/abs/{escape(ident)}</id>" if has_id else "")
-            + _maybe(draw, f"<updated>{draw(xml_text())}</updated>")
-            + _maybe(draw, f"<published>{escape(draw(ISO_DATES))}</published>")
+            + _maybe(draw, f"<updated>{draw(dates if plain else xml_text())}</updated>")
+            + _maybe(draw, f"<published>{escape(draw(dates))}</published>")
             + _maybe(draw, f"<title>{draw(xml_text())}</title>")
             + _maybe(draw, f"<summary>{draw(xml_text())}</summary>")
             + authors
@@ -627,7 +646,7 @@ def api_pages(draw: st.DrawFn) -> bytes:
         'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
         'xmlns:arxiv="http://arxiv.org/schemas/atom">'
         "<id>http://arxiv.org/api/x</id><title>arXiv Query</title>"
-        f"<updated>{escape(draw(ISO_DATES))}</updated>"
+        f"<updated>{escape(draw(dates))}</updated>"
         f"<opensearch:totalResults>{draw(st.integers(0, 10**6))}</opensearch:totalResults>"
         "<opensearch:startIndex>0</opensearch:startIndex>" + "".join(entries) + "</feed>"
     ).encode("utf-8")
@@ -850,6 +869,31 @@ def test_the_document_strategies_do_produce_papers(
 
     collect()
     assert sum(found) >= 10, found
+
+
+def _read_or_error(reader: Any, document: bytes) -> object:
+    try:
+        return reader(expat_readable(document), "page.xml", None)
+    except FeedError as exc:
+        return f"FeedError: {exc}"
+
+
+def test_random_api_pages_read_without_feedparser_read_as_feedparser_reads_them() -> None:
+    """The fast API reader either declines a page or reads it exactly as feedparser's
+    reading does; and it declines few of these random pages (a guard)."""
+    read_fast: list[int] = []
+
+    @settings(QUICK, max_examples=150, database=None, derandomize=True)
+    @given(api_pages(plain=True))
+    def compare(document: bytes) -> None:
+        fast = _read_or_error(read_api_xml, document)
+        if fast is None:
+            return
+        assert fast == _read_or_error(parse_syndication, document)
+        read_fast.append(1)
+
+    compare()
+    assert len(read_fast) >= 20, len(read_fast)
 
 
 # --- mutations of the real recorded feeds -------------------------------------

@@ -1,7 +1,9 @@
 """export.arxiv.org/api/query Atom pages, 2007-2025 and 2026 layouts (kind ``api``).
 
-feedparser reads the page (:mod:`papertrack.feeds.syndication`); each entry is
-turned into a paper here. Affiliations are read from the XML a second time
+feedparser reads the page (:mod:`papertrack.feeds.syndication`), or, for a page
+in the shape arXiv serves, ElementTree gives the same entries faster
+(:mod:`papertrack.feeds.api_xml`); each entry is turned into a paper here.
+Affiliations are read from the XML itself
 (:func:`papertrack.feeds.authors.read_affiliations`), because feedparser keeps
 only one per entry.
 """
@@ -76,12 +78,20 @@ def api_error(entries: list[Any]) -> None:
 
 
 def read_api_page(
-    result: ParsedFeed, feed: Any, entries: list[Any], data: bytes, dates: EntryDates, source: str
+    result: ParsedFeed,
+    feed: Any,
+    entries: list[Any],
+    data: bytes,
+    dates: EntryDates,
+    source: str,
+    affiliations: Affiliations | None = None,
 ) -> None:
-    """Fill ``result`` from an API page feedparser read (``data`` is the XML it read)."""
+    """Fill ``result`` from an API page's feed and entries, as feedparser gives them
+    (``data`` is the XML they were read from, for the ``affiliations`` when not given)."""
     api_error(entries)
     result.total_results = int_or_none(field(feed, "opensearch_totalresults"))
-    affiliations = read_affiliations(data) if b"affiliation" in data else {}
+    if affiliations is None:
+        affiliations = read_affiliations(data) if b"affiliation" in data else {}
     for entry in entries:
         collect(result, api_paper(entry, affiliations, dates), field(entry, "id"))
     start = int_or_none(field(feed, "opensearch_startindex"))

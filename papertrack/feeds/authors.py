@@ -111,21 +111,26 @@ def read_affiliations(data: bytes) -> Affiliations:
     for item in iter_elements(data, frozenset({ATOM + "entry"})):
         if isinstance(item, ET.ParseError):
             break
-        names: list[str] = []
-        affiliations: list[tuple[str, ...]] = []
-        for author in item.findall(ATOM + "author"):
-            name = clean_text(author.findtext(ATOM + "name"))
-            if not named(name):
-                continue  # a nameless author is dropped, as in api_authors
-            names.append(name)
-            affiliations.append(
-                unique(clean_text(a.text) for a in author.findall(ARXIV + "affiliation"))
-            )
-        key = (item.findtext(ATOM + "id") or "").strip()
-        if key and any(affiliations):  # an entry without <id> cannot be told from another
-            found[key] = (tuple(names), tuple(affiliations))
+        add_affiliations(found, item)
         item.clear()
     return found
+
+
+def add_affiliations(found: Affiliations, entry: ET.Element) -> None:
+    """Add an API ``<entry>``'s authors to ``found`` when any of them has an affiliation."""
+    names: list[str] = []
+    affiliations: list[tuple[str, ...]] = []
+    for author in entry.findall(ATOM + "author"):
+        name = clean_text(author.findtext(ATOM + "name"))
+        if not named(name):
+            continue  # a nameless author is dropped, as in api_authors
+        names.append(name)
+        affiliations.append(
+            unique(clean_text(a.text) for a in author.findall(ARXIV + "affiliation"))
+        )
+    key = (entry.findtext(ATOM + "id") or "").strip()
+    if key and any(affiliations):  # an entry without <id> cannot be told from another
+        found[key] = (tuple(names), tuple(affiliations))
 
 
 def api_authors(entry: Any, affiliations: Affiliations) -> Authors:
