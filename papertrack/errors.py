@@ -19,6 +19,9 @@ class PapertrackError(Exception):
 
     #: Exit code the CLI uses: 1 for runtime errors, 2 for bad usage.
     exit_code = 1
+    #: Warnings of the work done before the error, said before it (a fetch's pages
+    #: stored before the one that failed).
+    warnings: tuple[str, ...] = ()
 
 
 class UsageError(PapertrackError):

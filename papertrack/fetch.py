@@ -402,7 +402,9 @@ class _Client:
                 if attempt + 1 >= tries:
                     break
                 if exc.retry_after is not None:
-                    delay = min(exc.retry_after, MAX_BACKOFF)
+                    # A Retry-After of 0 (or a date gone by) is no licence to
+                    # retry sooner than the backoff's first wait.
+                    delay = min(max(exc.retry_after, base), MAX_BACKOFF)
                     if exc.retry_after > 86_400:  # 400 digits read "asked to wait inf s"
                         reason += ", asked to wait more than a day: waiting at most"
                     elif exc.retry_after > MAX_BACKOFF:
@@ -565,6 +567,19 @@ def fetch_listing(
     report.skipped += parsed.skipped
     report.warnings.extend(parsed.warnings + parsed.notices)
     day = _listing_day(parsed.papers, body)
+    if not parsed.papers and parsed.skipped:
+        # Not a holiday: entries came, and none could be read (arXiv changed its ids or
+        # its layout). Said as an error every night, the day not recorded as fetched.
+        named = ", ".join(net.said(i, 60) for i in parsed.skipped_ids[:3])
+        of = f"of {day:%A} {day} " if day is not None else ""
+        unread = FetchError(
+            f"the listing {of}held {counted(parsed.skipped, 'entry', 'entries')} and "
+            f"papertrack could read none of them (ids such as {named}), so nothing was "
+            "stored. arXiv may have changed its listings: fetch the day from the API "
+            f"instead ({_api_fetch(categories, day)}), and check for a newer papertrack"
+        )
+        unread.warnings = tuple(report.warnings)
+        raise unread
     # An empty listing dated Monday to Friday: a holiday, or a listing served before
     # it was rebuilt. Taken silently for a holiday, its day's papers were never named:
     # it is said, with the fetch that brings them. It is recorded as fetched all the
@@ -1203,6 +1218,11 @@ def fetch_range(
         done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
         _note_api_range(settings.home, cats, first, last, _listings_through(last, started))
         return done
+    except PapertrackError as exc:
+        # What the pages stored before the failure found (a window taken as ended,
+        # dates dropped) is still to be said: one of them names the fetch to run.
+        exc.warnings = (*exc.warnings, *report.warnings)
+        raise
     finally:
         with contextlib.suppress(OSError, PapertrackError):  # tidying never fails a fetch
             _sweep_run_locks(settings.home, lock)

@@ -3,8 +3,9 @@
 Every request has limits a misbehaving server cannot stretch:
 
 * ``timeout`` bounds each wait for the server (connecting, every read);
-* ``deadline`` bounds the whole request, body included: a server that sends one
-  byte every two seconds never times out a read, but it runs into the deadline;
+* ``deadline`` bounds the whole request, headers and body included: a server that
+  sends one byte every two seconds never times out a read, but it runs into the
+  deadline (without one, the headers still have twice ``timeout`` to come);
 * ``min_rate`` is the deadline of long downloads (a 4 GB snapshot): after
   :data:`RATE_GRACE` seconds the average speed must stay above it;
 * bodies read whole are capped (``limit``), redirects are followed only on the
@@ -29,6 +30,7 @@ import io
 import re
 import socket
 import ssl
+import threading
 import time
 import urllib.parse
 from email.message import Message
@@ -262,6 +264,55 @@ def _connection(
     return http.client.HTTPConnection(host, parts.port, timeout=timeout)
 
 
+class _Cutter:
+    """Shuts a connection's socket when the request's deadline passes before its
+    answer's headers have come.
+
+    A socket timeout bounds each wait, so a server that sends its status line and
+    headers a byte a second never times one out (http.client allows 64 KB a
+    header line and 100 headers: hours). The body's reads check the deadline
+    themselves (:class:`Response`); connecting, the TLS handshake and the headers
+    are bounded by this timer, which shuts the socket so that the read waiting
+    on it ends.
+    """
+
+    def __init__(self, conn: http.client.HTTPConnection, end: float | None) -> None:
+        self.conn = conn
+        self.fired = False
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self._done = False
+        if end is not None:
+            self._arm(max(0.0, end - time.monotonic()))
+
+    def _arm(self, seconds: float) -> None:
+        timer = threading.Timer(seconds, self._cut)
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    def _cut(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            sock = self.conn.sock
+            if sock is None:
+                # Still looking up or connecting (each bounded by the timeout): look again.
+                self._arm(0.05)
+                return
+            self.fired = True
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._done = True
+            if self._timer is not None:
+                self._timer.cancel()
+
+
 def get(
     url: str,
     *,
@@ -274,7 +325,8 @@ def get(
 
     Args:
         timeout: seconds of each wait for the server.
-        deadline: seconds for the whole request, body included (None: no bound).
+        deadline: seconds for the whole request, body included (None: no bound but
+            twice ``timeout`` for the answer's status line and headers).
         min_rate: bytes per second a long download must average after RATE_GRACE.
 
     Raises:
@@ -308,6 +360,9 @@ def get(
             target = urllib.parse.urlunsplit((parts.scheme, netloc, target, "", ""))
             if proxy.username is not None:
                 sent["Proxy-Authorization"] = _basic(proxy.username, proxy.password)
+        # Without a deadline (a snapshot's body may take an hour), the answer's
+        # headers still have twice the timeout to come whole.
+        cutter = _Cutter(conn, end if end is not None else time.monotonic() + 2 * timeout)
         try:
             conn.request("GET", target, headers=sent)
             raw = conn.getresponse()
@@ -341,6 +396,12 @@ def get(
             raise NetError(f"no answer from {peer} in time", retryable=True, slow=True) from None
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
+            if cutter.fired:
+                raise NetError(
+                    f"no answer from {peer} in time: its headers came too slowly",
+                    retryable=True,
+                    slow=True,
+                ) from None
             if proxy is not None and str(exc).startswith("Tunnel connection failed"):
                 # The proxy's answer to CONNECT: 407 (credentials), 403 (not allowed)...
                 answer = said(str(exc).partition(":")[2].strip())
@@ -352,6 +413,15 @@ def get(
             raise NetError(
                 f"a dropped connection ({exc.__class__.__name__}) from {peer}", retryable=True
             ) from None
+        finally:
+            cutter.cancel()
+        if cutter.fired:  # the headers came just as the socket was shut
+            conn.close()
+            raise NetError(
+                f"no answer from {peer} in time: its headers came too slowly",
+                retryable=True,
+                slow=True,
+            )
         response = Response(conn, raw, url, timeout=timeout, deadline=end, min_rate=min_rate)
         if raw.status not in (301, 302, 303, 307, 308) or not raw.headers.get("Location"):
             return response
@@ -371,6 +441,13 @@ def get(
             raise NetError(
                 f"{said_url(url)} redirects to another host ({said(moved.hostname)}), which "
                 "papertrack does not follow. Use that URL directly if you trust it",
+                retryable=False,
+            )
+        # Another port is another server (http to https on their own ports is not).
+        if moved.port != first.port:
+            raise NetError(
+                f"{said_url(url)} redirects to another port of its host ({said(location)}), "
+                "which papertrack does not follow. Use that URL directly if you trust it",
                 retryable=False,
             )
         if first.scheme.lower() == "https" and moved.scheme.lower() != "https":

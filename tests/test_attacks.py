@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from papertrack import net
 from papertrack.store import MARKER, Store
 from tests.helpers import (
     DATA,
@@ -529,6 +530,52 @@ def test_a_redirect_to_another_host_is_not_followed(
     result = run("fetch", "-c", "cs.AI", "--listing-url", url, "--retries", "3", "--interval", "0")
     error_line(result, 1, "redirects to another host")
     assert "Retrying" not in result.stderr
+
+
+def test_a_redirect_to_another_port_of_the_host_is_not_followed(
+    raw_server: Callable[[Callable[[socket.socket], None]], str],
+) -> None:
+    """Another port is another server: the docs promise the same host only."""
+    reached: list[bytes] = []
+
+    def other(conn: socket.socket) -> None:
+        reached.append(b"here")
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+
+    other_url = raw_server(other)
+    url = raw_server(redirect_to(other_url.encode() + b"/x"))
+    line = error_line(run("ingest", url + "/feed.xml"), 1, "redirects to another port")
+    assert other_url.rpartition(":")[2] in line
+    assert reached == []
+
+
+def silent_headers(conn: socket.socket) -> None:
+    """A raw server's answer: a status line, then a header a byte at a time, for 30 s."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+    for _ in range(120):
+        conn.sendall(b"X")
+        time.sleep(0.25)
+
+
+def test_a_server_sending_its_headers_a_byte_at_a_time_runs_into_the_deadline(
+    raw_server: Callable[[Callable[[socket.socket], None]], str],
+) -> None:
+    """The deadline bounded only the body: headers trickled past --timeout for hours."""
+    url = raw_server(silent_headers)
+    started = time.monotonic()
+    result = run(
+        "fetch", "-c", "cs.AI", "--listing-url", url, "--timeout", "2", "--retries", "0",
+        "--interval", "0",
+    )  # fmt: skip
+    took = time.monotonic() - started
+    error_line(result, 1, "no answer from 127.0.0.1 in time", "headers came too slowly")
+    assert took < 15, took  # the deadline, not the server's 30 s
+    # Without a deadline (ingest URL's snapshot may take an hour) the headers still
+    # have twice the timeout.
+    started = time.monotonic()
+    with pytest.raises(net.NetError, match="headers came too slowly"):
+        net.get(url + "/feed.xml", timeout=1)
+    assert time.monotonic() - started < 15
 
 
 def test_an_invalid_url_typed_or_sent_as_a_redirect_is_one_error_line(

@@ -607,6 +607,28 @@ def test_an_empty_weekend_listing_is_no_error_and_an_empty_weekday_one_is_said(
     assert "the listing of Thursday 2025-08-28 is empty" in thursday.stderr
 
 
+def test_a_listing_of_entries_none_of_which_can_be_read_is_no_holiday(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """Called "empty: an arXiv holiday", exit 0, and the day recorded as fetched: a
+    change of arXiv's ids would have stored nothing, night after night, unnoticed."""
+    raw = LISTING.read_text(encoding="utf-8").replace("2025-08-20", "2025-08-27")
+    # Ids in a form of the future: no id papertrack knows anywhere in an entry.
+    unreadable = re.sub(r"(arXiv\.org:|arXiv:|/abs/)25", r"\1N25", raw)
+    assert unreadable.count("<entry>") == 86
+    httpserver.expect_request("/atom/cs.AI").respond_with_data(unreadable)
+    url = httpserver.url_for("/atom")
+    result = run("fetch", "-c", "cs.AI", "--interval", "0", "--listing-url", url)
+    line = error_line(
+        result, 1, "the listing of Wednesday 2025-08-27 held 86 entries",
+        "could read none of them", "oai:arXiv.org:N2508.13167v1",
+        "papertrack fetch -c cs.AI --since 2025-08-20",
+    )  # fmt: skip
+    assert "holiday" not in line
+    assert not (isolated_home / "fetch-listings.json").exists()
+    assert json.loads(run("stats", "--json").stdout)["papers"] == 0
+
+
 def fetch_listing_of(httpserver: HTTPServer, day: str, *args: str) -> Result:
     """``fetch -c cs.AI`` of the recorded listing, served as the listing of ``day``."""
     httpserver.clear()
@@ -1348,6 +1370,39 @@ def test_a_short_or_miscounted_page_loses_no_paper(
     assert result.exit_code == 0, result.stderr
     assert api.starts() == starts
     assert {p["arxiv_id"] for p in stored()} == ids(ENTRIES[:25])
+
+
+def test_the_warnings_of_pages_stored_before_a_failure_are_said(httpserver: HTTPServer) -> None:
+    """They were said only when the whole fetch succeeded: a window taken as ended
+    (with the fetch that brings what it may lack) was never said, nor logged."""
+    api = FakeArxiv(httpserver)
+    future = [
+        re.sub(r"<published>[^<]*", "<published>2099-01-01T00:00:00Z", e, count=1)
+        for e in ENTRIES[:10]
+    ]
+    api.faults[0] = [lambda start, size: Response(api_page(start, size, 25, entries=future))]
+    api.faults[10] = [status(404)]
+    result = fetch_api(api.url)
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    warning = next(i for i, line in enumerate(lines) if line.startswith("Warning: "))
+    assert "in the future" in lines[warning]
+    assert lines[-1].startswith("Error: ") and "HTTP 404" in lines[-1]
+    assert warning < len(lines) - 1
+    log = (Path(os.environ["PAPERTRACK_HOME"]) / "papertrack.log").read_text(encoding="utf-8")
+    assert lines[warning].removeprefix("Warning: ") in log
+
+
+def test_a_retry_after_of_zero_waits_the_backoff_all_the_same(httpserver: HTTPServer) -> None:
+    """Retry-After: 0 retried at once: six requests in 40 ms with --backoff 5."""
+    api = FakeArxiv(httpserver, total=5)
+    api.faults[0] = [status(503, {"Retry-After": "0"}), status(503, {"Retry-After": "0"})]
+    result = fetch_api(api.url, "--backoff", "0.4", "--retries", "2")
+    assert result.exit_code == 0, result.stderr
+    assert "5 new" in result.stderr and "1 page retried" in result.stderr
+    assert result.stderr.count("Retrying in 0.4 s") == 2
+    times = [t for t, _ in api.calls]
+    assert times[1] - times[0] >= 0.39 and times[2] - times[1] >= 0.39, times
 
 
 def test_a_retry_after_of_unicode_digits_is_no_crash(httpserver: HTTPServer) -> None:

@@ -560,6 +560,8 @@ def errors(
         message = visible(str(exc)).rstrip()
         if not message.endswith((".", "?", "!")):
             message += "."
+        for warning in dict.fromkeys(exc.warnings):
+            say(f"Warning: {warning}")
         say(f"Error: {message}")
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt as stop:
