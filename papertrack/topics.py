@@ -316,6 +316,7 @@ def _topics_in(
     source: str,
     text: str | None = None,
     skipped: list[tuple[str, str, str]] | None = None,
+    pending_model: str = "",
 ) -> list[tuple[str, str, Topic | None]]:
     """(slug, name, topic) for each [[topic]] of ``path``; the topic is None when hidden.
 
@@ -413,7 +414,13 @@ def _topics_in(
                 ) from None
             except UsageError as exc:
                 raise UsageError(str(exc).replace(f"topic {name.strip()!r}", where, 1)) from None
-            problem = model_problem(topic) if skipped is not None and model else None
+            # (A model an edit being checked writes next is not there yet: said as
+            # "missing", it hid the edit's real problem, a name taken.)
+            problem = (
+                model_problem(topic)
+                if skipped is not None and model and topic.model_file != pending_model
+                else None
+            )
             taught = path.parent / "models" / f"{slug}.json"
             if problem == "is missing" and source == "user" and taught.is_file():
                 # Its slug renamed by hand, the entry's `model = ...` still names the
@@ -724,6 +731,7 @@ class Catalog:
         *,
         user_text: str | None = None,
         lenient: bool = False,
+        pending_model: str = "",
     ) -> Catalog:
         """The default catalog at ``default_path`` merged with the user's file, if it exists.
 
@@ -733,7 +741,8 @@ class Catalog:
         the user's file instead of the file itself (to check an edit before
         writing it). ``lenient`` skips a malformed entry of the user's file with a
         warning instead of raising (the CLI's reading, so one bad topic does not
-        stop every command).
+        stop every command). ``pending_model`` is a model file an edit being
+        checked names and writes next: not read.
 
         Raises:
             UsageError: a file is not valid TOML or a topic is malformed.
@@ -760,7 +769,7 @@ class Catalog:
                 [] if lenient and source == "user" else None
             )
             try:
-                entries = _topics_in(path, source, text, skipped)
+                entries = _topics_in(path, source, text, skipped, pending_model)
             except UsageError as exc:
                 if skipped is None:
                     raise

@@ -227,8 +227,9 @@ def _commit(path: Path, default_path: Path, text: str) -> Catalog:
     return catalog
 
 
-def _checked(default_path: Path, path: Path, text: str) -> Catalog:
-    """The catalog ``text`` makes as the user's file, refused if the edit broke it.
+def _checked(default_path: Path, path: Path, text: str, pending_model: str = "") -> Catalog:
+    """The catalog ``text`` makes as the user's file, refused if the edit broke it;
+    ``pending_model`` is a model file the edit names that is written after it.
 
     An entry the user broke by hand before (a query that does not parse) is the
     file's already, skipped with a warning on every command: an edit that adds no
@@ -241,7 +242,9 @@ def _checked(default_path: Path, path: Path, text: str) -> Catalog:
         return Catalog.load(default_path, path, user_text=text)
     except (UsageError, QuerySyntaxError) as exc:
         before = Catalog.load(default_path, path, lenient=True) if path.exists() else None
-        after = Catalog.load(default_path, path, user_text=text, lenient=True)
+        after = Catalog.load(
+            default_path, path, user_text=text, lenient=True, pending_model=pending_model
+        )
         known = set(before.warnings) if before is not None else set()
         new = [warning for warning in after.warnings if warning not in known]
         if new:
@@ -358,7 +361,9 @@ def add_topic(
     if write:
         catalog = _commit(path, default_path, text)
     else:
-        catalog = _checked(default_path, path, text)
+        # The model is written after this check (topics add --like): not read here.
+        pending = str(path.parent / model) if model else ""
+        catalog = _checked(default_path, path, text, pending)
     return TopicEdit(action, slug, name, path, catalog, topic=catalog.by_slug(slug))
 
 

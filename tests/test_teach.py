@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
@@ -667,6 +668,58 @@ def test_teach_refuses_what_it_cannot_learn_from(stored: Path) -> None:
     both = run("topics", "teach", "gui-agents", CHAIN_OF_AGENTS, "--not", CHAIN_OF_AGENTS)
     error_line(both, 2, "named both in and --not")
     assert not (stored / "examples.json").exists()
+
+
+def test_a_like_topic_whose_name_is_taken_is_told_so_not_that_its_model_is_missing(
+    stored: Path,
+) -> None:
+    """It was told its (not yet written) model file was missing, and to make the topic
+    again with --replace, which failed the same way."""
+    result = run("topics", "add", "GUI Agents", "--slug", "my-gui", "--like", CHAIN_OF_AGENTS)
+    line = error_line(result, 2, "two topics are named 'GUI Agents'")
+    assert "model file" not in line and "--replace" not in line
+    assert not (stored / "models" / "my-gui.json").exists()
+    assert not (stored / "topics.toml").exists()
+    again = run("topics", "add", "GUI Agents 2", "--slug", "my-gui", "--like", CHAIN_OF_AGENTS)
+    assert again.exit_code == 0, again.stderr
+
+
+def test_show_says_how_many_examples_a_kept_model_was_made_from(stored: Path) -> None:
+    """After teaches that kept the model, show still said "2 examples in the topic"
+    for a topic of three (and of 24, in a walkthrough)."""
+    result = run("topics", "add", "Agent Foundations", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    shown = json.loads(run("topics", "show", "agent-foundations", "--json").stdout)
+    assert (
+        shown["note"].startswith("2 examples in the topic") and "the model was" not in shown["note"]
+    )
+    inside = next(p for p in tagged("agent-foundations") if p not in (CHAIN_OF_AGENTS, COMPUTER_RL))
+    taught = run("topics", "teach", "agent-foundations", inside)
+    assert taught.exit_code == 0, taught.stderr
+    assert "not refit" in taught.stderr  # already in: the model is kept
+    shown = json.loads(run("topics", "show", "agent-foundations", "--json").stdout)
+    assert "the model was made from 2 of the 3 examples in the topic now" in shown["note"]
+    text = run("topics", "show", "agent-foundations").stdout
+    assert "made from 2 of the 3" in " ".join(text.split())
+
+
+def test_two_examples_are_each_held_out_even_when_their_ids_share_a_fold(stored: Path) -> None:
+    """Folds by id put two examples in one fold half the time: nothing was held out,
+    the threshold was never raised, and the topic came out two to three times as broad."""
+    from papertrack.training import FOLDS, SEED, _folds
+
+    assert FOLDS >= 2
+    candidates = tagged("llm-agent-training")[:30]
+    a, b = next(
+        (a, b)
+        for a, b in itertools.combinations(candidates, 2)
+        if len(set(_folds([a, b], 2, SEED))) == 1
+    )
+    result = run("topics", "add", "Pair", "--like", a, b)
+    assert result.exit_code == 0, result.stderr
+    assert "2 examples in the topic: made from what they share; held out in turn" in result.stderr
+    model = json.loads((stored / "models" / "pair.json").read_text())
+    assert model["meta"]["held_out_recall"] is not None
 
 
 def test_a_topic_made_from_examples_tags_them_and_learns_more(stored: Path) -> None:
@@ -1618,6 +1671,26 @@ def test_a_removed_topics_model_and_examples_go_with_it(stored: Path) -> None:
     assert shown["decide"] == "query"
     trial = json.loads(run("topics", "test", "memory", "--json").stdout)
     assert len(tagged("agent-memory")) == trial["matches"]
+
+
+def test_removing_a_like_topic_that_replaced_a_default_offers_to_make_it_again(
+    stored: Path,
+) -> None:
+    """It offered 'topics teach gui-agents ID ID': the examples of your own topic
+    taught to the shipped GUI Agents that its removal brought back."""
+    result = run("topics", "add", "GUI Agents", "--like", CHAIN_OF_AGENTS, COMPUTER_RL, "--replace")
+    assert result.exit_code == 0, result.stderr
+    result = run("topics", "remove", "gui-agents")
+    assert result.exit_code == 0, result.stderr
+    assert "The default topic 'GUI Agents' with this slug is back" in result.stderr
+    again = " ".join(sorted([CHAIN_OF_AGENTS, COMPUTER_RL]))
+    command = f"papertrack topics add 'GUI Agents' --like {again} --replace"
+    assert f"To make it again with them: {command}" in result.stderr
+    assert "topics teach gui-agents" not in result.stderr
+    made = run(*shlex.split(command)[1:])
+    assert made.exit_code == 0, made.stderr
+    shown = json.loads(run("topics", "show", "gui-agents", "--json").stdout)
+    assert shown["source"] == "user"
 
 
 def test_a_hidden_default_keeps_its_teaching_and_says_so(stored: Path) -> None:

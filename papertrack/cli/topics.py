@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from datetime import date
@@ -99,11 +100,34 @@ def model_info(topic: Topic) -> dict[str, Any]:
         "model_file": topic.model_file or None,
         "examples": cv_summary(model, topic.decide),
         # How a model made from a few examples was made, when it is not cross-validated.
-        "note": None if model is None else model.meta.get("note"),
+        "note": None if model is None else _made_note(topic.slug, model.meta),
         # False: made by an older papertrack (model_outdated says how); teaching refits it.
         "model_current": None if outdated is None else not outdated,
         "model_outdated": outdated or None,
     }
+
+
+_MADE_FROM_RE = re.compile(r"(\d+) examples? in the topic")
+
+
+def _made_note(slug: str, meta: dict[str, Any]) -> str | None:
+    """The note of a model made from a few examples, and, when teaches since kept it
+    (they changed nothing it decides), how many examples it was made from: "5
+    examples in the topic" read on, unchanged, after seven and then 24."""
+    note = meta.get("note")
+    if not isinstance(note, str):
+        return None
+    found = _MADE_FROM_RE.match(note)
+    if found is None:
+        return note
+    now = sum(teach.examples_of(slug).values())
+    made = int(found.group(1))
+    if now == made:
+        return note
+    return (
+        f"{note}; the model was made from {made} of the {now:,} examples in the topic now "
+        "(a teach that changes nothing it decides keeps it)"
+    )
 
 
 def _topic_row(topic: Topic, store: Store, as_of: date, *, through: bool = False) -> dict[str, Any]:
@@ -815,9 +839,12 @@ def _forget_examples(slug: str) -> tuple[str, dict[str, bool]]:
     return f" Its {' and its '.join(parts)} {verb} deleted.", taught
 
 
-def _remake_command(topic: Topic, taught: dict[str, bool], like: bool) -> str:
+def _remake_command(
+    topic: Topic, taught: dict[str, bool], like: bool, replace: bool = False
+) -> str:
     """The commands that make the removed ``topic`` again and teach it ``taught``;
-    ``like``: it was made from examples (`topics add --like`), with or without a query.
+    ``like``: it was made from examples (`topics add --like`), with or without a query;
+    ``replace``: in place of the default topic its removal brought back.
     A topic of --like, --query and --decide both was offered back as its query alone,
     then taught: a topic of 1,099 papers deciding by the query, where it had 540."""
     import shlex
@@ -842,6 +869,8 @@ def _remake_command(topic: Topic, taught: dict[str, bool], like: bool) -> str:
         made += [f"-c {shlex.quote(c)}" for c in topic.categories]
         if like and ins and topic.decide == "both":
             made += ["--decide", "both"]  # "either", with --like and --query, is the default
+    if replace:
+        made += ["--replace"]
     return " ".join(made) + (f" && {then}" if then else "")
 
 
@@ -1836,6 +1865,11 @@ def topics_remove(
             if taught and edit.restored is None and gone is not None:
                 # No topic has the slug now: 'topics teach SLUG' could not run.
                 again = f"To make it again with {them}: {_remake_command(gone, taught, like)}"
+            elif taught and like and gone is not None and edit.restored is not None:
+                # Taught to the default brought back, examples of another topic made
+                # from them would move the shipped topic's tags.
+                remake = _remake_command(gone, taught, like, replace=True)
+                again = f"To make it again with {them}: {remake}"
             elif taught:
                 # Their ids, or they could not be taught again (to the default brought back).
                 again = f"To teach {them} again: {_teach_command(edit.slug, taught)}"
