@@ -597,7 +597,10 @@ _CONTRIBUTES = 1.5
 
 #: A query field in a question ("author:lecun world models"): ask reads words.
 _FIELD = re.compile(
-    r"(?<![\w-])(title|abstract|author|category|ti|abs|au|cat):\s*(\S*)", re.IGNORECASE
+    # A phrase or a group whole: 'author:"Yann' was offered as a search, which failed.
+    r"(?<![\w-])(title|abstract|author|category|ti|abs|au|cat):\s*"
+    r"(\"[^\"]*\"?|\([^)]*\)?|\S*)",
+    re.IGNORECASE,
 )
 
 

@@ -66,6 +66,7 @@ import re
 
 __all__ = [
     "arxiv_text",
+    "untie",
     "FONT_SWITCHES",
     "GREEK",
     "MATH_ARG_COMMANDS",
@@ -360,10 +361,45 @@ _Item = _Token | _Group
 def arxiv_text(s: str) -> str:
     """arXiv text (a title, an abstract, a name) as it shows and as papertrack keeps it:
     TeX accents decoded, the markup rendered (``$\\textbf{A}$gent`` is "Agent",
-    ``$\\alpha$`` "α"), made one clean line (:func:`papertrack.text.clean_text`)."""
+    ``$\\alpha$`` "α"), braces inside a word and ties dropped (:func:`untie`), made
+    one clean line (:func:`papertrack.text.clean_text`)."""
     from papertrack.text import clean_text, decode_tex_accents
 
-    return clean_text(render_tex(decode_tex_accents(s)))
+    return clean_text(untie(render_tex(decode_tex_accents(s))))
+
+
+# A word of letters and groups of letters ("Schr{ö}dinger", "G{é}n{é}ralis{é}",
+# "Allo{SR}"), not a command's name or argument (\\sqrt{T}, x^{AB}) nor in a formula
+# kept as written: TeX's braces that keep a letter's case in BibTeX, not a set.
+_BRACED_WORD_RE = re.compile(r"(?<![\\\w^_$])(?:[^\W_]|\{[^\W_]+\})+")
+_GROUPS_ONLY_RE = re.compile(r"(?:\{[^\W_]+\})+")
+# A tie between two words ("Large Language~Models", "Dr.~RTL"). Beside a digit it
+# is as often a range or "about" ("2~4 GB", "AUC~0.8") as a tie, and stays.
+_TIE_RE = re.compile(r"(?:(?<=[^\W\d_])|(?<=[^\W\d_]\.))~(?=[^\W\d_])")
+
+
+def _unbrace(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if "{" not in word or _GROUPS_ONLY_RE.fullmatch(word):
+        return word  # a group alone ("{BERT}") keeps its braces, as render_tex keeps them
+    return word.replace("{", "").replace("}", "")
+
+
+def untie(s: str) -> str:
+    """``s`` without the braces of a group glued to a word and with its ties as spaces.
+
+    Written without a backslash, they came through :func:`render_tex` as written, so
+    "Schr{ö}dinger" was the words "schr", "ö" and "dinger" to search and tagging, and
+    showed its braces everywhere.
+
+    >>> untie("The Ensemble Schr{ö}dinger Bridge: Large Language~Models, {0,1}, 2~4 GB")
+    'The Ensemble Schrödinger Bridge: Large Language Models, {0,1}, 2~4 GB'
+    """
+    if "{" in s:
+        s = _BRACED_WORD_RE.sub(_unbrace, s)
+    if "~" in s:
+        s = _TIE_RE.sub(" ", s)
+    return s
 
 
 def render_tex(s: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import stat
 import subprocess
 import sys
@@ -548,6 +549,28 @@ def test_a_search_field_in_a_question_is_said_and_left_out(store: Store) -> None
     answer = json.loads(done.stdout)
     assert answer["question"] == f"smith {QUESTION}"
     assert "author" not in question_words(answer["question"])
+
+
+@pytest.mark.parametrize(
+    ("field", "words"),
+    [
+        ('author:"Yann LeCun"', '"Yann LeCun"'),
+        ("title:(agent OR tool)", "(agent OR tool)"),
+        ("author:O'Brien", "O'Brien"),
+    ],
+)
+def test_the_search_offered_for_a_field_in_a_question_runs(
+    store: Store, field: str, words: str
+) -> None:
+    """'author:"Yann LeCun" world models' offered search 'author:"Yann', an unterminated
+    quote; "author:O'Brien" broke the shell's quotes."""
+    done = run("ask", f"{field} {QUESTION}", "--json")
+    assert done.exit_code == 0, done.stderr
+    offered = done.stderr.split("use papertrack search ", 1)[1].splitlines()[0].removesuffix(".")
+    (typed,) = shlex.split(offered)
+    assert typed == field
+    assert run("search", typed).exit_code == 0
+    assert json.loads(done.stdout)["question"] == f"{words} {QUESTION}"
 
 
 def okapi_feed(folder: Path, ids: str, title: str, abstracts: tuple[str, ...]) -> Path:

@@ -414,3 +414,28 @@ def test_a_paper_stored_before_ingest_rendered_tex_is_shown_rendered(isolated_ho
     assert shown["title"] == "A²FM: ε-Private Agents with α-Tools"
     assert shown["abstract"] == "We train agents."
     assert "A²FM" in run("latest", "-n", "1").stdout
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # Real titles and abstracts of the 40-week corpus (2512.18928, 2509.22708,
+        # 2604.19238, 2510.04174, 2604.14989).
+        ("The Ensemble Schr{ö}dinger Bridge filter", "The Ensemble Schrödinger Bridge filter"),
+        ("Apprentissage G{é}n{é}ralis{é} Z{é}ro-Shot", "Apprentissage Généralisé Zéro-Shot"),
+        ("we propose Allo{SR}², a novel framework", "we propose AlloSR², a novel framework"),
+        ("BLADE ({B}ias-{L}inked {A}daptive", "BLADE (Bias-Linked Adaptive"),
+        ("Dr.~RTL: Autonomous Agents", "Dr. RTL: Autonomous Agents"),
+        ("with Large Language~Models", "with Large Language Models"),
+        # A group alone, a set, a command's argument, a script: as written.
+        ("{BERT} on {0,1} and {a, b}", "{BERT} on {0,1} and {a, b}"),
+        (r"a \cite{wang2025} and $O(\sqrt{T})$", r"a \cite{wang2025} and $O(\sqrt{T})$"),
+        # Beside a digit a tilde is as often a range or "about": as written.
+        ("2~4 GB, AUC~0.815, ~5%, RTX~3090", "2~4 GB, AUC~0.815, ~5%, RTX~3090"),
+        ("https://example.org/~user/", "https://example.org/~user/"),
+    ],
+)
+def test_braces_inside_a_word_and_ties_between_words_go(written: str, shown: str) -> None:
+    """Written without a backslash, they came through as written: "Schr{ö}dinger" was
+    the words "schr", "ö" and "dinger" to search and tagging, and showed its braces."""
+    assert arxiv_text(written) == shown

@@ -187,10 +187,13 @@ def ask(
         stripped, field = without_fields(question)
         if field is not None:
             # "author:lecun world models" answered with papers that say "authored".
+            # Quoted for the shell whatever it holds ("author:O'Brien" broke the quotes).
+            typed = shlex.quote(field)
+            typed = typed if typed != field else f"'{field}'"
             say(
                 f"Note: ask reads the question as words; {field.split(':')[0]!r} is no "
                 f"field here and is left out. To find papers by a field, use papertrack "
-                f"search '{visible(field)}'."
+                f"search {visible(typed)}."
             )
             question = stripped
         new, people = asks_new(question), asks_who(question)

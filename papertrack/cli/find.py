@@ -40,7 +40,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
-from papertrack.text import visible
+from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
     from papertrack.models import Paper
@@ -189,7 +189,7 @@ def search(
             if found.complete:
                 say(f"Showing {shown:,} of the {found.seen:,} papers that match: -n N shows more.")
             else:  # the scan stopped where older weeks could not rank higher
-                say(f"Showing {shown:,} papers, and more match: -n N shows more.")
+                say(f"Showing {counted(shown, 'paper')}, and more match: -n N shows more.")
         if not found.papers:
             where = f"the papers of {chosen.name}" if chosen else "the store"
             if common.store_is_empty(store):
