@@ -322,7 +322,20 @@ def json_text(data: object, indent: int | None = None) -> str:
     import json
 
     out = json.dumps(data, ensure_ascii=False, indent=indent)
-    return _JSON_ESCAPE.sub(_escape, out)
+    # Of ASCII, json.dumps leaves only DEL raw; the class is looked up in the runs of
+    # other characters alone (the whole text through it was half of `export -f json`).
+    if "\x7f" in out:
+        out = out.replace("\x7f", "\\u007f")
+    if out.isascii():
+        return out
+    return _NON_ASCII_RE.sub(_escape_run, out)
+
+
+_NON_ASCII_RE = re.compile("[^\x00-\x7f]+")
+
+
+def _escape_run(match: re.Match[str]) -> str:
+    return _JSON_ESCAPE.sub(_escape, match.group())
 
 
 # JSON must escape the line separators too: some JavaScript readers end a string at them.

@@ -456,6 +456,38 @@ def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
 
 
+def test_an_export_whose_query_matches_nothing_says_so_and_why(
+    small: Path, tmp_path: Path
+) -> None:
+    """It wrote nothing and said nothing: search and latest --query say why."""
+    ingest(LISTING)
+    empty = run("export", "-f", "bibtex", "--query", "zzzqqq")
+    assert empty.exit_code == 0 and empty.stdout == ""
+    assert "No papers in the store match. No stored paper holds 'zzzqqq'" in empty.stderr
+    target = tmp_path / "none.bib"
+    written = run("export", "-f", "bibtex", "--query", "zzzqqq", "-o", str(target))
+    assert "Wrote 0 papers" in written.stderr and "No stored paper holds 'zzzqqq'" in written.stderr
+
+
+def test_an_atom_export_larger_than_papertrack_reads_back_says_so(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 205 MB Atom export was written without a word, then refused by ingest."""
+    from papertrack import feeds
+
+    ingest(LISTING)
+    target = tmp_path / "all.atom"
+    quiet = run("export", "-f", "atom", "-o", str(target))
+    assert quiet.exit_code == 0 and "larger than" not in quiet.stderr
+    monkeypatch.setattr(feeds, "MAX_FEED_BYTES", target.stat().st_size - 1)
+    said = run("export", "-f", "atom", "-o", str(target))
+    assert said.exit_code == 0
+    assert "larger than papertrack reads back from one XML feed" in said.stderr
+    assert "-f jsonl" in said.stderr
+    refused = run("ingest", str(target))
+    assert refused.exit_code == 1 and "larger than" in refused.stderr
+
+
 def test_an_export_to_a_file_is_spooled_to_disk_past_a_size(
     small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

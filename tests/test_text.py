@@ -216,3 +216,16 @@ def test_web_url_links_web_addresses_alone(url: str | None, link: str) -> None:
     from papertrack.text import web_url
 
     assert web_url(url) == link
+
+
+@given(st.recursive(st.text() | st.integers(), lambda inner: st.lists(inner, max_size=4)))
+def test_json_text_escapes_exactly_what_the_whole_text_through_the_class_would(
+    data: object,
+) -> None:
+    """The class is now looked up in non-ASCII runs only, DEL by itself: the same text."""
+    import json
+
+    from papertrack.text import _JSON_ESCAPE, _escape, json_text
+
+    assert json_text(data) == _JSON_ESCAPE.sub(_escape, json.dumps(data, ensure_ascii=False))
+    assert json.loads(json_text(data)) == data

@@ -45,6 +45,7 @@ from papertrack.text import counted, visible
 if TYPE_CHECKING:
     from papertrack.models import Paper
     from papertrack.store import Store
+    from papertrack.topics import Topic
 
 TopicOpt = Annotated[
     str | None,
@@ -422,6 +423,8 @@ def export(
                     # The newest stored paper is from Jun 26, 2026." read as a contradiction.
                     of = " matching" if chosen is not None or unsaved is not None else ""
                     say(f"No{of} paper is dated {day} or later.{newest_paper_note(store)}")
+                elif count == 0 and query is not None:
+                    _say_no_match(store, query, chosen)
                 return
             # Collected first, then written in one atomic replace: a reader of the
             # file (a feed reader polling it) never sees half an export.
@@ -439,3 +442,22 @@ def export(
         note = newest_paper_note(store) if count == 0 and start is not None else ""
         # visible(): a line break in a file name forged a line of the log.
         say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {visible(output)}.{note}")
+        from papertrack.feeds import MAX_FEED_BYTES
+
+        if count == 0 and start is None and query is not None:
+            _say_no_match(store, query, chosen)
+        elif fmt is ExportFormat.atom and target.stat().st_size > MAX_FEED_BYTES:
+            # Read back whole, an XML feed is refused over the limit.
+            say(
+                f"Note: {visible(output)} is larger than papertrack reads back from one XML "
+                f"feed ({MAX_FEED_BYTES // (1024 * 1024)} MB). To move papers between "
+                "stores, export with -f jsonl"
+            )
+
+
+def _say_no_match(store: Store, query: str, chosen: Topic | None) -> None:
+    """An export whose query matched nothing says why, as search does."""
+    from papertrack.hints import no_match_hint
+
+    where = f"the papers of {chosen.name}" if chosen else "the store"
+    say(f"No papers in {where} match. {no_match_hint(store, query)}")
