@@ -456,9 +456,7 @@ def test_export_filters_and_output_file(small: Path, tmp_path: Path) -> None:
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
 
 
-def test_an_export_whose_query_matches_nothing_says_so_and_why(
-    small: Path, tmp_path: Path
-) -> None:
+def test_an_export_whose_query_matches_nothing_says_so_and_why(small: Path, tmp_path: Path) -> None:
     """It wrote nothing and said nothing: search and latest --query say why."""
     ingest(LISTING)
     empty = run("export", "-f", "bibtex", "--query", "zzzqqq")
@@ -860,6 +858,17 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
     # Names without a number, one letter and a number, and authors are left alone.
     for query in ("tables", "h100 OR tables", "author:Smith3 OR tables", '"gpt 4o"'):
         assert found(query)[1] == [], query
+    # Checked together, the rare spellings read each week once: the same notes.
+    _, notes = found("fp8 OR bf16 OR llama3")
+    assert [n.split()[1] for n in notes] == ["bf16", "llama3"]
+    # A query of many such names gives five notes, and its no-match hint names five
+    # words: 3,000 of them printed a line of 100 KB.
+    many = run("search", " OR ".join(f"zork{n}" for n in range(40)))
+    assert many.exit_code == 0
+    assert sum(line.startswith("Note:") for line in many.stderr.splitlines()) <= 5
+    hint = many.stderr.splitlines()[-1]
+    assert "'zork4' (title or abstract) or 35 more of its words" in hint
+    assert "zork5" not in hint and len(hint) < 400
 
 
 def test_the_advice_on_a_query_comes_from_one_module_for_the_cli_and_scripts(
