@@ -290,6 +290,60 @@ def test_a_second_ctrl_c_while_the_workers_stop_does_not_hang(
     assert "Traceback" not in err, err
 
 
+ONE_CTRL_C = """
+import os, signal, threading, time
+from papertrack.parallel import forked_map
+
+def slow(state, item):
+    time.sleep(2)
+    return item
+
+def press():
+    time.sleep(0.5)  # the workers are busy with their first items
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+threading.Thread(target=press).start()
+try:
+    print(list(forked_map(slow, None, list(range(8)))))
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_ctrl_c_on_a_terminal_says_the_workers_are_finishing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The wait for each worker to end its week file took up to 12 s on the real
+    papers, and nothing was said meanwhile: it read as a hang."""
+    import pty
+    import select
+    import sys
+    import time
+
+    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child, on the terminal
+        os.execv(sys.executable, [sys.executable, "-c", ONE_CTRL_C])
+    seen = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal: it ended
+            break
+        if not data:
+            break
+        seen += data
+    os.close(fd)
+    os.waitpid(pid, 0)
+    text = seen.decode()
+    assert "Stopping: each worker finishes the file it is writing" in text, text
+    assert text.index("Stopping:") < text.index("interrupted"), text
+
+
 WORKER_KILLED = """
 import os, signal, time
 from papertrack.errors import PapertrackError
