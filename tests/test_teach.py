@@ -703,6 +703,18 @@ def test_show_says_how_many_examples_a_kept_model_was_made_from(stored: Path) ->
     assert "made from 2 of the 3" in " ".join(text.split())
 
 
+def test_add_like_says_when_ids_name_one_paper_or_a_version_not_stored(stored: Path) -> None:
+    """'X Xv1 <URL of X>' made a one-example topic, and Xv9 took v1, without a word
+    (teach says both)."""
+    url = f"https://arxiv.org/abs/{CHAIN_OF_AGENTS}"
+    result = run("topics", "add", "Once", "--like", CHAIN_OF_AGENTS, url, f"{COMPUTER_RL}v9")
+    assert result.exit_code == 0, result.stderr
+    assert "Note: the 3 ids given name 2 papers: each is taken once." in result.stderr
+    assert f"Note: {COMPUTER_RL}v9 is not stored; taking the stored version" in result.stderr
+    taught = json.loads((stored / "examples.json").read_text())["topics"]["once"]
+    assert sorted(taught) == sorted([CHAIN_OF_AGENTS, COMPUTER_RL])
+
+
 def test_two_examples_are_each_held_out_even_when_their_ids_share_a_fold(stored: Path) -> None:
     """Folds by id put two examples in one fold half the time: nothing was held out,
     the threshold was never raised, and the topic came out two to three times as broad."""

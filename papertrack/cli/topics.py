@@ -926,7 +926,15 @@ def _learn_from_examples(
     )
     store = open_store(create=True)
     named = _taught_papers(store, like)
+    for given in dict.fromkeys(like):
+        note_other_version(given, named[given], "taking")  # as teach says it
     papers = {p.arxiv_id: p for p in named.values()}
+    if len(papers) < len(like):
+        # 'X Xv1 <URL of X>' made a topic of one example without a word.
+        say(
+            f"Note: the {len(like)} ids given name {counted(len(papers), 'paper')}: "
+            "each is taken once."
+        )
     taught = dict.fromkeys(papers, True)
     try:
         choice = _refit(store, draft, taught, papers, like=True, rule=rule, save=False)
