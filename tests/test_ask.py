@@ -1055,3 +1055,18 @@ def test_an_answer_on_a_terminal_breaks_between_words(sample_home: Path) -> None
     references = [line for line in piped.stdout.splitlines() if re.match(r"\[\d+\] ", line)]
     hung = [line for line in lines if line.startswith("    ") and not line.startswith("     ")]
     assert references and hung
+
+
+def test_a_question_most_of_whose_words_no_paper_holds_says_the_answer_may_miss(
+    sample_home: Path,
+) -> None:
+    """A question in German was answered from papers on WIE (web information
+    extraction), chosen by 'wie' alone, as confidently as any other answer."""
+    german = run("ask", "Wie werden Agenten mit bestärkendem Lernen trainiert?", "-n", "3")
+    assert german.exit_code == 0, german.stderr
+    said = " ".join(german.stderr.split())
+    assert "most of the question's words are in none of these papers" in said
+    assert "ask in English" in said
+    english = run("ask", "how are web agents trained with reinforcement learning?", "-n", "3")
+    assert english.exit_code == 0, english.stderr
+    assert "most of the question's words" not in english.stderr

@@ -255,6 +255,18 @@ def ask(
                 f"Note: {papers} {shown}: the answer does not speak to "
                 f"{'it' if len(answer.unmatched) == 1 else 'them'}."
             )
+            asked = [w for w in question_words(question) if len(w) >= 3 and not w.isdigit()]
+            missed = set(answer.unmatched)
+            if len(missed) >= 3 and len(missed) >= 0.6 * len(asked):
+                # "Wie werden Agenten ... trainiert?" was answered from papers on WIE
+                # (web information extraction), as confidently as any other answer.
+                kept = [w for w in asked if w not in missed]
+                by = f" ({', '.join(repr(visible(w)) for w in kept[:3])})" if kept else ""
+                say(
+                    "Note: most of the question's words are in none of these papers, so "
+                    f"they were chosen by the few that are{by} and may miss the question. "
+                    "The stored papers are in English: ask in English, or in other words."
+                )
         if context or llm:
             # Numbered as the answer numbers them, so [2] is the same paper in both.
             pack = context_pack(question, answer.numbered(), _names)
