@@ -70,6 +70,9 @@ POOL = 200
 #: papers, and one of a million papers could span every week file.
 TIED = 2_000
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
+# A stop with no space after it, between a word and a capitalized one: a line break
+# lost from the abstract ("real-world deployments.Unlike general VLM ...").
+_GLUED_END = re.compile(r"(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])")
 # What a stop ends without ending a sentence: abbreviations and initials.
 _ABBREVIATION_END = re.compile(
     r"(?:^|[\s(])(?:e\.g|i\.e|et al|vs|cf|Dr|Mr|Ms|Mrs|Prof|Fig|Figs|Eq|Eqs|Sec|No|approx|"
@@ -431,7 +434,18 @@ def sentences_of(text: str) -> list[str]:
             parts[-1] += " " + part
         else:
             parts.append(part)
-    return [s.strip() for s in parts if len(s.strip()) > 20]
+    # Then each at its glued stops, as written (no space added), unless after an
+    # abbreviation: "deployments.Unlike ... mitigation.To bridge" was one sentence.
+    split: list[str] = []
+    for part in parts:
+        pieces = _GLUED_END.split(part)
+        split.append(pieces[0])
+        for piece in pieces[1:]:
+            if _ABBREVIATION_END.search(split[-1]):
+                split[-1] += piece
+            else:
+                split.append(piece)
+    return [s.strip() for s in split if len(s.strip()) > 20]
 
 
 def _frequencies(store: Store, words: Iterable[str]) -> tuple[int, dict[str, int]] | None:

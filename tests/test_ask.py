@@ -338,6 +338,18 @@ def test_check_citations_and_sentences() -> None:
         "J. Smith found it too.",
         "See Fig. 3 for the curves of each method.",
     ]
+    # A stop with no space after it still ends a sentence between a word and a
+    # capitalized one (a real abstract: "deployments.Unlike ... mitigation.To bridge"),
+    # quoted as written; names and abbreviations stay whole.
+    glued = (
+        "Agents break in real-world deployments.Unlike general VLM domains, GUI tasks "
+        "need mitigation.To bridge this gap, we use approx.Two tools, Node.js and GPT.We stop."
+    )
+    assert sentences_of(glued) == [
+        "Agents break in real-world deployments.",
+        "Unlike general VLM domains, GUI tasks need mitigation.",
+        "To bridge this gap, we use approx.Two tools, Node.js and GPT.We stop.",
+    ]
     assert question_words("What is the role of GUI agents in RL?") == [
         "role",
         "gui",
