@@ -95,12 +95,30 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
     """
     head = data[:4096]
     data = trim_partial_utf8(data)
-    parsed = _feedparser(data, source)
+    scrubbed = 0
+    try:
+        parsed = _feedparser(data, source)
+    except FeedError:
+        # A reference to a surrogate (&#xD800;) made feedparser's decoding fail.
+        data, scrubbed = _xml.scrub(data)
+        if not scrubbed:
+            raise
+        parsed = _feedparser(data, source)
     entries: list[Any] = list(field(parsed, "entries") or ())
     exc = field(parsed, "bozo_exception") if field(parsed, "bozo") else None
     # Only XML errors mean lost data; feedparser also reports benign things
     # (CharacterEncodingOverride, NonXMLContentType) through bozo.
     broken = isinstance(exc, xml.sax.SAXException)
+    if broken and not scrubbed:
+        # A character XML does not allow, or &nbsp;: dropped (or written as a
+        # number), the document is whole; cut at it, every later entry was lost.
+        # Still broken (cut off as well), it is repaired below from there.
+        data, scrubbed = _xml.scrub(data)
+        if scrubbed:
+            parsed = _feedparser(data, source)
+            entries = list(field(parsed, "entries") or ())
+            exc = field(parsed, "bozo_exception") if field(parsed, "bozo") else None
+            broken = isinstance(exc, xml.sax.SAXException)
     if not field(parsed, "version") and not entries:
         if not (broken and FEED_ROOT_RE.search(head)):
             _refuse_html(head, source)
@@ -108,6 +126,12 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
 
     error = None
     warnings: list[str] = []
+    if scrubbed:
+        warnings.append(
+            f"{source}: dropped {counted(scrubbed, 'character')} XML does not allow (a "
+            "control character, a reference to a surrogate) or wrote an HTML entity as "
+            "a number; the rest of the feed was read as it is"
+        )
     if broken:
         repair = _xml.repair(data)
         if repair is None:
