@@ -85,20 +85,31 @@ def run_in_pty(
     Returns the exit code and every byte the terminal got, so that a test sees
     what a person at a terminal of ``columns`` columns would (spinners included).
     """
+    import sys
+
+    return run_argv_in_pty(
+        [sys.executable, "-m", "papertrack", *args], env=env, columns=columns, timeout=timeout
+    )
+
+
+def run_argv_in_pty(
+    argv: list[str], *, env: dict[str, str], columns: int = 80, timeout: float = 60.0
+) -> tuple[int, bytes]:
+    """The program ``argv`` in a child process whose stdout and stderr are a
+    pseudo-terminal: its exit code and every byte the terminal got."""
     import fcntl
     import os
     import pty
     import select
     import struct
-    import sys
     import termios
     import time
 
     pid, fd = pty.fork()
-    if pid == 0:  # the child: papertrack on the terminal
+    if pid == 0:  # the child: the program on the terminal
         os.environ.clear()
         os.environ.update({**env, "COLUMNS": str(columns), "TERM": "xterm"})
-        os.execv(sys.executable, [sys.executable, "-m", "papertrack", *args])
+        os.execv(argv[0], argv)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     seen = b""
     deadline = time.monotonic() + timeout

@@ -310,35 +310,15 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_on_a_terminal_says_the_workers_are_finishing(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_ctrl_c_on_a_terminal_says_the_workers_are_finishing() -> None:
     """The wait for each worker to end its week file took up to 12 s on the real
     papers, and nothing was said meanwhile: it read as a hang."""
-    import pty
-    import select
     import sys
-    import time
 
-    monkeypatch.setenv("PAPERTRACK_WORKERS", "2")
-    pid, fd = pty.fork()
-    if pid == 0:  # the child, on the terminal
-        os.execv(sys.executable, [sys.executable, "-c", ONE_CTRL_C])
-    seen = b""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if not ready:
-            continue
-        try:
-            data = os.read(fd, 65536)
-        except OSError:  # the child closed the terminal: it ended
-            break
-        if not data:
-            break
-        seen += data
-    os.close(fd)
-    os.waitpid(pid, 0)
+    from helpers import run_argv_in_pty
+
+    env = {**os.environ, "PAPERTRACK_WORKERS": "2"}
+    _, seen = run_argv_in_pty([sys.executable, "-c", ONE_CTRL_C], env=env)
     text = seen.decode()
     assert "Stopping: each worker finishes the file it is writing" in text, text
     assert text.index("Stopping:") < text.index("interrupted"), text
