@@ -1249,7 +1249,7 @@ def bring_current(
         with busy("Retagging stored papers for the changed topics", "week file") as progress:
             moved = store.refresh(catalog, progress)
         changes = [
-            f"{slug} +{change.gained:,} -{change.lost:,}"
+            _moved(store, slug, change.gained, change.lost)
             for slug, change in sorted(moved.items())
             if change.gained or change.lost
         ]
@@ -1261,6 +1261,18 @@ def bring_current(
                 f"{', '.join(changes)}."
             )
     build_text_index()
+
+
+def _moved(store: Store, slug: str, gained: int, lost: int) -> str:
+    """ "slug +N -M", and the topic's size before and after when it grew by half or
+    more or lost a third or more: a teach interrupted before its retag, run again,
+    said "+17 -330" where the teach itself says "767 papers to 454 (-41%)"."""
+    said = f"{slug} +{gained:,} -{lost:,}"
+    now = store.count(slug)
+    before = now - gained + lost
+    if before > 0 and (2 * now >= 3 * before or 3 * now <= 2 * before):
+        said += f" ({before:,} papers to {now:,}, {100 * (now - before) / before:+.0f}%)"
+    return said
 
 
 def _in_month(week: str, month: tuple[int, int]) -> bool:
