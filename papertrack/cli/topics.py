@@ -1604,7 +1604,18 @@ def topics_teach(
             # model kept. Refit, it moved other papers where the user meant none, and
             # took in papers like those taught out (8 image-watermarking papers taught
             # out of "LLM watermarking" brought 3 more in).
-            only_out = bool(out_ids) and not ids and teach.taught_like(chosen)
+            # (With papers taught in that it already takes, the same: taught in two
+            # teaches the model was kept twice and one paper moved, taught in one it
+            # was refit and 347 moved.)
+            only_out = (
+                bool(out_ids)
+                and teach.taught_like(chosen)
+                and all(
+                    teach.decided_so(catalog, chosen.slug, named[pid], True, named[pid].tags)
+                    for pid, inside in asked
+                    if inside
+                )
+            )
             decided_so = all(
                 teach.decided_so(catalog, chosen.slug, named[pid], inside, named[pid].tags)
                 for pid, inside in asked
@@ -1737,9 +1748,10 @@ def topics_teach(
                 fitted = _fitted_said(outcome, left=False, was_shipped=was_shipped)
                 say(f"Taught {chosen.name} ({chosen.slug}) {told}; {fitted}.")
                 if choice is None and only_out and len(already) < len(given):
+                    besides = ", nor for papers taught in that it already takes" if ids else ""
                     say(
-                        "A topic made from examples is not refit for papers taught out "
-                        "alone: they stay out, and no other paper moves."
+                        "A topic made from examples is not refit for papers taught out"
+                        f"{besides}: they stay as taught, and no other paper moves."
                     )
                 # The log names the papers, so what was taught can be looked back on.
                 _log_taught(
