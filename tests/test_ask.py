@@ -1082,3 +1082,13 @@ def test_a_question_most_of_whose_words_no_paper_holds_says_the_answer_may_miss(
     english = run("ask", "how are web agents trained with reinforcement learning?", "-n", "3")
     assert english.exit_code == 0, english.stderr
     assert "most of the question's words" not in english.stderr
+
+
+def test_a_question_about_a_topic_that_holds_no_paper_says_so(sample_home: Path) -> None:
+    """It advised "an earlier --since" for a topic no stored paper is in at all."""
+    assert run("topics", "add", "Zebras", "--query", "zzzebraqq").exit_code == 0
+    asked = run("ask", "zebras", "what's new?")
+    assert asked.exit_code == 0, asked.stderr
+    said = " ".join(asked.stderr.split())
+    assert "No stored paper is in Zebras yet" in said
+    assert "an earlier --since" not in said

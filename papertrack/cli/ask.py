@@ -228,9 +228,15 @@ def ask(
         if not answer.considered:
             if start is not None:
                 scope += f" dated {start.date().isoformat()} or later"
+            empty_topic = topic is not None and store.exists() and not store.count(topic.slug)
             say(
                 NO_PAPERS_YET
                 if store_is_empty(store)
+                # Not "try an earlier --since": no stored paper is in the topic at all.
+                else f"No stored paper is in {topic.name} yet, so there is nothing to answer "
+                "from. Ask without the topic, or see 'papertrack topics' for those that "
+                "hold papers."
+                if empty_topic and topic is not None
                 else f"No paper {scope} matches the question's words. Try other words"
                 + (", an earlier --since" if start is not None else "")
                 + ", or 'papertrack search' to see what is stored."
