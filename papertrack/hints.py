@@ -181,13 +181,20 @@ def glued_words_notes(store: Store, query: str) -> list[str]:
             store.text_index_broke(exc)  # the notes unchecked, as without an index
         finally:
             text.close()
-    return [
+    notes = [
         (
             f"{visible(written)} misses papers that write {visible(other)}; "
             f"to find both, write {visible(written)} OR {visible(str(term))}."
         )
         for written, other, term in found[:NAMED_WORDS]
     ]
+    if len(found) > NAMED_WORDS:
+        more = len(found) - NAMED_WORDS
+        notes.append(
+            f"{more:,} more name{'s' if more > 1 else ''} of the query "
+            f"{'are' if more > 1 else 'is'} written apart by some papers too."
+        )
+    return notes
 
 
 #: Papers holding a spelling's words, side by side or not, at most that are read to

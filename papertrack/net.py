@@ -264,6 +264,26 @@ def _connection(
     return http.client.HTTPConnection(host, parts.port, timeout=timeout)
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _port(parts: urllib.parse.SplitResult) -> int | None:
+    """The port ``parts`` connects to: the one written, or its scheme's own."""
+    return parts.port or _DEFAULT_PORTS.get(parts.scheme.lower())
+
+
+def same_port(first: urllib.parse.SplitResult, moved: urllib.parse.SplitResult) -> bool:
+    """Whether a redirect from ``first`` to ``moved`` (on the same host) stays on its
+    server: another port is another server, but a port written out that is the
+    scheme's own is not (http://h/ to http://h:80/), nor is http on its own port to
+    https on its own (80 to 443)."""
+    if _port(moved) == _port(first):
+        return True
+    return _port(moved) == _DEFAULT_PORTS.get(moved.scheme.lower()) and _port(
+        first
+    ) == _DEFAULT_PORTS.get(first.scheme.lower())
+
+
 class _Cutter:
     """Shuts a connection's socket when the request's deadline passes before its
     answer's headers have come.
@@ -443,8 +463,7 @@ def get(
                 "papertrack does not follow. Use that URL directly if you trust it",
                 retryable=False,
             )
-        # Another port is another server (http to https on their own ports is not).
-        if moved.port != first.port:
+        if not same_port(first, moved):
             raise NetError(
                 f"{said_url(url)} redirects to another port of its host ({said(location)}), "
                 "which papertrack does not follow. Use that URL directly if you trust it",

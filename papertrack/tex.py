@@ -369,37 +369,54 @@ def arxiv_text(s: str) -> str:
 
 
 # A word of letters and groups of letters ("Schr{ö}dinger", "G{é}n{é}ralis{é}",
-# "Allo{SR}"), not a command's name or argument (\\sqrt{T}, x^{AB}) nor in a formula
-# kept as written: TeX's braces that keep a letter's case in BibTeX, not a set.
-_BRACED_WORD_RE = re.compile(r"(?<![\\\w^_$])(?:[^\W_]|\{[^\W_]+\})+")
-_GROUPS_ONLY_RE = re.compile(r"(?:\{[^\W_]+\})+")
+# "{B}ias", "Allo{SR}²"), not a command's name or argument (\\sqrt{T}, x^{AB},
+# \\textcolor{red}{c}): TeX's braces that keep a letter's case in BibTeX, not a set.
+_BRACED_WORD_RE = re.compile(r"(?<![\\\w^_$}])(?:[^\W_]|\{[^\W_]+\})+")
+# A group inside a word: letters or digits after it, or a letter beyond ASCII in it.
+# "sqrt{T}" and "f{x}" at a word's end, written for TeX without its backslash, stay.
+_GLUED_GROUP_RE = re.compile(r"\{[^\W_]+\}(?=[^\W_])|\{[^\W_]*[^\x00-\x7f][^\W_]*\}")
+# A formula kept as written (render_tex leaves one that is not plain text): untouched.
+_FORMULA_RE = re.compile(r"(\$[^$]*\$)")
 # A tie between two words ("Large Language~Models", "Dr.~RTL"). Beside a digit it
-# is as often a range or "about" ("2~4 GB", "AUC~0.8") as a tie, and stays.
+# is as often a range or "about" ("2~4 GB", "AUC~0.8") as a tie, and stays; so does
+# one in an address (".../~user", "host/a~b").
 _TIE_RE = re.compile(r"(?:(?<=[^\W\d_])|(?<=[^\W\d_]\.))~(?=[^\W\d_])")
+_ADDRESS_RE = re.compile(r"(\S*(?:/|@|www\.)\S*)")
 
 
 def _unbrace(match: re.Match[str]) -> str:
     word = match.group(0)
-    if "{" not in word or _GROUPS_ONLY_RE.fullmatch(word):
+    if "{" not in word or not _GLUED_GROUP_RE.search(word):
         return word  # a group alone ("{BERT}") keeps its braces, as render_tex keeps them
     return word.replace("{", "").replace("}", "")
 
 
+def _untie_text(s: str) -> str:
+    """:func:`untie` of text outside formulas."""
+    if "{" in s:
+        s = _BRACED_WORD_RE.sub(_unbrace, s)
+    if "~" in s:
+        parts = _ADDRESS_RE.split(s)
+        s = "".join(part if i % 2 else _TIE_RE.sub(" ", part) for i, part in enumerate(parts))
+    return s
+
+
 def untie(s: str) -> str:
-    """``s`` without the braces of a group glued to a word and with its ties as spaces.
+    """``s`` without the braces of a group glued inside a word and with its ties as spaces.
 
     Written without a backslash, they came through :func:`render_tex` as written, so
     "Schr{ö}dinger" was the words "schr", "ö" and "dinger" to search and tagging, and
-    showed its braces everywhere.
+    showed its braces everywhere. A formula kept as written is left alone.
 
     >>> untie("The Ensemble Schr{ö}dinger Bridge: Large Language~Models, {0,1}, 2~4 GB")
     'The Ensemble Schrödinger Bridge: Large Language Models, {0,1}, 2~4 GB'
     """
-    if "{" in s:
-        s = _BRACED_WORD_RE.sub(_unbrace, s)
-    if "~" in s:
-        s = _TIE_RE.sub(" ", s)
-    return s
+    if "{" not in s and "~" not in s:
+        return s
+    if "$" not in s:
+        return _untie_text(s)
+    parts = _FORMULA_RE.split(s)
+    return "".join(part if i % 2 else _untie_text(part) for i, part in enumerate(parts))
 
 
 def render_tex(s: str) -> str:

@@ -117,6 +117,7 @@ READ_FAST = {
     "a nameless author": lambda p: p.replace(
         "<author>", "<author><arxiv:affiliation>Nowhere</arxiv:affiliation></author><author>", 1
     ),
+    "a byte-order mark": lambda p: "\ufeff" + p,
     "an api error": lambda p: p.replace(
         "<id>http://arxiv.org/abs/1605.08386v1</id>",
         "<id>http://arxiv.org/api/errors#incorrect_id_format_for_x</id>",
@@ -158,6 +159,33 @@ DECLINED = {
     "cut off": lambda p: p[: p.index("</entry>")],
     "latin-1": lambda p: p.replace("encoding='UTF-8'", "encoding='ISO-8859-1'").replace(
         'encoding="UTF-8"', 'encoding="ISO-8859-1"'
+    ),
+    # From a review: feedparser reads these as entries, counts or dates; skipped here,
+    # a paper was lost (the old code stored it) or the count read None.
+    "an item at feed level": lambda p: p.replace(
+        "</feed>", "<item><id>http://arxiv.org/abs/2101.00001v1</id></item></feed>"
+    ),
+    "an entry inside another element": lambda p: p.replace(
+        "</feed>",
+        "<generator><entry><id>http://arxiv.org/abs/2101.00001v1</id></entry></generator></feed>",
+    ),
+    "an entry in capitals": lambda p: p.replace(
+        "</feed>", "<Entry><id>http://arxiv.org/abs/2101.00001v1</id></Entry></feed>"
+    ),
+    "a count in lower case": lambda p: p.replace(
+        "opensearch:totalResults", "opensearch:totalresults"
+    ),
+    "a date feedparser reads": lambda p: p.replace(
+        "</feed>", "<modified>yesterday</modified></feed>"
+    ),
+    "an attribute on a comment": lambda p: p.replace(
+        "<arxiv:comment", '<arxiv:comment xml:lang="en"'
+    ),
+    "a term by another name": lambda p: p.replace(
+        '<category term="math.ST"', '<category arxiv:term="cs.AI" term="math.ST"'
+    ),
+    "a byte-order mark before another encoding": lambda p: (
+        "\ufeff" + p.replace("encoding='UTF-8'", "encoding='windows-1251'")
     ),
 }
 

@@ -585,6 +585,15 @@ def test_the_search_offered_for_a_field_in_a_question_runs(
     assert json.loads(done.stdout)["question"] == f"{words} {QUESTION}"
 
 
+def test_the_search_offered_for_a_field_left_open_is_closed(store: Store) -> None:
+    done = run("ask", f'author:"Yann LeCun {QUESTION}', "--json")
+    assert done.exit_code == 0, done.stderr
+    offered = done.stderr.split("use papertrack search ", 1)[1].splitlines()[0].removesuffix(".")
+    (typed,) = shlex.split(offered)
+    assert typed.startswith('author:"Yann LeCun') and typed.endswith('"')
+    assert run("search", typed).exit_code == 0
+
+
 def okapi_feed(folder: Path, ids: str, title: str, abstracts: tuple[str, ...]) -> Path:
     """A JSON-lines feed of papers IDS1, IDS2, ... titled "TITLE n", one an abstract."""
     feed = folder / "okapi.jsonl"

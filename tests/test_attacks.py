@@ -554,6 +554,27 @@ def test_a_redirect_to_another_host_is_not_followed(
     assert "Retrying" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("first", "moved", "same"),
+    [
+        ("http://h/x", "http://h:80/y", True),  # refused by the first port rule
+        ("http://h:80/x", "https://h/y", True),
+        ("http://h/x", "https://h:443/y", True),
+        ("https://h:8443/x", "https://h:8443/y", True),
+        ("http://h/x", "http://h:8080/y", False),
+        ("https://h/x", "https://h:8443/y", False),
+        ("http://h:8080/x", "https://h/y", False),
+    ],
+)
+def test_a_redirect_stays_on_its_server_by_the_port_it_connects_to(
+    first: str, moved: str, same: bool
+) -> None:
+    """Ports compared as written refused http://h/ to http://h:80/, the same server."""
+    import urllib.parse
+
+    assert net.same_port(urllib.parse.urlsplit(first), urllib.parse.urlsplit(moved)) is same
+
+
 def test_a_redirect_to_another_port_of_the_host_is_not_followed(
     raw_server: Callable[[Callable[[socket.socket], None]], str],
 ) -> None:

@@ -979,3 +979,25 @@ def test_one_character_xml_does_not_allow_loses_no_entry(bad: str) -> None:
     assert result.papers[4].title == whole.papers[4].title  # (&nbsp; is a space there)
     assert any("XML does not allow" in w for w in result.warnings), result.warnings
     assert not any("XML does not allow" in w for w in whole.warnings)
+
+
+def test_a_scrubbed_feed_keeps_references_written_as_text() -> None:
+    """Inside a CDATA section "&#0;" and "&nbsp;" are text, not references: once a
+    feed broke anywhere, the scrub deleted or rewrote them in whole entries too."""
+
+    def rss(extra: str) -> bytes:
+        return (
+            '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel>'
+            "<title>Blog</title><link>https://blog.example/</link><item>"
+            "<title><![CDATA[Escaping &amp; and &#1; in C strings]]></title>"
+            "<link>https://arxiv.org/abs/2101.00001</link>"
+            "<description><![CDATA[Use&nbsp;&amp;#0; <!-- &#1; --> or write &#x0;]]></description>"
+            f"</item><item><title>Second{extra}</title>"
+            "<link>https://arxiv.org/abs/2101.00002</link><description>x</description>"
+            "</item></channel></rss>"
+        ).encode()
+
+    whole, broken = parse_feed(rss(""), "blog.xml"), parse_feed(rss("\x0b"), "blog.xml")
+    assert broken.error is None and len(broken.papers) == 2
+    assert broken.papers == whole.papers
+    assert any("dropped 1 character XML does not allow" in w for w in broken.warnings)

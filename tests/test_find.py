@@ -465,6 +465,12 @@ def test_an_export_whose_query_matches_nothing_says_so_and_why(small: Path, tmp_
     target = tmp_path / "none.bib"
     written = run("export", "-f", "bibtex", "--query", "zzzqqq", "-o", str(target))
     assert "Wrote 0 papers" in written.stderr and "No stored paper holds 'zzzqqq'" in written.stderr
+    # A word the store holds, but not in the topic: not "words side by side must all
+    # match", which search does not say of one word either.
+    one = run("export", "-f", "json", "-t", "gui-agents", "--query", "zebra")
+    assert one.stdout == "[]\n"
+    assert "No papers in the papers of GUI Agents match. Check the spelling" in one.stderr
+    assert "side by side" not in one.stderr
 
 
 def test_an_atom_export_larger_than_papertrack_reads_back_says_so(

@@ -433,6 +433,18 @@ def test_a_paper_stored_before_ingest_rendered_tex_is_shown_rendered(isolated_ho
         # Beside a digit a tilde is as often a range or "about": as written.
         ("2~4 GB, AUC~0.815, ~5%, RTX~3090", "2~4 GB, AUC~0.815, ~5%, RTX~3090"),
         ("https://example.org/~user/", "https://example.org/~user/"),
+        # From a review: a command's argument written without its backslash, a formula
+        # kept as written, a command's second argument, an address.
+        ("O(1/sqrt{T}) regret", "O(1/sqrt{T}) regret"),
+        (
+            r"a rate of $\frac{1}{2}x^{-1}$ in Schr{ö}dinger",
+            r"a rate of $\frac{1}{2}x^{-1}$ in Schrödinger",
+        ),
+        (r"\textcolor{red}{c}ontinual", r"\textcolor{red}{c}ontinual"),
+        (
+            "at https://x.org/a~b and Large Language~Models",
+            "at https://x.org/a~b and Large Language Models",
+        ),
     ],
 )
 def test_braces_inside_a_word_and_ties_between_words_go(written: str, shown: str) -> None:

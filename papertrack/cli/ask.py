@@ -187,7 +187,12 @@ def ask(
         stripped, field = without_fields(question)
         if field is not None:
             # "author:lecun world models" answered with papers that say "authored".
-            # Quoted for the shell whatever it holds ("author:O'Brien" broke the quotes).
+            # Closed, as the question left it open ('author:"Yann LeCun world models'),
+            # and quoted for the shell whatever it holds ("author:O'Brien" broke it).
+            if field.count('"') % 2:
+                field += '"'
+            if field.count("(") > field.count(")"):
+                field += ")" * (field.count("(") - field.count(")"))
             typed = shlex.quote(field)
             typed = typed if typed != field else f"'{field}'"
             say(

@@ -209,10 +209,7 @@ def search(
                 )
             elif len(query.split()) == 1:
                 # "Words side by side must all match" made no sense for one word.
-                say(
-                    f"No papers in {where} match. Check the spelling, or end the word with "
-                    "* for its longer forms: agent* finds agents and agentic."
-                )
+                say(f"No papers in {where} match. {_ONE_WORD}")
             else:
                 from papertrack.hints import no_match_hint
 
@@ -455,9 +452,18 @@ def export(
             )
 
 
+_ONE_WORD = (
+    "Check the spelling, or end the word with * for its longer forms: agent* finds "
+    "agents and agentic."
+)
+
+
 def _say_no_match(store: Store, query: str, chosen: Topic | None) -> None:
     """An export whose query matched nothing says why, as search does."""
-    from papertrack.hints import no_match_hint
+    from papertrack.hints import FEWER_WORDS, no_match_hint
 
     where = f"the papers of {chosen.name}" if chosen else "the store"
-    say(f"No papers in {where} match. {no_match_hint(store, query)}")
+    hint = no_match_hint(store, query)
+    if hint == FEWER_WORDS and len(query.split()) == 1:
+        hint = _ONE_WORD  # "words side by side must all match" made no sense for one
+    say(f"No papers in {where} match. {hint}")

@@ -25,7 +25,7 @@ from typing import Any
 from ..ids import parse_arxiv_id
 from .atom import read_api_page
 from .authors import Affiliations, add_affiliations
-from .common import ARXIV, ARXIV_NS, ATOM, OPENSEARCH_NS, ParsedFeed
+from .common import ARXIV, ARXIV_NS, ATOM, OPENSEARCH_NS, UTF8_BOM, ParsedFeed
 from .entries import EntryDates
 
 _OPENSEARCH = "{" + OPENSEARCH_NS + "}"
@@ -54,10 +54,18 @@ _ENTRY_TEXT = {
 }
 _FEED_TEXT = {
     ATOM + "updated": "updated",
-    ATOM + "published": "published",
     _OPENSEARCH + "totalResults": "opensearch_totalresults",
     _OPENSEARCH + "startIndex": "opensearch_startindex",
 }
+# The feed's other elements on arXiv's pages, which an API page's reading skips. Any
+# other (an <item>, <Entry>, an entry inside another element, "totalresults"),
+# feedparser may read as an entry or a count: the page goes to it.
+_FEED_SKIPPED = frozenset(
+    {ATOM + "id", ATOM + "title", ATOM + "link", _OPENSEARCH + "itemsPerPage"}
+)
+# The attributes arXiv writes on the elements read for their attributes.
+_CATEGORY_ATTRIBUTES = frozenset({"term", "scheme"})
+_LINK_ATTRIBUTES = frozenset({"href", "rel", "type", "title"})
 _DATED = ("published", "updated")
 _C1_RE = re.compile("[\x80-\x9f]")
 # C1 controls as the bytes of Windows-1252 (five of them stand for nothing there).
@@ -108,7 +116,9 @@ def read_api_xml(data: bytes, source: str, now: datetime | None) -> ParsedFeed |
 
 def _plain_document(data: bytes) -> bool:
     """UTF-8, no DTD or xml:base, and only arXiv's own namespace prefixes."""
-    found = _ENCODING_RE.match(data, 0, 1024)
+    # (After a byte-order mark too: a page declaring windows-1251 behind one was read
+    # in that encoding here and as UTF-8 by feedparser.)
+    found = _ENCODING_RE.match(data, 3 if data.startswith(UTF8_BOM) else 0, 1024)
     if found is not None and found.group(2).strip().lower() not in (b"utf-8", b"utf8"):
         return False
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data or b"xml:base" in data:
@@ -124,18 +134,23 @@ def _plain_document(data: bytes) -> bool:
 
 
 def _read_feed(root: ET.Element) -> tuple[dict[str, Any], list[dict[str, Any]], Affiliations]:
-    if root.tag != ATOM + "feed":
+    if root.tag != ATOM + "feed" or root.attrib:
         raise _Unusual
     feed: dict[str, Any] = {}
     entries: list[dict[str, Any]] = []
     affiliations: Affiliations = {}
     for child in root:
         if child.tag == ATOM + "entry":
+            if child.attrib:
+                raise _Unusual
             entries.append(_entry(child))
             add_affiliations(affiliations, child)
         elif child.tag in _FEED_TEXT:
             _put(feed, _FEED_TEXT[child.tag], child)
-        # The feed's other elements (title, id, links) are not read from an API page.
+        elif child.tag in _FEED_SKIPPED:
+            _leaf(child)  # not read, but nothing feedparser might read hides in it
+        else:
+            raise _Unusual
     if not entries:
         raise _Unusual  # an empty page: feedparser tells which kind it is
     return feed, entries, affiliations
@@ -148,11 +163,14 @@ def _entry(element: ET.Element) -> dict[str, Any]:
     for child in element:
         tag = child.tag
         if tag in _ENTRY_TEXT:
-            if tag in (ATOM + "title", ATOM + "summary") and child.get("type", "text") != "text":
+            text_type = tag in (ATOM + "title", ATOM + "summary")
+            if text_type and (child.get("type", "text") != "text" or set(child.attrib) - {"type"}):
                 raise _Unusual
-            _put(entry, _ENTRY_TEXT[tag], child)
+            _put(entry, _ENTRY_TEXT[tag], child, typed=text_type)
         elif tag == ATOM + "category":
             _leaf(child)
+            if not set(child.attrib) <= _CATEGORY_ATTRIBUTES:
+                raise _Unusual  # feedparser reads arxiv:term= and Term= as the term
             if (child.text or "").strip():
                 raise _Unusual  # feedparser may take the text for its term
             scheme = child.get("scheme", child.get("domain"))
@@ -162,7 +180,7 @@ def _entry(element: ET.Element) -> dict[str, Any]:
         elif tag == ATOM + "author":
             authors.append(_author(child))
         elif tag == ARXIV + "primary_category":
-            if "arxiv_primary_category" in entry:
+            if "arxiv_primary_category" in entry or not set(child.attrib) <= _CATEGORY_ATTRIBUTES:
                 raise _Unusual
             _leaf(child)
             entry["arxiv_primary_category"] = dict(child.attrib)
@@ -180,11 +198,13 @@ def _entry(element: ET.Element) -> dict[str, Any]:
 
 
 def _author(element: ET.Element) -> dict[str, Any]:
+    if element.attrib:
+        raise _Unusual
     author: dict[str, Any] = {}
     for child in element:
         if child.tag == ATOM + "name":
             _put(author, "name", child, as_text=False)
-        elif child.tag != ARXIV + "affiliation":
+        elif child.tag != ARXIV + "affiliation" or child.attrib:
             raise _Unusual
         _leaf(child)
     return author
@@ -192,7 +212,7 @@ def _author(element: ET.Element) -> dict[str, Any]:
 
 def _link(entry: dict[str, Any], element: ET.Element) -> None:
     _leaf(element)
-    if "href" not in element.attrib:
+    if "href" not in element.attrib or not set(element.attrib) <= _LINK_ATTRIBUTES:
         raise _Unusual
     if element.get("rel", "alternate") == "alternate" and (
         element.get("type", "text/html").lower() in _HTML_TYPES
@@ -200,7 +220,13 @@ def _link(entry: dict[str, Any], element: ET.Element) -> None:
         entry["link"] = element.get("href")
 
 
-def _put(item: dict[str, Any], key: str, element: ET.Element, as_text: bool = True) -> None:
+def _put(
+    item: dict[str, Any],
+    key: str,
+    element: ET.Element,
+    as_text: bool = True,
+    typed: bool = False,
+) -> None:
     """``item[key]``: the element's text as feedparser gives it, and the UTC
     ``struct_time`` of a date.
 
@@ -212,6 +238,8 @@ def _put(item: dict[str, Any], key: str, element: ET.Element, as_text: bool = Tr
     """
     if key in item:
         raise _Unusual  # which of two feedparser keeps is its own business
+    if element.attrib and not typed:
+        raise _Unusual  # feedparser keeps a dict of them for some elements, not the text
     _leaf(element)
     text = (element.text or "").strip()
     if as_text and key == "id":

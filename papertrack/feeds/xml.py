@@ -37,6 +37,8 @@ _REFERENCE_RE = re.compile(
     rb"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));|&([A-Za-z][A-Za-z0-9]{1,31});"
 )
 _XML_ENTITIES = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
+# Where a reference is no reference but text: a CDATA section, a comment.
+_LITERAL_RE = re.compile(rb"(<!\[CDATA\[.*?\]\]>|<!--.*?-->)", re.S)
 
 
 def _allowed(code: int) -> bool:
@@ -85,7 +87,11 @@ def scrub(data: bytes) -> tuple[bytes, int]:
         changed += 1
         return b""
 
-    scrubbed = _REFERENCE_RE.sub(reference, _FORBIDDEN_RE.sub(drop, data))
+    parts = _LITERAL_RE.split(_FORBIDDEN_RE.sub(drop, data))
+    # (A literal "&#1;" in a CDATA section of a whole entry was deleted.)
+    scrubbed = b"".join(
+        part if i % 2 else _REFERENCE_RE.sub(reference, part) for i, part in enumerate(parts)
+    )
     return (scrubbed, changed) if changed else (data, 0)
 
 
