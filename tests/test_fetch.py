@@ -1394,7 +1394,8 @@ def test_the_warnings_of_pages_stored_before_a_failure_are_said(httpserver: HTTP
 
 
 def test_a_retry_after_of_zero_waits_the_backoff_all_the_same(httpserver: HTTPServer) -> None:
-    """Retry-After: 0 retried at once: six requests in 40 ms with --backoff 5."""
+    """Retry-After: 0 retried at once whatever --backoff said (six requests in 40 ms
+    with --backoff 5, in a review)."""
     api = FakeArxiv(httpserver, total=5)
     api.faults[0] = [status(503, {"Retry-After": "0"}), status(503, {"Retry-After": "0"})]
     result = fetch_api(api.url, "--backoff", "0.4", "--retries", "2")

@@ -30,8 +30,9 @@ FEED_ROOT_RE = re.compile(rb"<(?:[\w.-]+:)?(?:feed|rss|RDF)[\s>/]")
 
 
 # What XML 1.0 never allows, as raw bytes: C0 controls but tab, line feed and
-# carriage return, and U+FFFE and U+FFFF written in UTF-8.
-_FORBIDDEN_RE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
+# carriage return; and in UTF-8, U+FFFE and U+FFFF (in Windows-1252, "ï¿¾" is text).
+_FORBIDDEN_RE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_FORBIDDEN_UTF8_RE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
 # A character reference, or an entity reference by name.
 _REFERENCE_RE = re.compile(
     rb"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));|&([A-Za-z][A-Za-z0-9]{1,31});"
@@ -87,7 +88,9 @@ def scrub(data: bytes) -> tuple[bytes, int]:
         changed += 1
         return b""
 
-    parts = _LITERAL_RE.split(_FORBIDDEN_RE.sub(drop, data))
+    declared = _DECLARED_RE.match(data, 0, 1024)
+    utf8 = declared is None or declared.group(2).strip().lower() in (b"utf-8", b"utf8")
+    parts = _LITERAL_RE.split((_FORBIDDEN_UTF8_RE if utf8 else _FORBIDDEN_RE).sub(drop, data))
     # (A literal "&#1;" in a CDATA section of a whole entry was deleted.)
     scrubbed = b"".join(
         part if i % 2 else _REFERENCE_RE.sub(reference, part) for i, part in enumerate(parts)
