@@ -826,6 +826,8 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
                 # "fp" and "8" apart, never side by side: no paper writes "fp 8".
                 ("2601.00016", "FP formats", "We run 8 GPUs in FP formats.", "05 Jan 2026"),
                 ("2601.00017", "BF16 kernels", "Written Bf 16 too.", "12 Jan 2026"),
+                ("2601.00018", "Fine-tuning tables", "Hyphened.", "12 Jan 2026"),
+                ("2601.00019", "Finetuning tables", "Glued.", "12 Jan 2026"),
             ],
         )
     )
@@ -861,6 +863,15 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
         'Note: bf16 misses papers that write "bf 16"; to find both, write bf16 OR "bf 16".'
     ]
     assert found('abstract:"llama 3"') == ({"2601.00013"}, [])
+    # Two words and a word with a prefix, the same way: fine-tuning (6,928 of the real
+    # papers) and finetuning (788) found each other's papers with no word of it.
+    hyphened, (note,) = found("fine-tuning")
+    assert hyphened == {"2601.00018"}
+    assert note.endswith('to find both, write "fine tuning" OR finetuning.')
+    glued_on, (note,) = found("finetuning")
+    assert glued_on == {"2601.00019"}
+    assert note.endswith('to find both, write finetuning OR "fine tuning".')
+    assert found("fine-tuning OR finetuning")[1] == []
     # Names without a number, one letter and a number, and authors are left alone.
     for query in ("tables", "h100 OR tables", "author:Smith3 OR tables", '"gpt 4o"'):
         assert found(query)[1] == [], query
