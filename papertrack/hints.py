@@ -21,6 +21,8 @@ __all__ = ["FEWER_WORDS", "glued_words_notes", "no_match_hint", "query_notes", "
 FEWER_WORDS = "Words side by side must all match: try fewer words, or OR between them."
 #: The most words a hint names, and the most glued names it gives a note each.
 NAMED_WORDS = 5
+#: Papers that must write two words glued for the spelling to be pointed out.
+GLUED_PAIR_AT_LEAST = 3
 
 
 def no_match_hint(store: Store, query: str) -> str:
@@ -176,7 +178,18 @@ def glued_words_notes(store: Store, query: str) -> list[str]:
                 counts = text.together(asked, field)
                 held |= {(field, words): n for words, n in counts.items()}
             spelled = _spelled(store, text, [term for *_, term in found], held)
-            found = [(written, other, term) for written, other, term in found if term in spelled]
+            found = [
+                (written, other, term)
+                for written, other, term in found
+                if term in spelled
+                # Two words glued ("largelanguage" for "large language"): a spelling
+                # when a few papers write it, a typo when one does.
+                and (
+                    len(term.words) > 1
+                    or any(c.isdigit() for c in term.words[0])
+                    or held.get((term.field, term.words), 0) >= GLUED_PAIR_AT_LEAST
+                )
+            ]
         except IndexDamaged as exc:
             store.text_index_broke(exc)  # the notes unchecked, as without an index
         finally:

@@ -693,26 +693,15 @@ def symbol_words(text: str) -> list[tuple[str, str]]:
 _GLUED = re.compile(r"([^\W\d_]{2,})(\d+)")
 _APART = re.compile(r"([^\W\d_]{2,}) (\d+)")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
-# Prefixes written glued, hyphened or apart ("pretraining", "pre-training"): a word
-# that starts with one is looked up apart too. Only a note comes of it, and only
-# when some stored paper writes the other spelling.
-_PREFIXES = ("pre", "post", "fine", "multi", "self", "non", "semi", "meta", "cross", "zero", "few")
-
-
-def _prefixed(word: str) -> tuple[str, str] | None:
-    """``word`` as a prefix and the rest ("finetuning" -> "fine", "tuning"), or None."""
-    for prefix in _PREFIXES:
-        rest = word[len(prefix) :]
-        if word.startswith(prefix) and len(rest) >= 4 and _LETTERS.fullmatch(rest):
-            return prefix, rest
-    return None
 
 
 def glued_words(text: str) -> list[tuple[str, str, Term]]:
     """Names of ``text`` written with their number glued on or apart: ``llama3`` is one
     word and misses "Llama-3" and "Llama 3", the phrase ``"llama 3"`` misses "Llama3";
-    and so are two words and a word with a prefix: ``fine-tuning`` (the words "fine
-    tuning") misses "finetuning", and ``pretraining`` misses "pre-training".
+    and two words of letters, ``fine-tuning`` (the phrase "fine tuning"), miss
+    "finetuning". (Not the other way: a glued word cannot be split without a
+    dictionary, and "preserve" read as "pre serve", words many papers hold apart,
+    would be said to be written so.)
     (the term, the other spelling, the other spelling as a term) triples, folded:
     ``("title:gpt4", '"gpt 4"', Term("title", ("gpt", "4")))``. Only terms a paper must hold (not
     those under NOT, where the other spelling is kept), in titles and abstracts (not
@@ -734,8 +723,6 @@ def glued_words(text: str) -> list[tuple[str, str, Term]]:
             other = Term(term.field, ("".join(words),), (False,))
         elif len(words) == 2 and all(_LETTERS.fullmatch(w) for w in words):
             other = Term(term.field, ("".join(words),), (False,))
-        elif len(words) == 1 and (split := _prefixed(words[0])) is not None:
-            other = Term(term.field, split, (False, False))
         else:
             continue
         if (other.field, other.words) not in typed:
