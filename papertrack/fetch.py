@@ -449,6 +449,12 @@ class _Client:
             else "run the same command again before the next listing (midnight US "
             "Eastern), or a later fetch names the day to fetch from the API"
         )
+        if reason.startswith("the page before result"):
+            # Not arXiv's passing trouble: running again meets the same page.
+            kept = (
+                "the server (or a proxy between) answers as if the start of each page "
+                "were not asked for. Check --api-url, or fetch without the proxy"
+            )
         raise FetchError(
             f"arXiv kept answering {reason} for {label} after {tries} "
             f"tr{'ies' if tries != 1 else 'y'}; {kept}"
@@ -1062,6 +1068,13 @@ def _next_window(state: dict[str, Any]) -> None:
     state["start"] = 0
     state.pop("total", None)
     state.pop("stuck", None)
+    state.pop("last_page", None)
+
+
+def _page_key(papers: Sequence[Paper]) -> str:
+    """A short key of a page's paper ids, whatever their order."""
+    joined = "\n".join(sorted(p.arxiv_id for p in papers))
+    return hashlib.sha1(joined.encode()).hexdigest()[:16]
 
 
 def _state_lock(home: Path) -> Lock:
@@ -1321,6 +1334,8 @@ def _fetch_windows(
             state["total"] = total  # the count the window it continues reported
         if saved.get("stuck") is not None:
             state["stuck"] = saved["stuck"]
+        if offset and isinstance(saved.get("last_page"), str):
+            state["last_page"] = saved["last_page"]  # the page before the one to fetch
     state["range"] = [first.isoformat(), last.isoformat()]
     # A count arXiv never filled on an earlier run of this fetch: arXiv's count stays
     # wrong for weeks at a time, and a nightly run failed every other night, each
@@ -1337,13 +1352,16 @@ def _fetch_windows(
         if progress is not None:
             progress(FetchProgress(report.pages, pages_total, report.papers, retry, wait))
 
-    seen: frozenset[str] = frozenset()  # the ids of the page before, in this window
+    # The page before, in this window, as its ids' key: kept in the checkpoint, so that
+    # a resumed run knows it too (a server ignoring start moved each night's run on
+    # by one repeated page, as if resumed).
+    seen: str | None = state.get("last_page") if state["start"] else None
     while state["windows"]:
         low, high = (date.fromisoformat(d) for d in state["windows"][0])
         start: int = state["start"]
         place = [*state["windows"][0], start]
         if not start:
-            seen = frozenset()
+            seen = None
         emptied = [False]  # whether the last answer was the empty page of the glitch
         counted = [0]  # the count the empty page was answered with
         query = api_query(cats, low, high)
@@ -1357,7 +1375,7 @@ def _fetch_windows(
             url: str = url,
             emptied: list[bool] = emptied,
             counted: list[int] = counted,
-            seen: frozenset[str] = seen,
+            seen: str | None = seen,
             exact: bool = state.get("stuck") == place,
             near: bool = seen_short or _stuck_at(state.get("stuck"), place),
         ) -> feeds.ParsedFeed:
@@ -1385,7 +1403,7 @@ def _fetch_windows(
                     # night with --interval 0, a minute or more by default).
                     raise _Unfilled
                 raise _Retry(f"an empty page although {total:,} results are reported")
-            if start and len(parsed.papers) > 1 and {p.arxiv_id for p in parsed.papers} == seen:
+            if start and len(parsed.papers) > 1 and _page_key(parsed.papers) == seen:
                 # A server (or a caching proxy) that ignores start sent the page before
                 # again: walking on counted the same papers "unchanged" up to the count.
                 raise _Retry(f"the page before result {start} again")
@@ -1438,7 +1456,7 @@ def _fetch_windows(
             continue
         # (A mark of this window stays while it is paged: its empty page moves on
         # with the papers it gained overnight. The next window drops it.)
-        seen = frozenset(p.arxiv_id for p in parsed.papers)
+        seen = _page_key(parsed.papers)
         total = _window_total(parsed.total_results, state)
         received = len(parsed.papers) + parsed.skipped
         report.pages += 1
@@ -1473,6 +1491,7 @@ def _fetch_windows(
                 more = received > 0 and following < min(total, API_CAP)
             if more:
                 state["start"] = following
+                state["last_page"] = seen
                 if total:
                     state["total"] = total
                     pages_total = report.pages + -(-(min(total, API_CAP) - following) // size)
