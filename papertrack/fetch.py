@@ -451,9 +451,15 @@ class _Client:
         )
         if reason.startswith("the page before result"):
             # Not arXiv's passing trouble: running again meets the same page.
+            stored = (
+                f"the {counted(done, 'page')} fetched before {'are' if done != 1 else 'is'} "
+                "kept, but "
+                if done
+                else ""
+            )
             kept = (
-                "the server (or a proxy between) answers as if the start of each page "
-                "were not asked for. Check --api-url, or fetch without the proxy"
+                f"{stored}the server (or a proxy between) answers as if the start of each "
+                "page were not asked for. Check --api-url, or fetch without the proxy"
             )
         raise FetchError(
             f"arXiv kept answering {reason} for {label} after {tries} "

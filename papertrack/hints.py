@@ -204,8 +204,8 @@ def glued_words_notes(store: Store, query: str) -> list[str]:
     if len(found) > NAMED_WORDS:
         more = len(found) - NAMED_WORDS
         notes.append(
-            f"{more:,} more name{'s' if more > 1 else ''} of the query "
-            f"{'are' if more > 1 else 'is'} written apart by some papers too."
+            f"{more:,} more word{'s' if more > 1 else ''} of the query "
+            f"{'are' if more > 1 else 'is'} written another way by some papers too."
         )
     return notes
 

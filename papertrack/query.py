@@ -698,8 +698,8 @@ _LETTERS = re.compile(r"[^\W\d_]{2,}")
 def glued_words(text: str) -> list[tuple[str, str, Term]]:
     """Names of ``text`` written with their number glued on or apart: ``llama3`` is one
     word and misses "Llama-3" and "Llama 3", the phrase ``"llama 3"`` misses "Llama3";
-    and two words of letters, ``fine-tuning`` (the phrase "fine tuning"), miss
-    "finetuning". (Not the other way: a glued word cannot be split without a
+    and two words of letters typed with a hyphen, ``fine-tuning`` (the phrase "fine
+    tuning"), miss "finetuning". (Not the other way: a glued word cannot be split without a
     dictionary, and "preserve" read as "pre serve", words many papers hold apart,
     would be said to be written so.)
     (the term, the other spelling, the other spelling as a term) triples, folded:
@@ -712,6 +712,7 @@ def glued_words(text: str) -> list[tuple[str, str, Term]]:
         return []
     terms = [t for t, holds in query_terms(node) if holds and isinstance(t, Term)]
     typed = {(t.field, t.words) for t in terms}
+    folded = text.casefold()  # (fold() reads the hyphen as a space)
     found = []
     for term in terms:
         if term.field == "author" or any(term.prefix):
@@ -721,7 +722,13 @@ def glued_words(text: str) -> list[tuple[str, str, Term]]:
             other = Term(term.field, (glued[1], glued[2]), (False, False))
         elif len(words) == 2 and _APART.fullmatch(" ".join(words)) is not None:
             other = Term(term.field, ("".join(words),), (False,))
-        elif len(words) == 2 and all(_LETTERS.fullmatch(w) for w in words):
+        elif (
+            len(words) == 2
+            and all(_LETTERS.fullmatch(w) for w in words)
+            and re.search(rf"(?<![^\W_]){words[0]}-{words[1]}(?![^\W_])", folded)
+        ):
+            # Typed with a hyphen only: a quoted "in to" or "on line" meant two words,
+            # and "into" and "online" are other words.
             other = Term(term.field, ("".join(words),), (False,))
         else:
             continue

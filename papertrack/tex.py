@@ -376,11 +376,12 @@ _BRACED_WORD_RE = re.compile(r"(?<![\\\w^_$}])(?:[^\W_]|\{[^\W_]+\})+")
 # "sqrt{T}" and "f{x}" at a word's end, written for TeX without its backslash, stay.
 _GLUED_GROUP_RE = re.compile(r"\{[^\W_]+\}(?=[^\W_])|\{[^\W_]*[^\x00-\x7f][^\W_]*\}")
 # A formula kept as written (render_tex leaves one that is not plain text): untouched.
-_FORMULA_RE = re.compile(r"(\$[^$]*\$)")
+_FORMULA_RE = re.compile(r"(\$\$.*?\$\$|\$[^$]*\$)", re.S)
 # A tie between two words ("Large Language~Models", "Dr.~RTL"). Beside a digit it
 # is as often a range or "about" ("2~4 GB", "AUC~0.8") as a tie, and stays; so does
 # one in an address (".../~user", "host/a~b").
-_TIE_RE = re.compile(r"(?:(?<=[^\W\d_])|(?<=[^\W\d_]\.))~(?=[^\W\d_])")
+# Two letters on each side at least: "X~N(0,1)" is "distributed as".
+_TIE_RE = re.compile(r"(?:(?<=[^\W\d_]{2})|(?<=[^\W\d_]{2}\.))~(?=[^\W\d_]{2})")
 _ADDRESS_RE = re.compile(r"(\S*(?:/|@|www\.)\S*)")
 
 

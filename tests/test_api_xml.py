@@ -183,6 +183,11 @@ DECLINED = {
     "an attribute on a comment": lambda p: p.replace(
         "<arxiv:comment", '<arxiv:comment xml:lang="en"'
     ),
+    # (feedparser makes the text the value: the API parser raised AttributeError.)
+    "a primary category's text": lambda p: p.replace(
+        '<arxiv:primary_category term="math.CO"/>',
+        '<arxiv:primary_category term="math.CO">math.CO</arxiv:primary_category>',
+    ),
     "a term by another name": lambda p: p.replace(
         '<category term="math.ST"', '<category arxiv:term="cs.AI" term="math.ST"'
     ),

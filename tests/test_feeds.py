@@ -981,6 +981,16 @@ def test_one_character_xml_does_not_allow_loses_no_entry(bad: str) -> None:
     assert not any("XML does not allow" in w for w in whole.warnings)
 
 
+def test_a_page_declaring_utf8_by_another_name_is_scrubbed_as_utf8() -> None:
+    raw = (DATA / "rss" / "atom-cs.AI-2025-08-20.first86.xml").read_text(encoding="utf-8")
+    title = raw.index("<title>", raw.index("<entry>")) + len("<title>")
+    for name in ("utf_8", "UTF8"):
+        page = raw.replace("encoding='UTF-8'", f"encoding='{name}'", 1)
+        page = page.replace('encoding="UTF-8"', f'encoding="{name}"', 1)
+        result = parse_feed((page[:title] + "\ufffe" + page[title:]).encode(), "listing.xml")
+        assert len(result.papers) == 86, name
+
+
 def test_a_scrubbed_feed_keeps_references_written_as_text() -> None:
     """Inside a CDATA section "&#0;" and "&nbsp;" are text, not references: once a
     feed broke anywhere, the scrub deleted or rewrote them in whole entries too."""

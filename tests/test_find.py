@@ -874,7 +874,9 @@ def test_a_name_glued_to_its_number_or_not_is_pointed_out(tmp_path: Path) -> Non
     assert note.endswith('to find both, write "fine tuning" OR finetuning.')
     assert found("fine-tuning OR finetuning")[1] == []
     assert found("finetuning") == ({"2601.00019", "2601.00020", "2601.00021"}, [])
-    assert found('"large language" OR tables')[1] == []
+    assert found("large-language OR tables")[1] == []
+    # Quoted, two words are meant apart ("in to", "on line" glue into other words).
+    assert found('"fine tuning"')[1] == []
     # Names without a number, one letter and a number, and authors are left alone.
     for query in ("tables", "h100 OR tables", "author:Smith3 OR tables", '"gpt 4o"'):
         assert found(query)[1] == [], query

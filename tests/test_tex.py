@@ -433,6 +433,8 @@ def test_a_paper_stored_before_ingest_rendered_tex_is_shown_rendered(isolated_ho
         # Beside a digit a tilde is as often a range or "about": as written.
         ("2~4 GB, AUC~0.815, ~5%, RTX~3090", "2~4 GB, AUC~0.815, ~5%, RTX~3090"),
         ("https://example.org/~user/", "https://example.org/~user/"),
+        ("X~N(0,1) and y~x", "X~N(0,1) and y~x"),  # "distributed as"
+        (r"$$\frac{1}{2}~xy$$ and Large~Models", r"$$\frac{1}{2}~xy$$ and Large Models"),
         # From a review: a command's argument written without its backslash, a formula
         # kept as written, a command's second argument, an address.
         ("O(1/sqrt{T}) regret", "O(1/sqrt{T}) regret"),

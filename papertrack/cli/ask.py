@@ -190,8 +190,8 @@ def ask(
             # Closed, as the question left it open ('author:"Yann LeCun world models'),
             # and quoted for the shell whatever it holds ("author:O'Brien" broke it).
             if field.count('"') % 2:
-                field += '"'
-            if field.count("(") > field.count(")"):
+                field += '"'  # (a parenthesis inside the quote is text)
+            elif field.count("(") > field.count(")"):
                 field += ")" * (field.count("(") - field.count(")"))
             typed = shlex.quote(field)
             typed = typed if typed != field else f"'{field}'"

@@ -183,6 +183,8 @@ def _entry(element: ET.Element) -> dict[str, Any]:
             if "arxiv_primary_category" in entry or not set(child.attrib) <= _CATEGORY_ATTRIBUTES:
                 raise _Unusual
             _leaf(child)
+            if (child.text or "").strip():
+                raise _Unusual  # feedparser makes the text the value
             entry["arxiv_primary_category"] = dict(child.attrib)
         else:
             raise _Unusual

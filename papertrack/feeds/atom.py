@@ -40,7 +40,9 @@ def api_paper(entry: Any, affiliations: Affiliations, dates: EntryDates) -> Pape
     authors, author_affiliations = api_authors(entry, affiliations)
     categories = arxiv_categories(tag_terms(entry, arxiv_only=True))
     # Checked like the other categories: a term that is no category name is dropped.
-    term = (field(entry, "arxiv_primary_category") or {}).get("term")
+    primary_field = field(entry, "arxiv_primary_category")
+    # A dict of its attributes; text inside the element made it a string ("math.CO").
+    term = primary_field.get("term") if isinstance(primary_field, dict) else None
     primary = next(iter(arxiv_categories([term])), None)
     guessed = False
     if not primary and categories:

@@ -52,6 +52,14 @@ def _allowed(code: int) -> bool:
     )
 
 
+def _codec(name: bytes) -> str | None:
+    """The codec a declaration names ("utf_8" and "UTF8" are "utf-8"), or None."""
+    try:
+        return codecs.lookup(name.decode("ascii").strip()).name
+    except (LookupError, ValueError):
+        return None
+
+
 def scrub(data: bytes) -> tuple[bytes, int]:
     """``data`` without the characters XML does not allow, raw or referenced
     (``&#1;``, ``&#xD800;``), with HTML's named entities (``&nbsp;``) as numbers;
@@ -89,7 +97,7 @@ def scrub(data: bytes) -> tuple[bytes, int]:
         return b""
 
     declared = _DECLARED_RE.match(data, 0, 1024)
-    utf8 = declared is None or declared.group(2).strip().lower() in (b"utf-8", b"utf8")
+    utf8 = declared is None or _codec(declared.group(2)) == "utf-8"
     parts = _LITERAL_RE.split((_FORBIDDEN_UTF8_RE if utf8 else _FORBIDDEN_RE).sub(drop, data))
     # (A literal "&#1;" in a CDATA section of a whole entry was deleted.)
     scrubbed = b"".join(
