@@ -12,6 +12,7 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -144,6 +145,15 @@ def test_affiliations_and_markup_arrive_as_text() -> None:
     assert paper.author_affiliations[1] == ("Lab & Co", "[bold red]Uni[/]")
 
 
+# The id of an entry no recorded page holds.
+ANOTHER = "<id>http://arxiv.org/abs/2101.00001v1</id>"
+
+
+def at_feed_end(element: str) -> Callable[[str], str]:
+    """A change of a page: ``element`` added as the feed's last child."""
+    return lambda page: page.replace("</feed>", element + "</feed>")
+
+
 DECLINED = {
     "fractional seconds": lambda p: p.replace("46Z</published>", "46.5Z</published>"),
     "an impossible date": lambda p: p.replace("<published>2016-05-26", "<published>2016-02-30"),
@@ -164,22 +174,15 @@ DECLINED = {
     ),
     # From a review: feedparser reads these as entries, counts or dates; skipped here,
     # a paper was lost (the old code stored it) or the count read None.
-    "an item at feed level": lambda p: p.replace(
-        "</feed>", "<item><id>http://arxiv.org/abs/2101.00001v1</id></item></feed>"
+    "an item at feed level": at_feed_end(f"<item>{ANOTHER}</item>"),
+    "an entry inside another element": at_feed_end(
+        f"<generator><entry>{ANOTHER}</entry></generator>"
     ),
-    "an entry inside another element": lambda p: p.replace(
-        "</feed>",
-        "<generator><entry><id>http://arxiv.org/abs/2101.00001v1</id></entry></generator></feed>",
-    ),
-    "an entry in capitals": lambda p: p.replace(
-        "</feed>", "<Entry><id>http://arxiv.org/abs/2101.00001v1</id></Entry></feed>"
-    ),
+    "an entry in capitals": at_feed_end(f"<Entry>{ANOTHER}</Entry>"),
     "a count in lower case": lambda p: p.replace(
         "opensearch:totalResults", "opensearch:totalresults"
     ),
-    "a date feedparser reads": lambda p: p.replace(
-        "</feed>", "<modified>yesterday</modified></feed>"
-    ),
+    "a date feedparser reads": at_feed_end("<modified>yesterday</modified>"),
     "an attribute on a comment": lambda p: p.replace(
         "<arxiv:comment", '<arxiv:comment xml:lang="en"'
     ),

@@ -25,8 +25,9 @@ from typing import Any
 from ..ids import parse_arxiv_id
 from .atom import read_api_page
 from .authors import Affiliations, add_affiliations
-from .common import ARXIV, ARXIV_NS, ATOM, OPENSEARCH_NS, UTF8_BOM, ParsedFeed
+from .common import ARXIV, ARXIV_NS, ATOM, OPENSEARCH_NS, ParsedFeed
 from .entries import EntryDates
+from .xml import declared_encoding
 
 _OPENSEARCH = "{" + OPENSEARCH_NS + "}"
 _ATOM_NS = ATOM[1:-1]
@@ -36,8 +37,6 @@ _ATOM_NS = ATOM[1:-1]
 # would name other keys, and the page goes to feedparser to read as it would.
 _DECLARATIONS = {("", _ATOM_NS), ("arxiv", ARXIV_NS), ("opensearch", OPENSEARCH_NS)}
 _XMLNS_RE = re.compile(rb"xmlns(?::([^\s=]*))?\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
-# The encoding a declaration names, when it names one.
-_ENCODING_RE = re.compile(rb"\s*<\?xml[^>]*?\sencoding\s*=\s*([\"'])(.*?)\1", re.S)
 # The one form of arXiv's dates; any other goes to feedparser's date parsers.
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})\Z")
 
@@ -118,8 +117,8 @@ def _plain_document(data: bytes) -> bool:
     """UTF-8, no DTD or xml:base, and only arXiv's own namespace prefixes."""
     # (After a byte-order mark too: a page declaring windows-1251 behind one was read
     # in that encoding here and as UTF-8 by feedparser.)
-    found = _ENCODING_RE.match(data, 3 if data.startswith(UTF8_BOM) else 0, 1024)
-    if found is not None and found.group(2).strip().lower() not in (b"utf-8", b"utf8"):
+    declared = declared_encoding(data)
+    if declared is not None and declared.strip().lower() not in (b"utf-8", b"utf8"):
         return False
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data or b"xml:base" in data:
         return False

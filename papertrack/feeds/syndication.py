@@ -87,6 +87,14 @@ def _feedparser(data: bytes, source: str) -> Any:
         ) from None
 
 
+def _read(data: bytes, source: str) -> tuple[Any, list[Any], Any]:
+    """feedparser's reading of ``data``: the result, its entries, and its XML error
+    (or benign complaint), None when it had none."""
+    parsed = _feedparser(data, source)
+    entries = list(field(parsed, "entries") or ())
+    return parsed, entries, field(parsed, "bozo_exception") if field(parsed, "bozo") else None
+
+
 def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedFeed:
     """Parse an RSS or Atom document (already readable by expat) of any kind but OAI-PMH.
 
@@ -97,28 +105,23 @@ def parse_syndication(data: bytes, source: str, now: datetime | None) -> ParsedF
     data = trim_partial_utf8(data)
     scrubbed = 0
     try:
-        parsed = _feedparser(data, source)
+        parsed, entries, exc = _read(data, source)
     except FeedError:
         # A reference to a surrogate (&#xD800;) made feedparser's decoding fail.
         data, scrubbed = _xml.scrub(data)
         if not scrubbed:
             raise
-        parsed = _feedparser(data, source)
-    entries: list[Any] = list(field(parsed, "entries") or ())
-    exc = field(parsed, "bozo_exception") if field(parsed, "bozo") else None
-    # Only XML errors mean lost data; feedparser also reports benign things
-    # (CharacterEncodingOverride, NonXMLContentType) through bozo.
-    broken = isinstance(exc, xml.sax.SAXException)
-    if broken and not scrubbed:
+        parsed, entries, exc = _read(data, source)
+    if isinstance(exc, xml.sax.SAXException) and not scrubbed:
         # A character XML does not allow, or &nbsp;: dropped (or written as a
         # number), the document is whole; cut at it, every later entry was lost.
         # Still broken (cut off as well), it is repaired below from there.
         data, scrubbed = _xml.scrub(data)
         if scrubbed:
-            parsed = _feedparser(data, source)
-            entries = list(field(parsed, "entries") or ())
-            exc = field(parsed, "bozo_exception") if field(parsed, "bozo") else None
-            broken = isinstance(exc, xml.sax.SAXException)
+            parsed, entries, exc = _read(data, source)
+    # Only XML errors mean lost data; feedparser also reports benign things
+    # (CharacterEncodingOverride, NonXMLContentType) through bozo.
+    broken = isinstance(exc, xml.sax.SAXException)
     if not field(parsed, "version") and not entries:
         if not (broken and FEED_ROOT_RE.search(head)):
             _refuse_html(head, source)

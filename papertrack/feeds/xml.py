@@ -32,7 +32,7 @@ FEED_ROOT_RE = re.compile(rb"<(?:[\w.-]+:)?(?:feed|rss|RDF)[\s>/]")
 # What XML 1.0 never allows, as raw bytes: C0 controls but tab, line feed and
 # carriage return; and in UTF-8, U+FFFE and U+FFFF (in Windows-1252, "ï¿¾" is text).
 _FORBIDDEN_RE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_FORBIDDEN_UTF8_RE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
+_FORBIDDEN_UTF8_RE = re.compile(_FORBIDDEN_RE.pattern + rb"|\xef\xbf[\xbe\xbf]")
 # A character reference, or an entity reference by name.
 _REFERENCE_RE = re.compile(
     rb"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));|&([A-Za-z][A-Za-z0-9]{1,31});"
@@ -52,10 +52,18 @@ def _allowed(code: int) -> bool:
     )
 
 
-def _codec(name: bytes) -> str | None:
-    """The codec a declaration names ("utf_8" and "UTF8" are "utf-8"), or None."""
+def declared_encoding(data: bytes) -> bytes | None:
+    """The encoding the XML declaration of ``data`` names (after a byte-order mark
+    too), as written; None when it names none."""
+    found = _DECLARED_RE.match(data, 0, 1024)
+    return None if found is None else found.group(2)
+
+
+def codec_of(name: bytes) -> str | None:
+    """Python's name of the codec a declaration names ("utf_8" and "UTF8" are
+    "utf-8"), or None: unknown, not ASCII, or a NUL in the name."""
     try:
-        return codecs.lookup(name.decode("ascii").strip()).name
+        return codecs.lookup(name.decode("ascii")).name
     except (LookupError, ValueError):
         return None
 
@@ -96,8 +104,8 @@ def scrub(data: bytes) -> tuple[bytes, int]:
         changed += 1
         return b""
 
-    declared = _DECLARED_RE.match(data, 0, 1024)
-    utf8 = declared is None or _codec(declared.group(2)) == "utf-8"
+    declared = declared_encoding(data)
+    utf8 = declared is None or codec_of(declared) == "utf-8"
     parts = _LITERAL_RE.split((_FORBIDDEN_UTF8_RE if utf8 else _FORBIDDEN_RE).sub(drop, data))
     # (A literal "&#1;" in a CDATA section of a whole entry was deleted.)
     scrubbed = b"".join(
@@ -155,13 +163,10 @@ def expat_readable(data: bytes) -> bytes:
     if wide is not None:
         text = data.decode(wide, "replace")
     else:
-        found = _DECLARED_RE.match(data, 0, 1024)
-        if found is None:
+        declared = declared_encoding(data)
+        if declared is None:
             return data
-        try:
-            codec = codecs.lookup(found.group(2).decode("ascii")).name
-        except (LookupError, ValueError):  # unknown, not ASCII, or a NUL in the name
-            codec = None
+        codec = codec_of(declared)
         if codec is not None and codec.startswith(("utf-16", "utf-32")):
             codec = None  # its declaration is readable as ASCII, so it is neither
         if codec is not None and (
