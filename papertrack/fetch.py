@@ -439,27 +439,23 @@ class _Client:
                     else f" or ask for smaller ones (--page-size {smaller})"
                 )
             )
-        kept = (
-            f"the {counted(done, 'page')} fetched before {'are' if done != 1 else 'is'} kept; "
-            "run the same command again to resume"
-            if done
-            else "run the same command again later"
-            if label != "the listing"
-            # A listing holds one day's papers: tomorrow's run will not bring these.
-            else "run the same command again before the next listing (midnight US "
-            "Eastern), or a later fetch names the day to fetch from the API"
-        )
+        stored = f"the {counted(done, 'page')} fetched before {'are' if done != 1 else 'is'} kept"
         if reason.startswith("the page before result"):
             # Not arXiv's passing trouble: running again meets the same page.
-            stored = (
-                f"the {counted(done, 'page')} fetched before {'are' if done != 1 else 'is'} "
-                "kept, but "
-                if done
-                else ""
-            )
             kept = (
-                f"{stored}the server (or a proxy between) answers as if the start of each "
-                "page were not asked for. Check --api-url, or fetch without the proxy"
+                f"{f'{stored}, but ' if done else ''}the server (or a proxy between) answers "
+                "as if the start of each page were not asked for. Check --api-url, or "
+                "fetch without the proxy"
+            )
+        else:
+            kept = (
+                f"{stored}; run the same command again to resume"
+                if done
+                else "run the same command again later"
+                if label != "the listing"
+                # A listing holds one day's papers: tomorrow's run will not bring these.
+                else "run the same command again before the next listing (midnight US "
+                "Eastern), or a later fetch names the day to fetch from the API"
             )
         raise FetchError(
             f"arXiv kept answering {reason} for {label} after {tries} "

@@ -296,20 +296,27 @@ class _Cutter:
     on it ends.
     """
 
-    def __init__(self, conn: http.client.HTTPConnection, end: float | None) -> None:
+    def __init__(self, conn: http.client.HTTPConnection, end: float) -> None:
         self.conn = conn
         self.fired = False
-        self._timer: threading.Timer | None = None
         self._lock = threading.Lock()
         self._done = False
-        if end is not None:
-            self._arm(max(0.0, end - time.monotonic()))
+        self._timer = self._arm(max(0.0, end - time.monotonic()))
 
-    def _arm(self, seconds: float) -> None:
+    @staticmethod
+    def too_slow(peer: str) -> NetError:
+        """The error of a request cut for its headers."""
+        return NetError(
+            f"no answer from {peer} in time: its headers came too slowly",
+            retryable=True,
+            slow=True,
+        )
+
+    def _arm(self, seconds: float) -> threading.Timer:
         timer = threading.Timer(seconds, self._cut)
         timer.daemon = True
-        self._timer = timer
         timer.start()
+        return timer
 
     def _cut(self) -> None:
         with self._lock:
@@ -318,7 +325,7 @@ class _Cutter:
             sock = self.conn.sock
             if sock is None:
                 # Still looking up or connecting (each bounded by the timeout): look again.
-                self._arm(0.05)
+                self._timer = self._arm(0.05)
                 return
             self.fired = True
             try:
@@ -329,8 +336,7 @@ class _Cutter:
     def cancel(self) -> None:
         with self._lock:
             self._done = True
-            if self._timer is not None:
-                self._timer.cancel()
+            self._timer.cancel()
 
 
 def get(
@@ -417,11 +423,7 @@ def get(
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
             if cutter.fired:
-                raise NetError(
-                    f"no answer from {peer} in time: its headers came too slowly",
-                    retryable=True,
-                    slow=True,
-                ) from None
+                raise _Cutter.too_slow(peer) from None
             if proxy is not None and str(exc).startswith("Tunnel connection failed"):
                 # The proxy's answer to CONNECT: 407 (credentials), 403 (not allowed)...
                 answer = said(str(exc).partition(":")[2].strip())
@@ -437,11 +439,7 @@ def get(
             cutter.cancel()
         if cutter.fired:  # the headers came just as the socket was shut
             conn.close()
-            raise NetError(
-                f"no answer from {peer} in time: its headers came too slowly",
-                retryable=True,
-                slow=True,
-            )
+            raise _Cutter.too_slow(peer)
         response = Response(conn, raw, url, timeout=timeout, deadline=end, min_rate=min_rate)
         if raw.status not in (301, 302, 303, 307, 308) or not raw.headers.get("Location"):
             return response
