@@ -1607,19 +1607,20 @@ def topics_teach(
             # (With papers taught in that it already takes, the same: taught in two
             # teaches the model was kept twice and one paper moved, taught in one it
             # was refit and 347 moved.)
+            # Whether the topic decides each paper named as it is taught.
+            so = [
+                (
+                    inside,
+                    teach.decided_so(catalog, chosen.slug, named[pid], inside, named[pid].tags),
+                )
+                for pid, inside in asked
+            ]
             only_out = (
                 bool(out_ids)
                 and teach.taught_like(chosen)
-                and all(
-                    teach.decided_so(catalog, chosen.slug, named[pid], True, named[pid].tags)
-                    for pid, inside in asked
-                    if inside
-                )
+                and all(decided for inside, decided in so if inside)
             )
-            decided_so = all(
-                teach.decided_so(catalog, chosen.slug, named[pid], inside, named[pid].tags)
-                for pid, inside in asked
-            )
+            decided_so = all(decided for _, decided in so)
             keep_model = (
                 given
                 and (decided_so or only_out)
