@@ -597,7 +597,7 @@ def notes(m: Momentum) -> list[str]:
     if against:
         found.append(against)
     gaps = [
-        f"{w.days - w.covered_days} of the {w.days} days of {label}"
+        f"{w.days - w.covered_days:,} of the {w.days:,} days of {label}"
         for w, label in ((now, recent), (before, earlier))
         if 0 < w.covered_days < w.days
     ]

@@ -82,8 +82,8 @@ def test_follow_unfollow_following(isolated_home: Path) -> None:
     follow("zebra studies", "STRIPE-SCIENCE", "zebra-studies")
     listed = json.loads(run("following", "--json").stdout)
     assert listed == [
-        {"topic": "zebra-studies", "name": "Zebra Studies", "missing": False},
-        {"topic": "stripe-science", "name": "Stripe Science", "missing": False},
+        {"topic": "zebra-studies", "name": "Zebra Studies", "missing": False, "skipped": False},
+        {"topic": "stripe-science", "name": "Stripe Science", "missing": False, "skipped": False},
     ]
     assert run("following").stdout.splitlines() == [
         "Zebra Studies (zebra-studies)",
@@ -1419,7 +1419,44 @@ def test_a_followed_topic_that_is_gone_is_listed_as_missing(isolated_home: Path)
     topics.write_text(topics.read_text(encoding="utf-8").split("\n\n")[0] + "\n", "utf-8")
     listed = run("following", "--json")
     assert json.loads(listed.stdout) == [
-        {"topic": "zebra-studies", "name": "Zebra Studies", "missing": False},
-        {"topic": "stripe-science", "name": None, "missing": True},
+        {"topic": "zebra-studies", "name": "Zebra Studies", "missing": False, "skipped": False},
+        {"topic": "stripe-science", "name": None, "missing": True, "skipped": False},
     ]
     assert "Warning: you follow 'stripe-science', which is no longer a topic" in listed.stderr
+    # The text lists it too: it said only "You follow no topic" when that was the one.
+    shown = run("following")
+    assert shown.stdout.splitlines() == [
+        "Zebra Studies (zebra-studies)",
+        "stripe-science (gone)",
+    ]
+
+
+def test_a_followed_topic_whose_entry_has_a_slip_is_skipped_not_gone(
+    isolated_home: Path,
+) -> None:
+    """A typo in a followed topic's entry got "no longer a topic. Run 'papertrack
+    unfollow'", which loses when it was followed; the digest keeps that topic's papers
+    for when the entry is fixed, so the advice is to fix it."""
+    follow("stripe-science")
+    topics = isolated_home / "topics.toml"
+    good = topics.read_text(encoding="utf-8")
+    assert "Stripe Science" in good
+    entries = good.split("\n\n")
+    broken = [e.replace("query = '", "query = '(", 1) if "Stripe" in e else e for e in entries]
+    topics.write_text("\n\n".join(broken), "utf-8")
+    listed = run("following", "--json")
+    assert json.loads(listed.stdout) == [
+        {"topic": "stripe-science", "name": None, "missing": True, "skipped": True},
+    ]
+    assert "that topic is skipped" in listed.stderr
+    assert "left out until that entry is fixed" in listed.stderr
+    assert "unfollow" not in listed.stderr
+    assert run("following").stdout.splitlines() == [
+        "stripe-science (skipped: its entry has an error)"
+    ]
+    shown = run("digest", "--dry-run")
+    assert shown.exit_code == 1
+    assert "Fix the entries of your topics file" in shown.stderr
+    assert "unfollow" not in shown.stderr
+    topics.write_text(good, "utf-8")
+    assert json.loads(run("following", "--json").stdout)[0]["missing"] is False

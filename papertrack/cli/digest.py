@@ -83,6 +83,14 @@ def followed_topics(catalog: Catalog, slugs: Sequence[str] | None = None) -> lis
         try:
             topics.append(catalog.find(slug))
         except UnknownTopicError:
+            if slug in catalog.skipped:
+                # A slip in its entry (warned of above), not a topic gone: unfollowing
+                # it, as said before, lost when it was followed.
+                say(
+                    f"Warning: you follow {slug!r}, whose entry in your topics file is "
+                    "skipped (see above); it is left out until that entry is fixed."
+                )
+                continue
             say(
                 f"Warning: you follow {slug!r}, which is no longer a topic. "
                 f"Run 'papertrack unfollow {slug}'."
@@ -204,22 +212,36 @@ def following(as_json: JsonOnlyOpt = False) -> None:
     from papertrack.digest import load_following
 
     with errors():
-        topics = followed_topics(load_catalog())
+        catalog = load_catalog()
+        slugs = load_following(following_file())[0]
+        topics = followed_topics(catalog, slugs)
+        found = {t.slug: t for t in topics}
         if as_json:
             # A followed slug no topic has is listed too ("missing": true), as the
-            # digest warns of it: a script checking its follows never saw it.
-            found = {t.slug: t for t in topics}
+            # digest warns of it: a script checking its follows never saw it;
+            # "skipped": its entry in the topics file has an error.
             data = [
-                {"topic": slug, "name": found[slug].name, "missing": False}
+                {"topic": slug, "name": found[slug].name, "missing": False, "skipped": False}
                 if slug in found
-                else {"topic": slug, "name": None, "missing": True}
-                for slug in load_following(following_file())[0]
+                else {
+                    "topic": slug,
+                    "name": None,
+                    "missing": True,
+                    "skipped": slug in catalog.skipped,
+                }
+                for slug in slugs
             ]
             emit_json(data)
             return
-        for topic in topics:
-            typer.echo(f"{one_line(topic.name)} ({one_line(topic.slug)})")
-        if not topics:
+        for slug in slugs:
+            # Every follow, as --json lists them: "You follow no topic" after a warning
+            # about the one you follow said two things at once.
+            if slug in found:
+                typer.echo(f"{one_line(found[slug].name)} ({one_line(slug)})")
+            else:
+                gone = "skipped: its entry has an error" if slug in catalog.skipped else "gone"
+                typer.echo(f"{one_line(slug)} ({gone})")
+        if not slugs:
             say("You follow no topic. Run 'papertrack follow TOPIC'.")
 
 
@@ -320,6 +342,11 @@ def digest(
         topics = followed_topics(catalog, slugs)
         if not topics and slugs:
             # Each was named above; following something that is gone is no usage slip.
+            if any(slug in catalog.skipped for slug in slugs):
+                raise PapertrackError(
+                    "every topic you follow is skipped or gone (each is named above). Fix "
+                    "the entries of your topics file that the warnings name"
+                )
             raise PapertrackError(
                 "no topic you follow is a topic any more (each is named above). Follow "
                 "another with 'papertrack follow TOPIC', or put the topic back"
