@@ -11,8 +11,9 @@ first retag by a model keeps them here, and later ones add up weights instead
 Everything is kept as ids into one **vocabulary**: every feature of the labelled
 train papers, sorted. Those are the only features a model fitted on the labels
 can weigh; a model that weighs others (features of a user's examples that no
-labelled paper has) has them looked for by the full-text index, and the papers
-that may hold them are read from their text (:func:`outside_query`).
+labelled paper has) has them looked for by the full-text index, one by one, and a
+paper that may hold some is read from its text only when its kept vectors and the
+most those features can add do not decide it (:meth:`VectorTagger.bound_outside`).
 
 In the store directory, folder ``vectors/``:
 
@@ -38,7 +39,7 @@ import hashlib
 import json
 import zlib
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain
 from operator import sub
@@ -406,6 +407,12 @@ class WeekVectors:
         _write(self.path, {"key": self.key, "papers": entries}, [_pack(words)])
 
 
+#: At most this many weighed features outside the vocabulary are looked up in the
+#: full-text index one by one (:meth:`VectorTagger.bound_outside`); past it, in one
+#: query for them all. One look-up took 1-2 ms on the 83,510-paper store.
+OUTSIDE_ONE_BY_ONE = 2000
+
+
 def outside_query(names: Iterable[str]) -> str | None:
     """An FTS5 expression (:mod:`papertrack.fulltext`) matching every paper that may
     hold one of the features ``names``; None if one of them cannot be looked up by
@@ -460,6 +467,11 @@ class VectorTagger:
         self.folder = folder
         #: week -> papers to read from their text even with kept vectors; None: all.
         self.read_text = read_text
+        #: week -> paper id -> the most, then the least, that the weighed features
+        #: outside the vocabulary the paper may hold add to each topic's score (a
+        #: list of 2 x topics units): a paper of read_text that has an entry here
+        #: and kept vectors is read only if that leaves a decision open.
+        self.may_add: dict[str, dict[str, list[int]]] = {}
         # The models' weights as a dense matrix, a row a feature of the vocabulary
         # and a column a topic, in the integer units decisions count in: a week's
         # scores are then one sum of the rows of its papers' weighed ids
@@ -512,8 +524,68 @@ class VectorTagger:
 
     def outside(self) -> set[str]:
         """The weighed features of the topics' models that the vocabulary lacks."""
+        return set(self.outside_weights())
+
+    def outside_weights(self) -> dict[str, list[tuple[int, int]]]:
+        """Name -> (topic column, weight in units) of each weighed feature of the
+        topics' models that the vocabulary lacks (a weight of 0 units adds nothing)."""
+        from papertrack.learn import units
+
         find = self.vocabulary.find
-        return {name for t in self.subset.topics for name in t.model.weights if find(name) is None}
+        found: dict[str, list[tuple[int, int]]] = {}
+        for column, topic in enumerate(self.subset.topics):
+            for name, weight in topic.model.weights.items():
+                points = units(weight)
+                if points and find(name) is None:
+                    found.setdefault(name, []).append((column, points))
+        return found
+
+    def bound_outside(
+        self, candidates: Callable[[str], Mapping[str, AbstractSet[str]] | None] | None
+    ) -> None:
+        """Set :attr:`read_text` and :attr:`may_add` for the weighed features outside
+        the vocabulary, from ``candidates`` (an FTS5 query -> week -> ids of the papers
+        it matches; None: the index cannot answer, and every paper is read).
+
+        Kept vectors cannot hold such a feature, so a paper that may hold one was read
+        from its text, all of them: 16,047 of 83,510 papers for a topic made from 4
+        examples, whose 257 such features are their rare word pairs. Looked up one by
+        one, each paper gets the most and the least those it may hold can add to each
+        score; most papers' kept vectors are then decided whatever they hold, and the
+        rest are read (:meth:`tag_week`). Past :data:`OUTSIDE_ONE_BY_ONE` features,
+        one query for them all, and every paper it finds is read.
+        """
+        outside = self.outside_weights()
+        self.may_add = {}
+        if not outside:
+            self.read_text = {}
+            return
+        self.read_text = None
+        if candidates is None:
+            return
+        if len(outside) > OUTSIDE_ONE_BY_ONE:
+            query = outside_query(outside)
+            self.read_text = None if query is None else candidates(query)
+            return
+        width = len(self.subset)
+        within: dict[str, set[str]] = {}
+        may_add: dict[str, dict[str, list[int]]] = {}
+        for name, cells in sorted(outside.items()):
+            query = outside_query([name])
+            found = None if query is None else candidates(query)
+            if found is None:
+                return  # a concept or a query's match, or no index: read every paper
+            for week, pids in found.items():
+                within.setdefault(week, set()).update(pids)
+                papers = may_add.setdefault(week, {})
+                for pid in pids:
+                    adds = papers.get(pid)
+                    if adds is None:
+                        adds = papers[pid] = [0] * (2 * width)
+                    for column, points in cells:
+                        adds[column if points > 0 else width + column] += points
+        self.read_text = within
+        self.may_add = may_add
 
     def ready(self) -> None:
         """Build the vocabulary's look-up tables this retag will make vectors with
@@ -529,11 +601,18 @@ class VectorTagger:
         """Whether vectors are kept for the week file ``path`` (they may still be stale)."""
         return (self.folder / f"{path.stem}.bin").is_file()
 
-    def _from_kept(self, kept: WeekVectors, wanted: list[str]) -> list[tuple[str, ...]]:
+    def _from_kept(
+        self,
+        kept: WeekVectors,
+        wanted: list[str],
+        may_add: Mapping[str, Sequence[int]] | None = None,
+    ) -> list[tuple[str, ...] | None]:
         """The tags of the papers ``wanted`` (ids) from the vectors ``kept`` for them.
 
         Every kept paper of the file is decoded and scored at once (a cumulative sum
-        and a gather in numpy), then the wanted ones are picked out.
+        and a gather in numpy), then the wanted ones are picked out. A paper with an
+        entry in ``may_add`` (see :attr:`may_add`) whose decisions that leaves open
+        gets None.
         """
         import numpy as np
 
@@ -545,20 +624,49 @@ class VectorTagger:
         running = np.cumsum(deltas, dtype=np.int64)
         ids = running - np.concatenate([np.zeros(1, dtype=np.int64), running])[first[row_of]]
         place = {pid: row for row, pid in enumerate(kept.kept)}
-        return self._tags(row_of, ids, len(lengths), [place[pid] for pid in wanted], wanted)
+        rows = [place[pid] for pid in wanted]
+        count = len(lengths)
+        if not may_add:
+            return list(self._tags(row_of, ids, count, rows, wanted))
+        # What the features outside the vocabulary may add: each decision only grows
+        # with a score, and the tags with the decisions (taught papers and
+        # implications included), so a paper tagged alike with the least and with the
+        # most of it is tagged so whatever it holds.
+        totals = self._totals(row_of, ids, count, rows)
+        width = len(self._rule_of)
+        none = [0] * (2 * width)
+        adds = np.array([may_add.get(pid, none) for pid in wanted], dtype=np.int64)
+        adds = adds.reshape(len(wanted), 2 * width)
+        least = self._tags(row_of, ids, count, rows, wanted, totals + adds[:, width:])
+        most = self._tags(row_of, ids, count, rows, wanted, totals + adds[:, :width])
+        return [low if low == high else None for low, high in zip(least, most, strict=True)]
 
-    def _tags(
-        self, row_of: Any, ids: Any, count: int, rows: list[int], pids: list[str]
-    ) -> list[tuple[str, ...]]:
-        """The tags of papers ``pids``, rows ``rows`` of ``count`` papers whose features
-        are ``ids``, each on its row ``row_of``: every row scored at once."""
-        import numpy as np
-
+    def _totals(self, row_of: Any, ids: Any, count: int, rows: list[int]) -> Any:
+        """The scores without bias (units, a column a topic) of rows ``rows`` of
+        ``count`` papers whose features are ``ids``, each on its row ``row_of``."""
         from papertrack.learn import weight_sums
-        from papertrack.topics import decided
 
         weighed = self._weighed[ids]
-        totals = weight_sums(self._weights, row_of[weighed], ids[weighed], count)[rows]
+        return weight_sums(self._weights, row_of[weighed], ids[weighed], count)[rows]
+
+    def _tags(
+        self,
+        row_of: Any,
+        ids: Any,
+        count: int,
+        rows: list[int],
+        pids: list[str],
+        totals: Any = None,
+    ) -> list[tuple[str, ...]]:
+        """The tags of papers ``pids``, rows ``rows`` of ``count`` papers whose features
+        are ``ids``, each on its row ``row_of``: every row scored at once (or scored
+        ``totals``, as :meth:`_totals` gives them)."""
+        import numpy as np
+
+        from papertrack.topics import decided
+
+        if totals is None:
+            totals = self._totals(row_of, ids, count, rows)
         decisions = []
         for column, (rule, bias, threshold, hint) in enumerate(self._rule_of):
             fires = (bias + totals[:, column] >= threshold).tolist()
@@ -645,8 +753,12 @@ class VectorTagger:
                 and topic.matches_fields(*record_fields(doc))
             }
         must = None if self.read_text is None else self.read_text.get(week, frozenset())
+        may_add = self.may_add.get(week, {})
         found: dict[str, tuple[str, ...]] = {}
         scored: list[str] = []
+        #: Papers that may hold features outside the vocabulary, scored from their
+        #: kept vectors with what those may add, and read if that leaves them open.
+        bounded: dict[str, tuple[str, str, Any, Any]] = {}
         batch: list[tuple[str, str, tuple[str, str, Any, Any]]] = []
         for doc in docs:
             pid = doc.get("arxiv_id")
@@ -664,12 +776,18 @@ class VectorTagger:
                 else:
                     batch.append((pid, text, fields))
                 continue
+            if where is not None and pid in may_add:
+                found[pid] = ()
+                scored.append(pid)
+                bounded[pid] = fields
+                continue
             feats, found[pid] = self.from_text(pid, fields)
             if where is None:
                 kept.put(pid, text, self.vocabulary.encode(feats))
         if scored:
-            for pid, tags in zip(scored, self._from_kept(kept, scored), strict=True):
-                found[pid] = tags
+            tagged = self._from_kept(kept, scored, may_add if bounded else None)
+            for pid, tags in zip(scored, tagged, strict=True):
+                found[pid] = self.from_text(pid, bounded[pid])[1] if tags is None else tags
         if batch:
             for (pid, _, _), tags in zip(batch, self._from_batch(kept, batch), strict=True):
                 found[pid] = tags

@@ -697,18 +697,10 @@ class StoreWriter:
                 within = None if query is None else self._text_candidates(query)
                 if within is not None:
                     tagger.query_within[slug] = within
-        outside = tagger.outside()
-        if not outside:
-            tagger.read_text = {}
-        elif self.text_live:
-            # Features no labelled paper has (from the user's examples): only papers
-            # whose words may make one are read from their text.
-            from papertrack.vectors import outside_query
-
-            query = outside_query(outside)
-            within = None if query is None else self._text_candidates(query)
-            if within is not None:
-                tagger.read_text = within
+        # Features no labelled paper has (from the user's examples): only papers whose
+        # words may make one, and whose kept vectors leave a decision open with them,
+        # are read from their text.
+        tagger.bound_outside(self._text_candidates if self.text_live else None)
         return _VectorRetagJob(tagger, changed, order)
 
     def _text_candidates(self, query: str) -> dict[str, set[str]] | None:

@@ -250,6 +250,72 @@ def test_a_weighed_feature_no_labelled_paper_has_is_looked_up_in_the_text(
     assert vectors.outside_query(["s:AGENT+TRAIN"]) is None  # a concept: read every paper
 
 
+def test_papers_that_may_hold_outside_features_are_read_only_when_their_bound_is_open(
+    sample: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A topic made from a few examples weighs hundreds of their rare word pairs that
+    # no labelled paper has. Kept vectors cannot hold them, but each paper that may
+    # hold some is bounded by the most and the least they add: only a paper whose
+    # tags differ between the two is read, and every tag is a retag's from text.
+    catalog = Catalog.default()
+    widened_topics = []
+    known = vocabulary(sample)
+    stored = weeks(sample)
+    from papertrack.topics import model_features
+
+    rare: list[tuple[str, str]] = []  # (feature, a paper holding it)
+    for _, docs in stored:
+        for doc in docs:
+            extra = sorted(
+                f for f in model_features(*record_fields(doc)) if " " in f and known.find(f) is None
+            )
+            rare += [(f, doc["arxiv_id"]) for f in extra[:3]]
+    draw = random.Random(13)
+    draw.shuffle(rare)
+    assert len(rare) > 200
+    strong = {rare[0][0]: 50.0, rare[1][0]: -50.0}
+    for slug, weighed in (("gui-agents", rare[:150]), ("computer-use-agents", rare[100:250])):
+        topic = catalog.by_slug(slug)
+        assert topic is not None
+        data = json.loads(Path(topic.model_file).read_text())
+        for name, _ in weighed:
+            data["weights"][name] = strong.get(name, round(draw.uniform(-0.8, 0.8), 4))
+        odd = sample.path.parent / f"{slug}-odd.json"
+        odd.write_text(json.dumps(data))
+        widened_topics.append(dataclasses.replace(topic, model_file=str(odd)))
+    widened = Catalog(widened_topics)  # computer-use agents imply GUI agents
+    assert widened.settle(("computer-use-agents",)) == ("gui-agents", "computer-use-agents")
+    expected = {}
+    for _, docs in stored:
+        expected.update(from_text(widened, docs))
+    holders = {pid for name, pid in rare[:2]}
+    assert "gui-agents" in expected[rare[0][1]]
+    vectors_alone = retag(tagger(sample, widened), stored)  # every paper's vectors kept
+    assert vectors_alone != expected
+    index = TextIndex(sample.search_path)
+
+    bounded = tagger(sample, widened)
+    bounded.bound_outside(index.candidates)
+    assert bounded.read_text is not None
+    may_hold = {pid for pids in bounded.read_text.values() for pid in pids}
+    assert holders <= may_hold
+    read = counting(monkeypatch)
+    assert retag(bounded, stored) == expected
+    assert 0 < len(read) < len(may_hold) // 4
+
+    # Past OUTSIDE_ONE_BY_ONE features, one query for all: every paper it finds is read.
+    monkeypatch.setattr(vectors, "OUTSIDE_ONE_BY_ONE", 10)
+    together = tagger(sample, widened)
+    together.bound_outside(index.candidates)
+    assert together.read_text == bounded.read_text and not together.may_add
+    read.clear()
+    assert retag(together, stored) == expected
+    assert set(read) == may_hold
+    blind = tagger(sample, widened)
+    blind.bound_outside(None)  # no index to ask
+    assert blind.read_text is None  # every paper read
+
+
 def test_a_changed_text_another_vocabulary_or_a_damaged_file_is_read_again(
     sample: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
