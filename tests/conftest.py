@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,14 @@ import pytest
 from tests.synthetic import Corpus, corpus
 
 DATA = Path(__file__).parent / "data"
+
+# The Ctrl-C tests send SIGINT as a terminal does. A suite started in the background
+# of a script (`pytest &`) inherits SIGINT ignored, which survives exec into every
+# papertrack the tests start, and those tests then failed. A handler does not
+# survive exec: the processes started from here begin with SIGINT's default, as
+# at a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _isolate(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
