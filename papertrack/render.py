@@ -374,18 +374,28 @@ def momentum_chart(
     table.add_column("Count", no_wrap=True, justify="right")
     table.add_column("Window", no_wrap=True, style="bold")
     top = max((w.count or 0 for w in m.weeks), default=0)
-    current = [n for n, w in enumerate(m.weeks) if w.current]
-    for n, week in enumerate(m.weeks):
-        label = week_label(week.start, m.as_of)
-        bracket = _bracket(n, current, m, counted) + ("" if week.complete else " so far")
-        if compact:
-            label, bracket = label.removeprefix("Week of "), bracket[:1]
+    labels, brackets = _chart_words(m, compact, counted)
+    for week, label, bracket in zip(m.weeks, labels, brackets, strict=True):
         table.add_row(
             Text(label, style="bold" if week.current else ""),
             *_bar_cells(week, top, width),
             Text(bracket),
         )
     return table
+
+
+def _chart_words(m: Momentum, compact: bool, counted: bool) -> tuple[list[str], list[str]]:
+    """The week labels and bracket marks of :func:`momentum_chart`'s rows."""
+    current = [n for n, w in enumerate(m.weeks) if w.current]
+    labels, brackets = [], []
+    for n, week in enumerate(m.weeks):
+        label = week_label(week.start, m.as_of)
+        bracket = _bracket(n, current, m, counted) + ("" if week.complete else " so far")
+        if compact:
+            label, bracket = label.removeprefix("Week of "), bracket[:1]
+        labels.append(label)
+        brackets.append(bracket)
+    return labels, brackets
 
 
 def _bar_cells(week: WeekBucket, top: int, width: int) -> tuple[Text, Text]:
@@ -422,21 +432,34 @@ def _bracket(n: int, rows: list[int], m: Momentum, counted: bool = True) -> str:
     return "┘" if n == rows[-1] else "│"
 
 
-#: Below this console width the chart is drawn compact (see :func:`momentum_chart`):
-#: at 40 its labels were cut to "Week of Apr…" and its counts pushed off.
-COMPACT_CHART = 60
-#: From this width the bracket also says how many of its first bar's papers it counts.
-COUNTED_CHART = 92
+#: The fewest cells the longest bar is drawn in before the chart gives up words.
+SHORTEST_BAR = 8
 
 
-def chart_width(console_width: int) -> int:
-    """Cells for the longest bar: 40, less on a narrow terminal (labels, counts and the
-    bracket's "last four weeks, from May 30: 12 of 82" need ~68, without its count
-    (below :data:`COUNTED_CHART`) ~58, ~25 in a compact chart)."""
-    room = console_width - (
-        25 if console_width < COMPACT_CHART else 58 if console_width < COUNTED_CHART else 68
-    )
-    return max(8, min(40, room))
+def chart_fit(m: Momentum, console_width: int) -> tuple[int, bool, bool]:
+    """(cells for the longest bar, compact, counted) for a chart of ``m`` on a console
+    ``console_width`` wide: the fullest chart whose labels, counts and bracket fit
+    whole beside a bar of at least :data:`SHORTEST_BAR` cells (40 at most), first
+    with the bracket's count of its first bar ("from May 30: 12 of 82"), then
+    without, then compact (see :func:`momentum_chart`).
+
+    Measured on the chart itself: widths guessed for "Week of Apr 6" left a chart
+    across New Year ("Week of Dec 22, 2025") no room, and its counts were dropped
+    at 80 columns, the width of every pipe and cron mail.
+    """
+    from rich.cells import cell_len
+
+    counts = max((len(f"{w.count:,}") for w in m.weeks if w.count is not None), default=0)
+    tried = ((False, True), (False, False), (True, False))
+    for compact, with_count in tried:
+        labels, brackets = _chart_words(m, compact, with_count)
+        words = max(map(cell_len, labels), default=0)
+        marks = max(map(cell_len, brackets), default=0)
+        # Three gaps of two cells between the four columns (padding (0, 1), no edges).
+        room = console_width - words - counts - marks - 6
+        if room >= SHORTEST_BAR or compact:
+            return max(SHORTEST_BAR, min(40, room)), compact, with_count
+    raise AssertionError("unreachable: the compact chart is always taken")
 
 
 def momentum_block(
@@ -444,8 +467,8 @@ def momentum_block(
 ) -> Group:
     """The topic page's momentum: the sentence, cautions, the weekly chart, what was counted.
 
-    ``console_width`` sizes the chart (:func:`chart_width`, compact below
-    :data:`COMPACT_CHART`); None draws its longest bar 40 cells long.
+    ``console_width`` sizes the chart (:func:`chart_fit`); None draws its longest
+    bar 40 cells long.
     """
     parts: list[RenderableType] = []
     if title:
@@ -453,9 +476,9 @@ def momentum_block(
     parts.append(Text(describe(m)))
     parts.extend(Text(note, style="yellow") for note in notes(m))
     # Blank lines rather than Padding, which fills its lines with spaces to the full width.
-    width = 40 if console_width is None else chart_width(console_width)
-    compact = console_width is not None and console_width < COMPACT_CHART
-    counted = console_width is None or console_width >= COUNTED_CHART
+    width, compact, counted = (
+        (40, False, True) if console_width is None else chart_fit(m, console_width)
+    )
     parts.extend((Text(""), momentum_chart(m, width, compact, counted), Text("")))
     parts.append(Text(footer(m), style="dim"))
     return Group(*parts)

@@ -255,8 +255,45 @@ def test_a_narrow_momentum_chart_keeps_every_week_and_count(
         start = date.fromisoformat(week["week_start"])
         label = f"{start:%b} {start.day}" + ("" if start.year == 2025 else f", {start.year}")
         count = "no data" if week["count"] is None else f"{week['count']:,}"
-        line = rf"^{re.escape(label)} +(?:[^\d\s]+ +)?{count}\b"
+        line = rf"^(?:Week of )?{re.escape(label)} +(?:[^\d\s]+ +)?{count}\b"
         assert re.search(line, shown.stdout, re.M), (label, count)
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 70, 80, 92, 100, 110, 120, 160])
+def test_a_chart_across_new_year_keeps_every_label_count_and_bracket_whole(width: int) -> None:
+    """Labels with their year ("Week of Dec 22, 2025") left the chart no room at up
+    to 115 columns: the counts were dropped, every label cut to "Week of Nov 10, 2…"
+    and the bracket to "from Dec 24, 20", at 80 columns always when piped."""
+    from rich.console import Console
+
+    from papertrack.momentum import measure
+    from papertrack.render import momentum_block
+
+    as_of = date(2026, 1, 20)
+    monday = as_of - timedelta(days=as_of.weekday())
+    days = {(monday - timedelta(weeks=k)).isoformat(): [300] * 7 for k in range(12)}
+    topic = {
+        week: [k * 3 + day for day in range(7)] for k, week in enumerate(sorted(days), start=1)
+    }
+    result = measure(topic, days, as_of=as_of, topic="t", name="Topic")
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(momentum_block(result, "Topic", console_width=width))
+    shown = console.export_text()
+    assert max(len(line) for line in shown.splitlines()) <= width
+    for week in result.weeks:
+        year = "" if week.start.year == as_of.year else f", {week.start.year}"
+        label = f"{week.start:%b} {week.start.day}{year}"
+        assert week.count is not None
+        assert re.search(
+            rf"^(?:Week of )?{re.escape(label)} +\S+ +{week.count:,}\b", shown, re.M
+        ), (
+            label,
+            shown,
+        )
+    assert "…" not in shown
+    if width >= 80:  # room for the bracket's words, whole
+        first = result.current.first
+        assert f"from {first:%b} {first.day}, {first.year}" in shown, shown
 
 
 def test_trending_marks_a_change_measured_over_days_with_no_data() -> None:
