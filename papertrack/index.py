@@ -89,8 +89,13 @@ class Index:
     @classmethod
     def from_tinydb(cls, data: dict[str, Any] | None) -> Index:
         index = cls()
-        if not data:
+        if data is None:
             return index
+        # Every index papertrack writes has its meta table. One without (an empty
+        # TinyDB's {} or {"_default": {}}, by hand or by a restore) is as outdated as
+        # can be: every reader took the store for empty, and the next ingest counted
+        # on from nothing. The next command rebuilds it from the week files.
+        index.schema = 0
         for doc in (data.get("counts") or {}).values():
             index.counts[doc["t"]] = {k: int(v) for k, v in doc["weeks"].items()}
             # json.loads already gives lists of ints; converting 10^5 of them costs ms.

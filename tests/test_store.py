@@ -355,6 +355,27 @@ def test_interrupted_write_is_recovered_by_the_next_writer(store: Store, catalog
     assert store.latest(None)[0].title == "An agent"
 
 
+@pytest.mark.parametrize("empty", ["{}", '{"_default": {}}'])
+def test_an_index_emptied_to_a_bare_tinydb_is_rebuilt_not_read_as_an_empty_store(
+    store: Store, catalog: Catalog, empty: str
+) -> None:
+    """index.json reset to an empty TinyDB (valid JSON) made every reader say the store
+    was empty, exit 0, and the next ingest counted on from nothing."""
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00001", "2025-08-04"), paper("2508.00002", "2025-08-12")])
+    counted = store.index().counts
+    assert counted[ALL]
+    store.index_path.write_text(empty, encoding="utf-8")
+    assert store.index_outdated()
+    store.refresh(catalog)
+    assert store.index().counts == counted == recount(store)
+    assert [p.arxiv_id for p in store.latest(None)] == ["2508.00002", "2508.00001"]
+    with store.writer(catalog) as w:
+        w.upsert([paper("2508.00003", "2025-08-12")])
+    assert store.index().counts == recount(store)
+    assert sum(store.index().counts[ALL].values()) == 3
+
+
 def test_a_live_processs_temp_file_is_left_to_it(store: Store, catalog: Catalog) -> None:
     # A snapshot import writes its checkpoint next to the store; a writer taking the
     # lock at that moment must not clear the temp file before its rename.
