@@ -404,6 +404,24 @@ def test_failed_source_does_not_stop_the_others() -> None:
         assert alone.stderr == "Error: no such file: missing.xml. Check the path.\n"
 
 
+def test_each_ingest_error_names_its_source(tmp_path: Path) -> None:
+    """ "Error: arXiv API error: ..." and "Error: could not read the stream: ..." named
+    no file: an ingest of a folder of pages, from cron, could not tell which failed."""
+    broken = tmp_path / "broken.gz"
+    broken.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    result = run("ingest", str(API_ERROR), str(broken), str(LISTING))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert errors == [
+        f"Error: {API_ERROR}: arXiv API error: incorrect id format for abc. Check the query "
+        "or id list.",
+        f"Error: {broken}: could not read the stream: Compressed file ended before the "
+        "end-of-stream marker was reached. Check that the file is whole.",
+    ]
+    empty = run("ingest", "-", input=b"")
+    assert empty.stderr == "Error: standard input is empty. Pipe a feed into papertrack.\n"
+
+
 def test_ingest_from_stdin() -> None:
     result = run("ingest", "-", input=LISTING.read_bytes())
     assert result.exit_code == 0, result.stderr

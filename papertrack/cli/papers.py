@@ -291,7 +291,12 @@ def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
 
     def progress(item: SourceReport) -> None:
         if item.error:
-            say(f"Error: {visible(item.error).rstrip('.')}.")  # one line, whatever it quotes
+            error = item.error
+            if item.source != "-" and item.source not in error:
+                # "arXiv API error: ..." alone: an ingest of a folder of pages, from
+                # cron, could not tell which one it was about.
+                error = f"{item.source}: {error}"
+            say(f"Error: {visible(error).rstrip('.')}.")  # one line, whatever it quotes
         elif verbose:
             say(_source_line(item))
         if item.skipped_ids:

@@ -105,6 +105,8 @@ def parse_feed(data: bytes, source: str = "<feed>", *, now: datetime | None = No
             are no feed at all (an HTML page is named as one).
     """
     if not data.strip():
+        if source == "-":
+            raise FeedError("standard input is empty. Pipe a feed into papertrack")
         raise FeedError(f"{source} is empty. Check the file, or download it again")
     result = _parse_any(data, source, now)
     kept = []
