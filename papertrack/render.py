@@ -505,6 +505,7 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
     if not narrow:
         table.add_column("Weeks", no_wrap=True, style="cyan")
     few = gaps = False
+    rows: list[list[str | Text]] = []
     for n, m in enumerate(results, start=1):
         change = change_label(m)
         if (m.low_count or m.little_data) and change != "–":
@@ -524,10 +525,26 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
         ]
         if not narrowest:
             cells = [str(n), *cells, share]
+        rows.append(cells)
+    marks = None if narrow or width is None else _weeks_room(table, rows, width)
+    cut = 0
+    for m, cells in zip(results, rows, strict=True):
         if not narrow:
-            cells.append(sparkline([w.count for w in m.weeks]))
+            line = sparkline([w.count for w in m.weeks])
+            if marks is not None and len(line) > marks:
+                # The newest weeks are what a trend is read from: the oldest give way
+                # (the line was cut at its newest end, with no mark of it).
+                kept = max(marks - 1, 4)
+                cut = max(cut, len(line) - kept)
+                line = "…" + line[-kept:]
+            cells.append(line)
         table.add_row(*cells)
     notes = []
+    if cut:
+        notes.append(
+            f"Weeks: … stands for the oldest {cut:,} weeks, which do not fit this width "
+            "(-f csv has them all)"
+        )
     if few:
         notes.append(
             "* fewer than 10 papers, or under a week of data, in a window: too few to call "
@@ -547,6 +564,31 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
         table.caption = "\n".join(notes)
         table.caption_justify = "left"
     return table
+
+
+#: At most this many cells of a trending table's Topic column are kept for its
+#: longest name before the weekly marks give way (a longer name wraps): with 12
+#: weeks, the default, every mark fits at 80 columns.
+TOPIC_KEPT = 20
+
+
+def _weeks_room(table: Table, rows: Sequence[Sequence[str | Text]], width: int) -> int:
+    """How many weekly marks fit in the last column of a trending ``table`` of ``rows``
+    (each row's cells but that one) on ``width`` columns, names whole up to
+    :data:`TOPIC_KEPT` cells: at 80 columns, 26 weeks cut the newest marks off
+    and wrapped names, and 40 left the Topic column no room at all."""
+    from rich.cells import cell_len
+
+    used = 0
+    for column, header in enumerate(table.columns):
+        if column >= len(rows[0]) if rows else True:
+            break
+        cells = [str(row[column]) for row in rows]
+        widest = max([cell_len(str(header.header)), header.min_width or 0, *map(cell_len, cells)])
+        used += min(widest, TOPIC_KEPT) if header.header == "Topic" else widest
+    # Each column's padding and border, and the last border (the marks' column too).
+    edges = 3 * (len(rows[0]) + 1) + 1 if rows else 0
+    return width - used - edges
 
 
 def topic_page(

@@ -296,6 +296,37 @@ def test_a_chart_across_new_year_keeps_every_label_count_and_bracket_whole(width
         assert f"from {first:%b} {first.day}, {first.year}" in shown, shown
 
 
+@pytest.mark.parametrize(("width", "weeks"), [(80, 12), (80, 26), (80, 60), (100, 40), (120, 52)])
+def test_trending_keeps_topic_names_and_the_newest_weeks_at_any_number_of_weeks(
+    width: int, weeks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80 columns (every pipe and cron mail) --weeks 26 cut the newest marks off the
+    sparkline with no sign of it, and --weeks 40 left the Topic column no room."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    args = ("trending", "--as-of", "2025-08-20", "--weeks", str(weeks))
+    shown = run(*args)
+    assert shown.exit_code == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert max(len(line) for line in lines) <= width
+    listed = run(*args, "-f", "csv").stdout.splitlines()[1:]
+    assert listed
+    for row in listed:
+        rank, name, line = row.split(",")[0], row.split(",")[2], row.split(",")[9]
+        assert len(line) == weeks
+        found = [text for text in lines if re.match(rf"│ +{rank} │", text)]
+        assert len(found) == 1, (rank, shown.stdout)
+        cells = found[0].split("│")
+        assert cells[2].split()[0] == name.split()[0]  # the name, wrapped or not
+        marks = cells[-2][1:-1]
+        if marks.startswith("…"):
+            assert len(marks) >= 5 and line.endswith(marks[1:]), (marks, line)
+            assert "… stands for the oldest" in shown.stdout
+        else:
+            assert marks.rstrip() == line.rstrip(), (marks, line)
+    if weeks == 12:  # the default fits whole at 80 columns
+        assert "…" not in shown.stdout
+
+
 def test_trending_marks_a_change_measured_over_days_with_no_data() -> None:
     """'15 │ 10 │ 0%' with no word of why: with days of no data the change is per day
     of data, which momentum says and trending did not."""
