@@ -268,7 +268,7 @@ def repair_store(
             # permission) stops the repair with the store as it was.
             write_atomic(store.dirty_path, b"1")
 
-        report.salvages = _salvage_partitions(store, before, stamp, mark)
+        report.salvages = _salvage_partitions(store, before, stamp, mark, catalog)
         report.rebuilt = sorted(
             {p.file for p in before.problems if p.kind.endswith(("-map", "-index"))}
         )
@@ -363,11 +363,18 @@ def _fingerprints_readable(store: Store) -> bool:
         return False
 
 
+#: A record's fields its tags are made from (and the tags): one of them dropped as
+#: of the wrong kind, the paper is tagged again by the repair's topics.
+_TAGGED_FROM = frozenset({"tags", "title", "abstract", "authors", "categories"})
+
+
 def _salvage_partitions(
-    store: Store, before: Checkup, stamp: str, mark: Callable[[], None]
+    store: Store, before: Checkup, stamp: str, mark: Callable[[], None], catalog: Catalog
 ) -> list[Salvage]:
     """Salvage the damaged week files: read them all (their bytes kept aside), then,
-    after ``mark()``, write back what was read."""
+    after ``mark()``, write back what was read. A paper kept without a field its tags
+    are made from is tagged again: kept without its tags, it left every topic for
+    good (the index took it as tagged with the current topics)."""
     files = sorted({p.file for p in before.problems if p.kind in _PARTITION_KINDS})
     salvages: list[Salvage] = []
     incoming: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
@@ -386,6 +393,8 @@ def _salvage_partitions(
             if dropped:
                 salvage.mended[doc["arxiv_id"]] = dropped
             paper = Paper.from_record(doc)
+            if _TAGGED_FROM.intersection(dropped):
+                doc["tags"] = list(catalog.tag(paper))
             week = week_of(paper.paper_date)
             if week != path.stem:
                 salvage.moved += 1

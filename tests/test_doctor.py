@@ -676,6 +676,27 @@ def test_fields_of_the_wrong_kind_are_found_and_only_they_are_dropped(store: Sto
     assert kept[ids[0]].updated is None and kept[ids[0]].abstract == docs[0]["abstract"]
 
 
+def test_a_paper_kept_without_its_tags_is_tagged_again(store: Store) -> None:
+    """Tags written as a string were dropped by the repair and never made again: the
+    paper left every topic for good, while 'topics explain' said it was in them."""
+    path = store.partition_path(WEEK)
+    data = json.loads(path.read_bytes())
+    doc = next(d for d in data["papers"].values() if len(d["tags"]) >= 2)
+    tags, pid = list(doc["tags"]), doc["arxiv_id"]
+    topic = tags[0]
+    counted = len(json.loads(run("latest", topic, "--json", "-n", "1000").stdout))
+    doc["tags"] = ", ".join(tags)
+    path.write_bytes(json.dumps(data).encode())
+    repaired = run("doctor", "--repair")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert f"{pid}: tags" in repaired.stdout
+    kept = {p.arxiv_id: p for p in stored(store)}
+    assert list(kept[pid].tags) == tags
+    assert run("doctor").exit_code == 0  # the index counts it in its topics again
+    again = json.loads(run("latest", topic, "--json", "-n", "1000").stdout)
+    assert len(again) == counted and pid in {p["arxiv_id"] for p in again}
+
+
 def test_a_record_cut_down_to_its_id_is_lost_not_salvaged(store: Store) -> None:
     """It was kept as a whole paper with no title, dates or authors, and moved to an
     undated week "of its date"."""
