@@ -171,11 +171,33 @@ def check_store(store: Store, progress: Progress | None = None) -> Checkup:
     except StoreError as exc:
         if not isinstance(exc.__cause__, OSError):
             raise
-        return checkup_of(store, progress)  # cannot even open the lock file: nobody can write
+        # Cannot even open the lock file: nobody can write.
+        return _with_unreported_losses(store, checkup_of(store, progress))
     try:
-        return checkup_of(store, progress)
+        return _with_unreported_losses(store, checkup_of(store, progress))
     finally:
         lock.release()
+
+
+def _with_unreported_losses(store: Store, checkup: Checkup) -> Checkup:
+    """``checkup`` with the losses of a repair killed before it reported them: doctor
+    said "No problems found" while the papers a repair could not salvage were named
+    nowhere but in ``damaged/`` (the next repair reports them)."""
+    from papertrack.salvage import pending_losses
+
+    files, lost = pending_losses(store)
+    lost -= set(checkup.placed)
+    if files and lost:
+        checkup.problems.append(
+            Problem(
+                relative_name(store, files[0]),
+                "unreported-loss",
+                f"names {len(lost):,} papers an interrupted repair lost and did not report "
+                f"({name_some(sorted(lost))})",
+                "Run 'papertrack doctor --repair' to report them, then ingest or fetch them again",
+            )
+        )
+    return checkup
 
 
 def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:

@@ -417,9 +417,19 @@ def test_a_repair_cut_short_still_has_its_losses_named_by_the_next(
     monkeypatch.setattr(salvage, "checkup_of", killed_after_the_rewrite)
     assert run("doctor", "--repair").exit_code == 130
     monkeypatch.setattr(salvage, "checkup_of", real)
+    # A plain doctor said "No problems found", the losses named nowhere but damaged/.
+    checked = run("doctor")
+    assert checked.exit_code == 1, checked.stderr
+    assert (
+        f"names {len(done.lost)} papers an interrupted repair lost and did not report "
+        f"({', '.join(sorted(done.lost)[:10])}"
+    ) in checked.stdout
+    assert "Run 'papertrack doctor --repair' to report them" in checked.stdout
+    assert json.loads(run("doctor", "--json").stdout)["healthy"] is False
     again = run("doctor", "--repair")
     assert again.exit_code == 0, again.stderr
     assert f"Lost {len(done.lost)} papers an interrupted repair could not salvage" in again.stdout
+    assert run("doctor").exit_code == 0
     assert f"lost {len(done.lost)} papers" in again.stderr
     logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
     assert f"Lost in the repair: {', '.join(sorted(done.lost))}." in logged
