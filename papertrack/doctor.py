@@ -66,8 +66,10 @@ _DIRTY_FIX = (
     "up to date, or 'papertrack doctor --repair' does it now"
 )
 #: Derived files that disagree with the week files, which the next writer rebuilds
-#: from them while an interrupted write's .dirty marker is there.
-_REBUILT_WHEN_DIRTY = frozenset({"stale-map", "stale-index"})
+#: from them while an interrupted write's .dirty marker is there; and a paper in two
+#: weeks, which a write killed while moving papers to later weeks leaves (its
+#: rebuild keeps the newest copy): a cron 'doctor || alert' fired after each.
+_REBUILT_WHEN_DIRTY = frozenset({"stale-map", "stale-index", "two-weeks"})
 _STALE_FIX = "The next search rebuilds it, or 'papertrack doctor --repair' does it now"
 
 

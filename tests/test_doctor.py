@@ -686,6 +686,26 @@ def test_fields_of_the_wrong_kind_are_found_and_only_they_are_dropped(store: Sto
     assert kept[ids[0]].updated is None and kept[ids[0]].abstract == docs[0]["abstract"]
 
 
+def test_a_paper_in_two_weeks_beside_the_dirty_marker_is_work_for_the_next_write(
+    store: Store,
+) -> None:
+    """A write killed while moving papers to later weeks leaves both copies and its
+    marker; the next writer keeps the newest copy. doctor called them problems, exit
+    1 ("Run --repair"), so a cron health check fired after every killed ingest."""
+    paper_in_two_weeks(store)
+    assert run("doctor").exit_code == 1  # without the marker: damage
+    store.dirty_path.write_bytes(b"1")
+    found = run("doctor")
+    assert found.exit_code == 0, found.stdout
+    assert "both hold the same 1 paper" in found.stdout
+    assert "The next command that writes to the store" in found.stdout
+    assert "No damage found: only work still to do" in found.stderr
+    assert run("ingest", str(LISTING)).exit_code == 0
+    again = run("doctor")
+    assert again.exit_code == 0 and "No problems found" in again.stderr
+    assert len(stored(store)) == len({p.arxiv_id for p in stored(store)})
+
+
 def test_a_paper_kept_without_its_tags_is_tagged_again(store: Store) -> None:
     """Tags written as a string were dropped by the repair and never made again: the
     paper left every topic for good, while 'topics explain' said it was in them."""
