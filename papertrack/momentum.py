@@ -207,6 +207,14 @@ class Momentum:
     current: Window
     previous: Window
     weeks: tuple[WeekBucket, ...]
+    #: The days up to the as-of day that hold no paper yet, after one that does (at
+    #: most :data:`UNLISTED_AT_MOST`), leaving out days whose weekday held none the
+    #: week before either (a store of listings has no weekend papers): counted as
+    #: days of none, they read low, and on Mondays most topics read "down"
+    #: (:func:`notes` says so).
+    unlisted_days: int = 0
+    #: The newest day up to the as-of day with a paper, when :attr:`unlisted_days`.
+    newest_day: date | None = None
 
     @property
     def window_days(self) -> int:
@@ -465,7 +473,27 @@ def _measure(
         current=current,
         previous=previous,
         weeks=tuple(buckets),
+        **(_unlisted(all_days, as_of, current_first) if known == as_of else {}),
     )
+
+
+#: More days than this with no paper at the end of a window are a store that stopped
+#: (a gap), not papers arXiv has yet to list.
+UNLISTED_AT_MOST = 6
+
+
+def _unlisted(all_days: DayCounts, as_of: date, first: date) -> dict[str, Any]:
+    """:attr:`Momentum.unlisted_days` and :attr:`Momentum.newest_day` (as keywords;
+    none when no day is unlisted), looking no further back than ``first``."""
+    day, found = as_of, 0
+    week = timedelta(days=7)
+    while day >= first and (as_of - day).days <= UNLISTED_AT_MOST:
+        if count_days(all_days, day, day):
+            return {"unlisted_days": found, "newest_day": day} if found else {}
+        if count_days(all_days, day - week, day - week):
+            found += 1
+        day -= timedelta(days=1)
+    return {}
 
 
 def rank(results: Iterable[Momentum]) -> list[Momentum]:
@@ -575,6 +603,22 @@ def describe(m: Momentum) -> str:
     return text
 
 
+def unlisted_note(m: Momentum) -> str:
+    """What :attr:`Momentum.unlisted_days` means for the figures, and how to end the
+    window at the newest paper instead."""
+    from papertrack.dates import shown_day, shown_span
+
+    newest = m.newest_day or m.as_of
+    first = newest + timedelta(days=1)
+    days = shown_day(m.as_of) if first == m.as_of else shown_span(first, m.as_of)
+    return (
+        f"No paper is dated {days} yet (arXiv lists papers a day or more after they are "
+        f"sent): the {window_phrase(m.window_weeks)} count "
+        f"{'that day' if first == m.as_of else 'those days'} as none, so their figures "
+        f"read low. --as-of {newest.isoformat()} ends them at the newest paper."
+    )
+
+
 def notes(m: Momentum) -> list[str]:
     """Cautions that go with the sentence: too few papers, windows with gaps."""
     now, before = m.current, m.previous
@@ -596,6 +640,8 @@ def notes(m: Momentum) -> list[str]:
     against = against_all(m)
     if against:
         found.append(against)
+    if m.unlisted_days:
+        found.append(unlisted_note(m))
     gaps = [
         f"{w.days - w.covered_days:,} of the {w.days:,} days of {label}"
         for w, label in ((now, recent), (before, earlier))

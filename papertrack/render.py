@@ -540,6 +540,13 @@ def trending_table(results: Sequence[Momentum], title: str, width: int | None = 
             cells.append(line)
         table.add_row(*cells)
     notes = []
+    first = results[0] if results else None
+    if first is not None and first.unlisted_days and first.newest_day is not None:
+        # Every Monday most topics read "down", with no word of why.
+        notes.append(
+            f"Now: no paper is dated after {shown_day(first.newest_day, year=False)} yet, "
+            f"so it reads low; --as-of {first.newest_day.isoformat()} ends the windows there"
+        )
     if cut:
         notes.append(
             f"Weeks: … stands for the oldest {cut:,} weeks, which do not fit this width "

@@ -6,6 +6,7 @@ chosen days, so every number the commands print is known in advance.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
@@ -244,6 +245,39 @@ def test_weekly_series_are_iso_weeks_oldest_first() -> None:
     assert week_label(D(2025, 12, 29), D(2026, 1, 7)) == "Week of Dec 29, 2025"
 
 
+def test_days_with_no_paper_yet_are_said_but_not_days_that_never_have_any() -> None:
+    """A store of daily listings dates no paper on a Saturday or Sunday: as of a
+    Sunday those days are no news. A weekday with none yet, when the same weekday
+    had papers the week before, is (and so is a Monday after that weekend)."""
+    friday = D(2026, 6, 19)
+    weekdays = {
+        friday - timedelta(days=k): 10
+        for k in range(56)
+        if (friday - timedelta(days=k)).weekday() < 5
+    }
+    store = days(weekdays)
+    sunday = m.measure(store, store, as_of=friday + timedelta(days=2))
+    assert sunday.unlisted_days == 0 and sunday.newest_day is None
+    assert not any(note.startswith("No paper is dated") for note in m.notes(sunday))
+    monday = m.measure(store, store, as_of=friday + timedelta(days=3))
+    assert (monday.unlisted_days, monday.newest_day) == (1, friday)
+    assert m.notes(monday)[-1].startswith("No paper is dated Jun 20 – Jun 22, 2026 yet")
+    assert "those days as none" in m.notes(monday)[-1]
+    assert "--as-of 2026-06-19 ends them" in m.notes(monday)[-1]
+    from rich.console import Console
+
+    from papertrack.render import trending_table
+
+    for result, said in ((monday, True), (sunday, False)):
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(trending_table([result], "Trending", width=120))
+        caption = "Now: no paper is dated after Jun 19 yet, so it reads low; --as-of 2026-06-19"
+        assert (caption in " ".join(console.export_text().split())) is said
+    # A store that stopped more than a week ago: its gap is said as such instead.
+    later = m.measure(store, store, as_of=friday + timedelta(days=12))
+    assert later.unlisted_days == 0
+
+
 def test_weeks_without_any_paper_are_no_data_not_zero() -> None:
     topic = days({D(2026, 9, 1): 3})
     store = days({D(2026, 9, 1): 3, D(2026, 9, 15): 4})  # nothing in the week of Sep 7
@@ -269,7 +303,13 @@ def test_a_monday_with_no_paper_in_yet_is_zero_so_far_not_a_gap() -> None:
     assert (result.current.count, result.previous.count) == (27, 28)  # none on Monday yet
     assert result.current.covered_days == result.previous.covered_days == 28
     assert result.change_pct == round(100 * (27 - 28) / 28) == -4  # PRODUCT.md's formula
-    assert not m.notes(result)
+    # Said, though: on a Monday most topics read "down", and nothing said why.
+    assert (result.unlisted_days, result.newest_day) == (1, monday - timedelta(days=1))
+    assert m.notes(result) == [
+        "No paper is dated Jun 22, 2026 yet (arXiv lists papers a day or more after they "
+        "are sent): the last four weeks count that day as none, so their figures read "
+        "low. --as-of 2026-06-21 ends them at the newest paper."
+    ]
     last = result.weeks[-1]
     assert (last.start, last.count, last.total, last.no_data) == (monday, 0, 0, False)
     assert result.to_dict()["weeks"][-1]["count"] == 0
