@@ -196,6 +196,20 @@ def _made_before_marker(path: Path, names: AbstractSet[str], alone: bool) -> boo
     return any(_papertracks_week(path / "papers" / week, papers=not alone) for week in weeks)
 
 
+def _lost_its_marker(path: Path, names: AbstractSet[str]) -> bool:
+    """Whether ``path`` (holding ``names``) has papertrack's own index.json and a week
+    file papertrack wrote: a store whose marker was deleted, whatever else is in it.
+    Not taken for a store (papertrack writes nothing into a folder holding files not
+    its own), but said to be one."""
+    if "index.json" not in names or not _papertracks_index(path / "index.json"):
+        return False
+    try:
+        entries = os.listdir(path / "papers")
+    except OSError:
+        return False
+    return any(_WEEK_FILE.fullmatch(n) and _papertracks_week(path / "papers" / n) for n in entries)
+
+
 def _empty_folder(path: Path) -> bool:
     """Whether ``path`` is a folder holding nothing (a file manager's files aside):
     nothing in it to overwrite, whoever made it."""
@@ -436,6 +450,16 @@ class Store:
                 ) from None
             shown = ", ".join(sorted(visible(n) for n in foreign)[:3])
             more = ", …" if len(foreign) > 3 else ""
+            if _lost_its_marker(self.path, names):
+                # "Point --db elsewhere" of the default store, and doctor refused it too.
+                # What keeps it from being taken for one: a file of another's among the
+                # week files (beside them, such a store is taken: see above).
+                what = visible(inside) if inside is not None else f"{shown}{more}"
+                raise StoreError(
+                    f"{visible(self.path)} looks like a papertrack store that lost its "
+                    f"{MARKER}, but it holds a file that is not papertrack's ({what}). "
+                    "Move it out of the store, and papertrack takes it for one again"
+                ) from None
             raise StoreError(
                 f"{visible(self.path)} is not a papertrack store: it holds other files "
                 f"({shown}{more}). Point --db or PAPERTRACK_DB at an empty or new directory, "

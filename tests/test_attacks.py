@@ -197,10 +197,17 @@ def test_a_store_made_before_the_marker_with_a_stray_file_is_adopted_and_the_fil
         path.write_bytes(data)
     for command in (["ingest", str(LISTING)], ["doctor", "--repair"]):
         error_line(run("--db", str(notes), *command), 1, "is not a papertrack store")
-    # Nor a store's copy with someone's PDF among its week files.
+    # Nor a store's copy with someone's PDF among its week files; but it is said to be
+    # a store that lost its marker, with what to move out ("point --db elsewhere", of
+    # the default store, and doctor refused it too).
     (db / "papers" / "paper.pdf").write_bytes(b"%PDF")
     (db / MARKER).unlink()
-    error_line(run("--db", str(db), "latest"), 1, "is not a papertrack store", "papers/paper.pdf")
+    for command in (["latest"], ["doctor"], ["doctor", "--repair"]):
+        said = error_line(run("--db", str(db), *command), 1, "lost its papertrack-store.json")
+        assert "(papers/paper.pdf). Move it out of the store" in said and "--db" not in said
+    assert (db / "papers" / "paper.pdf").read_bytes() == b"%PDF"
+    (db / "papers" / "paper.pdf").unlink()
+    assert run("--db", str(db), "latest", "-n", "1").exit_code == 0
     assert all(path.read_bytes() == data for path, data in mine.items())
     assert sorted(p.name for p in notes.rglob("*")) == sorted(
         ["index.json", "papers", "2020-01-06.json", "notes.txt"]
