@@ -181,6 +181,16 @@ def check_store(store: Store, progress: Progress | None = None) -> Checkup:
         lock.release()
 
 
+def _retag_marker(store: Store) -> bool:
+    """Whether the .dirty marker is a retag's (see StoreWriter.recount), not a write's."""
+    from papertrack.writer import RETAGGING
+
+    try:
+        return store.dirty_path.read_bytes() == RETAGGING
+    except OSError:
+        return False
+
+
 def _with_unreported_losses(store: Store, checkup: Checkup) -> Checkup:
     """``checkup`` with the losses of a repair killed before it reported them: doctor
     said "No problems found" while the papers a repair could not salvage were named
@@ -195,7 +205,7 @@ def _with_unreported_losses(store: Store, checkup: Checkup) -> Checkup:
                 relative_name(store, files[0]),
                 "unreported-loss",
                 f"names {len(lost):,} papers an interrupted repair lost and did not report "
-                f"({name_some(sorted(lost))})",
+                f"({visible(name_some(sorted(lost)))})",
                 "Run 'papertrack doctor --repair' to report them, then ingest or fetch them again",
             )
         )
@@ -264,10 +274,13 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
         # file gone that the id map still places papers in: the next writer refuses
         # that rebuild, and only the repair goes on without them.)
         if not any(p.kind == "missing-week" for p in checkup.problems):
+            finished = set(_REBUILT_WHEN_DIRTY)
+            if _retag_marker(store):
+                # A retag cut short is finished by a recount, which leaves a paper in
+                # two weeks where it is: that stays damage.
+                finished.discard("two-weeks")
             checkup.problems[:] = [
-                dataclasses.replace(p, fix=_DIRTY_FIX, pending=True)
-                if p.kind in _REBUILT_WHEN_DIRTY
-                else p
+                dataclasses.replace(p, fix=_DIRTY_FIX, pending=True) if p.kind in finished else p
                 for p in checkup.problems
             ]
         checkup.problems.append(

@@ -418,6 +418,13 @@ def test_a_repair_cut_short_still_has_its_losses_named_by_the_next(
     assert run("doctor", "--repair").exit_code == 130
     monkeypatch.setattr(salvage, "checkup_of", real)
     # A plain doctor said "No problems found", the losses named nowhere but damaged/.
+    record = next(store.damaged_dir.glob("repair-*.lost.json"))
+    named = json.loads(record.read_bytes())
+    record.write_text(json.dumps({"lost": [*named["lost"], "\x1b]0;owned\x07x"]}))
+    checked = run("doctor")
+    assert checked.exit_code == 1, checked.stderr
+    assert "\x1b" not in checked.stdout  # the record's ids are text, not escapes
+    record.write_text(json.dumps(named))
     checked = run("doctor")
     assert checked.exit_code == 1, checked.stderr
     assert (
@@ -694,6 +701,9 @@ def test_a_paper_in_two_weeks_beside_the_dirty_marker_is_work_for_the_next_write
     1 ("Run --repair"), so a cron health check fired after every killed ingest."""
     paper_in_two_weeks(store)
     assert run("doctor").exit_code == 1  # without the marker: damage
+    # A killed teach's marker: the next write only recounts, and leaves both copies.
+    store.dirty_path.write_bytes(b"retag")
+    assert run("doctor").exit_code == 1
     store.dirty_path.write_bytes(b"1")
     found = run("doctor")
     assert found.exit_code == 0, found.stdout
