@@ -404,7 +404,9 @@ def test_failed_source_does_not_stop_the_others() -> None:
         assert alone.stderr == "Error: no such file: missing.xml. Check the path.\n"
 
 
-def test_each_ingest_error_names_its_source(tmp_path: Path) -> None:
+def test_each_ingest_error_names_its_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ "Error: arXiv API error: ..." and "Error: could not read the stream: ..." named
     no file: an ingest of a folder of pages, from cron, could not tell which failed."""
     broken = tmp_path / "broken.gz"
@@ -418,6 +420,12 @@ def test_each_ingest_error_names_its_source(tmp_path: Path) -> None:
         f"Error: {broken}: could not read the stream: Compressed file ended before the "
         "end-of-stream marker was reached. Check that the file is whole.",
     ]
+    # A name the message holds for another reason ("for abc") is no naming of the file.
+    named_abc = tmp_path / "abc"
+    named_abc.write_bytes(API_ERROR.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    said = run("ingest", "abc")
+    assert said.stderr.startswith("Error: abc: arXiv API error: incorrect id format for abc")
     empty = run("ingest", "-", input=b"")
     assert empty.stderr == "Error: standard input is empty. Pipe a feed into papertrack.\n"
 

@@ -284,6 +284,17 @@ def ingest_json(report: IngestReport, warnings: Sequence[str] = ()) -> dict[str,
     }
 
 
+def _names_source(error: str, source: str) -> bool:
+    """Whether an ingest ``error`` names its ``source`` as the errors of opening and
+    reading a source do ("no such file: x.xml", "x.xml is a directory"): a name
+    found anywhere in it ("incorrect id format for abc" of a file named abc) was
+    taken for one. Standard input and URLs are always named where they fail."""
+    if source == "-" or source.startswith(("http://", "https://")):
+        return True
+    heads = (f"no such file: {source}", f"could not open {source}", f"could not read {source}")
+    return error.startswith((f"{source} ", f"{source!r} ", *heads))
+
+
 def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
     """What ingest says about each source as it is done: errors always, the rest with -v.
     Warnings (dates ignored, fields cut) go to the log always: a cron ingest has no
@@ -292,7 +303,7 @@ def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
     def progress(item: SourceReport) -> None:
         if item.error:
             error = item.error
-            if item.source != "-" and item.source not in error:
+            if not _names_source(error, item.source):
                 # "arXiv API error: ..." alone: an ingest of a folder of pages, from
                 # cron, could not tell which one it was about.
                 error = f"{item.source}: {error}"
