@@ -1236,10 +1236,11 @@ def bring_current(
     current = store.tags_current(catalog)
     if (outdated or not current) and store.exists() and not os.access(store.path, os.W_OK):
         if outdated:
+            # Also an index.json emptied to a bare TinyDB (schema 0), or one gone.
             raise StoreError(
-                f"{visible(str(store.path))} was written by an older papertrack and is "
-                "upgraded once by the first command that can write it. Make it writable "
-                "and run any command"
+                f"{visible(str(store.path))} needs its index.json made again from its week "
+                "files (it is gone, emptied, or from an older papertrack), which the first "
+                "command that can write the store does. Make it writable and run any command"
             )
         changed = sorted(store.index().changed_topics(catalog.fingerprints()))
         named = ", ".join(changed[:3]) + (
