@@ -409,8 +409,10 @@ class WeekVectors:
 
 #: At most this many weighed features outside the vocabulary are looked up in the
 #: full-text index one by one (:meth:`VectorTagger.bound_outside`); past it, in one
-#: query for them all. One look-up took 1-2 ms on the 83,510-paper store.
-OUTSIDE_ONE_BY_ONE = 2000
+#: query for them all. One look-up took 1-2 ms on the 83,510-paper store, so this
+#: many take up to about a second: a topic made with --like from fewer than 24
+#: examples weighs at most 300 features.
+OUTSIDE_ONE_BY_ONE = 500
 
 
 def outside_query(names: Iterable[str]) -> str | None:
