@@ -60,7 +60,7 @@ TopicOpt = Annotated[
 # --------------------------------------------------------------------------- show
 
 
-@app.command(epilog=EXIT_CODES)
+@app.command(epilog="Exit codes: 0 success, 1 error (no such paper stored, too), 2 bad usage.")
 def show(
     paper_id: Annotated[
         str,
