@@ -292,7 +292,7 @@ def _names_source(error: str, source: str) -> bool:
     if source == "-" or source.startswith(("http://", "https://")):
         return True
     heads = (f"no such file: {source}", f"could not open {source}", f"could not read {source}")
-    return error.startswith((f"{source} ", f"{source!r} ", *heads))
+    return error.startswith((f"{source} ", f"{source}:", f"{source!r} ", *heads))
 
 
 def _source_reporter(verbose: bool) -> Callable[[SourceReport], None]:
