@@ -14,7 +14,7 @@ nothing here prints or reads the clock (``as_of`` is a parameter).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -93,6 +93,9 @@ class Trial:
     weeks: tuple[WeekCount, ...]
     sample: tuple[Paper, ...]
     seed: int
+    #: Matches, total and sample counted only papers dated up to :attr:`as_of`
+    #: (``topics test --as-of``, as ``topics list`` counts).
+    dated_to_as_of: bool = False
 
     @property
     def share(self) -> float | None:
@@ -106,6 +109,7 @@ class Trial:
             "query": self.topic.query,
             "categories": list(self.topic.categories),
             "as_of": self.as_of.isoformat(),
+            "dated_to_as_of": self.dated_to_as_of,
             "matches": self.matches,
             "total": self.total,
             "share": self.share,
@@ -128,6 +132,7 @@ def try_topic(
     seed: int = 0,
     progress: Progress | None = None,
     keep: Callable[[Paper], bool] | None = None,
+    until_as_of: bool = False,
 ) -> Trial:
     """Match ``topic`` against every stored paper, without saving or tagging anything.
 
@@ -140,7 +145,9 @@ def try_topic(
     same store and seed give the same sample). The weekly series is the ``weeks``
     ISO weeks ending with ``as_of``'s week, counting papers dated up to ``as_of``.
     ``keep``, when given, narrows the matches further (a topic's papers in some
-    categories).
+    categories). With ``until_as_of``, matches, total and sample are of the papers
+    dated up to ``as_of`` alone (an --as-of given: it counted the whole store, and
+    sampled papers after that day, where ``topics list`` counted to it).
     """
     rng = random.Random(seed)
     chosen: list[Paper] = []
@@ -156,6 +163,8 @@ def try_topic(
         found = store.search(topic.matches_fields, within, progress=progress)
     for _week, paper in found:
         if keep is not None and not keep(paper):
+            continue
+        if until_as_of and (paper.paper_date is None or paper.paper_date.date() > as_of):
             continue
         matches += 1
         if paper.paper_date is not None:
@@ -185,12 +194,23 @@ def try_topic(
         saved=saved,
         as_of=as_of,
         matches=matches,
-        total=store.count(),
+        total=_dated_until(all_days, as_of) if until_as_of else store.count(),
         recent=recent,
         weeks=tuple(series),
         sample=tuple(reversed(chosen)),
         seed=seed,
+        dated_to_as_of=until_as_of,
     )
+
+
+def _dated_until(days: Mapping[str, Sequence[int]], last: date) -> int:
+    """Papers of the daily counts ``days`` ({week: [Mon … Sun]}) dated up to ``last``."""
+    total = 0
+    for week, row in days.items():
+        start = date.fromisoformat(week)
+        if start <= last:
+            total += sum(row[: (last - start).days + 1])
+    return total
 
 
 # --------------------------------------------------------------------------- explain

@@ -793,8 +793,10 @@ def trial_view(trial: Trial, title: str) -> Group:
     parts: list[RenderableType] = [
         Text(safe(title), style="bold"),
         Text(
-            f"{trial.matches:,} of {trial.total:,} stored papers match ({share}); "
-            f"{trial.recent:,} in the last 4 weeks (to {trial.as_of.isoformat()})."
+            f"{trial.matches:,} of {trial.total:,} stored papers"
+            + (f" dated up to {trial.as_of.isoformat()}" if trial.dated_to_as_of else "")
+            + f" match ({share}); {trial.recent:,} in the last 4 weeks "
+            f"(to {trial.as_of.isoformat()})."
         ),
         Text(""),
     ]

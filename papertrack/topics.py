@@ -925,6 +925,19 @@ class Catalog:
                 return topic
         raise UnknownTopicError(self._unknown(key, slug))
 
+    def withheld(self, name_or_slug: str) -> bool:
+        """Whether ``name_or_slug`` names a topic this catalog leaves out on purpose or
+        by a slip: a default hidden by the user's topics file, or an entry skipped
+        for an error (:meth:`find` then says which)."""
+        key = name_or_slug.strip()
+        slug = slugify(key)
+        if slug in self.skipped:
+            return True
+        return any(
+            slug == hid or key.casefold() == name.casefold() or slugify(name) == slug
+            for hid, name in self.hidden.items()
+        )
+
     def _unknown(self, key: str, slug: str) -> str:
         if not key:
             # `papertrack export -t "$TOPIC"` with TOPIC unset: say what went wrong.

@@ -394,9 +394,12 @@ def test_topics_test_counts_share_weeks_and_a_reproducible_sample(stored: None) 
     query = "agent* AND benchmark*"
     trial = data("topics", "test", query, "--json", "--seed", "7", "--as-of", AS_OF)
     matches = papers("--query", query)
-    assert trial["matches"] == len(matches) > 5
-    assert trial["total"] == len(papers()) == 186
-    assert trial["share"] == pytest.approx(len(matches) / 186)
+    # --as-of counts the papers dated up to it (6 of the 186 are later).
+    dated = [p for p in papers() if p["paper_date"] and p["paper_date"][:10] <= AS_OF]
+    counted = [p for p in matches if p["paper_date"] and p["paper_date"][:10] <= AS_OF]
+    assert trial["matches"] == len(counted) > 5
+    assert trial["total"] == len(dated) == 180 and len(papers()) == 186
+    assert trial["share"] == pytest.approx(len(counted) / 180)
     assert trial["topic"] is None and trial["query"] == query
     weeks = trial["weeks"]
     assert len(weeks) == 12
@@ -436,6 +439,21 @@ def test_topics_test_counts_share_weeks_and_a_reproducible_sample(stored: None) 
     # Without --as-of, a store that is behind is counted as of its newest paper's day,
     # as 'topics' counts it (it said "0 in the last 4 weeks (to <today>)").
     assert everything["as_of"] == max(p["paper_date"][:10] for p in papers())
+    # An earlier --as-of counts and samples the papers dated up to it, as 'topics
+    # list --as-of' does: it counted the whole store, and sampled later papers.
+    broad = "model*"
+    every = papers("--query", broad)
+    days = sorted({p["paper_date"][:10] for p in every if p["paper_date"]})
+    early = days[-2]
+    before = data("topics", "test", broad, "--json", "--sample", "1000", "--as-of", early)
+    dated = [p for p in papers() if p["paper_date"] and p["paper_date"][:10] <= early]
+    kept = {p["arxiv_id"] for p in every if p["paper_date"] and p["paper_date"][:10] <= early}
+    assert 0 < len(kept) < len(every) and 0 < len(dated) < len(papers())
+    assert before["matches"] == len(kept) and before["total"] == len(dated)
+    assert before["dated_to_as_of"] is True
+    assert {p["arxiv_id"] for p in before["sample"]} == kept
+    shown = run("topics", "test", broad, "--as-of", early, "--sample", "0").stdout
+    assert f"{len(kept)} of {len(dated)} stored papers dated up to {early} match" in shown
 
 
 def test_topics_test_a_saved_topic_and_the_table(stored: None) -> None:
@@ -445,7 +463,8 @@ def test_topics_test_a_saved_topic_and_the_table(stored: None) -> None:
     table = ok("topics", "test", "agent* AND benchmark*", "--seed", "7", "--as-of", AS_OF)
     assert "Query: agent* AND benchmark*" in table.stdout
     matches = len(papers("--query", "agent* AND benchmark*"))
-    assert f"{matches} of 186 stored papers match ({100 * matches / 186:.2f}%)" in table.stdout
+    said = f"{matches} of 180 stored papers dated up to {AS_OF} match ({100 * matches / 180:.2f}%)"
+    assert said in table.stdout
     assert "Aug 18, 2025" in table.stdout and "Sample: 5 of" in table.stdout
     assert "(--seed 7)" in table.stdout
     # A last week that is not over is said to be, as momentum says it.
@@ -661,6 +680,11 @@ def test_a_hidden_default_topic_is_named_as_hidden_not_unknown(isolated_home: Pa
             "('papertrack path' shows where the file is)."
         ]
     assert "no topic named 'terminal-agent'" in run("latest", "terminal-agent").stderr
+    # topics test ran its name as a phrase query, exit 0, with no word.
+    for name in ("terminal-agents", "Terminal Agents"):
+        tried = run("topics", "test", name, "--json")
+        assert tried.exit_code == 2 and tried.stdout == ""
+        assert "is hidden" in tried.stderr
 
 
 def test_the_topic_pages_ask_line_runs_in_a_shell_whatever_the_name(
