@@ -747,14 +747,30 @@ def category_words(text: str) -> list[str]:
         tokens = _lex(text)
     except QuerySyntaxError:
         return []
-    found = [
-        t.text
-        for before, t in zip([None, *tokens], tokens, strict=False)
-        if t.kind == "WORD"
-        and (before is None or before.kind != "FIELD")
-        and "." in t.text
-        and is_arxiv_category(t.text.rstrip("*"))
-    ]
+    # The field each word is read in: a field applies to the term, group or NOT after
+    # it. Only the word before was looked at, and category:(cs.AI OR cs.CL), as
+    # papertrack's own error suggests it, was told to write category:cs.AI.
+    scopes: list[str | None] = [None]
+    pending: str | None = None
+    found = []
+    for token in tokens:
+        if token.kind == "FIELD":
+            pending = token.text
+        elif token.kind == "LPAREN":
+            scopes.append(pending or scopes[-1])
+            pending = None
+        elif token.kind == "RPAREN":
+            if len(scopes) > 1:
+                scopes.pop()
+        elif token.kind in ("WORD", "PHRASE"):
+            field = pending or scopes[-1]
+            pending = None
+            word = token.text
+            if token.kind == "WORD" and field is None and "." in word:
+                if is_arxiv_category(word.rstrip("*")):
+                    found.append(word)
+        elif token.kind != "NOT":
+            pending = None
     return list(dict.fromkeys(found))
 
 

@@ -910,6 +910,12 @@ def test_the_advice_on_a_query_comes_from_one_module_for_the_cli_and_scripts(
     assert notes[0].startswith("'or' in the query is a word to match")
     assert notes[1].startswith("'cs.AI' is matched as words of titles and abstracts")
     assert hints.query_notes("agents OR tools") == []
+    # A category field over a group applies to its words: category:(cs.AI OR cs.CL),
+    # as papertrack's own error suggests it, was told to write category:cs.AI.
+    for written in ("category:(cs.AI OR cs.CL)", "category:NOT cs.AI", "title:(cs.AI)"):
+        assert hints.query_notes(written) == [], written
+    grouped = hints.query_notes("(cs.RO OR category:cs.CL) AND category:(cs.AI) cs.LG")
+    assert [n.split("'")[1] for n in grouped] == ["cs.RO", "cs.LG"]
     said = " ".join(run("search", "agents or tools cs.AI").stderr.split())
     for note in notes:
         assert f"Note: {note}" in said
