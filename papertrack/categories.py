@@ -82,6 +82,10 @@ def suggest(name: str, also: Iterable[str] = ()) -> str | None:
     stored = {n.casefold(): n for n in also}
     names = {**_FOLDED, **stored}
     folded = name.casefold()
+    # cs.Al (a lower-case L) is cs.AI in most fonts: difflib found cs.PL as close.
+    for look_alike in (folded.replace("l", "i"), folded.replace("i", "l")):
+        if look_alike != folded and look_alike in names:
+            return names[look_alike]
     close = difflib.get_close_matches(folded, list(names), n=5, cutoff=0.75)
     if not close:
         return None

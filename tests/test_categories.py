@@ -110,3 +110,5 @@ def test_a_typo_is_pointed_to_the_category_with_its_letters_in_place() -> None:
     assert suggest("cs.AJ", ["cs.AI", "cs.CL"]) == "cs.AI"  # one the store holds
     assert suggest("cs.AII") == "cs.AI" and suggest("hep-tj") == "hep-th"
     assert suggest("cs.XX") is None
+    # A lower-case L for a capital I (cs.Al reads as cs.AI in most fonts): it was cs.PL.
+    assert suggest("cs.Al") == "cs.AI" and suggest("stat.Ml") == "stat.ML"
