@@ -277,11 +277,14 @@ _WORD_RE = re.compile(r'[^\s()"]+')
 #: Typographic double quotes, read as '"': a query pasted from a word processor, a
 #: chat or a web page ("“tool use”") was the words tool AND use, without a word.
 _QUOTES = str.maketrans(dict.fromkeys("“”„‟«»＂", '"'))
+#: The quote that closes a phrase opened with each typographic one.
+_CLOSING = {"“": "”", "„": "“", "‟": "”", "«": "»", "»": "«", "＂": "＂"}
 
 
 def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
     """The tokens of ``text``; the text of each comment goes to ``comments`` if given."""
     tokens: list[_Token] = []
+    typed = text
     text = text.translate(_QUOTES)  # one character for one: columns stay right
     i, n = 0, len(text)
     while i < n:
@@ -303,8 +306,11 @@ def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
         elif char == '"':
             end = text.find('"', i + 1)
             if end == -1:
+                # «language model was told to close it with '"'.
+                closing = _CLOSING.get(typed[i], '"')
                 raise QuerySyntaxError(
-                    f"unterminated quote at column {i + 1}. Close the phrase with '\"'.", i + 1
+                    f"unterminated quote at column {i + 1}. Close the phrase with '{closing}'.",
+                    i + 1,
                 )
             tokens.append(_Token("PHRASE", text[i + 1 : end], i + 1))
             i = end + 1

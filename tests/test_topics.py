@@ -188,6 +188,9 @@ def test_str_of_a_tree_parses_back_to_the_same_tree(query: str) -> None:
         ("agent)", 6, "unbalanced parenthesis at column 6: ')' closes nothing."),
         (") agent", 1, "unbalanced parenthesis at column 1: ')' closes nothing."),
         ('agent "large language', 7, "unterminated quote at column 7."),
+        # Closed with the quote that was opened: '«' was told to close with '"'.
+        ("«large language", 1, "unterminated quote at column 1. Close the phrase with '»'."),
+        ("a “large language", 3, "unterminated quote at column 3. Close the phrase with '”'."),
         ("AND agent", 1, "operator AND at column 1 has nothing before it."),
         ("(OR agent)", 2, "operator OR at column 2 has nothing before it."),
         ("agent OR", 7, "operator OR at column 7 has nothing after it."),
