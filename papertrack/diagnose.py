@@ -14,7 +14,7 @@ nothing here prints or reads the clock (``as_of`` is a parameter).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -23,7 +23,7 @@ from typing import Any, Literal
 from papertrack.errors import PapertrackError
 from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
-from papertrack.momentum import DEFAULT_WINDOW, chart_first, count_days, day_counts
+from papertrack.momentum import DEFAULT_WINDOW, chart_first, count_days, day_counts, papers_through
 from papertrack.query import And, Category, Node, Not, Or, Term, query_terms
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
@@ -194,23 +194,13 @@ def try_topic(
         saved=saved,
         as_of=as_of,
         matches=matches,
-        total=_dated_until(all_days, as_of) if until_as_of else store.count(),
+        total=papers_through(all_days, as_of) if until_as_of else store.count(),
         recent=recent,
         weeks=tuple(series),
         sample=tuple(reversed(chosen)),
         seed=seed,
         dated_to_as_of=until_as_of,
     )
-
-
-def _dated_until(days: Mapping[str, Sequence[int]], last: date) -> int:
-    """Papers of the daily counts ``days`` ({week: [Mon … Sun]}) dated up to ``last``."""
-    total = 0
-    for week, row in days.items():
-        start = date.fromisoformat(week)
-        if start <= last:
-            total += sum(row[: (last - start).days + 1])
-    return total
 
 
 # --------------------------------------------------------------------------- explain
