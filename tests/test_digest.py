@@ -326,6 +326,29 @@ def test_the_digests_momentum_keeps_its_cautions(tmp_path: Path) -> None:
     assert sentence == " ".join([measured["summary"], *measured["notes"]])
 
 
+def test_a_digest_whose_newest_days_hold_no_paper_yet_is_measured_to_the_newest(
+    tmp_path: Path,
+) -> None:
+    """On a Monday, as of today, the windows count today as a day of none: momentum
+    says so and names the --as-of that ends them at the newest paper; the digest,
+    which has no --as-of, measures as of that day itself and says so."""
+    follow("zebra-studies")
+    entries: list[Entry] = [(f"2611.001{n:02d}", 1, f"Zebra {n}", n, ["A"]) for n in range(1, 15)]
+    ingest(api_feed(tmp_path / "f.xml", entries))
+    measured = json.loads(run("momentum", "zebra-studies", "--json").stdout)
+    newest = (NOW - timedelta(days=1)).date()
+    assert any(note.startswith("No paper is dated") for note in measured["notes"])
+    assert f"--as-of {newest.isoformat()} ends them" in " ".join(measured["notes"])
+    topic = digest_json("--dry-run")["topics"][0]
+    assert topic["momentum"]["as_of"] == newest.isoformat()
+    assert topic["momentum_text"].startswith(f"As of {newest:%b} {newest.day}, {newest.year}:")
+    assert "No paper is dated" not in topic["momentum_text"]
+    again = json.loads(
+        run("momentum", "zebra-studies", "--json", "--as-of", newest.isoformat()).stdout
+    )
+    assert topic["momentum"] == again
+
+
 def test_output_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     follow("zebra-studies")
     ingest(api_feed(tmp_path / "f.xml", [("2611.00060", 1, "Zebra", 1, ["A"])]))
