@@ -777,6 +777,11 @@ def test_lower_case_operators_and_a_mistyped_topic_name_are_pointed_out(stored: 
     assert "Note: no topic is named 'gui-agent', so it is tried as a query." in mistyped.stderr
     assert "Did you mean: GUI Agents (gui-agents)" in mistyped.stderr
     assert "no topic is named" not in run("topics", "test", "gui-agents", "--json").stderr
+    # Words that are no query either get their error alone, not the note first.
+    for broken in ("gui agent AND", "agent OR OR llm", "agent NOT"):
+        said = run("topics", "test", broken)
+        assert said.exit_code == 2 and len(said.stderr.splitlines()) == 1, said.stderr
+        assert said.stderr.startswith("Error: operator ")
     # A category name as a bare word is the words "cs ai": said, with the field.
     bare = run("search", "agent* AND cs.AI")
     assert "Note: 'cs.AI' is matched as words of titles and abstracts; to match papers in " in (

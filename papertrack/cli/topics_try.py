@@ -37,6 +37,18 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- test
 
 
+def _parses(text: str) -> bool:
+    """Whether ``text`` is a query papertrack can read."""
+    from papertrack.errors import QuerySyntaxError
+    from papertrack.query import parse_query
+
+    try:
+        parse_query(text)
+    except QuerySyntaxError:
+        return False
+    return True
+
+
 def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Topic, bool]:
     """The topic ``text`` names, or an unsaved topic with ``text`` as its query."""
     import re
@@ -52,9 +64,10 @@ def _definition(catalog: Catalog, text: str, categories: list[str]) -> tuple[Top
                 # A hidden default (or a skipped entry) was tested as a phrase query,
                 # exit 0, with no word: a script got that figure as the topic's.
                 raise
-            # A topic's name mistyped reads as a query: say so, with the names it is near.
+            # A topic's name mistyped reads as a query: say so, with the names it is near
+            # (not when it is no query either: 'agent AND' got the note, then its error).
             close = str(exc).partition(" Did you mean: ")[2].partition("?")[0]
-            if close:
+            if close and _parses(text):
                 say(
                     f"Note: no topic is named {text.strip()!r}, so it is tried as a query. "
                     f"Did you mean: {close}?"
