@@ -931,12 +931,15 @@ class Catalog:
         for an error (:meth:`find` then says which)."""
         key = name_or_slug.strip()
         slug = slugify(key)
-        if slug in self.skipped:
-            return True
-        return any(
-            slug == hid or key.casefold() == name.casefold() or slugify(name) == slug
-            for hid, name in self.hidden.items()
-        )
+        return slug in self.skipped or self._hidden_one(key, slug) is not None
+
+    def _hidden_one(self, key: str, slug: str) -> tuple[str, str] | None:
+        """(slug, name) of the hidden default topic that ``key`` (slugged ``slug``)
+        names, or None."""
+        for hid, name in self.hidden.items():
+            if slug == hid or key.casefold() == name.casefold() or slugify(name) == slug:
+                return hid, name
+        return None
 
     def _unknown(self, key: str, slug: str) -> str:
         if not key:
@@ -945,13 +948,14 @@ class Catalog:
                 "the topic name is empty (a script's unset variable?). Name a topic: "
                 "'papertrack topics' lists them"
             )
-        for hid, name in self.hidden.items():
-            if slug == hid or key.casefold() == name.casefold() or slugify(name) == slug:
-                return (
-                    f"the default topic {quoted(name)} ({hid}) is hidden: your topics file says "
-                    "'hidden = true' for it. Delete that entry to bring it back "
-                    "('papertrack path' shows where the file is)"
-                )
+        hidden = self._hidden_one(key, slug)
+        if hidden is not None:
+            hid, name = hidden
+            return (
+                f"the default topic {quoted(name)} ({hid}) is hidden: your topics file says "
+                "'hidden = true' for it. Delete that entry to bring it back "
+                "('papertrack path' shows where the file is)"
+            )
         why = self.skipped.get(slug)
         if why is not None:
             # "no topic named 'agent-memory'. Did you mean: Agentic RL?" after a
