@@ -546,20 +546,17 @@ def _collect(
     # "8 new papers" sat over "No data for the last four weeks".
     today = momentum.today(now)
     day = momentum.default_day(store.newest_day() if store.exists() else None, today)
+    # The newest days holding no paper yet (a Monday's digest, say) are the store's,
+    # so one topic tells: the digest has no --as-of to end its windows at the newest
+    # paper, as momentum's note says to, so it measures as of that day, and says so
+    # ("As of Dec 4:").
+    probe = measure_topic(store, topics[0], day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
+    if probe.unlisted_days and probe.newest_day is not None:
+        day = probe.newest_day
     measured = {
         t.slug: measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
         for t in topics
     }
-    newest = next((m.newest_day for m in measured.values() if m.unlisted_days), None)
-    if newest is not None:
-        # The newest days hold no paper yet (a Monday's digest, say): the digest has
-        # no --as-of to end its windows at the newest paper, as momentum's note says
-        # to, so it measures as of that day, and says so ("As of Dec 4:").
-        day = newest
-        measured = {
-            t.slug: measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
-            for t in topics
-        }
     # With its cautions ("No data for 26 of the 28 days …"): a digest's "down 53%"
     # from a store a week old read as news without them.
     # A store that is behind is measured as of its newest paper: said, or "the last
