@@ -586,16 +586,16 @@ def _weeks_room(table: Table, rows: Sequence[Sequence[str | Text]], width: int) 
     and wrapped names, and 40 left the Topic column no room at all."""
     from rich.cells import cell_len
 
+    if not rows:
+        return width
+    shown = len(rows[0])
     used = 0
-    for column, header in enumerate(table.columns):
-        if column >= len(rows[0]) if rows else True:
-            break
+    for column, header in enumerate(table.columns[:shown]):
         cells = [str(row[column]) for row in rows]
         widest = max([cell_len(str(header.header)), header.min_width or 0, *map(cell_len, cells)])
         used += min(widest, TOPIC_KEPT) if header.header == "Topic" else widest
     # Each column's padding and border, and the last border (the marks' column too).
-    edges = 3 * (len(rows[0]) + 1) + 1 if rows else 0
-    return width - used - edges
+    return width - used - (3 * (shown + 1) + 1)
 
 
 def topic_page(
