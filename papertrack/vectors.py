@@ -570,7 +570,6 @@ class VectorTagger:
             self.read_text = None if query is None else candidates(query)
             return
         width = len(self.subset)
-        within: dict[str, set[str]] = {}
         may_add: dict[str, dict[str, list[int]]] = {}
         for name, cells in sorted(outside.items()):
             query = outside_query([name])
@@ -578,7 +577,6 @@ class VectorTagger:
             if found is None:
                 return  # a concept or a query's match, or no index: read every paper
             for week, pids in found.items():
-                within.setdefault(week, set()).update(pids)
                 papers = may_add.setdefault(week, {})
                 for pid in pids:
                     adds = papers.get(pid)
@@ -586,7 +584,8 @@ class VectorTagger:
                         adds = papers[pid] = [0] * (2 * width)
                     for column, points in cells:
                         adds[column if points > 0 else width + column] += points
-        self.read_text = within
+        # Every paper that may hold one, each with what it may add.
+        self.read_text = {week: set(papers) for week, papers in may_add.items()}
         self.may_add = may_add
 
     def ready(self) -> None:
