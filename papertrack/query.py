@@ -278,14 +278,38 @@ _WORD_RE = re.compile(r'[^\s()"]+')
 #: chat or a web page ("“tool use”") was the words tool AND use, without a word.
 _QUOTES = str.maketrans(dict.fromkeys("“”„‟«»＂", '"'))
 #: The quote that closes a phrase opened with each typographic one.
-_CLOSING = {"“": "”", "„": "“", "‟": "”", "«": "»", "»": "«", "＂": "＂"}
+_CLOSING = {"“": "”", "„": "“", "‟": "”", "«": "»", "»": "«", "＂": "＂", "‘": "’"}
+#: A typographic single quote that closes a phrase: "’" not followed by a letter or digit
+#: ("agent’s" is a word with an apostrophe, not the end of a phrase).
+_SINGLE_CLOSE_RE = re.compile(r"’(?![^\W_])")
+
+
+def _single_quotes(text: str) -> str:
+    """``text`` with each ‘phrase’ in typographic single quotes written in '"'.
+
+    ‘language model’ was the words ‘language AND model’. An opening ‘ with no closing
+    ’ becomes a lone '"', so the phrase gets the unterminated-quote error. The ASCII
+    "'" stays part of a word: it is an apostrophe far more often than a quote.
+    """
+    start = text.find("‘")
+    if start == -1:
+        return text
+    chars = list(text)
+    while start != -1:
+        chars[start] = '"'
+        close = _SINGLE_CLOSE_RE.search(text, start + 1)
+        if close is None:
+            break
+        chars[close.start()] = '"'
+        start = text.find("‘", close.end())
+    return "".join(chars)
 
 
 def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
     """The tokens of ``text``; the text of each comment goes to ``comments`` if given."""
     tokens: list[_Token] = []
     typed = text
-    text = text.translate(_QUOTES)  # one character for one: columns stay right
+    text = _single_quotes(text).translate(_QUOTES)  # one character for one: columns stay right
     i, n = 0, len(text)
     while i < n:
         char = text[i]

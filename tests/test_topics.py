@@ -361,6 +361,12 @@ def test_pasted_phrases_read_typographic_quotes_and_lone_punctuation() -> None:
     assert matches("“tool use”", title) and matches("„tool use“", title)
     assert not matches("“tool use”", "Use of a tool")
     assert matches("«tool use»", title)
+    # Single typographic quotes too; an apostrophe inside a word does not close them.
+    assert matches("‘tool use’", title) and not matches("‘tool use’", "Use of a tool")
+    assert matches("‘agent’s memory’", "An agent's memory") and matches("agent’s", "An agent's")
+    assert not matches("‘agent’s memory’", "Memory of an agent's")
+    with pytest.raises(QuerySyntaxError, match="Close the phrase with '’'"):
+        Topic(name="x", slug="x", query="‘tool use")
     with pytest.raises(QuerySyntaxError, match="has no letters or digits"):
         Topic(name="x", slug="x", query="LLM & agents")  # a bare '&' is still refused
     with pytest.raises(QuerySyntaxError, match="has no letters or digits"):
