@@ -639,6 +639,17 @@ def test_an_as_of_after_today_is_measured_with_a_note(store_dir: Path) -> None:
     site = store_dir.parent / "site"
     quiet = run("--db", str(store_dir), "site", "-o", str(site), "--as-of", ahead, "-q")
     assert quiet.exit_code == 0 and "after today" not in quiet.stderr
+    # The topic lists count to --as-of as momentum does, and say so too.
+    for words in (
+        ("topics", "list"),
+        ("topics", "show", "large-language-models"),
+        ("topics", "test", "large-language-models"),
+    ):
+        listed = run("--db", str(store_dir), *words, "--as-of", ahead, "--json")
+        assert listed.exit_code == 0, (words, listed.stderr)
+        assert "is after today" in listed.stderr, words
+        earlier = run("--db", str(store_dir), *words, "--as-of", "2026-09-16", "--json")
+        assert earlier.exit_code == 0 and "after today" not in earlier.stderr, words
 
 
 def test_momentum_mid_week_with_a_gap_compares_per_day(store_dir: Path) -> None:

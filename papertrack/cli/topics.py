@@ -82,6 +82,17 @@ def as_of_date(value: str | None) -> date:
     return parse_as_of(value, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS, fixed=True)
 
 
+def counted_day(store: Store, day: date, as_of: str | None) -> date:
+    """The day the topic lists count to: --as-of's ``day`` (with a note when it is
+    after today), else today or the newest paper's day of a store that is behind."""
+    from papertrack.cli.momentum import note_after_today
+
+    if as_of is None:
+        return behind_store_day(store, day)
+    note_after_today(day)
+    return day
+
+
 def counted_store(catalog: Catalog) -> Store:
     store = open_store()
     fresh_tags(store, catalog)
@@ -237,8 +248,7 @@ def topics_list(
         day = as_of_date(as_of)
         catalog = load_catalog()
         store = counted_store(catalog)
-        if as_of is None:
-            day = behind_store_day(store, day)
+        day = counted_day(store, day, as_of)
         rows = [_topic_row(t, store, day, through=as_of is not None) for t in catalog.topics]
 
         def table() -> Any:
@@ -287,8 +297,7 @@ def topics_show(
         catalog = load_catalog()
         chosen = catalog.find(topic)
         store = counted_store(catalog)
-        if as_of is None:
-            day = behind_store_day(store, day)
+        day = counted_day(store, day, as_of)
         info = _topic_row(chosen, store, day, through=as_of is not None)
         default = Catalog.load(paths.default_topics_file()).by_slug(chosen.slug)
         user = chosen.source == "user"

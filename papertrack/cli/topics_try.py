@@ -14,7 +14,6 @@ from papertrack.cli.common import (
     JsonOpt,
     ViewFormat,
     ViewFormatOpt,
-    behind_store_day,
     busy,
     errors,
     load_catalog,
@@ -26,7 +25,14 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
-from papertrack.cli.topics import CategoryOpt, as_of_date, counted_store, model_info, topics_app
+from papertrack.cli.topics import (
+    CategoryOpt,
+    as_of_date,
+    counted_day,
+    counted_store,
+    model_info,
+    topics_app,
+)
 from papertrack.errors import UnknownTopicError
 from papertrack.models import paper_filter
 
@@ -143,8 +149,7 @@ def topics_test(
         else:
             keep = None
             note_query_store(store, topic.query)
-        if as_of is None:  # as 'topics' and 'momentum' count a store that is behind
-            day = behind_store_day(store, day)
+        day = counted_day(store, day, as_of)  # as 'topics' and 'momentum' count
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
         with busy(f"Trying {topic.name} on every stored paper") as progress:
             trial = try_topic(
