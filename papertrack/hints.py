@@ -15,8 +15,16 @@ if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
     from papertrack.query import Term
     from papertrack.store import Store
+    from papertrack.topics import Topic
 
-__all__ = ["FEWER_WORDS", "glued_words_notes", "no_match_hint", "query_notes", "store_notes"]
+__all__ = [
+    "FEWER_WORDS",
+    "glued_words_notes",
+    "no_match_hint",
+    "query_notes",
+    "store_notes",
+    "topic_notes",
+]
 
 FEWER_WORDS = "Words side by side must all match: try fewer words, or OR between them."
 #: The most words a hint names, and the most glued names it gives a note each.
@@ -136,7 +144,7 @@ def store_notes(store: Store, query: str) -> list[str]:
     refused); a name glued to its number, or not, when stored papers write it the
     other way (:func:`glued_words_notes`)."""
     from papertrack.errors import QuerySyntaxError
-    from papertrack.query import Category, parse_query, query_terms
+    from papertrack.query import parse_query
 
     notes = glued_words_notes(store, query)
 
@@ -144,13 +152,41 @@ def store_notes(store: Store, query: str) -> list[str]:
         node = parse_query(query)
     except QuerySyntaxError:
         return notes  # said where the query is read, with where in it
-    names = [
-        term.name for term, _ in query_terms(node) if isinstance(term, Category) and not term.prefix
-    ]
     from papertrack.categories import unknown_categories
 
-    for name, hint in unknown_categories(store, names):
+    for name, hint in unknown_categories(store, _query_categories(node)):
         notes.append(f"the query's category:{name} can match no paper: {hint}")
+    return notes
+
+
+def _query_categories(node: Any) -> list[str]:
+    """The exact category names of a parsed query's ``category:`` terms."""
+    from papertrack.query import Category, query_terms
+
+    return [
+        term.name for term, _ in query_terms(node) if isinstance(term, Category) and not term.prefix
+    ]
+
+
+def topic_notes(store: Store, topic: Topic) -> list[str]:
+    """The notes on a topic of the user's topics file that need the store: each of
+    its categories, and its query's ``category:``, that arXiv lacks and no stored
+    paper has. ``categories = ["cs.Al"]`` written by hand gave a topic of no paper,
+    without a word: the file is read without the store, whose papers from other
+    feeds may hold categories arXiv lacks. The bundled topics are checked by tests."""
+    if topic.source == "default":
+        return []
+    from papertrack.categories import unknown_categories
+    from papertrack.paths import user_topics_file
+    from papertrack.text import quoted
+
+    own = list(dict.fromkeys(topic.categories))
+    asked = own + [c for c in _query_categories(topic.node) if c not in own]
+    where = f"topic {quoted(topic.name)} of {user_topics_file()}"
+    notes = []
+    for name, hint in unknown_categories(store, asked):
+        named = f"category {name!r}" if name in own else f"query's category:{name}"
+        notes.append(f"{where}: its {named} can match no paper: {hint}")
     return notes
 
 

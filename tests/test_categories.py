@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from papertrack.categories import ARXIV_CATEGORIES, canonical, is_arxiv_category, suggest
 from tests.helpers import LISTING, error_line, run
@@ -100,6 +101,37 @@ def test_a_category_typo_is_refused_by_topics_and_noted_in_a_query() -> None:
     # Real names, in any case, and stored ones are said nothing of.
     for query in ("agent* AND category:cs.ai", "category:hep-th", "category:cs.*"):
         assert "can match no paper" not in run("search", query).stderr, query
+
+
+def test_a_category_typo_in_a_hand_written_topic_is_warned_of(isolated_home: Path) -> None:
+    """categories = ["cs.Al"] written by hand gave a topic of no paper, without a word."""
+    assert run("ingest", str(LISTING)).exit_code == 0
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Typo"\nquery = "agent*"\ncategories = ["cs.Al"]\n\n'
+        '[[topic]]\nname = "Query typo"\nquery = "agent* AND category:cs.AII"\n\n'
+        '[[topic]]\nname = "Fine"\nquery = "agent*"\ncategories = ["cs.ai", "hep-th", "cs.*"]\n'
+    )
+    said = "Warning: topic 'Typo' of {}: its category 'cs.Al' can match no paper"
+    said = said.format(isolated_home / "topics.toml")
+    for args in (
+        ["latest", "typo"],
+        ["topic", "typo"],
+        ["momentum", "typo"],
+        ["topics", "show", "typo"],
+        ["topics", "test", "typo"],
+    ):
+        result = run(*args)
+        assert result.exit_code == 0, (args, result.stderr)
+        assert said in result.stderr and "Did you mean cs.AI?" in result.stderr, args
+    queried = run("latest", "query-typo").stderr
+    assert "its query's category:cs.aii can match no paper" in queried
+    assert "Warning" not in run("latest", "fine").stderr
+    assert "Warning" not in run("latest", "llm-agent-training").stderr
+    doctor = run("doctor")
+    assert doctor.exit_code == 1
+    shown = [line for line in doctor.stdout.splitlines() if line.startswith("In your files: ")]
+    assert len(shown) == 2 and "'cs.Al'" in shown[0] and "category:cs.aii" in shown[1]
+    assert "2 problems in papertrack's own files" in doctor.stderr
 
 
 def test_a_typo_is_pointed_to_the_category_with_its_letters_in_place() -> None:

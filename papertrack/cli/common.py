@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from papertrack.models import Paper
     from papertrack.store import Store
-    from papertrack.topics import Catalog
+    from papertrack.topics import Catalog, Topic
 
 EXIT_CODES = "Exit codes: 0 success (also when nothing matches), 1 error, 2 bad usage."
 
@@ -945,6 +945,17 @@ def note_operator_words(query: str) -> None:
 
     for note in hints.query_notes(query):
         say(f"Note: {note}")
+
+
+def note_topic_store(store: Store, topic: Topic | None) -> None:
+    """Warn of what in a topic of the user's file can match no stored paper
+    (:func:`papertrack.hints.topic_notes`): a category mistyped by hand."""
+    if topic is None or topic.source == "default":
+        return
+    from papertrack import hints
+
+    for note in hints.topic_notes(store, topic):
+        say(f"Warning: {note}")
 
 
 def note_query_store(store: Store, query: str) -> None:

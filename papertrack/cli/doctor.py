@@ -25,6 +25,7 @@ from papertrack.text import counted, visible
 if TYPE_CHECKING:
     from papertrack.doctor import Checkup, RepairReport
     from papertrack.store import Store
+    from papertrack.topics import Catalog
 
 
 def _overview(checkup: Checkup) -> str:
@@ -109,7 +110,7 @@ def _moved_line(report: RepairReport) -> str:
     )
 
 
-def _home_problems() -> list[str]:
+def _home_problems(store: Store) -> list[str]:
     """What is wrong with papertrack's own files beside the store (topics.toml,
     config.toml, following.json, the digest's mark, taught examples): a broken
     topics.toml stopped every night's fetch while doctor said "No problems found".
@@ -139,7 +140,23 @@ def _home_problems() -> list[str]:
             continue
         for warning in getattr(done, "warnings", ()):
             problems.append(f"{path}: {warning}")
+        if isinstance(done, Catalog):
+            problems += _topic_problems(store, done)
     return problems
+
+
+def _topic_problems(store: Store, catalog: Catalog) -> list[str]:
+    """The categories of the user's topics that can match no stored paper: a typo
+    made by hand (``cs.Al``) left a topic empty for good. Not judged without a
+    readable store, whose papers from other feeds may hold categories arXiv lacks."""
+    from papertrack import hints
+
+    if not store.exists():
+        return []
+    try:
+        return [note for topic in catalog.topics for note in hints.topic_notes(store, topic)]
+    except PapertrackError:
+        return []  # a damaged index: the store's checks say so
 
 
 def _say_home_problems(problems: list[str]) -> None:
@@ -150,7 +167,7 @@ def _say_home_problems(problems: list[str]) -> None:
 def _check(store: Store, as_json: bool) -> None:
     from papertrack.doctor import check_store
 
-    home = _home_problems()
+    home = _home_problems(store)
     with busy("Checking the store") as progress:
         checkup = check_store(store, progress)
     if as_json:
@@ -188,7 +205,7 @@ def _check(store: Store, as_json: bool) -> None:
 def _repair(store: Store, as_json: bool) -> None:
     from papertrack.doctor import repair_store
 
-    home = _home_problems()
+    home = _home_problems(store)
     catalog = load_catalog()
     with busy("Repairing the store") as progress:
         report = repair_store(store, catalog, progress=progress)

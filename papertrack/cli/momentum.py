@@ -21,6 +21,7 @@ from papertrack.cli.common import (
     errors,
     fresh_tags,
     load_catalog,
+    note_topic_store,
     open_store,
     out,
     pick_format,
@@ -162,6 +163,7 @@ def _topic_momentum(
     parse_as_of(as_of, window, weeks)  # a bad option fails before the store is read
     store = open_store()
     fresh_tags(store, catalog)
+    note_topic_store(store, chosen)
     day = as_of_day(store, as_of, window, weeks)
     return catalog, chosen, store, day, measure_topic(store, chosen, day, window, weeks)
 

@@ -36,6 +36,7 @@ from papertrack.cli.common import (
     no_blank_category,
     note_operator_words,
     note_query_store,
+    note_topic_store,
     open_store,
     out,
     pick_format,
@@ -425,6 +426,7 @@ def latest(
         start = since_on_store(since, start, store)
         fresh_tags(store, catalog)
         check_categories(store, category or [])
+        note_topic_store(store, chosen)
         if query is not None:
             note_query_store(store, query)
         slug = chosen.slug if chosen else None

@@ -34,6 +34,7 @@ from papertrack.cli.common import (
     note_operator_words,
     note_other_version,
     note_query_store,
+    note_topic_store,
     open_store,
     out,
     pick_format,
@@ -297,6 +298,7 @@ def topics_show(
         catalog = load_catalog()
         chosen = catalog.find(topic)
         store = counted_store(catalog)
+        note_topic_store(store, chosen)
         day = counted_day(store, day, as_of)
         info = _topic_row(chosen, store, day, through=as_of is not None)
         default = Catalog.load(paths.default_topics_file()).by_slug(chosen.slug)

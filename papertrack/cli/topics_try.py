@@ -20,6 +20,7 @@ from papertrack.cli.common import (
     note_operator_words,
     note_other_version,
     note_query_store,
+    note_topic_store,
     open_store,
     out,
     say,
@@ -146,6 +147,7 @@ def topics_test(
             # A topic's papers in these categories ('latest TOPIC -c' lists them);
             # read as a query, the slug found none.
             keep = paper_filter(category or [])
+            note_topic_store(store, topic)
         else:
             keep = None
             note_query_store(store, topic.query)
