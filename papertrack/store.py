@@ -810,17 +810,31 @@ class Store:
         gone = [w for w in gone if w not in on_disk]
         if not gone:
             return on_disk
-        if self.dirty_path.exists():
-            # A write cut short may have emptied a week and moved its papers on before
-            # the index caught up; the id map then places none of them there. One that
-            # still does is a week file gone by other hands: read on, an export with a
-            # marker left by any killed write gave 4,498 of 4,802 papers and exit 0.
-            placed = self.ids_placed_outside(on_disk)
-            gone = [w for w in gone if placed.get(w)]
-            if not gone:
-                return on_disk
-        lost = sum(counts[w] for w in gone)
-        raise self.missing_weeks_error(gone, f": the index counts {counted(lost, 'paper')} there")
+        # A week the id map places no paper in was emptied, its papers moved on, and
+        # the index has not caught up: a write cut short (its marker is there), or an
+        # index.json older than the week files, restored from a backup. One the id map
+        # still places papers in is a week file gone by other hands: read on, an export
+        # with a marker left by any killed write gave 4,498 of 4,802 papers and exit 0.
+        placed = self.ids_placed_outside(on_disk)
+        emptied = [w for w in gone if not placed.get(w)]
+        gone = [w for w in gone if placed.get(w)]
+        if gone:
+            lost = sum(counts[w] for w in gone)
+            raise self.missing_weeks_error(
+                gone, f": the index counts {counted(lost, 'paper')} there"
+            )
+        if not self.dirty_path.exists():
+            # The readers' counts would be the old index's: stop, but not with "missing,
+            # restore them from a backup", which sent the user hunting for files whose
+            # papers are all in later weeks.
+            more = f" and {len(emptied) - 1:,} more" if len(emptied) > 1 else ""
+            raise StoreError(
+                f"index.json counts papers in weeks that have no week file (the week of "
+                f"{emptied[0]}{more}), and the id map places none there: the index is older "
+                "than the week files, as one restored from a backup is. Run 'papertrack "
+                "doctor --repair' to count the papers again from the week files"
+            )
+        return on_disk
 
     def missing_weeks_error(
         self, gone: Sequence[str], why: str, *, named: bool = False

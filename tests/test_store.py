@@ -695,6 +695,34 @@ def test_a_week_a_writer_adds_while_a_reader_lists_is_not_called_missing(
         Store(store.path).weeks()
 
 
+def test_an_index_older_than_the_week_files_is_not_called_missing_weeks(
+    store: Store, catalog: Catalog
+) -> None:
+    """An index.json restored from a backup counted a week whose papers have since moved
+    to a later week: readers said its week file "is missing. Restore it from a
+    backup, or run doctor --repair to go on without those papers" of no lost paper."""
+    with store.writer(catalog) as writer:
+        writer.upsert([paper("2508.00001", "2025-08-04"), paper("2508.00002", "2025-08-11")])
+    backup = store.index_path.read_bytes()
+    with store.writer(catalog) as writer:
+        writer.upsert([paper("2508.00002", "2025-09-01", version=2)])
+    assert not store.partition_path("2025-08-11").exists()
+    store.index_path.write_bytes(backup)
+    with pytest.raises(StoreError) as raised:
+        Store(store.path).weeks()
+    said = str(raised.value)
+    assert "is older than the week files" in said and "the week of 2025-08-11" in said
+    assert "missing" not in said and "backup, or" not in said
+    # Beside a killed write's marker it is work the next write does: read on.
+    store.dirty_path.write_bytes(b"1")
+    assert Store(store.path).weeks() == ["2025-09-01", "2025-08-04"]
+    store.dirty_path.unlink()
+    # A week file the id map still places papers in is missing, as before.
+    store.partition_path("2025-08-04").unlink()
+    with pytest.raises(StoreError, match="2025-08-04.json is missing"):
+        Store(store.path).weeks()
+
+
 def test_get_finds_a_paper_a_writer_is_moving_to_another_week(
     store: Store, catalog: Catalog
 ) -> None:
