@@ -950,7 +950,7 @@ def note_operator_words(query: str) -> None:
 def note_topic_store(store: Store, topic: Topic | None) -> None:
     """Warn of what in a topic of the user's file can match no stored paper
     (:func:`papertrack.hints.topic_notes`): a category mistyped by hand."""
-    if topic is None or topic.source == "default":
+    if topic is None:
         return
     from papertrack import hints
 
