@@ -23,7 +23,14 @@ from typing import Any, Literal
 from papertrack.errors import PapertrackError
 from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
-from papertrack.momentum import DEFAULT_WINDOW, chart_first, count_days, day_counts, papers_through
+from papertrack.momentum import (
+    DEFAULT_WINDOW,
+    chart_first,
+    count_days,
+    day_counts,
+    empty_so_far,
+    papers_through,
+)
 from papertrack.query import And, Category, Node, Not, Or, Term, query_terms
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
@@ -65,11 +72,14 @@ class WeekCount:
     start: date
     count: int
     total: int
+    #: The as-of day's own week on its Monday or Tuesday, no paper in yet after a
+    #: week with papers: zero so far, not a gap (:func:`papertrack.momentum.empty_so_far`).
+    so_far_empty: bool = False
 
     @property
     def no_data(self) -> bool:
         """A week the store holds no paper of: "no data", never zero (as in momentum)."""
-        return self.total == 0
+        return self.total == 0 and not self.so_far_empty
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,7 +99,9 @@ class Trial:
     as_of: date
     matches: int
     total: int
-    recent: int
+    #: Matches in the :data:`RECENT_DAYS` to :attr:`as_of`; None when the store holds
+    #: no paper of those days ("no data", as ``topics list`` and momentum say).
+    recent: int | None
     weeks: tuple[WeekCount, ...]
     sample: tuple[Paper, ...]
     seed: int
@@ -184,10 +196,13 @@ def try_topic(
     for n in range(weeks):
         start = first + timedelta(days=7 * n)
         last = min(start + timedelta(days=6), as_of)
-        series.append(
-            WeekCount(start, count_days(days, start, last), count_days(all_days, start, last))
-        )
-    recent = count_days(days, as_of - timedelta(days=RECENT_DAYS - 1), as_of)
+        total = count_days(all_days, start, last)
+        empty = not total and empty_so_far(all_days, start, as_of)
+        series.append(WeekCount(start, count_days(days, start, last), total, empty))
+    recent_first = as_of - timedelta(days=RECENT_DAYS - 1)
+    recent = (
+        count_days(days, recent_first, as_of) if count_days(all_days, recent_first, as_of) else None
+    )
     chosen.sort(key=lambda p: (p.paper_date.isoformat() if p.paper_date else "", p.arxiv_id))
     return Trial(
         topic=topic,

@@ -313,7 +313,7 @@ def _known_until(store: DayCounts, as_of: date) -> date:
     # weekend between.
     own_week = monday(as_of)
     if newest < own_week:
-        if not _empty_so_far(store, own_week, as_of):
+        if not empty_so_far(store, own_week, as_of):
             return newest
         # As of its Monday or Tuesday the week is zero so far, but a weekday of an
         # earlier week after the newest paper is not: a store that stopped on a
@@ -349,10 +349,10 @@ def _has_data(store: DayCounts, week: date, as_of: date) -> bool:
     # A week with data is one the store holds any paper for, up to the as-of day.
     if count_days(store, week, min(week + timedelta(days=6), as_of)) > 0:
         return True
-    return _empty_so_far(store, week, as_of)
+    return empty_so_far(store, week, as_of)
 
 
-def _empty_so_far(store: DayCounts, week: date, as_of: date) -> bool:
+def empty_so_far(store: DayCounts, week: date, as_of: date) -> bool:
     """Whether ``week`` is the as-of day's own, that day a Monday or Tuesday, none of
     its papers in yet, after a week the store holds papers for: arXiv announces the
     papers of a Monday (to 14:00 Eastern) at 00:00 UTC on Tuesday, and the rest of
@@ -454,7 +454,7 @@ def _measure(
         start = series_first + timedelta(days=7 * n)
         last = min(start + timedelta(days=6), as_of)
         total = count_days(all_days, start, last)
-        empty = not total and _empty_so_far(all_days, start, as_of)
+        empty = not total and empty_so_far(all_days, start, as_of)
         buckets.append(
             WeekBucket(
                 start=start,

@@ -789,14 +789,25 @@ def query_lines(query: str) -> list[Text]:
 
 def trial_view(trial: Trial, title: str) -> Group:
     """`topics test`: matches, share of the store, matches per week and a sample of hits."""
-    share = "–" if trial.share is None else f"{100 * trial.share:.2f}%"
+    # Two decimals, for telling queries apart; a share that rounds to none is not 0.
+    share = (
+        "–"
+        if trial.share is None
+        else "under 0.01%"
+        if 0 < trial.share < 0.00005
+        else f"{100 * trial.share:.2f}%"
+    )
+    recent = (
+        f"{trial.recent:,} in the last 4 weeks"
+        if trial.recent is not None
+        else "no data for the last 4 weeks"
+    )
     parts: list[RenderableType] = [
         Text(safe(title), style="bold"),
         Text(
             f"{trial.matches:,} of {trial.total:,} stored papers"
             + (f" dated up to {trial.as_of.isoformat()}" if trial.dated_to_as_of else "")
-            + f" match ({share}); {trial.recent:,} in the last 4 weeks "
-            f"(to {trial.as_of.isoformat()})."
+            + f" match ({share}); {recent} (to {trial.as_of.isoformat()})."
         ),
         Text(""),
     ]
@@ -813,7 +824,7 @@ def trial_view(trial: Trial, title: str) -> Group:
         if week.no_data:
             weeks.add_row(shown, Text("no data", style="dim italic"), "0", "–")
             continue
-        part = f"{100 * week.count / week.total:.1f}%"
+        part = f"{100 * week.count / week.total:.1f}%" if week.total else "–"
         weeks.add_row(shown, f"{week.count:,}", f"{week.total:,}", part)
     parts += [weeks, Text("")]
     if trial.sample:

@@ -474,6 +474,43 @@ def test_topics_test_a_saved_topic_and_the_table(stored: None) -> None:
     assert wednesday.count("so far") == 1
 
 
+def test_topics_test_tells_no_data_and_empty_weeks_as_momentum_and_topics_list(
+    stored: None,
+) -> None:
+    """topics test said "0 in the last 4 weeks" where topics list said "no data", a
+    Monday's week "no data" where momentum said zero so far, and "No papers in the
+    store yet. Run 'papertrack ingest'" as of a day before the first paper."""
+    ahead = (date.today() + timedelta(days=400)).isoformat()
+    slug = "llm-agent-training"
+    # 2025-08-25: a Monday after the listing's week; 2001-03-16: before the first paper.
+    for day in ("2025-08-25", "2025-08-27", "2001-03-16", ahead):
+        result = ok("topics", "test", slug, "--json", "--sample", "0", "--as-of", day)
+        trial = json.loads(result.stdout)
+        measured = data("momentum", slug, "--json", "--as-of", day, "--weeks", "12")
+        assert [w["no_data"] for w in trial["weeks"]] == [
+            w["no_data"] for w in measured["weeks"]
+        ], day
+        listed = {t["topic"]: t for t in data("topics", "list", "--json", "--as-of", day)}
+        assert trial["recent"] == listed[slug]["last_4_weeks"], day
+        if measured["coverage"]["current"]:
+            assert trial["recent"] == measured["current"], day
+        else:  # momentum: "No data for the last four weeks"
+            assert trial["recent"] is None, day
+        assert "No papers in the store yet" not in result.stderr, day
+    monday = data("topics", "test", "agent*", "--json", "--sample", "0", "--as-of", "2025-08-25")
+    assert monday["weeks"][-1] == {
+        "week_start": "2025-08-25",
+        "count": 0,
+        "total": 0,
+        "no_data": False,
+    }
+    early = run("topics", "test", "agent*", "--sample", "0", "--as-of", "2001-03-16")
+    assert early.exit_code == 0
+    assert "no data for the last 4 weeks" in early.stdout
+    assert "Note: no stored paper is dated up to Mar 16, 2001 (the first is from" in early.stderr
+    assert data("topics", "test", "agent*", "--json", "--as-of", ahead)["recent"] is None
+
+
 def test_topics_test_with_categories_and_errors(stored: None) -> None:
     query = "agent*"
     every = data("topics", "test", query, "--json")["matches"]

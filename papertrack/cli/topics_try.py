@@ -190,8 +190,19 @@ def topics_test(
                 )
             elif model.get("note"):
                 say(f"It decides by {model['decide']}. {model['note']}.")
-        if not store.exists() or trial.total == 0:
+        if not store.exists() or store.count() == 0:
             say(NO_PAPERS_YET)
+        elif trial.total == 0:
+            # With --as-of before the first paper: "No papers in the store yet. Run
+            # 'papertrack ingest'" of a store of 83,510 papers.
+            from papertrack.dates import shown_day
+
+            first = store.stats().first_date
+            since = f" (the first is from {shown_day(first)})" if first else ""
+            say(
+                f"Note: no stored paper is dated up to {shown_day(day)}{since}. "
+                "Choose a later --as-of."
+            )
 
 
 # --------------------------------------------------------------------------- explain
