@@ -1170,19 +1170,21 @@ def _resume_plan(first: date, last: date, state: dict[str, Any]) -> tuple[list[S
 
     The earlier run may have asked for another range (``--days 7`` moves with the
     date): only the days it finished are skipped, every other day of the new range
-    is fetched, and the offset inside the window it stopped in is kept when that
-    window is still the first one to fetch.
+    is fetched, and so is every window the earlier run left, first the one it
+    stopped in, at the same offset. A window the new range no longer reaches is
+    still fetched: only the same range option resumes a checkpoint, so its days
+    were asked for. Dropped, a nightly ``--days 1`` after six days of failures lost
+    the papers of the first failed night's window for good, and said nothing.
     """
     pending = [(date.fromisoformat(a), date.fromisoformat(b)) for a, b in state["windows"]]
     saved = (date.fromisoformat(state["range"][0]), date.fromisoformat(state["range"][1]))
     finished = _subtract([saved], pending)
-    if pending and pending[0][0] <= last and pending[0][1] >= first:
-        # Continue the window the earlier run stopped in, with the same query and
-        # offset, even where it reaches outside the new range: extra papers are
-        # harmless, refetching its finished pages is not.
-        head = pending[0]
-        return [head, *_subtract([(first, last)], [*finished, head])], int(state["start"])
-    return _subtract([(first, last)], finished), 0
+    if not pending:
+        return _subtract([(first, last)], finished), 0
+    # Continue the window the earlier run stopped in, with the same query and offset,
+    # even where it reaches outside the new range: extra papers are harmless,
+    # refetching its finished pages is not.
+    return [*pending, *_subtract([(first, last)], [*finished, *pending])], int(state["start"])
 
 
 def fetch_range(

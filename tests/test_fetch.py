@@ -439,10 +439,21 @@ def test_resume_plan_arithmetic() -> None:
         [(d("2026-08-16"), d("2026-08-31")), (d("2026-07-30"), d("2026-07-31"))],
         40,
     )
-    # a range that no longer touches the stopped window: only what was never fetched
+    # a range that no longer touches the stopped window: it is still fetched (the
+    # same range option asked for it), then the new days
     assert _resume_plan(d("2026-09-05"), d("2026-09-06"), state) == (
-        [(d("2026-09-05"), d("2026-09-06"))],
-        0,
+        [(d("2026-08-16"), d("2026-08-31")), (d("2026-09-05"), d("2026-09-06"))],
+        40,
+    )
+    # every window left, also those after the first
+    state["windows"] = [["2026-08-16", "2026-08-20"], ["2026-08-25", "2026-08-31"]]
+    assert _resume_plan(d("2026-09-05"), d("2026-09-06"), state) == (
+        [
+            (d("2026-08-16"), d("2026-08-20")),
+            (d("2026-08-25"), d("2026-08-31")),
+            (d("2026-09-05"), d("2026-09-06")),
+        ],
+        40,
     )
 
 
@@ -1790,6 +1801,30 @@ def test_a_run_that_failed_before_its_first_page_is_resumed_with_its_days(
     queries = api.queries()
     assert "202608010000 TO 202608032359" in queries[0], queries  # the first night's days
     assert report.resumed_at == 0 and store.count() == 25
+
+
+def test_a_days_run_after_a_week_of_failures_still_asks_for_the_first_nights_days(
+    httpserver: HTTPServer, isolated_home: Path
+) -> None:
+    """A nightly --days 1 that failed six nights running dropped the first failed
+    night's window once the new range no longer reached it: its papers were never
+    asked for, and the run that dropped it said nothing (exit 0)."""
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+    retries = dataclasses.replace(settings, retries=0)
+    for night in range(1, 7):  # Aug 1 to Aug 6 fail at their first page
+        api.faults[0] = [status(503)]
+        with pytest.raises(FetchError):
+            fetch_range(["cs.AI"], date(2026, 8, night) - timedelta(days=5),
+                        date(2026, 8, night), _upsert(store), retries, run="--days 1")  # fmt: skip
+    api.calls.clear()
+    fetch_range(
+        ["cs.AI"], date(2026, 8, 2), date(2026, 8, 7), _upsert(store), settings, run="--days 1"
+    )
+    asked = " ".join(api.queries())
+    assert "202607270000 TO 202608012359" in asked, asked  # the first night's days
+    assert "202608020000" in asked  # and the new ones
 
 
 def test_a_moving_since_meets_an_unfilled_count_on_one_night_only(
