@@ -175,6 +175,9 @@ class FetchReport:
     unchanged: int = 0
     skipped: int = 0
     resumed_at: int | None = None  # pages already done by an earlier run
+    #: The first submission day an API fetch asked for: its range's first, or an
+    #: earlier one of a window a stopped run left.
+    asked_from: date | None = None
     note: str | None = None
     warnings: list[str] = field(default_factory=list)
     #: What a run says but need not mail from cron: printed without --quiet, and
@@ -863,6 +866,36 @@ def _note_api_range(
         StateFile(home / paths.FETCH_LISTINGS).update(record, _state_lock(home), indent=1)
 
 
+def _days_gap(known: dict[str, Any], categories: Sequence[str], asked_from: date) -> str | None:
+    """The warning for the papers no fetch asked for between the last API fetch of
+    ``categories`` (``known``, the listings file before this run) and a ``--days``
+    run that asked from ``asked_from`` on: a cron job that did not run for more days
+    than ``--days`` reaches back (a machine off for a week) lost them without a word,
+    where a listing cron names every day it missed. Categories fetched by listing
+    since are left to the listings' own count of missed days."""
+    lasts = _last_listings(known, categories)
+    starts: dict[str, date] = {}
+    for cat in categories:
+        before = _api_range(known, cat)
+        if before is None:
+            continue
+        # Papers submitted before ``through`` were all served by then.
+        through = before[2]
+        listed = lasts[cat]
+        if through < asked_from and (listed is None or listed < through):
+            starts[cat] = through
+    if not starts:
+        return None
+    low, high = min(starts.values()), asked_from - timedelta(days=1)
+    span = f"on {low}" if low == high else f"from {low} to {high}"
+    return (
+        f"no fetch asked arXiv for the papers of {', '.join(starts)} submitted {span}: the "
+        f"last one brought those submitted up to {low - timedelta(days=1)}, and this "
+        f"one's --days starts on {asked_from}. Fetch them: "
+        f"{_fetch_command(list(starts), f'--since {low}')}"
+    )
+
+
 def _last_listings(known: dict[str, Any], categories: Sequence[str]) -> dict[str, date | None]:
     """The day of the last listing fetched of each of ``categories`` (None: none)."""
     lasts: dict[str, date | None] = {}
@@ -1231,8 +1264,14 @@ def fetch_range(
     key = f"api {'+'.join(sorted(cats))} size={size} {digest}" + (f" {run}" if run else "")
     lock = _run_lock(settings.home, key)
     started = _now()
+    # What earlier API fetches of these categories covered, before this one is noted.
+    covered = StateFile(settings.home / paths.FETCH_LISTINGS).read()
     try:
         done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
+        if run.startswith("--days"):
+            gap = _days_gap(covered, cats, report.asked_from or first)
+            if gap is not None:
+                report.warnings.append(gap)
         _note_api_range(settings.home, cats, first, last, _listings_through(last, started))
         return done
     except PapertrackError as exc:
@@ -1341,6 +1380,9 @@ def _fetch_windows(
         if offset and isinstance(saved.get("last_page"), str):
             state["last_page"] = saved["last_page"]  # the page before the one to fetch
     state["range"] = [first.isoformat(), last.isoformat()]
+    report.asked_from = (
+        min(date.fromisoformat(a) for a, _ in state["windows"]) if state["windows"] else first
+    )
     # A count arXiv never filled on an earlier run of this fetch: arXiv's count stays
     # wrong for weeks at a time, and a nightly run failed every other night, each
     # failed run's mark deleted by the next run's success.

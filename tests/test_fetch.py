@@ -1827,6 +1827,33 @@ def test_a_days_run_after_a_week_of_failures_still_asks_for_the_first_nights_day
     assert "202608020000" in asked  # and the new ones
 
 
+def test_a_days_run_after_days_off_names_the_days_no_fetch_asked_for(
+    httpserver: HTTPServer, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A nightly --days 1 on a machine off for a week asked for the last six days
+    only: the papers submitted before them were never asked for, exit 0, no word,
+    where a listing cron names every day it missed."""
+    from papertrack import fetch
+
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+
+    def night(day: int, run: str = "--days 1") -> list[str]:
+        moment = datetime(2026, 8, day, 6, 30, tzinfo=UTC)
+        monkeypatch.setattr(fetch, "_now", lambda: moment)
+        first, last = date(2026, 8, day) - timedelta(days=5), date(2026, 8, day)
+        return fetch_range(["cs.AI"], first, last, _upsert(store), settings, run=run).warnings
+
+    assert night(6) == []  # the first: nothing before it to miss
+    assert night(7) == [] and night(11) == []  # five days off: the range reaches back
+    (said,) = night(20)  # eight days off
+    assert "no fetch asked arXiv for the papers of cs.AI submitted from 2026-08-11 to " in said
+    assert "2026-08-14" in said and "papertrack fetch -c cs.AI --since 2026-08-11" in said
+    assert night(21) == []  # said once: the next night follows on
+    assert night(30, run="--since 2026-08-25") == []  # a range asked for by its days
+
+
 def test_a_moving_since_meets_an_unfilled_count_on_one_night_only(
     httpserver: HTTPServer,
 ) -> None:
