@@ -473,8 +473,25 @@ def _measure(
         current=current,
         previous=previous,
         weeks=tuple(buckets),
-        **(_unlisted(all_days, as_of, current_first) if known == as_of else {}),
+        **(
+            _unlisted(all_days, as_of, current_first)
+            if known == as_of and not _held_after(all_days, as_of)
+            else {}
+        ),
     )
+
+
+def _held_after(store: DayCounts, as_of: date) -> bool:
+    """Whether the store holds a paper dated after ``as_of``: then its last days
+    without papers are not "not listed yet" (an --as-of in the past)."""
+    own = monday(as_of)
+    for week, row in store.items():
+        start = date.fromisoformat(week)
+        if start > own and any(row):
+            return True
+        if start == own and any(row[(as_of - own).days + 1 :]):
+            return True
+    return False
 
 
 #: More days than this with no paper at the end of a window are a store that stopped

@@ -276,6 +276,12 @@ def test_days_with_no_paper_yet_are_said_but_not_days_that_never_have_any() -> N
     # A store that stopped more than a week ago: its gap is said as such instead.
     later = m.measure(store, store, as_of=friday + timedelta(days=12))
     assert later.unlisted_days == 0
+    # An --as-of in the past, the store holding later papers: the days without papers
+    # are not "not dated yet", and the newest paper is not the as-of day's.
+    tuesday = days({**weekdays, friday + timedelta(days=4): 10})
+    past = m.measure(tuesday, tuesday, as_of=friday + timedelta(days=3))
+    assert past.unlisted_days == 0 and past.newest_day is None
+    assert not any(note.startswith("No paper is dated") for note in m.notes(past))
 
 
 def test_weeks_without_any_paper_are_no_data_not_zero() -> None:
