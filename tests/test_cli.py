@@ -235,7 +235,10 @@ def test_latest_header_says_what_its_count_covers_under_filters() -> None:
     # A --since that leaves nothing names the newest stored paper (a stopped fetch).
     late = run("latest", "llm-agent-training", "--since", "2100-01-01")
     assert late.exit_code == 0 and late.stdout == ""
-    assert "Widen or drop those filters. The newest stored paper is from Aug " in late.stderr
+    said = "match --since. Widen or drop that filter. The newest stored paper is from Aug "
+    assert said in late.stderr  # it named --category, which was not given
+    both = run("latest", "llm-agent-training", "--since", "2100-01-01", "-c", "cs.CL")
+    assert "match --since and --category. Widen or drop those filters." in both.stderr
     empty = run("export", "-f", "json", "--since", "2100-01-01")
     assert empty.stdout == "[]\n"
     assert "No paper is dated 2100-01-01 or later. The newest stored paper is from Aug " in (
@@ -295,7 +298,7 @@ def test_relative_since_counts_back_from_the_newest_paper_of_a_store_behind(
     assert result.exit_code == 0, result.stderr
     papers = json.loads(result.stdout)
     assert papers and all(p["paper_date"][:10] >= start.isoformat() for p in papers)
-    said = f"so --since '3 weeks ago' counts back from that day, to {shown_day(start)},"
+    said = f"--since '3 weeks ago' counts back from it too, to {shown_day(start)}."
     assert said in result.stderr
     dated = run("latest", "--since", start.isoformat(), "--json", "-n", "500")
     assert json.loads(dated.stdout) == papers and dated.stderr == ""
@@ -309,6 +312,11 @@ def test_relative_since_counts_back_from_the_newest_paper_of_a_store_behind(
         calendar = run(*args)
         assert calendar.exit_code == 0 and "counts back" not in calendar.stderr
         assert json.loads(calendar.stdout) == [], args
+    # ... and says how to count it from the newest paper, which it left an empty feed.
+    told = f"export counts --since from today; --since {start.isoformat()} counts '3w'"
+    assert told in calendar.stderr
+    assert told in run("export", "-f", "json", "-s", "3w", "-o", str(tmp_path / "x.json")).stderr
+    assert "export counts" not in run("export", "-f", "json", "-s", "2100-01-01").stderr
     # A wider span never finds fewer: '1 day ago' found none where '2 days ago' found
     # 151; and a count of 0 is today in every unit ('0w' counted back to the same day).
     one_day = run("latest", "--since", "1 day ago", "--json", "-n", "500")

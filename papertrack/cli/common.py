@@ -793,27 +793,43 @@ def since_on_store(text: str | None, start: datetime | None, store: Store) -> da
     today, the help's examples found nothing on the bundled sample while `topic`
     counted 47 papers in the last four weeks. For latest, search and ask, which
     people read; export, which cron jobs write feeds with, counts from today."""
+    from papertrack.dates import shown_day
+
+    if text is None or start is None:
+        return start
+    found = span_on_store(text, store)
+    if found is None:
+        return start
+    day, moved = found
+    # "to that day", not "as momentum measures": '4 weeks ago' is 29 days with it,
+    # where momentum's last four weeks are 28, and the note read as a promise.
+    say(
+        f"Note: the newest paper in the store is from {shown_day(day)}, more than a week "
+        "ago: topic, momentum and trending measure such a store to that day unless given "
+        f"--as-of, and --since {text.strip()!r} counts back from it too, to "
+        f"{shown_day(moved.date())}. Fetch new papers, or give --since a date."
+    )
+    return moved
+
+
+def span_on_store(text: str, store: Store) -> tuple[date, datetime] | None:
+    """The newest paper's day of a store more than a week behind, and the start the
+    span ``text`` ('2 weeks ago', :func:`papertrack.dates.is_span`) gives counted
+    back from it; None for a store that is current, or ``text`` that is no span."""
     from datetime import UTC, datetime, time
 
-    from papertrack.dates import is_span, parse_date, shown_day
+    from papertrack.dates import is_span, parse_date
 
-    if text is None or start is None or not is_span(text):
-        return start
+    if not is_span(text):
+        return None
     today = datetime.now(UTC).date()
     day = behind_store_day(store, today, quiet=True)
     if day == today:
-        return start
+        return None
     try:
-        moved = parse_date(text, now=datetime.combine(day, time(12), UTC))
+        return day, parse_date(text, now=datetime.combine(day, time(12), UTC))
     except UsageError:
-        return start  # a span back past the calendar's start from that day
-    say(
-        f"Note: the newest paper in the store is from {shown_day(day)}, more than a week "
-        f"ago, so --since {text.strip()!r} counts back from that day, to "
-        f"{shown_day(moved.date())}, as topic, momentum and trending measure such a "
-        "store unless given --as-of. Fetch new papers, or give --since a date."
-    )
-    return moved
+        return None  # a span back past the calendar's start from that day
 
 
 def say_behind(day: date) -> None:

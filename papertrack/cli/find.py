@@ -419,7 +419,10 @@ def export(
                     # Of the topic or the query: "No paper is dated 2026-06-26 or later.
                     # The newest stored paper is from Jun 26, 2026." read as a contradiction.
                     of = " matching" if chosen is not None or unsaved is not None else ""
-                    say(f"No{of} paper is dated {day} or later.{newest_paper_note(store)}")
+                    say(
+                        f"No{of} paper is dated {day} or later.{newest_paper_note(store)}"
+                        + _from_today(since, store)
+                    )
                 elif count == 0 and query is not None:
                     _say_no_match(store, query, chosen)
                 return
@@ -436,7 +439,11 @@ def export(
             with spool:
                 if not write_output(target, spool):
                     return  # its reader stopped early (`| head`): nothing to report
-        note = newest_paper_note(store) if count == 0 and start is not None else ""
+        note = (
+            newest_paper_note(store) + _from_today(since, store)
+            if count == 0 and start is not None
+            else ""
+        )
         # visible(): a line break in a file name forged a line of the log.
         say(f"Wrote {count:,} paper{'s' if count != 1 else ''} to {visible(output)}.{note}")
         from papertrack.feeds import MAX_FEED_BYTES
@@ -467,3 +474,20 @@ def _say_no_match(store: Store, query: str, chosen: Topic | None) -> None:
     if hint == FEWER_WORDS and len(query.split()) == 1:
         hint = _ONE_WORD  # "words side by side must all match" made no sense for one
     say(f"No papers in {where} match. {hint}")
+
+
+def _from_today(since: str | None, store: Store) -> str:
+    """For an export that a span left empty on a store more than a week behind: that
+    export counts --since from today (its feeds are for cron), and the date the span
+    gives from the newest paper, as latest and search count it. The help's own
+    '4 weeks ago' wrote an empty feed of the bundled sample with no way forward."""
+    from papertrack.cli.common import span_on_store
+
+    found = span_on_store(since, store) if since is not None else None
+    if since is None or found is None:
+        return ""
+    moved = found[1].date().isoformat()
+    return (
+        f" export counts --since from today; --since {moved} counts "
+        f"{since.strip()!r} from that paper's day, as latest and search do."
+    )

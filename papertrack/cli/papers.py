@@ -451,7 +451,8 @@ def latest(
 
         emit_papers(papers, fmt, table)
         if not papers:
-            say(_nothing_latest(store, name, bool(since or category), query))
+            given = [o for o, v in (("--since", since), ("--category", category)) if v]
+            say(_nothing_latest(store, name, given, query))
 
 
 # --------------------------------------------------------------------------- path
@@ -598,14 +599,16 @@ def _latest_header(
     return f"{scope} {flat} — latest papers", f"the query {flat}{where}"
 
 
-def _nothing_latest(store: Store, name: str, filtered: bool, query: str | None) -> str:
-    """What to say when `latest` has no paper to show, and what to try."""
+def _nothing_latest(store: Store, name: str, given: Sequence[str], query: str | None) -> str:
+    """What to say when `latest` has no paper to show, and what to try; ``given``:
+    the filter options given (``--since``, ``--category``)."""
     if store_is_empty(store):
         return NO_PAPERS_YET
-    if filtered:
+    if given:
         of = "No stored papers" if name == "All papers" else f"No papers of {name}"
         newest = newest_paper_note(store)
-        return f"{of} match --since/--category. Widen or drop those filters.{newest}"
+        what = "that filter" if len(given) == 1 else "those filters"
+        return f"{of} match {' and '.join(given)}. Widen or drop {what}.{newest}"
     if query is not None:
         from papertrack.hints import no_match_hint
 
