@@ -376,7 +376,10 @@ def latest(
         typer.Option(
             "--category",
             "-c",
-            help="Only papers in this arXiv category (repeatable; cs.* works).",
+            help=(
+                "Only papers in this arXiv category, primary or cross-listed "
+                "(repeatable; cs.* works)."
+            ),
             callback=no_blank_category,
         ),
     ] = None,
