@@ -83,6 +83,7 @@ def open_store(path: str | Path | None = None, *, create: bool = False) -> Store
         missing=". Check the path, or pass create=True to make one there with ingest_files",
     )
     store.note = _warn
+    store.required = not create and store.exists()
     return store
 
 
@@ -131,7 +132,14 @@ def _moment(since: datetime | date | None, name: str = "since") -> datetime | No
     if since is None:
         return None
     if isinstance(since, datetime):
-        since = (since if since.tzinfo is not None else since.replace(tzinfo=UTC)).astimezone(UTC)
+        try:
+            since = (since if since.tzinfo is not None else since.replace(tzinfo=UTC)).astimezone(
+                UTC
+            )
+        except OverflowError:
+            raise UsageError(
+                f"{name} {since} is, in UTC, past the calendar (year 1 to 9999). Choose another day"
+            ) from None
     if isinstance(since, date):
         return datetime(since.year, since.month, since.day, tzinfo=UTC)
     raise UsageError(
@@ -187,6 +195,16 @@ def _checked(store: object) -> Store:
             f"store is {type(store).__name__}, not a Store. Open one with "
             "papertrack.open_store(path)"
         )
+    if store.required and not store.exists():
+        # Read as empty, a moved store answered "no papers"; an ingest made a new one.
+        from papertrack.errors import StoreError
+        from papertrack.text import visible
+
+        raise StoreError(
+            f"no store at {visible(str(store.path))} any more: it was there when it was "
+            "opened. Check whether it was moved or its disk unmounted, or open it "
+            "again with create=True to make a new one there"
+        )
     return store
 
 
@@ -194,6 +212,33 @@ def _text(name: str, value: object) -> str:
     if not isinstance(value, str):
         raise UsageError(f"{name} is {type(value).__name__}, not text. Pass a str")
     return value
+
+
+def _categories(category: object) -> list[str]:
+    """``category`` (a name, a list of names, or None) as a list of names.
+
+    Raises:
+        UsageError: not text or a list of text; or a blank name, which read as none
+            kept every paper (a script's unset variable), as ``-c ''`` is refused.
+    """
+    if category is None:
+        return []
+    if isinstance(category, str):
+        wanted: list[object] = [category]
+    elif isinstance(category, Sequence | set | frozenset) and not isinstance(category, bytes):
+        wanted = list(category)
+    else:
+        raise UsageError(
+            f"category is {type(category).__name__}, not a category's name or a list "
+            "of them. Pass e.g. 'cs.CL' or ['cs.CL', 'cs.AI']"
+        )
+    names = [_text("category", name) for name in wanted]
+    if any(not name.strip() for name in names):
+        raise UsageError(
+            "category '' names no category (a script's unset variable?). Name one, "
+            "e.g. 'cs.AI', or pass None for every category"
+        )
+    return names
 
 
 def _current(store: Store, topics: Catalog) -> None:
@@ -204,7 +249,23 @@ def _current(store: Store, topics: Catalog) -> None:
     # built again since, by this call or another process) is read again.
     store.text_index_damaged = False
 
-    bring_current(store, topics, note=_warn)
+    # What a retag moved goes to the log, as the commands log it: a script run first
+    # after an edit of topics.toml changed every count, and nothing said what moved.
+    bring_current(store, topics, note=_warn, record=_log)
+
+
+def _log(text: str) -> None:
+    """``text`` in papertrack's log (PAPERTRACK_LOG_FILE, else papertrack.log in the
+    data home), from "[api]"; a log that cannot be written is passed over."""
+    import contextlib
+    import os
+
+    from papertrack import logfile
+
+    path = logfile.log_path(os.environ.get("PAPERTRACK_LOG_FILE") or None)
+    if path is not None:
+        with contextlib.suppress(OSError):
+            logfile.write(path, text, "api", rotate=not os.environ.get("PAPERTRACK_LOG_FILE"))
 
 
 def ingest_files(
@@ -246,6 +307,8 @@ def ingest_files(
     failed = report.failed
     if strict and failed:
         first = (failed[0].error or "").rstrip(".")
+        if len(report.sources) == 1:
+            raise SourcesFailed(first, report)
         more = f" ({len(failed):,} of {len(report.sources):,} sources failed)"
         raise SourcesFailed(
             f"{first}{more if len(failed) > 1 else ''}; the papers of the other sources "
@@ -280,9 +343,7 @@ def latest_papers(
     limit = _at_least("limit", limit)
     if query is not None:
         _text("query", query)
-    wanted = [category] if isinstance(category, str) else list(category or ())
-    for name in wanted:
-        _text("category", name)
+    wanted = _categories(category)
     check_categories(store, wanted)
     start = _moment(since)
     topics = _catalog()
@@ -399,11 +460,13 @@ def search_papers(
     store = _checked(store)
     limit = _at_least("limit", limit)
     _text("query", query)
+    start = _moment(since)
+    # Parsed before the store is brought up to date: a typo waited for the lock.
+    unsaved = Topic(name="Query", slug="query", query=query)
     topics = _catalog()
     slug = _slug(topics, topic)
     _current(store, topics)
-    unsaved = Topic(name="Query", slug="query", query=query)
-    return run(store, unsaved, topic=slug, limit=limit, since=_moment(since)).papers
+    return run(store, unsaved, topic=slug, limit=limit, since=start).papers
 
 
 def get_paper(store: Store, paper_id: str) -> Paper | None:
@@ -437,14 +500,16 @@ def ask_question(
     (``answer.who``); for one about what is new, from the papers of the four weeks
     to the newest stored one unless ``since`` is given. Query fields in the question
     (``author:lecun``) are read as plain words (see :func:`papertrack.ask.respond`)."""
-    from papertrack.ask import respond
+    from papertrack.ask import check_question, respond, without_fields
 
     store = _checked(store)
     papers = _at_least("papers", papers)
-    if not isinstance(question, str) or not question.strip():
+    if not _text("question", question).strip():
         raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
     start = _moment(since)
     topics = _catalog()
     slug = _slug(topics, topic)
+    # Checked before the store is brought up to date: "?" waited for the lock.
+    check_question(without_fields(question)[0], topic=slug is not None)
     _current(store, topics)
     return respond(store, " ".join(question.split()), topic=slug, since=start, papers=papers)

@@ -61,7 +61,7 @@ def home(env: Mapping[str, str] | None = None) -> Path:
     if value:
         # Absolute: `path --json` and every message name it so, right from any folder
         # (a cron job's is not the one the variable was written in).
-        return Path(value).expanduser().absolute()
+        return _expanded(value, "PAPERTRACK_HOME")
     import platformdirs  # deferred: only needed when no PAPERTRACK_HOME is set
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
@@ -73,11 +73,29 @@ def store_dir(
     """The store directory: ``--db`` > ``PAPERTRACK_DB`` > ``<home>/store``."""
     env = os.environ if env is None else env
     if db:
-        return Path(db).expanduser().absolute()
+        return _expanded(db, "the store's path")
     value = env.get("PAPERTRACK_DB")
     if value:
-        return Path(value).expanduser().absolute()
+        return _expanded(value, "PAPERTRACK_DB")
     return home(env) / STORE_FOLDER
+
+
+def _expanded(value: str | os.PathLike[str], what: str) -> Path:
+    """``value`` with ``~`` expanded, made absolute.
+
+    Raises:
+        StoreError: ``~name`` names no user of this machine (pathlib's RuntimeError
+            reached the command line as "papertrack failed unexpectedly").
+    """
+    try:
+        return Path(value).expanduser().absolute()
+    except RuntimeError:
+        from papertrack.errors import StoreError
+
+        raise StoreError(
+            f"{what} {os.fspath(value)!r} starts with a ~user this machine has no home "
+            "for. Write the path in full"
+        ) from None
 
 
 def user_topics_file(env: Mapping[str, str] | None = None) -> Path:

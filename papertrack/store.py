@@ -402,6 +402,10 @@ class Store:
         #: Told what a reader had to do otherwise (a damaged search index dropped):
         #: the command line says it as a note, the Python API as a warning.
         self.note: Callable[[str], object] = lambda text: None
+        #: The store was there when opened without leave to make one (the Python
+        #: API's open_store): gone since (moved, a disk unmounted), it must not be
+        #: read as empty, nor made again by an ingest.
+        self.required = False
         if self.path.exists() and not self.path.is_dir():
             raise StoreError(
                 f"{visible(self.path)} is a file, not a papertrack store directory. "

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import warnings
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -440,3 +440,77 @@ def test_ingest_files_stores_papers_when_the_topics_file_cannot_be_read(
     topics.write_text('[[topic]]\nname = "Zebras"\nquery = "zebra* OR sorting"\n')
     assert [p.arxiv_id for p in papertrack.latest_papers(store, "zebras")] == ["2608.00001"]
     assert store.index().fingerprints == papertrack.load_catalog().fingerprints()
+
+
+def test_bad_arguments_are_refused_before_a_retag_and_the_retag_is_logged(
+    isolated_home: Path,
+) -> None:
+    """search_papers('(') and ask_question('?') retagged the store (or waited for a
+    writer's lock) before their own error; a retag the API ran went to no log, where
+    the commands log what it moved."""
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    (isolated_home / "topics.toml").write_text(
+        '[[topic]]\nname = "Zebras"\nquery = "agent*"\n', encoding="utf-8"
+    )
+    index = store.index_path.read_bytes()
+    log = isolated_home / "papertrack.log"
+    before = log.read_text(encoding="utf-8") if log.exists() else ""
+    for call in (
+        lambda: papertrack.search_papers(store, "("),
+        lambda: papertrack.ask_question(store, "?"),
+        lambda: papertrack.ask_question(store, 5),  # type: ignore[arg-type]
+        lambda: papertrack.latest_papers(store, category=""),
+        lambda: papertrack.latest_papers(store, category=[" "]),
+        lambda: papertrack.latest_papers(store, category=5),  # type: ignore[arg-type]
+        lambda: papertrack.latest_papers(store, category=b"cs.CL"),  # type: ignore[arg-type]
+        lambda: papertrack.latest_papers(
+            store, since=datetime.max.replace(tzinfo=timezone(timedelta(hours=-1)))
+        ),
+    ):
+        with pytest.raises(PapertrackError) as refused:
+            call()
+        assert "Traceback" not in str(refused.value)
+    assert store.index_path.read_bytes() == index  # nothing retagged yet
+    with pytest.raises(PapertrackError, match="question is int, not text"):
+        papertrack.ask_question(store, 5)  # type: ignore[arg-type]
+    with pytest.raises(PapertrackError, match="category is bytes, not a category's name"):
+        papertrack.latest_papers(store, category=b"cs.CL")  # type: ignore[arg-type]
+    with pytest.raises(PapertrackError, match="names no category"):
+        papertrack.latest_papers(store, category="")
+    assert papertrack.latest_papers(store, "zebras")  # the retag runs here ...
+    logged = log.read_text(encoding="utf-8")[len(before) :]
+    assert "[api] Retagged the stored papers" in logged and "zebras +" in logged  # ... and says so
+
+
+def test_a_store_gone_since_it_was_opened_is_not_read_as_empty(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A store moved away (a disk unmounted) after open_store answered "no papers",
+    and the next ingest_files made a new store in its place."""
+    where = tmp_path / "papers"
+    papertrack.ingest_files(papertrack.open_store(where, create=True), [LISTING])
+    store = papertrack.open_store(where)
+    assert papertrack.latest_papers(store, limit=1)
+    where.rename(tmp_path / "moved")
+    for call in (
+        lambda: papertrack.latest_papers(store),
+        lambda: papertrack.topic_momentum(store, "gui-agents"),
+        lambda: papertrack.ingest_files(store, [LISTING]),
+    ):
+        with pytest.raises(PapertrackError, match="no store at .* any more"):
+            call()
+    assert not where.exists()  # nothing made there
+    # Opened with leave to make one, it is made.
+    papertrack.ingest_files(papertrack.open_store(where, create=True), [LISTING])
+    assert where.is_dir()
+    with pytest.raises(PapertrackError, match="~user this machine has no home for"):
+        papertrack.open_store("~no-such-user-here/papers")
+    # The command line said "papertrack failed unexpectedly ... This is a bug".
+    said = run("--db", "~no-such-user-here/papers", "latest")
+    assert said.exit_code == 1 and "Traceback" not in said.stderr
+    assert said.stderr.startswith("Error: the store's path '~no-such-user-here/papers' starts")
+    # A single source that fails is named alone, not "the other sources are stored".
+    with pytest.raises(PapertrackError) as failed:
+        papertrack.ingest_files(store := papertrack.open_store(where), [tmp_path / "none.xml"])
+    assert "other sources" not in str(failed.value) and store.exists()

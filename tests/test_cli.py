@@ -800,9 +800,9 @@ def test_the_log_is_rotated_past_its_size_and_a_named_one_is_left_alone(
     isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Years of cron grew papertrack.log without a bound.
-    from papertrack.cli import common
+    from papertrack import logfile
 
-    monkeypatch.setattr(common, "LOG_MAX_BYTES", 2_000)
+    monkeypatch.setattr(logfile, "LOG_MAX_BYTES", 2_000)
     ingest(LISTING)
     log = isolated_home / "papertrack.log"
     log.write_text("old line\n" * 300, encoding="utf-8")  # 2,700 bytes: past the bound

@@ -448,52 +448,19 @@ def say(message: str, *, quiet: bool = False) -> None:
     log(message)
 
 
-#: Past this size papertrack's own log is moved to ``papertrack.log.1`` (the one
-#: before it dropped), so that years of cron keep at most twice this.
-LOG_MAX_BYTES = 1 << 20
-
-
-def _rotate(path: Path) -> None:
-    """Move the log aside when it has grown past :data:`LOG_MAX_BYTES`. A log named
-    with --log-file is the user's to rotate (logrotate, say), and is left alone."""
-    try:
-        if os.stat(path).st_size > LOG_MAX_BYTES:
-            os.replace(path, paths.rotated(path))
-    except FileNotFoundError:
-        pass
-
-
 def log(message: str) -> Path | None:
-    """Append ``message`` to the log: ``--log-file``/PAPERTRACK_LOG_FILE, else papertrack.log.
-
-    The default log lives in the data home and is only written once that home
-    exists, so a read-only command on a fresh machine creates nothing. A log that
-    cannot be written never fails the command. Returns the log's path, or None
-    when nothing was written.
+    """Append ``message`` to the log (:mod:`papertrack.logfile`): ``--log-file`` or
+    PAPERTRACK_LOG_FILE, else papertrack.log in the data home, once that exists.
+    A log that cannot be written never fails the command. Returns the log's path,
+    or None when nothing was written.
     """
-    from datetime import UTC, datetime
+    from papertrack import logfile
 
-    if state.log_file:
-        path = Path(state.log_file).expanduser()
-    else:
-        home = paths.home()
-        if not home.is_dir():
-            return None
-        path = home / paths.LOG_FILE
-    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    command = visible(state.command)
-    message = visible(message, keep_lines=True)
-    # Split at "\n" alone: splitlines also breaks at characters visible() keeps.
-    lines = "".join(f"{stamp} [{command}] {line}\n" for line in message.rstrip("\n").split("\n"))
+    path = logfile.log_path(state.log_file)
+    if path is None:
+        return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not state.log_file:
-            _rotate(path)
-        # Not blocking: a --log-file that is a pipe nobody reads (mkfifo) hung the
-        # command for good, its SIGTERM too, which it went on to log.
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
-        with open(fd, "a", encoding="utf-8") as handle:
-            handle.write(lines)
+        logfile.write(path, message, state.command, rotate=not state.log_file)
     except OSError as exc:
         import errno
 
