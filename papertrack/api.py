@@ -159,7 +159,16 @@ def _find(topics: Catalog, topic: object) -> Topic:
     from papertrack.topics import Topic
 
     if isinstance(topic, Topic):
-        topic = topic.slug
+        found = topics.find(topic.slug)
+        if found.fingerprint != topic.fingerprint:
+            # Answered for the catalog's topic of that slug, without a word: a Topic
+            # made by hand, or loaded before topics.toml was edited.
+            raise UsageError(
+                f"the topic {topic.name!r} passed is not the catalog's {found.name!r} "
+                "of the same slug (made by hand, or loaded before topics.toml changed). "
+                "Pass its name, or one of load_catalog().topics"
+            )
+        return found
     if not isinstance(topic, str):
         raise UsageError(
             f"topic is {type(topic).__name__}, not a topic's name or slug. "

@@ -514,3 +514,20 @@ def test_a_store_gone_since_it_was_opened_is_not_read_as_empty(
     with pytest.raises(PapertrackError) as failed:
         papertrack.ingest_files(store := papertrack.open_store(where), [tmp_path / "none.xml"])
     assert "other sources" not in str(failed.value) and store.exists()
+
+
+def test_a_topic_object_unlike_the_catalogs_is_refused_not_answered_for_another(
+    isolated_home: Path,
+) -> None:
+    """A Topic with a catalog slug but another query got the catalog topic's papers."""
+    from papertrack.topics import Topic
+
+    store = papertrack.open_store(create=True)
+    papertrack.ingest_files(store, [LISTING])
+    gui = next(t for t in papertrack.load_catalog().topics if t.slug == "gui-agents")
+    assert papertrack.latest_papers(store, gui) == papertrack.latest_papers(store, "gui-agents")
+    other = Topic(name="GUI Agents", slug="gui-agents", query="title:quantum")
+    with pytest.raises(PapertrackError, match="is not the catalog's 'GUI Agents'"):
+        papertrack.latest_papers(store, other)
+    with pytest.raises(PapertrackError, match="is not the catalog's"):
+        papertrack.topic_momentum(store, other)
