@@ -188,7 +188,7 @@ def test_add_appends_an_entry_and_keeps_the_users_comments(stored: None, user_fi
     )
     matched = papers("agent-benchmarks")
     assert matched
-    assert f"{len(matched)} stored papers match." in result.stderr
+    assert f"{len(matched)} stored papers are in it." in result.stderr
     assert "Added the topic 'Agent Benchmarks' (agent-benchmarks) to " in result.stderr
     for paper in matched:
         assert any(w.startswith("agent") for w in words(paper))
@@ -843,7 +843,7 @@ def test_counts_of_one_are_written_in_the_singular(stored: None) -> None:
     title = " ".join(first["title"].split())
     added = run("topics", "add", "Just One", "--query", f'title:"{title}"')
     assert added.exit_code == 0, added.stderr
-    assert ". 1 stored paper matches.\n" in added.stderr
+    assert ". 1 stored paper is in it.\n" in added.stderr
 
 
 def test_a_query_starting_with_a_dash_and_an_empty_field_get_a_fix_that_works(

@@ -1028,11 +1028,9 @@ def _added_message(edit: Any) -> tuple[str, Store | None]:
     store = _tags_follow(edit.catalog.with_models(paths.user_models_dir()))
     if store is not None:
         count = store.count(edit.slug)
-        # A topic made from examples alone has no query to match: its papers are in it.
-        if edit.topic is not None and not edit.topic.query:
-            verb = "is in it" if count == 1 else "are in it"
-        else:
-            verb = "matches" if count == 1 else "match"
+        # "are in it", not "match": the topic holds the papers a topic implying it
+        # has, and those taught, too ("389 stored papers match" of a query 290 match).
+        verb = "is in it" if count == 1 else "are in it"
         message += f". {counted(count, 'stored paper')} {verb}"
     return message, store
 
