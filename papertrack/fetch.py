@@ -866,13 +866,17 @@ def _note_api_range(
         StateFile(home / paths.FETCH_LISTINGS).update(record, _state_lock(home), indent=1)
 
 
-def _days_gap(known: dict[str, Any], categories: Sequence[str], asked_from: date) -> str | None:
-    """The warning for the papers no fetch asked for between the last API fetch of
-    ``categories`` (``known``, the listings file before this run) and a ``--days``
-    run that asked from ``asked_from`` on: a cron job that did not run for more days
-    than ``--days`` reaches back (a machine off for a week) lost them without a word,
-    where a listing cron names every day it missed. Categories fetched by listing
-    since are left to the listings' own count of missed days."""
+#: How many days before its own a ``--days`` run reaches back for the papers no
+#: fetch asked for since the last API fetch of its categories (a machine off for a
+#: week); a longer gap is named with the fetch that closes it, not fetched. (The
+#: help of fetch --days names it.)
+DAYS_CATCH_UP = 31
+
+
+def _unasked(known: dict[str, Any], categories: Sequence[str], asked_from: date) -> dict[str, date]:
+    """Category -> the first submission day no fetch asked for before ``asked_from``,
+    after the last API fetch of it (``known``: the listings file). Categories fetched
+    by listing since are left to the listings' own count of missed days."""
     lasts = _last_listings(known, categories)
     starts: dict[str, date] = {}
     for cat in categories:
@@ -884,6 +888,26 @@ def _days_gap(known: dict[str, Any], categories: Sequence[str], asked_from: date
         listed = lasts[cat]
         if through < asked_from and (listed is None or listed < through):
             starts[cat] = through
+    return starts
+
+
+def days_catch_up(home: Path, categories: Sequence[str], first: date) -> date:
+    """The first day a ``--days`` run whose own days start on ``first`` asks for:
+    back to where the last API fetch of ``categories`` left off, when that is at
+    most :data:`DAYS_CATCH_UP` days before. A nightly ``--days 1`` on a machine that
+    was off for a week asked for its last six days only, and the papers submitted
+    before them were never asked for (673 of them, exit 0, no word)."""
+    starts = _unasked(StateFile(home / paths.FETCH_LISTINGS).read(), categories, first)
+    near = [day for day in starts.values() if (first - day).days <= DAYS_CATCH_UP]
+    return min([first, *near])
+
+
+def _days_gap(known: dict[str, Any], categories: Sequence[str], asked_from: date) -> str | None:
+    """The warning for the papers no fetch asked for between the last API fetch of
+    ``categories`` (``known``, the listings file before this run) and a ``--days``
+    run that asked from ``asked_from`` on, further back than it reaches
+    (:func:`days_catch_up`): a cron job that stopped for over a month."""
+    starts = _unasked(known, categories, asked_from)
     if not starts:
         return None
     low, high = min(starts.values()), asked_from - timedelta(days=1)

@@ -1854,6 +1854,39 @@ def test_a_days_run_after_days_off_names_the_days_no_fetch_asked_for(
     assert night(30, run="--since 2026-08-25") == []  # a range asked for by its days
 
 
+def test_a_days_run_after_days_off_also_asks_for_the_days_since_the_last_fetch(
+    httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command reaches back to where the last API fetch left off (a month at
+    most), and says so; further back, it names the days and the fetch to run."""
+    from papertrack import fetch
+
+    api = FakeArxiv(httpserver)
+
+    def night(day: date) -> Result:
+        moment = datetime(day.year, day.month, day.day, 6, 30, tzinfo=UTC)
+        monkeypatch.setattr(fetch, "_now", lambda: moment)
+        monkeypatch.setattr(fetch, "today", lambda: day)
+        api.calls.clear()
+        done = run("fetch", "-c", "cs.AI", "--days", "1", *_API_ARGS, api.url)
+        assert done.exit_code == 0, done.stderr
+        return done
+
+    assert "Also asking" not in night(date(2026, 8, 6)).stderr
+    late = night(date(2026, 8, 15))  # eight days off
+    said = "Also asking for the papers submitted from 2026-08-06 to 2026-08-09"
+    assert said in late.stderr and "Warning" not in late.stderr
+    assert "202608060000 TO 202608152359" in " ".join(api.queries())
+    assert "Also asking" not in night(date(2026, 8, 16)).stderr  # caught up
+    months = night(date(2026, 10, 30))  # off for over a month: named, not fetched
+    assert "Also asking" not in months.stderr
+    assert (
+        "Warning: no fetch asked arXiv for the papers of cs.AI submitted from 2026-08-16 to "
+        in (months.stderr)
+    )
+    assert "papertrack fetch -c cs.AI --since 2026-08-16" in months.stderr
+
+
 def test_a_moving_since_meets_an_unfilled_count_on_one_night_only(
     httpserver: HTTPServer,
 ) -> None:

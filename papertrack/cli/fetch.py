@@ -140,7 +140,8 @@ def fetch(
             min=0,
             help=f"API: papers submitted in the last N days, and the {ANNOUNCED_WITHIN} "
             "before them, which arXiv usually announces within (papers already stored "
-            "count as unchanged).",
+            "count as unchanged); and back to where the last fetch left off, up to "
+            "31 days, after days without a run.",
             show_default=False,
         ),
     ] = None,
@@ -228,6 +229,7 @@ def fetch(
     from papertrack.fetch import (
         FetchRunning,
         FetchSettings,
+        days_catch_up,
         fetch_listing,
         fetch_range,
         today,
@@ -277,6 +279,17 @@ def fetch(
                     if days is not None
                     else f"--backfill {backfill}"
                 )
+
+                if days is not None:
+                    reach = days_catch_up(settings.home, cats, first)
+                    if reach < first:
+                        say(
+                            f"Also asking for the papers submitted from {reach} to "
+                            f"{first - timedelta(days=1)}: no fetch asked for them after "
+                            "the last one.",
+                            quiet=quiet,
+                        )
+                        first = reach
 
                 def resumed(pages: int) -> None:
                     # At the start: said at the end, a long backfill's user learned it
