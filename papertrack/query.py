@@ -282,6 +282,8 @@ _CLOSING = {"“": "”", "„": "“", "‟": "”", "«": "»", "»": "«", "�
 #: A typographic single quote that closes a phrase: "’" not followed by a letter or digit
 #: ("agent’s" is a word with an apostrophe, not the end of a phrase).
 _SINGLE_CLOSE_RE = re.compile(r"’(?![^\W_])")
+#: One that opens a phrase: at the start of a term (``rock‘n’roll`` is a word).
+_SINGLE_OPEN_RE = re.compile(r"(?<![^\s(:-])‘")
 
 
 def _single_quotes(text: str) -> str:
@@ -291,17 +293,17 @@ def _single_quotes(text: str) -> str:
     ’ becomes a lone '"', so the phrase gets the unterminated-quote error. The ASCII
     "'" stays part of a word: it is an apostrophe far more often than a quote.
     """
-    start = text.find("‘")
-    if start == -1:
+    if "‘" not in text:
         return text
     chars = list(text)
-    while start != -1:
-        chars[start] = '"'
-        close = _SINGLE_CLOSE_RE.search(text, start + 1)
+    found = _SINGLE_OPEN_RE.search(text)
+    while found is not None:
+        chars[found.start()] = '"'
+        close = _SINGLE_CLOSE_RE.search(text, found.end())
         if close is None:
             break
         chars[close.start()] = '"'
-        start = text.find("‘", close.end())
+        found = _SINGLE_OPEN_RE.search(text, close.end())
     return "".join(chars)
 
 

@@ -365,6 +365,8 @@ def test_pasted_phrases_read_typographic_quotes_and_lone_punctuation() -> None:
     assert matches("‘tool use’", title) and not matches("‘tool use’", "Use of a tool")
     assert matches("‘agent’s memory’", "An agent's memory") and matches("agent’s", "An agent's")
     assert not matches("‘agent’s memory’", "Memory of an agent's")
+    assert not matches("agents -‘tool use’", title) and matches("agents -‘use tool’", title)
+    assert matches("rock‘n’roll", "Rock n roll agents")  # inside a word: no quote
     with pytest.raises(QuerySyntaxError, match="Close the phrase with '’'"):
         Topic(name="x", slug="x", query="‘tool use")
     with pytest.raises(QuerySyntaxError, match="has no letters or digits"):
