@@ -10,6 +10,12 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from papertrack.errors import UsageError
 
+#: Days arXiv may take to announce a paper after its submission: a Thursday's after
+#: the 14:00 US Eastern cut-off and Friday's are announced on Sunday night (Monday,
+#: UTC). ``fetch --days N`` reaches back this much further, so that a nightly run
+#: misses none; what is already stored counts as unchanged.
+ANNOUNCED_WITHIN = 4
+
 
 def shown_day(day: date, year: bool = True) -> str:
     """'Sep 30, 2026' as papertrack shows a day; 'Sep 30' with ``year`` False."""

@@ -874,30 +874,36 @@ DAYS_CATCH_UP = 31
 
 
 def _unasked(known: dict[str, Any], categories: Sequence[str], asked_from: date) -> dict[str, date]:
-    """Category -> the first submission day no fetch asked for before ``asked_from``,
-    after the last API fetch of it (``known``: the listings file). Categories fetched
-    by listing since are left to the listings' own count of missed days."""
+    """Category -> the first submission day whose papers the last API fetch of it
+    (``known``: the listings file) may not have brought, when that is before
+    ``asked_from``. The last fetch brought the listing of its ``through`` day, and
+    the papers of days before that are announced up to ``ANNOUNCED_WITHIN`` days
+    later: a fetch that starts right after ``through`` missed them (a paper sent on
+    a Friday evening, announced on Monday night). Categories fetched by listing
+    since are left to the listings' own count of missed days."""
+    from papertrack.dates import ANNOUNCED_WITHIN
+
     lasts = _last_listings(known, categories)
     starts: dict[str, date] = {}
     for cat in categories:
         before = _api_range(known, cat)
         if before is None:
             continue
-        # Papers submitted before ``through`` were all served by then.
         through = before[2]
+        unbrought = through - timedelta(days=ANNOUNCED_WITHIN)
         listed = lasts[cat]
-        if through < asked_from and (listed is None or listed < through):
-            starts[cat] = through
+        if unbrought < asked_from and (listed is None or listed < through):
+            starts[cat] = unbrought
     return starts
 
 
-def days_catch_up(home: Path, categories: Sequence[str], first: date) -> date:
+def _catch_up(known: dict[str, Any], categories: Sequence[str], first: date) -> date:
     """The first day a ``--days`` run whose own days start on ``first`` asks for:
-    back to where the last API fetch of ``categories`` left off, when that is at
-    most :data:`DAYS_CATCH_UP` days before. A nightly ``--days 1`` on a machine that
-    was off for a week asked for its last six days only, and the papers submitted
-    before them were never asked for (673 of them, exit 0, no word)."""
-    starts = _unasked(StateFile(home / paths.FETCH_LISTINGS).read(), categories, first)
+    back to where the last API fetch of ``categories`` left off (:func:`_unasked`),
+    when that is at most :data:`DAYS_CATCH_UP` days before. A nightly ``--days 1`` on
+    a machine that was off for a week asked for its last six days only, and the
+    papers submitted before them were never asked for (673 of them, exit 0, no word)."""
+    starts = _unasked(known, categories, first)
     near = [day for day in starts.values() if (first - day).days <= DAYS_CATCH_UP]
     return min([first, *near])
 
@@ -906,17 +912,16 @@ def _days_gap(known: dict[str, Any], categories: Sequence[str], asked_from: date
     """The warning for the papers no fetch asked for between the last API fetch of
     ``categories`` (``known``, the listings file before this run) and a ``--days``
     run that asked from ``asked_from`` on, further back than it reaches
-    (:func:`days_catch_up`): a cron job that stopped for over a month."""
+    (:func:`_catch_up`): a cron job that stopped for over a month."""
     starts = _unasked(known, categories, asked_from)
     if not starts:
         return None
     low, high = min(starts.values()), asked_from - timedelta(days=1)
     span = f"on {low}" if low == high else f"from {low} to {high}"
     return (
-        f"no fetch asked arXiv for the papers of {', '.join(starts)} submitted {span}: the "
-        f"last one brought those submitted up to {low - timedelta(days=1)}, and this "
-        f"one's --days starts on {asked_from}. Fetch them: "
-        f"{_fetch_command(list(starts), f'--since {low}')}"
+        f"no fetch asked arXiv for all the papers of {', '.join(starts)} submitted {span}: "
+        f"the last one ran before arXiv had announced them, and this one's --days starts "
+        f"on {asked_from}. Fetch them: {_fetch_command(list(starts), f'--since {low}')}"
     )
 
 
@@ -1254,8 +1259,14 @@ def fetch_range(
     progress: Callable[[FetchProgress], None] | None = None,
     run: str = "",
     on_resume: Callable[[int], None] | None = None,
+    catch_up: bool = False,
 ) -> FetchReport:
     """Fetch every paper of ``categories`` submitted from ``first`` to ``last`` from the API.
+
+    ``catch_up`` (a ``--days`` run, which moves with the date): also ask for the
+    papers no fetch asked for since the last API fetch of ``categories``, up to
+    :data:`DAYS_CATCH_UP` days before ``first`` (said in the report's notes); a
+    longer gap is named in its warnings, with the fetch that closes it.
 
     ``run`` names the range as the user asked for it ("--days 1", "--backfill 12"):
     only a run of that name resumes this one's checkpoint. Keyed by categories alone,
@@ -1288,11 +1299,22 @@ def fetch_range(
     key = f"api {'+'.join(sorted(cats))} size={size} {digest}" + (f" {run}" if run else "")
     lock = _run_lock(settings.home, key)
     started = _now()
-    # What earlier API fetches of these categories covered, before this one is noted.
+    # What earlier API fetches of these categories covered, before this one is noted;
+    # read under the run's lock, so a run that finds the same fetch running says
+    # nothing of days it will not fetch.
     covered = StateFile(settings.home / paths.FETCH_LISTINGS).read()
     try:
+        if catch_up:
+            reach = _catch_up(covered, cats, first)
+            if reach < first:
+                report.notes.append(
+                    f"Also asking for the papers submitted from {reach} to "
+                    f"{first - timedelta(days=1)}: no fetch asked for all of them after "
+                    "the last one."
+                )
+                first = reach
         done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
-        if run.startswith("--days"):
+        if catch_up:
             gap = _days_gap(covered, cats, report.asked_from or first)
             if gap is not None:
                 report.warnings.append(gap)

@@ -1827,63 +1827,81 @@ def test_a_days_run_after_a_week_of_failures_still_asks_for_the_first_nights_day
     assert "202608020000" in asked  # and the new ones
 
 
-def test_a_days_run_after_days_off_names_the_days_no_fetch_asked_for(
+def test_a_days_run_after_days_off_asks_for_the_days_no_fetch_asked_for(
     httpserver: HTTPServer, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A nightly --days 1 on a machine off for a week asked for the last six days
     only: the papers submitted before them were never asked for, exit 0, no word,
-    where a listing cron names every day it missed."""
+    where a listing cron names every day it missed. It now reaches back to where the
+    last fetch left off, allowing for papers that fetch ran too early to get (sent
+    days before it, announced after it); further than a month back, it names them."""
     from papertrack import fetch
 
     api = FakeArxiv(httpserver)
     store = Store(store_dir())
     settings = _settings(isolated_home, api.url)
 
-    def night(day: int, run: str = "--days 1") -> list[str]:
-        moment = datetime(2026, 8, day, 6, 30, tzinfo=UTC)
+    def night(day: date, *, catch_up: bool = True) -> tuple[list[str], list[str], str]:
+        moment = datetime(day.year, day.month, day.day, 6, 30, tzinfo=UTC)
         monkeypatch.setattr(fetch, "_now", lambda: moment)
-        first, last = date(2026, 8, day) - timedelta(days=5), date(2026, 8, day)
-        return fetch_range(["cs.AI"], first, last, _upsert(store), settings, run=run).warnings
+        api.calls.clear()
+        report = fetch_range(["cs.AI"], day - timedelta(days=5), day, _upsert(store), settings,
+                             run="--days 1", catch_up=catch_up)  # fmt: skip
+        return report.notes, report.warnings, api.queries()[0]
 
-    assert night(6) == []  # the first: nothing before it to miss
-    assert night(7) == [] and night(11) == []  # five days off: the range reaches back
-    (said,) = night(20)  # eight days off
-    assert "no fetch asked arXiv for the papers of cs.AI submitted from 2026-08-11 to " in said
-    assert "2026-08-14" in said and "papertrack fetch -c cs.AI --since 2026-08-11" in said
-    assert night(21) == []  # said once: the next night follows on
-    assert night(30, run="--since 2026-08-25") == []  # a range asked for by its days
+    assert night(date(2026, 8, 6))[:2] == ([], [])  # the first: nothing before it
+    # The next night: its own days reach back to what the last could not get.
+    assert night(date(2026, 8, 7))[:2] == ([], [])
+    notes, warnings, asked = night(date(2026, 8, 11))  # three nights off
+    # The Aug 7 run had the listing of Aug 7: papers sent Aug 3 on may come later.
+    assert notes == [
+        "Also asking for the papers submitted from 2026-08-03 to 2026-08-05: no fetch "
+        "asked for all of them after the last one."
+    ]
+    assert warnings == [] and "202608030000 TO 202608112359" in asked
+    assert night(date(2026, 8, 12))[:2] == ([], [])  # caught up
+    notes, warnings, _ = night(date(2026, 10, 30))  # a month and more off
+    assert notes == []
+    (said,) = warnings
+    assert "papers of cs.AI submitted from 2026-08-08 to 2026-10-24" in said
+    assert said.endswith("Fetch them: papertrack fetch -c cs.AI --since 2026-08-08")
+    # A range asked for by its days (--since) is taken as asked.
+    assert night(date(2026, 11, 30), catch_up=False)[:2] == ([], [])
 
 
 def test_a_days_run_after_days_off_also_asks_for_the_days_since_the_last_fetch(
     httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The command reaches back to where the last API fetch left off (a month at
-    most), and says so; further back, it names the days and the fetch to run."""
+    """The command says what it reached back for (in the log alone with -q, in the
+    JSON's notes), and names what it did not."""
     from papertrack import fetch
 
     api = FakeArxiv(httpserver)
 
-    def night(day: date) -> Result:
+    def night(day: date, *extra: str) -> Result:
         moment = datetime(day.year, day.month, day.day, 6, 30, tzinfo=UTC)
         monkeypatch.setattr(fetch, "_now", lambda: moment)
         monkeypatch.setattr(fetch, "today", lambda: day)
         api.calls.clear()
-        done = run("fetch", "-c", "cs.AI", "--days", "1", *_API_ARGS, api.url)
+        done = run("fetch", "-c", "cs.AI", "--days", "1", *extra, *_API_ARGS, api.url)
         assert done.exit_code == 0, done.stderr
         return done
 
     assert "Also asking" not in night(date(2026, 8, 6)).stderr
     late = night(date(2026, 8, 15))  # eight days off
-    said = "Also asking for the papers submitted from 2026-08-06 to 2026-08-09"
+    said = "Also asking for the papers submitted from 2026-08-02 to 2026-08-09"
     assert said in late.stderr and "Warning" not in late.stderr
-    assert "202608060000 TO 202608152359" in " ".join(api.queries())
-    assert "Also asking" not in night(date(2026, 8, 16)).stderr  # caught up
+    assert "202608020000 TO 202608152359" in " ".join(api.queries())
+    quiet = night(date(2026, 8, 20), "-q", "--json")  # four days off, quietly
+    assert quiet.stderr == ""
+    assert any(n.startswith("Also asking") for n in json.loads(quiet.stdout)["notes"])
+    from papertrack.paths import home
+
+    assert "Also asking for the papers submitted from 2026-08-11" in (
+        home() / "papertrack.log"
+    ).read_text(encoding="utf-8")
     months = night(date(2026, 10, 30))  # off for over a month: named, not fetched
     assert "Also asking" not in months.stderr
-    assert (
-        "Warning: no fetch asked arXiv for the papers of cs.AI submitted from 2026-08-16 to "
-        in (months.stderr)
-    )
     assert "papertrack fetch -c cs.AI --since 2026-08-16" in months.stderr
 
 

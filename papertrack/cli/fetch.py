@@ -25,6 +25,7 @@ from papertrack.cli.common import (
     say,
 )
 from papertrack.cli.output import emit_json
+from papertrack.dates import ANNOUNCED_WITHIN
 from papertrack.errors import UsageError
 from papertrack.text import counted
 
@@ -84,13 +85,6 @@ def _progress_bar(show: bool, quiet: bool) -> Iterator[Callable[[FetchProgress],
             )
 
         yield update
-
-
-#: Days arXiv may take to announce a paper after its submission: a Thursday's after
-#: the 14:00 US Eastern cut-off and Friday's are announced on Sunday night (Monday,
-#: UTC). ``--days N`` reaches back this much further, so that a nightly run misses
-#: none; what is already stored counts as unchanged.
-ANNOUNCED_WITHIN = 4
 
 
 def _days_before(last: date, option: str, value: int, days: int) -> date:
@@ -229,7 +223,6 @@ def fetch(
     from papertrack.fetch import (
         FetchRunning,
         FetchSettings,
-        days_catch_up,
         fetch_listing,
         fetch_range,
         today,
@@ -280,17 +273,6 @@ def fetch(
                     else f"--backfill {backfill}"
                 )
 
-                if days is not None:
-                    reach = days_catch_up(settings.home, cats, first)
-                    if reach < first:
-                        say(
-                            f"Also asking for the papers submitted from {reach} to "
-                            f"{first - timedelta(days=1)}: no fetch asked for them after "
-                            "the last one.",
-                            quiet=quiet,
-                        )
-                        first = reach
-
                 def resumed(pages: int) -> None:
                     # At the start: said at the end, a long backfill's user learned it
                     # only when done, and a resumed run that failed never did.
@@ -300,7 +282,7 @@ def fetch(
                 try:
                     report = fetch_range(
                         cats, first, last, upsert, settings, progress=progress, run=run,
-                        on_resume=resumed,
+                        on_resume=resumed, catch_up=days is not None,
                     )  # fmt: skip
                 except FetchRunning as running:
                     # Cron firing while last night's long fetch still runs: not an
