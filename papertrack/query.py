@@ -278,40 +278,30 @@ _WORD_RE = re.compile(r'[^\s()"]+')
 #: chat or a web page ("“tool use”") was the words tool AND use, without a word.
 _QUOTES = str.maketrans(dict.fromkeys("“”„‟«»＂", '"'))
 #: The quote that closes a phrase opened with each typographic one.
-_CLOSING = {"“": "”", "„": "“", "‟": "”", "«": "»", "»": "«", "＂": "＂", "‘": "’"}
+_CLOSING = {"“": "”", "„": "“", "‟": "”", "«": "»", "»": "«", "＂": "＂"}
 #: A typographic single quote that closes a phrase: "’" not followed by a letter or digit
 #: ("agent’s" is a word with an apostrophe, not the end of a phrase).
 _SINGLE_CLOSE_RE = re.compile(r"’(?![^\W_])")
-#: One that opens a phrase: at the start of a term (``rock‘n’roll`` is a word).
-_SINGLE_OPEN_RE = re.compile(r"(?<![^\s(:-])‘")
 
 
-def _single_quotes(text: str) -> str:
-    """``text`` with each ‘phrase’ in typographic single quotes written in '"'.
-
-    ‘language model’ was the words ‘language AND model’. An opening ‘ with no closing
-    ’ becomes a lone '"', so the phrase gets the unterminated-quote error. The ASCII
-    "'" stays part of a word: it is an apostrophe far more often than a quote.
-    """
-    if "‘" not in text:
-        return text
-    chars = list(text)
-    found = _SINGLE_OPEN_RE.search(text)
-    while found is not None:
-        chars[found.start()] = '"'
-        close = _SINGLE_CLOSE_RE.search(text, found.end())
-        if close is None:
-            break
-        chars[close.start()] = '"'
-        found = _SINGLE_OPEN_RE.search(text, close.end())
-    return "".join(chars)
+def _single_phrase_end(text: str, i: int) -> int | None:
+    """Where the ‘phrase’ whose opening quote is at ``i`` ends (its closing ’), when
+    ‘ opens one: at the start of a term (after a space, '(', a field's ':' or the
+    '-' of NOT; ``rock‘n’roll`` is a word), closed on the same line. Else None, and
+    the ‘ is part of a word, as it always was (``‘90s``). ‘language model’ pasted
+    from a word processor was the words language AND model."""
+    if i and text[i - 1] not in "(:-" and not text[i - 1].isspace():
+        return None
+    line_end = text.find("\n", i)
+    close = _SINGLE_CLOSE_RE.search(text, i + 1, len(text) if line_end == -1 else line_end)
+    return None if close is None else close.start()
 
 
 def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
     """The tokens of ``text``; the text of each comment goes to ``comments`` if given."""
     tokens: list[_Token] = []
     typed = text
-    text = _single_quotes(text).translate(_QUOTES)  # one character for one: columns stay right
+    text = text.translate(_QUOTES)  # one character for one: columns stay right
     i, n = 0, len(text)
     while i < n:
         char = text[i]
@@ -347,6 +337,9 @@ def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
                     f'the last word, inside the quotes: "{text[tokens[-1].column : end]}*".',
                     i + 1,
                 )
+        elif char == "‘" and (ends := _single_phrase_end(text, i)) is not None:
+            tokens.append(_Token("PHRASE", text[i + 1 : ends], i + 1))
+            i = ends + 1
         elif char == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] != ")":
             # "-term" is NOT term; a "-" inside a word ("LLM-based") never gets here.
             tokens.append(_Token("NOT", "-", i + 1))
@@ -382,6 +375,12 @@ def _lex(text: str, comments: list[str] | None = None) -> list[_Token]:
                 # "-" was read into the word, and the query matched the surveys.
                 tokens.append(_Token("NOT", "-", start + 1))
                 word, start = word[1:], start + 1
+            if fielded and word.startswith("‘"):
+                ends = _single_phrase_end(text, start)
+                if ends is not None:  # title:‘tool use’
+                    tokens.append(_Token("PHRASE", text[start + 1 : ends], start + 1))
+                    i = ends + 1
+                    continue
             if fielded and word in _OPERATORS:
                 # "title:NOT survey": the operator, not the word "not".
                 tokens.append(_Token(word, word, start + 1))

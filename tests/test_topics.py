@@ -367,8 +367,15 @@ def test_pasted_phrases_read_typographic_quotes_and_lone_punctuation() -> None:
     assert not matches("‘agent’s memory’", "Memory of an agent's")
     assert not matches("agents -‘tool use’", title) and matches("agents -‘use tool’", title)
     assert matches("rock‘n’roll", "Rock n roll agents")  # inside a word: no quote
-    with pytest.raises(QuerySyntaxError, match="Close the phrase with '’'"):
-        Topic(name="x", slug="x", query="‘tool use")
+    assert matches("title:‘tool use’", title) and not matches("title:‘use tool’", title)
+    # A ‘ that opens no phrase is part of a word, as it always was: no new errors.
+    assert matches("‘tool use", title) and matches("‘90s", "Agents of the ‘90s")
+    # Inside a “phrase” or a comment, a ‘ is what it was: a character of the phrase
+    # (“an ‘agent’ loop” had become three terms), or of the comment.
+    assert matches("“tool ‘use’ for”", title.replace("tool use", "tool ‘use’"))
+    assert not matches("“pruning ‘tool’ use”", title)
+    assert matches('"rock ‘n roll" OR agents', title)
+    assert matches("tool # it’s ‘good\nAND ‘tool use’", title)
     with pytest.raises(QuerySyntaxError, match="has no letters or digits"):
         Topic(name="x", slug="x", query="LLM & agents")  # a bare '&' is still refused
     with pytest.raises(QuerySyntaxError, match="has no letters or digits"):
