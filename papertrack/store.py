@@ -819,7 +819,13 @@ class Store:
         # index.json older than the week files, restored from a backup. One the id map
         # still places papers in is a week file gone by other hands: read on, an export
         # with a marker left by any killed write gave 4,498 of 4,802 papers and exit 0.
-        placed = self.ids_placed_outside(on_disk)
+        placed, held, whole = self._ids_outside(on_disk)
+        dirty = self.dirty_path.exists()
+        if not dirty and not (whole and held >= sum(counts.values())):
+            # An id map damaged or gone cannot tell an emptied week from a lost one:
+            # "the index is older" sent a user to a repair that dropped 2,226 papers
+            # and said "nothing lost".
+            placed = {w: ["?"] for w in gone}
         emptied = [w for w in gone if not placed.get(w)]
         gone = [w for w in gone if placed.get(w)]
         if gone:
@@ -827,7 +833,7 @@ class Store:
             raise self.missing_weeks_error(
                 gone, f": the index counts {counted(lost, 'paper')} there"
             )
-        if not self.dirty_path.exists():
+        if not dirty:
             # The readers' counts would be the old index's: stop, but not with "missing,
             # restore them from a backup", which sent the user hunting for files whose
             # papers are all in later weeks.
@@ -860,17 +866,25 @@ class Store:
         """Week -> the ids the id map places in it, for the weeks not in ``on_disk`` (a
         damaged shard is passed over: doctor names it). Reads every shard: for the
         rare checks of a store whose week files are missing."""
+        return self._ids_outside(on_disk)[0]
+
+    def _ids_outside(self, on_disk: AbstractSet[str]) -> tuple[dict[str, list[str]], int, bool]:
+        """:meth:`ids_placed_outside`, with how many ids the shards read hold and
+        whether every shard could be read."""
         id_map = IdMap(self)
         placed: dict[str, list[str]] = {}
+        held, whole = 0, True
         for path in self.shard_files():
             try:
                 pairs = [(str(p), str(w)) for p, w in id_map.shard(path.stem).items()]
             except (StoreError, ValueError, TypeError, AttributeError):
+                whole = False
                 continue
+            held += len(pairs)
             for pid, week in pairs:
                 if week not in on_disk:
                     placed.setdefault(week, []).append(pid)
-        return placed
+        return placed, held, whole
 
     def week_paths(self) -> list[Path]:
         """Every week file on disk (``papers/*.json``, no hidden ones), in name order.

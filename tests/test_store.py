@@ -718,8 +718,24 @@ def test_an_index_older_than_the_week_files_is_not_called_missing_weeks(
     assert Store(store.path).weeks() == ["2025-09-01", "2025-08-04"]
     store.dirty_path.unlink()
     # A week file the id map still places papers in is missing, as before.
-    store.partition_path("2025-08-04").unlink()
+    week = store.partition_path("2025-08-04")
+    kept = week.read_bytes()
+    week.unlink()
     with pytest.raises(StoreError, match="2025-08-04.json is missing"):
+        Store(store.path).weeks()
+    week.write_bytes(kept)
+    # An id map gone or damaged cannot tell: the week may hold lost papers.
+    for shard in store.shard_files():
+        shard.write_bytes(b"damaged")
+    with pytest.raises(StoreError, match="2025-08-11.json is missing"):
+        Store(store.path).weeks()
+    import shutil
+
+    shutil.rmtree(store.ids_dir)
+    with pytest.raises(StoreError, match="2025-08-11.json is missing"):
+        Store(store.path).weeks()
+    store.partition_path("2025-08-04").unlink()
+    with pytest.raises(StoreError, match="2025-08-04.json and 1 more week file are missing"):
         Store(store.path).weeks()
 
 
