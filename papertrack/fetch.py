@@ -175,9 +175,9 @@ class FetchReport:
     unchanged: int = 0
     skipped: int = 0
     resumed_at: int | None = None  # pages already done by an earlier run
-    #: The first submission day an API fetch asked for: its range's first, or an
-    #: earlier one of a window a stopped run left.
-    asked_from: date | None = None
+    #: The submission days an API fetch asked for: its range's, and the windows a
+    #: stopped run left (:func:`_resume_plan`).
+    asked: list[tuple[date, date]] = field(default_factory=list)
     note: str | None = None
     warnings: list[str] = field(default_factory=list)
     #: What a run says but need not mail from cron: printed without --quiet, and
@@ -867,61 +867,125 @@ def _note_api_range(
 
 
 #: How many days before its own a ``--days`` run reaches back for the papers no
-#: fetch asked for since the last API fetch of its categories (a machine off for a
-#: week); a longer gap is named with the fetch that closes it, not fetched. (The
-#: help of fetch --days names it.)
+#: fetch asked for (a machine off for a week, a failed night); older days no fetch
+#: asked for are named with the fetch that brings them. (The help of fetch --days
+#: names it.)
 DAYS_CATCH_UP = 31
+#: Days of API coverage kept (by the day a span ends): a gap older than that is no
+#: longer named, as a missed listing is named for a month.
+COVERAGE_KEPT_DAYS = 4 * DAYS_CATCH_UP
 
 
-def _unasked(known: dict[str, Any], categories: Sequence[str], asked_from: date) -> dict[str, date]:
-    """Category -> the first submission day whose papers the last API fetch of it
-    (``known``: the listings file) may not have brought, when that is before
-    ``asked_from``. The last fetch brought the listing of its ``through`` day, and
-    the papers of days before that are announced up to ``ANNOUNCED_WITHIN`` days
-    later: a fetch that starts right after ``through`` missed them (a paper sent on
-    a Friday evening, announced on Monday night). Categories fetched by listing
-    since are left to the listings' own count of missed days."""
+def _coverage_key(category: str) -> str:
+    return f"api days {category}"
+
+
+def _coverage(known: dict[str, Any], category: str) -> tuple[date | None, list[tuple[date, date]]]:
+    """The day API fetches of ``category`` began to be followed, and the submission
+    days they brought for sure since, as sorted spans (:func:`_note_coverage`); a
+    damaged record is none."""
+    record = known.get(_coverage_key(category))
+    if not isinstance(record, dict):
+        return None, []
+    try:
+        start = date.fromisoformat(record.get("from", ""))
+    except (TypeError, ValueError):
+        return None, []
+    spans = []
+    for pair in record.get("spans") or ():
+        try:
+            low, high = (date.fromisoformat(d) for d in pair)
+        except (TypeError, ValueError):
+            continue
+        if _plausible(low) and _plausible(high) and low <= high:
+            spans.append((low, high))
+    return (start if _plausible(start) else None), _union(spans)
+
+
+def _note_coverage(
+    home: Path, categories: Sequence[str], asked: Sequence[tuple[date, date]], through: date
+) -> None:
+    """Add the submission days a whole API fetch brought for sure to each of
+    ``categories``' coverage: of each span it asked for, the days up to
+    ``ANNOUNCED_WITHIN`` before ``through``, the last listing it brought (a paper
+    sent later may be announced after it ran). Kept as spans, not one range: a
+    fetch of other days (a --since by hand after days off) replaced the record of
+    the nights before, and the gap between them went unnamed. The coverage starts
+    with the first fetch noted; days before it (a backfill, a clock set months
+    back) are no gap of the fetches that follow."""
     from papertrack.dates import ANNOUNCED_WITHIN
 
-    lasts = _last_listings(known, categories)
-    starts: dict[str, date] = {}
+    sure = through - timedelta(days=ANNOUNCED_WITHIN)
+    brought = [(low, min(high, sure)) for low, high in asked if low <= min(high, sure)]
+    oldest = through - timedelta(days=COVERAGE_KEPT_DAYS)
+
+    def record(known: dict[str, Any]) -> dict[str, Any] | None:
+        for cat in categories:
+            start, spans = _coverage(known, cat)
+            start = max(start or min(low for low, _ in brought), oldest)
+            kept = [(a, b) for a, b in _union([*spans, *brought]) if b >= start]
+            known[_coverage_key(cat)] = {
+                "from": start.isoformat(),
+                "spans": [[a.isoformat(), b.isoformat()] for a, b in kept],
+            }
+        return known
+
+    if brought:
+        with contextlib.suppress(OSError, PapertrackError):
+            StateFile(home / paths.FETCH_LISTINGS).update(record, _state_lock(home), indent=1)
+
+
+def _union(spans: Sequence[tuple[date, date]]) -> list[tuple[date, date]]:
+    """``spans`` merged where they overlap or touch, sorted."""
+    merged: list[tuple[date, date]] = []
+    for low, high in sorted(spans):
+        if merged and low <= merged[-1][1] + timedelta(days=1):
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
+
+
+def _unasked(known: dict[str, Any], categories: Sequence[str], first: date) -> list[date]:
+    """The days before ``first`` whose papers of some of ``categories`` no API fetch
+    brought for sure, since the coverage began (the days before a user's first fetch
+    are none of its business) or :data:`COVERAGE_KEPT_DAYS` ago: a gap is named
+    until it is that old."""
+    days: set[date] = set()
     for cat in categories:
-        before = _api_range(known, cat)
-        if before is None:
+        start, spans = _coverage(known, cat)
+        if start is None or start >= first:
             continue
-        through = before[2]
-        unbrought = through - timedelta(days=ANNOUNCED_WITHIN)
-        listed = lasts[cat]
-        if unbrought < asked_from and (listed is None or listed < through):
-            starts[cat] = unbrought
-    return starts
+        for low, high in _subtract([(start, first - timedelta(days=1))], spans):
+            days.update(low + timedelta(days=n) for n in range((high - low).days + 1))
+    return sorted(days)
 
 
 def _catch_up(known: dict[str, Any], categories: Sequence[str], first: date) -> date:
-    """The first day a ``--days`` run whose own days start on ``first`` asks for:
-    back to where the last API fetch of ``categories`` left off (:func:`_unasked`),
-    when that is at most :data:`DAYS_CATCH_UP` days before. A nightly ``--days 1`` on
-    a machine that was off for a week asked for its last six days only, and the
-    papers submitted before them were never asked for (673 of them, exit 0, no word)."""
-    starts = _unasked(known, categories, first)
-    near = [day for day in starts.values() if (first - day).days <= DAYS_CATCH_UP]
+    """The first day a ``--days`` run whose own days start on ``first`` asks for: the
+    first of the last :data:`DAYS_CATCH_UP` days before it whose papers no fetch
+    brought for sure (:func:`_unasked`). A nightly ``--days 1`` on a machine off for
+    a week asked for its last six days only, and the papers submitted before them
+    were never asked for (673 of them, exit 0, no word)."""
+    near = [d for d in _unasked(known, categories, first) if (first - d).days <= DAYS_CATCH_UP]
     return min([first, *near])
 
 
-def _days_gap(known: dict[str, Any], categories: Sequence[str], asked_from: date) -> str | None:
-    """The warning for the papers no fetch asked for between the last API fetch of
-    ``categories`` (``known``, the listings file before this run) and a ``--days``
-    run that asked from ``asked_from`` on, further back than it reaches
-    (:func:`_catch_up`): a cron job that stopped for over a month."""
-    starts = _unasked(known, categories, asked_from)
-    if not starts:
+def _days_gap(known: dict[str, Any], categories: Sequence[str], first: date) -> str | None:
+    """The warning for the days before ``first`` (the first a ``--days`` run asked
+    for, after :func:`_catch_up`) whose papers no fetch brought for sure: too far
+    back to catch up. Named on every such run until a fetch brings them or they
+    leave the coverage kept, as a listing names a missed day: said once, one cron
+    mail lost or unread lost them."""
+    days = _unasked(known, categories, first)
+    if not days:
         return None
-    low, high = min(starts.values()), asked_from - timedelta(days=1)
+    low, high = days[0], days[-1]
     span = f"on {low}" if low == high else f"from {low} to {high}"
     return (
-        f"no fetch asked arXiv for all the papers of {', '.join(starts)} submitted {span}: "
-        f"the last one ran before arXiv had announced them, and this one's --days starts "
-        f"on {asked_from}. Fetch them: {_fetch_command(list(starts), f'--since {low}')}"
+        f"no fetch asked arXiv for all the papers of {', '.join(categories)} submitted "
+        f"{span}, more than {DAYS_CATCH_UP} days before this --days run's days. Fetch them: "
+        f"{_fetch_command(list(categories), f'--since {low}')}"
     )
 
 
@@ -1299,13 +1363,11 @@ def fetch_range(
     key = f"api {'+'.join(sorted(cats))} size={size} {digest}" + (f" {run}" if run else "")
     lock = _run_lock(settings.home, key)
     started = _now()
-    # What earlier API fetches of these categories covered, before this one is noted;
-    # read under the run's lock, so a run that finds the same fetch running says
-    # nothing of days it will not fetch.
-    covered = StateFile(settings.home / paths.FETCH_LISTINGS).read()
     try:
         if catch_up:
-            reach = _catch_up(covered, cats, first)
+            # Read under the run's lock: a run that finds the same fetch running says
+            # nothing of days it will not fetch.
+            reach = _catch_up(StateFile(settings.home / paths.FETCH_LISTINGS).read(), cats, first)
             if reach < first:
                 report.notes.append(
                     f"Also asking for the papers submitted from {reach} to "
@@ -1314,11 +1376,15 @@ def fetch_range(
                 )
                 first = reach
         done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
+        through = _listings_through(last, started)
+        _note_api_range(settings.home, cats, first, last, through)
+        _note_coverage(settings.home, cats, report.asked, through)
         if catch_up:
-            gap = _days_gap(covered, cats, report.asked_from or first)
+            # After this fetch is noted: the windows a stopped run left count as asked.
+            known = StateFile(settings.home / paths.FETCH_LISTINGS).read()
+            gap = _days_gap(known, cats, first)
             if gap is not None:
                 report.warnings.append(gap)
-        _note_api_range(settings.home, cats, first, last, _listings_through(last, started))
         return done
     except PapertrackError as exc:
         # What the pages stored before the failure found (a window taken as ended,
@@ -1426,9 +1492,7 @@ def _fetch_windows(
         if offset and isinstance(saved.get("last_page"), str):
             state["last_page"] = saved["last_page"]  # the page before the one to fetch
     state["range"] = [first.isoformat(), last.isoformat()]
-    report.asked_from = (
-        min(date.fromisoformat(a) for a, _ in state["windows"]) if state["windows"] else first
-    )
+    report.asked = [(date.fromisoformat(a), date.fromisoformat(b)) for a, b in state["windows"]]
     # A count arXiv never filled on an earlier run of this fetch: arXiv's count stays
     # wrong for weeks at a time, and a nightly run failed every other night, each
     # failed run's mark deleted by the next run's success.

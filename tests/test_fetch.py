@@ -1853,20 +1853,62 @@ def test_a_days_run_after_days_off_asks_for_the_days_no_fetch_asked_for(
     # The next night: its own days reach back to what the last could not get.
     assert night(date(2026, 8, 7))[:2] == ([], [])
     notes, warnings, asked = night(date(2026, 8, 11))  # three nights off
-    # The Aug 7 run had the listing of Aug 7: papers sent Aug 3 on may come later.
+    # The Aug 7 run had the listing of Aug 7: papers sent after Aug 3 may come later.
     assert notes == [
-        "Also asking for the papers submitted from 2026-08-03 to 2026-08-05: no fetch "
+        "Also asking for the papers submitted from 2026-08-04 to 2026-08-05: no fetch "
         "asked for all of them after the last one."
     ]
-    assert warnings == [] and "202608030000 TO 202608112359" in asked
+    assert warnings == [] and "202608040000 TO 202608112359" in asked
     assert night(date(2026, 8, 12))[:2] == ([], [])  # caught up
-    notes, warnings, _ = night(date(2026, 10, 30))  # a month and more off
-    assert notes == []
+    notes, warnings, asked = night(date(2026, 10, 30))  # two months and more off
+    # The last month is fetched; the days before it are named, with the fetch.
+    assert notes == [
+        "Also asking for the papers submitted from 2026-09-24 to 2026-10-24: no fetch "
+        "asked for all of them after the last one."
+    ]
     (said,) = warnings
-    assert "papers of cs.AI submitted from 2026-08-08 to 2026-10-24" in said
-    assert said.endswith("Fetch them: papertrack fetch -c cs.AI --since 2026-08-08")
+    assert "papers of cs.AI submitted from 2026-08-09 to 2026-09-23" in said
+    assert said.endswith("Fetch them: papertrack fetch -c cs.AI --since 2026-08-09")
+    # Named again the next night, until a fetch brings them.
+    assert night(date(2026, 10, 31))[1] == [said]
+    night(date(2026, 11, 1), catch_up=False)  # the user's --since, here of its own days
+    assert night(date(2026, 11, 2))[1] == [said]
+    fetch_range(["cs.AI"], date(2026, 8, 9), date(2026, 11, 2), _upsert(store), settings,
+                run="--since 2026-08-09")  # fmt: skip
+    assert night(date(2026, 11, 3))[:2] == ([], [])
     # A range asked for by its days (--since) is taken as asked.
     assert night(date(2026, 11, 30), catch_up=False)[:2] == ([], [])
+
+
+def test_a_fetch_of_other_days_does_not_hide_a_gap_from_the_next_days_run(
+    httpserver: HTTPServer, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The coverage was one span, replaced by a fetch that did not join it: a --since
+    by hand after days off (1,248 papers), or a clock set two months back, and the
+    next --days run saw no gap, or named two months the cron had fetched."""
+    from papertrack import fetch
+
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+
+    def at(day: date, first: date, *, catch_up: bool = True) -> list[str]:
+        moment = datetime(day.year, day.month, day.day, 6, 30, tzinfo=UTC)
+        monkeypatch.setattr(fetch, "_now", lambda: moment)
+        run = "--days 1" if catch_up else f"--since {first}"
+        report = fetch_range(["cs.AI"], first, day, _upsert(store), settings, run=run,
+                             catch_up=catch_up)  # fmt: skip
+        return report.notes
+
+    for day in (6, 7):
+        assert at(date(2026, 8, day), date(2026, 8, day - 5)) == []
+    at(date(2026, 6, 7), date(2026, 6, 2))  # a clock two months back: old days, noted too
+    at(date(2026, 8, 20), date(2026, 8, 12), catch_up=False)  # "this week", by hand
+    notes = at(date(2026, 8, 21), date(2026, 8, 16))
+    assert notes == [
+        "Also asking for the papers submitted from 2026-08-04 to 2026-08-15: no fetch "
+        "asked for all of them after the last one."
+    ]
 
 
 def test_a_days_run_after_days_off_also_asks_for_the_days_since_the_last_fetch(
@@ -1889,20 +1931,20 @@ def test_a_days_run_after_days_off_also_asks_for_the_days_since_the_last_fetch(
 
     assert "Also asking" not in night(date(2026, 8, 6)).stderr
     late = night(date(2026, 8, 15))  # eight days off
-    said = "Also asking for the papers submitted from 2026-08-02 to 2026-08-09"
+    said = "Also asking for the papers submitted from 2026-08-03 to 2026-08-09"
     assert said in late.stderr and "Warning" not in late.stderr
-    assert "202608020000 TO 202608152359" in " ".join(api.queries())
+    assert "202608030000 TO 202608152359" in " ".join(api.queries())
     quiet = night(date(2026, 8, 20), "-q", "--json")  # four days off, quietly
     assert quiet.stderr == ""
     assert any(n.startswith("Also asking") for n in json.loads(quiet.stdout)["notes"])
     from papertrack.paths import home
 
-    assert "Also asking for the papers submitted from 2026-08-11" in (
+    assert "Also asking for the papers submitted from 2026-08-12" in (
         home() / "papertrack.log"
     ).read_text(encoding="utf-8")
-    months = night(date(2026, 10, 30))  # off for over a month: named, not fetched
-    assert "Also asking" not in months.stderr
-    assert "papertrack fetch -c cs.AI --since 2026-08-16" in months.stderr
+    months = night(date(2026, 10, 30))  # off for over two months
+    assert "Also asking for the papers submitted from 2026-09-24" in months.stderr
+    assert "papertrack fetch -c cs.AI --since 2026-08-17" in months.stderr
 
 
 def test_a_moving_since_meets_an_unfilled_count_on_one_night_only(
