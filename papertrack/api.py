@@ -230,12 +230,14 @@ def _categories(category: object) -> list[str]:
         UsageError: not text or a list of text; or a blank name, which read as none
             kept every paper (a script's unset variable), as ``-c ''`` is refused.
     """
+    from collections.abc import Iterable
+
     if category is None:
         return []
     if isinstance(category, str):
         wanted: list[object] = [category]
-    elif isinstance(category, Sequence | set | frozenset) and not isinstance(category, bytes):
-        wanted = list(category)
+    elif isinstance(category, Iterable) and not isinstance(category, bytes | bytearray):
+        wanted = list(category)  # a list, a set, dict.keys(), a generator
     else:
         raise UsageError(
             f"category is {type(category).__name__}, not a category's name or a list "

@@ -824,7 +824,7 @@ def trial_view(trial: Trial, title: str) -> Group:
         if week.no_data:
             weeks.add_row(shown, Text("no data", style="dim italic"), "0", "–")
             continue
-        part = f"{100 * week.count / week.total:.1f}%" if week.total else "–"
+        part = format_share(week.count / week.total, short=True) if week.total else "–"
         weeks.add_row(shown, f"{week.count:,}", f"{week.total:,}", part)
     parts += [weeks, Text("")]
     if trial.sample:

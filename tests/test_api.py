@@ -478,6 +478,10 @@ def test_bad_arguments_are_refused_before_a_retag_and_the_retag_is_logged(
         papertrack.latest_papers(store, category=b"cs.CL")  # type: ignore[arg-type]
     with pytest.raises(PapertrackError, match="names no category"):
         papertrack.latest_papers(store, category="")
+    # Any iterable of names, as before: dict keys, a generator.
+    every = papertrack.latest_papers(store, category=["cs.AI"], limit=50)
+    assert papertrack.latest_papers(store, category={"cs.AI": 1}.keys(), limit=50) == every
+    assert papertrack.latest_papers(store, category=(c for c in ["cs.AI"]), limit=50) == every
     assert papertrack.latest_papers(store, "zebras")  # the retag runs here ...
     logged = log.read_text(encoding="utf-8")[len(before) :]
     assert "[api] Retagged the stored papers" in logged and "zebras +" in logged  # ... and says so
