@@ -1492,6 +1492,8 @@ def _fetch_windows(
         if offset and isinstance(saved.get("last_page"), str):
             state["last_page"] = saved["last_page"]  # the page before the one to fetch
     state["range"] = [first.isoformat(), last.isoformat()]
+    # Not the windows a stopped run finished: when it ran, papers of their last days
+    # may not have been announced yet. Counted as not asked, they are asked again.
     report.asked = [(date.fromisoformat(a), date.fromisoformat(b)) for a, b in state["windows"]]
     # A count arXiv never filled on an earlier run of this fetch: arXiv's count stays
     # wrong for weeks at a time, and a nightly run failed every other night, each
