@@ -178,6 +178,8 @@ class FetchReport:
     #: The submission days an API fetch asked for: its range's, and the windows a
     #: stopped run left (:func:`_resume_plan`).
     asked: list[tuple[date, date]] = field(default_factory=list)
+    #: The latest time the server's answers gave (their ``Date`` header).
+    server_time: datetime | None = None
     note: str | None = None
     warnings: list[str] = field(default_factory=list)
     #: What a run says but need not mail from cron: printed without --quiet, and
@@ -324,8 +326,9 @@ class _Throttle:
             lock.release()
 
 
-def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
+def _get(url: str, timeout: float, now: float) -> tuple[int, bytes, datetime | None]:
     """GET ``url`` on a fresh connection; retryable failures raise :class:`_Retry`.
+    Returns the status, the body and the time the server's ``Date`` header gives.
 
     ``timeout`` bounds the whole request, body included (see :mod:`papertrack.net`).
     """
@@ -334,6 +337,7 @@ def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
     try:
         with net.get(url, timeout=timeout, deadline=timeout) as response:
             body = response.read_body(feeds.MAX_FEED_BYTES)
+            said = _server_time(response.headers.get("Date"))
     except net.NetError as exc:
         if exc.retryable:
             raise _Retry(exc.reason, slow=exc.slow) from None
@@ -360,11 +364,22 @@ def _get(url: str, timeout: float, now: float) -> tuple[int, bytes]:
         if code == 400 and body.lstrip().startswith(b"<"):
             # The arXiv API sends its error feed with HTTP 400: parse it. Any other
             # answer of 4xx is no page of papers, whatever its body holds.
-            return code, body
+            return code, body, said
         raise FeedError(
             f"{net.said_url(url)} answered HTTP {code} {response.reason}. Check the URL"
         ) from None
-    return code, body
+    return code, body, said
+
+
+def _server_time(value: str | None) -> datetime | None:
+    """A ``Date`` header as an aware time; None when there is none or it is no date."""
+    if not value:
+        return None
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class _Client:
@@ -393,9 +408,14 @@ class _Client:
             self.throttle.wait()
             try:
                 try:
-                    status, body = _get(url, settings.timeout, settings.clock())
+                    status, body, dated = _get(url, settings.timeout, settings.clock())
                 finally:
                     self.throttle.done()
+                if dated is not None:
+                    # The server's clock, for what this fetch can have brought: a
+                    # client clock a month fast vouched for days not yet announced.
+                    seen = self.report.server_time
+                    self.report.server_time = dated if seen is None else max(seen, dated)
                 result = check(status, body)
                 if attempt:
                     self.report.pages_retried += 1
@@ -885,14 +905,14 @@ def _coverage(known: dict[str, Any], category: str) -> tuple[date | None, list[t
     days they brought for sure since, as sorted spans (:func:`_note_coverage`); a
     damaged record is none."""
     record = known.get(_coverage_key(category))
-    if not isinstance(record, dict):
+    if not isinstance(record, dict) or not isinstance(record.get("spans"), list):
         return None, []
     try:
         start = date.fromisoformat(record.get("from", ""))
     except (TypeError, ValueError):
         return None, []
     spans = []
-    for pair in record.get("spans") or ():
+    for pair in record["spans"]:
         try:
             low, high = (date.fromisoformat(d) for d in pair)
         except (TypeError, ValueError):
@@ -1376,7 +1396,9 @@ def fetch_range(
                 )
                 first = reach
         done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
-        through = _listings_through(last, started)
+        # What the fetch can have brought, by the server's clock when it is behind ours.
+        server = report.server_time
+        through = _listings_through(last, min(started, server) if server else started)
         _note_api_range(settings.home, cats, first, last, through)
         _note_coverage(settings.home, cats, report.asked, through)
         if catch_up:

@@ -1911,6 +1911,33 @@ def test_a_fetch_of_other_days_does_not_hide_a_gap_from_the_next_days_run(
     ]
 
 
+def test_a_client_clock_ahead_of_the_servers_vouches_for_no_day_and_damage_is_no_crash(
+    httpserver: HTTPServer, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clock a month fast noted days arXiv had not announced as fetched, so a gap
+    later went unnamed (945 papers); a "spans" of the wrong kind in the file stopped
+    every --days run with "failed unexpectedly"."""
+    from papertrack import fetch, paths
+    from papertrack.files import StateFile
+
+    api = FakeArxiv(httpserver)  # its answers carry the real time in their Date header
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+    ahead = datetime.now(UTC) + timedelta(days=60)
+    monkeypatch.setattr(fetch, "_now", lambda: ahead)
+    day = ahead.date()
+    fetch_range(["cs.AI"], day - timedelta(days=5), day, _upsert(store), settings,
+                run="--days 1", catch_up=True)  # fmt: skip
+    listings = StateFile(isolated_home / paths.FETCH_LISTINGS)
+    record = listings.read().get("api days cs.AI")
+    assert record is None  # none of those days had come: none is noted as brought
+    # A record damaged by hand is read as none, and written anew.
+    for damaged in (5, True, "x", None, [["2026-01-01"]]):
+        listings.write({"api days cs.AI": {"from": "2026-08-01", "spans": damaged}})
+        fetch_range(["cs.AI"], day - timedelta(days=5), day, _upsert(store), settings,
+                    run="--days 1", catch_up=True)  # fmt: skip
+
+
 def test_a_days_run_after_days_off_also_asks_for_the_days_since_the_last_fetch(
     httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
