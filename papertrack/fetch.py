@@ -966,19 +966,26 @@ def _union(spans: Sequence[tuple[date, date]]) -> list[tuple[date, date]]:
     return merged
 
 
-def _unasked(known: dict[str, Any], categories: Sequence[str], first: date) -> list[date]:
-    """The days before ``first`` whose papers of some of ``categories`` no API fetch
-    brought for sure, since the coverage began (the days before a user's first fetch
-    are none of its business) or :data:`COVERAGE_KEPT_DAYS` ago: a gap is named
-    until it is that old."""
-    days: set[date] = set()
+def _unasked(
+    known: dict[str, Any], categories: Sequence[str], first: date
+) -> dict[str, list[date]]:
+    """Category -> the days before ``first`` whose papers of it no API fetch brought
+    for sure, since the coverage began (the days before a user's first fetch are
+    none of its business) or :data:`COVERAGE_KEPT_DAYS` ago: a gap is named until it
+    is that old. Categories without such days are left out."""
+    holes: dict[str, list[date]] = {}
     for cat in categories:
         start, spans = _coverage(known, cat)
         if start is None or start >= first:
             continue
-        for low, high in _subtract([(start, first - timedelta(days=1))], spans):
-            days.update(low + timedelta(days=n) for n in range((high - low).days + 1))
-    return sorted(days)
+        days = [
+            low + timedelta(days=n)
+            for low, high in _subtract([(start, first - timedelta(days=1))], spans)
+            for n in range((high - low).days + 1)
+        ]
+        if days:
+            holes[cat] = days
+    return holes
 
 
 def _catch_up(known: dict[str, Any], categories: Sequence[str], first: date) -> date:
@@ -987,7 +994,8 @@ def _catch_up(known: dict[str, Any], categories: Sequence[str], first: date) -> 
     brought for sure (:func:`_unasked`). A nightly ``--days 1`` on a machine off for
     a week asked for its last six days only, and the papers submitted before them
     were never asked for (673 of them, exit 0, no word)."""
-    near = [d for d in _unasked(known, categories, first) if (first - d).days <= DAYS_CATCH_UP]
+    holes = _unasked(known, categories, first).values()
+    near = [d for days in holes for d in days if (first - d).days <= DAYS_CATCH_UP]
     return min([first, *near])
 
 
@@ -997,15 +1005,17 @@ def _days_gap(known: dict[str, Any], categories: Sequence[str], first: date) -> 
     back to catch up. Named on every such run until a fetch brings them or they
     leave the coverage kept, as a listing names a missed day: said once, one cron
     mail lost or unread lost them."""
-    days = _unasked(known, categories, first)
-    if not days:
+    holes = _unasked(known, categories, first)
+    if not holes:
         return None
-    low, high = days[0], days[-1]
+    # Of the categories with days missing: another on the same line has none.
+    low = min(days[0] for days in holes.values())
+    high = max(days[-1] for days in holes.values())
     span = f"on {low}" if low == high else f"from {low} to {high}"
     return (
-        f"no fetch asked arXiv for all the papers of {', '.join(categories)} submitted "
+        f"no fetch asked arXiv for all the papers of {', '.join(holes)} submitted "
         f"{span}, more than {DAYS_CATCH_UP} days before this --days run's days. Fetch them: "
-        f"{_fetch_command(list(categories), f'--since {low}')}"
+        f"{_fetch_command(list(holes), f'--since {low}')}"
     )
 
 

@@ -1938,6 +1938,32 @@ def test_a_client_clock_ahead_of_the_servers_vouches_for_no_day_and_damage_is_no
                     run="--days 1", catch_up=True)  # fmt: skip
 
 
+def test_a_gap_of_one_category_of_a_line_names_that_category_alone(
+    httpserver: HTTPServer, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two cron lines joined into one: the warning named and refetched both
+    categories, where one had no gap."""
+    from papertrack import fetch
+
+    api = FakeArxiv(httpserver)
+    store = Store(store_dir())
+    settings = _settings(isolated_home, api.url)
+
+    def at(day: date, cats: list[str]) -> list[str]:
+        moment = datetime(day.year, day.month, day.day, 6, 30, tzinfo=UTC)
+        monkeypatch.setattr(fetch, "_now", lambda: moment)
+        first = day - timedelta(days=5)
+        return fetch_range(cats, first, day, _upsert(store), settings, run="--days 1",
+                           catch_up=True).warnings  # fmt: skip
+
+    at(date(2026, 8, 6), ["cs.CL"])  # cs.CL's line stops here
+    for day in range(6, 32):
+        at(date(2026, 8, day), ["cs.AI"])  # cs.AI's goes on
+    (said,) = at(date(2026, 10, 1), ["cs.AI", "cs.CL"])
+    assert "the papers of cs.CL submitted from 2026-08-03 to 2026-08-25" in said
+    assert said.endswith("Fetch them: papertrack fetch -c cs.CL --since 2026-08-03")
+
+
 def test_a_days_run_after_days_off_also_asks_for_the_days_since_the_last_fetch(
     httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
