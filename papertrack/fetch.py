@@ -944,9 +944,16 @@ def _note_coverage(
             start, spans = _coverage(known, cat)
             start = max(start or min(low for low, _ in brought), oldest)
             kept = [(a, b) for a, b in _union([*spans, *brought]) if b >= start]
+            before = known.get(_coverage_key(cat))
             known[_coverage_key(cat)] = {
                 "from": start.isoformat(),
                 "spans": [[a.isoformat(), b.isoformat()] for a, b in kept],
+                # The gap named last, and since when (:func:`_days_gap`).
+                **(
+                    {"named": before["named"]}
+                    if isinstance(before, dict) and "named" in before
+                    else {}
+                ),
             }
         return known
 
@@ -999,23 +1006,49 @@ def _catch_up(known: dict[str, Any], categories: Sequence[str], first: date) -> 
     return min([first, *near])
 
 
-def _days_gap(known: dict[str, Any], categories: Sequence[str], first: date) -> str | None:
-    """The warning for the days before ``first`` (the first a ``--days`` run asked
-    for, after :func:`_catch_up`) whose papers no fetch brought for sure: too far
-    back to catch up. Named on every such run until a fetch brings them or they
-    leave the coverage kept, as a listing names a missed day: said once, one cron
-    mail lost or unread lost them."""
-    holes = _unasked(known, categories, first)
-    if not holes:
+def _days_gap(home: Path, categories: Sequence[str], first: date, day: date) -> str | None:
+    """The warning, on ``day``, for the days before ``first`` (the first a ``--days``
+    run asked for, after :func:`_catch_up`) whose papers no fetch brought for sure:
+    too far back to catch up. A gap is named by every such run for
+    :data:`DAYS_CATCH_UP` days from the one that first named it, as a listing names
+    a missed day (said once, one cron mail lost or unread lost them), and then no
+    more: one API fetch tried months before a cron began was named every night for
+    four months. A later gap is named anew."""
+    told: list[tuple[str, list[date]]] = []
+
+    def name(known: dict[str, Any]) -> dict[str, Any] | None:
+        holes = _unasked(known, categories, first)
+        changed = False
+        for cat, days in holes.items():
+            record = known.get(_coverage_key(cat))
+            if not isinstance(record, dict):
+                continue
+            named = record.get("named")
+            since = None
+            with contextlib.suppress(TypeError, ValueError):
+                if isinstance(named, list) and named[0] == days[0].isoformat():
+                    since = date.fromisoformat(named[1])
+            if since is None:
+                record["named"] = [days[0].isoformat(), day.isoformat()]
+                changed = True
+            elif (day - since).days > DAYS_CATCH_UP:
+                continue
+            told.append((cat, days))
+        return known if changed else None
+
+    with contextlib.suppress(OSError, PapertrackError):
+        StateFile(home / paths.FETCH_LISTINGS).update(name, _state_lock(home), indent=1)
+    if not told:
         return None
     # Of the categories with days missing: another on the same line has none.
-    low = min(days[0] for days in holes.values())
-    high = max(days[-1] for days in holes.values())
+    low = min(days[0] for _, days in told)
+    high = max(days[-1] for _, days in told)
     span = f"on {low}" if low == high else f"from {low} to {high}"
+    cats = [cat for cat, _ in told]
     return (
-        f"no fetch asked arXiv for all the papers of {', '.join(holes)} submitted "
+        f"no fetch asked arXiv for all the papers of {', '.join(cats)} submitted "
         f"{span}, more than {DAYS_CATCH_UP} days before this --days run's days. Fetch them: "
-        f"{_fetch_command(list(holes), f'--since {low}')}"
+        f"{_fetch_command(cats, f'--since {low}')}"
     )
 
 
@@ -1413,8 +1446,8 @@ def fetch_range(
         _note_coverage(settings.home, cats, report.asked, through)
         if catch_up:
             # After this fetch is noted: the windows a stopped run left count as asked.
-            known = StateFile(settings.home / paths.FETCH_LISTINGS).read()
-            gap = _days_gap(known, cats, first)
+            day = (min(started, server) if server else started).date()
+            gap = _days_gap(settings.home, cats, first, day)
             if gap is not None:
                 report.warnings.append(gap)
         return done

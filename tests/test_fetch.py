@@ -1873,6 +1873,10 @@ def test_a_days_run_after_days_off_asks_for_the_days_no_fetch_asked_for(
     assert night(date(2026, 10, 31))[1] == [said]
     night(date(2026, 11, 1), catch_up=False)  # the user's --since, here of its own days
     assert night(date(2026, 11, 2))[1] == [said]
+    # Named for a month from the night that first named it, then no more (one fetch
+    # tried months before a cron began was named every night for four months).
+    assert night(date(2026, 11, 30))[1] == [said]
+    assert night(date(2026, 12, 1))[1] == []
     fetch_range(["cs.AI"], date(2026, 8, 9), date(2026, 11, 2), _upsert(store), settings,
                 run="--since 2026-08-09")  # fmt: skip
     assert night(date(2026, 11, 3))[:2] == ([], [])
