@@ -23,14 +23,7 @@ from typing import Any, Literal
 from papertrack.errors import PapertrackError
 from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
-from papertrack.momentum import (
-    DEFAULT_WINDOW,
-    chart_first,
-    count_days,
-    day_counts,
-    empty_so_far,
-    papers_through,
-)
+from papertrack.momentum import DEFAULT_WINDOW, count_days, day_counts, measure, papers_through
 from papertrack.query import And, Category, Node, Not, Or, Term, query_terms
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
@@ -189,20 +182,13 @@ def try_topic(
             slot = rng.randrange(matches)
             if slot < sample:
                 chosen[slot] = paper
-    days = day_counts(per_day)
     all_days = store.index().days.get(ALL, {})
-    first = chart_first(as_of, weeks)
-    series = []
-    for n in range(weeks):
-        start = first + timedelta(days=7 * n)
-        last = min(start + timedelta(days=6), as_of)
-        total = count_days(all_days, start, last)
-        empty = not total and empty_so_far(all_days, start, as_of)
-        series.append(WeekCount(start, count_days(days, start, last), total, empty))
-    recent_first = as_of - timedelta(days=RECENT_DAYS - 1)
-    recent = (
-        count_days(days, recent_first, as_of) if count_days(all_days, recent_first, as_of) else None
+    # Its weeks and last 4 weeks as momentum counts them: no data, zero so far.
+    measured = measure(
+        day_counts(per_day), all_days, as_of=as_of, window=DEFAULT_WINDOW, weeks=weeks
     )
+    series = [WeekCount(w.start, w.count or 0, w.total, w.so_far_empty) for w in measured.weeks]
+    recent = measured.current.count if measured.current.total else None
     chosen.sort(key=lambda p: (p.paper_date.isoformat() if p.paper_date else "", p.arxiv_id))
     return Trial(
         topic=topic,
