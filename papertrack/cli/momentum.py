@@ -136,22 +136,16 @@ def as_of_day(
     day = parse_as_of(as_of, window, weeks, fixed=fixed)
     if as_of is None:
         return behind_store_day(store, day, quiet)
-    if not quiet:
-        note_after_today(day)
-    return day
-
-
-def note_after_today(day: date) -> None:
-    """Say on stderr that an --as-of after today counts weeks that have not happened."""
     from papertrack.momentum import today
 
-    if day > today():
+    if day > today() and not quiet:
         # Accepted (a chart may be drawn ahead), but said: its last weeks are empty
         # because they have not happened, not because the topic went quiet.
         say(
             f"Note: --as-of {shown_day(day)} is after today ({shown_day(today())}): "
             "the weeks after today hold no papers yet."
         )
+    return day
 
 
 def _topic_momentum(

@@ -22,7 +22,6 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
-    behind_store_day,
     busy,
     complete_topic,
     errors,
@@ -83,15 +82,13 @@ def as_of_date(value: str | None) -> date:
     return parse_as_of(value, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS, fixed=True)
 
 
-def counted_day(store: Store, day: date, as_of: str | None) -> date:
-    """The day the topic lists count to: --as-of's ``day`` (with a note when it is
-    after today), else today or the newest paper's day of a store that is behind."""
-    from papertrack.cli.momentum import note_after_today
+def counted_day(store: Store, as_of: str | None) -> date:
+    """The day the topic lists count to, as momentum measures to it
+    (:func:`papertrack.cli.momentum.as_of_day`)."""
+    from papertrack import momentum
+    from papertrack.cli.momentum import as_of_day
 
-    if as_of is None:
-        return behind_store_day(store, day)
-    note_after_today(day)
-    return day
+    return as_of_day(store, as_of, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS, fixed=True)
 
 
 def counted_store(catalog: Catalog) -> Store:
@@ -249,7 +246,7 @@ def topics_list(
         day = as_of_date(as_of)
         catalog = load_catalog()
         store = counted_store(catalog)
-        day = counted_day(store, day, as_of)
+        day = counted_day(store, as_of)
         rows = [_topic_row(t, store, day, through=as_of is not None) for t in catalog.topics]
 
         def table() -> Any:
@@ -299,7 +296,7 @@ def topics_show(
         chosen = catalog.find(topic)
         store = counted_store(catalog)
         note_topic_store(store, chosen)
-        day = counted_day(store, day, as_of)
+        day = counted_day(store, as_of)
         info = _topic_row(chosen, store, day, through=as_of is not None)
         default = Catalog.load(paths.default_topics_file()).by_slug(chosen.slug)
         user = chosen.source == "user"

@@ -151,7 +151,7 @@ def topics_test(
         else:
             keep = None
             note_query_store(store, topic.query)
-        day = counted_day(store, day, as_of)  # as 'topics' and 'momentum' count
+        day = counted_day(store, as_of)  # as 'topics' and 'momentum' count
         chosen_seed = secrets.randbelow(10_000) if seed is None else seed
         with busy(f"Trying {topic.name} on every stored paper") as progress:
             trial = try_topic(
