@@ -233,10 +233,8 @@ def _retry_after(value: str | None, now: float) -> float | None:
     value = value.strip()
     if value.isascii() and value.isdigit():  # "²" is a digit to str.isdigit, not to float
         return float(value)
-    with contextlib.suppress(TypeError, ValueError, IndexError):
-        moment = email.utils.parsedate_to_datetime(value)
-        return max(0.0, moment.timestamp() - now)
-    return None
+    moment = _server_time(value)
+    return None if moment is None else max(0.0, moment.timestamp() - now)
 
 
 #: What to do when a fetch lock is held too long. PAPERTRACK_LOCK_TIMEOUT, which a
@@ -944,17 +942,12 @@ def _note_coverage(
             start, spans = _coverage(known, cat)
             start = max(start or min(low for low, _ in brought), oldest)
             kept = [(a, b) for a, b in _union([*spans, *brought]) if b >= start]
-            before = known.get(_coverage_key(cat))
-            known[_coverage_key(cat)] = {
-                "from": start.isoformat(),
-                "spans": [[a.isoformat(), b.isoformat()] for a, b in kept],
-                # The gap named last, and since when (:func:`_days_gap`).
-                **(
-                    {"named": before["named"]}
-                    if isinstance(before, dict) and "named" in before
-                    else {}
-                ),
-            }
+            # Updated, not replaced: it also keeps the gap named last (:func:`_days_gap`).
+            entry = known.get(_coverage_key(cat))
+            entry = entry if isinstance(entry, dict) else {}
+            entry["from"] = start.isoformat()
+            entry["spans"] = [[a.isoformat(), b.isoformat()] for a, b in kept]
+            known[_coverage_key(cat)] = entry
         return known
 
     if brought:
@@ -1441,13 +1434,13 @@ def fetch_range(
         done = _fetch_windows(cats, first, last, upsert, settings, key, report, progress, on_resume)
         # What the fetch can have brought, by the server's clock when it is behind ours.
         server = report.server_time
-        through = _listings_through(last, min(started, server) if server else started)
+        moment = min(started, server) if server else started
+        through = _listings_through(last, moment)
         _note_api_range(settings.home, cats, first, last, through)
         _note_coverage(settings.home, cats, report.asked, through)
         if catch_up:
             # After this fetch is noted: the windows a stopped run left count as asked.
-            day = (min(started, server) if server else started).date()
-            gap = _days_gap(settings.home, cats, first, day)
+            gap = _days_gap(settings.home, cats, first, moment.date())
             if gap is not None:
                 report.warnings.append(gap)
         return done
