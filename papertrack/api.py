@@ -273,10 +273,11 @@ def _log(text: str) -> None:
 
     from papertrack import logfile
 
-    path = logfile.log_path(os.environ.get("PAPERTRACK_LOG_FILE") or None)
+    named = os.environ.get("PAPERTRACK_LOG_FILE") or None
+    path = logfile.log_path(named)
     if path is not None:
         with contextlib.suppress(OSError):
-            logfile.write(path, text, "api", rotate=not os.environ.get("PAPERTRACK_LOG_FILE"))
+            logfile.write(path, text, "api", rotate=named is None)
 
 
 def ingest_files(

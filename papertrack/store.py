@@ -821,13 +821,12 @@ class Store:
         # with a marker left by any killed write gave 4,498 of 4,802 papers and exit 0.
         placed, held, whole = self._ids_outside(on_disk)
         dirty = self.dirty_path.exists()
-        if not dirty and not (whole and held >= sum(counts.values())):
-            # An id map damaged or gone cannot tell an emptied week from a lost one:
-            # "the index is older" sent a user to a repair that dropped 2,226 papers
-            # and said "nothing lost".
-            placed = {w: ["?"] for w in gone}
-        emptied = [w for w in gone if not placed.get(w)]
-        gone = [w for w in gone if placed.get(w)]
+        # An id map damaged or gone cannot tell an emptied week from a lost one: "the
+        # index is older" sent a user to a repair that dropped 2,226 papers and said
+        # "nothing lost".
+        trusted = dirty or (whole and held >= sum(counts.values()))
+        emptied = [w for w in gone if trusted and not placed.get(w)]
+        gone = [w for w in gone if not trusted or placed.get(w)]
         if gone:
             lost = sum(counts[w] for w in gone)
             raise self.missing_weeks_error(
