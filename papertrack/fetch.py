@@ -1029,8 +1029,12 @@ def _days_gap(home: Path, categories: Sequence[str], first: date, day: date) -> 
             told.append((cat, days))
         return known if changed else None
 
-    with contextlib.suppress(OSError, PapertrackError):
-        StateFile(home / paths.FETCH_LISTINGS).update(name, _state_lock(home), indent=1)
+    state = StateFile(home / paths.FETCH_LISTINGS)
+    try:
+        state.update(name, _state_lock(home), indent=1)
+    except (OSError, PapertrackError):
+        if not told:  # its lock not had (a home no one may write): every gap is named
+            told = list(_unasked(state.read(), categories, first).items())
     if not told:
         return None
     # Of the categories with days missing: another on the same line has none.

@@ -1873,6 +1873,20 @@ def test_a_days_run_after_days_off_asks_for_the_days_no_fetch_asked_for(
     assert night(date(2026, 10, 31))[1] == [said]
     night(date(2026, 11, 1), catch_up=False)  # the user's --since, here of its own days
     assert night(date(2026, 11, 2))[1] == [said]
+    # A listings file that cannot be written names them all the same.
+    from papertrack import paths
+    from papertrack.files import StateFile
+
+    update = StateFile.update
+
+    def unwritable(self: StateFile, *args: Any, **kwargs: Any) -> None:
+        if self.path.name == paths.FETCH_LISTINGS:
+            raise OSError(13, "Permission denied")
+        update(self, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(StateFile, "update", unwritable)
+        assert night(date(2026, 11, 2))[1] == [said]
     # Named for a month from the night that first named it, then no more (one fetch
     # tried months before a cron began was named every night for four months).
     assert night(date(2026, 11, 30))[1] == [said]
