@@ -41,12 +41,16 @@ import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from papertrack.errors import StoreError
 from papertrack.index import week_sort_key
 from papertrack.query import And, Category, Not, Or, Term, author_words, tokenize
+
+if TYPE_CHECKING:
+    from papertrack.learn import Words
 
 __all__ = [
     "FILE",
@@ -78,23 +82,33 @@ _SCHEMA = (
 _TEX = re.compile(r"[\\$]")
 
 
-def _column(text: str) -> str:
-    """The folded words of ``text``, each once, and those of its rendered TeX."""
-    words = tokenize(text)
+def _column(text: str, read: Iterable[str] | None = None) -> str:
+    """The folded words of ``text``, each once, and those of its rendered TeX;
+    ``read``: the words of ``text`` as rendered, if split already."""
     if _TEX.search(text):
         from papertrack.tex import render_tex
 
-        words += tokenize(render_tex(text))  # tagging reads TeX as it renders
-    return " ".join(dict.fromkeys(words))
+        words = tokenize(text) + tokenize(render_tex(text))  # tagging reads TeX as it renders
+        return " ".join(dict.fromkeys(words))
+    # Without TeX, the text is its rendering: the words tagging split are its words.
+    return " ".join(dict.fromkeys(tokenize(text) if read is None else read))
 
 
 def index_row(
-    title: str, abstract: str, authors: Sequence[str], categories: Sequence[str]
+    title: str,
+    abstract: str,
+    authors: Sequence[str],
+    categories: Sequence[str],
+    words: Words | None = None,
 ) -> tuple[str, str, str, str]:
-    """The four FTS columns of a paper's raw fields."""
+    """The four FTS columns of a paper's raw fields; ``words``: title and abstract as
+    tagging read them (:func:`papertrack.learn.read` of their rendered text), if it did."""
+    title_words = abstract_words = None
+    if words is not None:
+        title_words, abstract_words = words[0], chain.from_iterable(words[1])
     return (
-        _column(title),
-        _column(abstract),
+        _column(title, title_words),
+        _column(abstract, abstract_words),
         " ".join(dict.fromkeys(author_words(authors))),
         " ".join(dict.fromkeys(tokenize(" ".join(categories)))),
     )

@@ -74,15 +74,38 @@ class PaperText:
         authors: Iterable[str] = (),
         categories: Iterable[str] = (),
     ) -> None:
-        # One split and one set for title and abstract together: on a typical
-        # abstract, splitting and building the set of words is most of the cost
-        # of tagging a paper. The "|" token between them survives because
-        # folding is already done; it keeps phrases from running from title into
-        # abstract, and no query word can ever be "|".
+        # One split for title and abstract together: on a typical abstract,
+        # splitting and building the set of words is most of the cost of tagging
+        # a paper. The "|" token between them survives because folding is already
+        # done; it keeps phrases from running from title into abstract, and no
+        # query word can ever be "|".
         words = (fold(title) + " | " + fold(abstract)).split()
+        self._set(words, words[: words.index("|")], authors, categories)
+
+    @classmethod
+    def of_words(
+        cls,
+        title: list[str],
+        abstract: Iterable[str],
+        authors: Iterable[str] = (),
+        categories: Iterable[str] = (),
+    ) -> PaperText:
+        """The text of a paper whose title and abstract are already split into words
+        (:func:`papertrack.query.tokenize`'s): ingest splits them once for the queries,
+        the models and the search index."""
+        text = cls.__new__(cls)
+        text._set([*title, "|", *abstract], title, authors, categories)
+        return text
+
+    def _set(
+        self,
+        words: list[str],
+        title_words: list[str],
+        authors: Iterable[str],
+        categories: Iterable[str],
+    ) -> None:
         self.text_set: AbstractSet[str] = set(words)
         self.text_str = " " + " ".join(words) + " "
-        title_words = words[: words.index("|")]
         self.title_set: AbstractSet[str] = set(title_words)
         self.title_str = " " + " ".join(title_words) + " "
         self.categories: AbstractSet[str] = {c.strip().casefold() for c in categories}

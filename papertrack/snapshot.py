@@ -40,6 +40,7 @@ from papertrack.text import counted
 
 if TYPE_CHECKING:
     from papertrack.ingest import IngestOptions
+    from papertrack.learn import Words
     from papertrack.topics import Catalog
     from papertrack.writer import StoreWriter
 
@@ -209,11 +210,14 @@ class _Preparer:
                 out.filtered += 1
                 continue
             parsed.append((lineno, paper))
-        # Tagged together: the models score the whole chunk in one pass.
+        # Tagged together: the models score the whole chunk in one pass. The words
+        # tagging splits title and abstract into make the index rows too.
+        words: list[Words] = []
         tags = self.catalog.tag_many(
-            [(p.title, p.abstract, p.authors, p.categories, p.arxiv_id) for _, p in parsed]
+            [(p.title, p.abstract, p.authors, p.categories, p.arxiv_id) for _, p in parsed],
+            words,
         )
-        for (lineno, paper), tagged in zip(parsed, tags, strict=True):
+        for n, ((lineno, paper), tagged) in enumerate(zip(parsed, tags, strict=True)):
             record = paper.to_record()
             record["tags"] = list(tagged)
             try:
@@ -223,7 +227,7 @@ class _Preparer:
                 out.broken.append(lineno)
                 continue
             out.records.append(record)
-            out.text_rows.append(index_row(*record_fields(record)))
+            out.text_rows.append(index_row(*record_fields(record), words[n] if words else None))
         out.broken.sort()
         out.dates_dropped = dates.dropped
         return out

@@ -16,8 +16,9 @@ import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from papertrack.config import loads_toml
 from papertrack.errors import (
@@ -56,6 +57,9 @@ from papertrack.query import (
 )
 from papertrack.text import clean_text, quoted, visible
 
+if TYPE_CHECKING:
+    from papertrack.learn import Words
+
 # The query language and the matchers moved to papertrack.query and
 # papertrack.matching; their names stay importable from here.
 __all__ = [
@@ -83,6 +87,7 @@ __all__ = [
     "default_hits",
     "model_features",
     "model_text",
+    "model_words",
     "parse_query",
     "prefilter",
     "query_terms",
@@ -606,14 +611,23 @@ def as_bundled(topic: Topic) -> bool:
 
 
 def default_hits(
-    title: str, abstract: str, authors: Sequence[str] = (), categories: Sequence[str] = ()
+    title: str,
+    abstract: str,
+    authors: Sequence[str] = (),
+    categories: Sequence[str] = (),
+    words: Words | None = None,
 ) -> tuple[str, ...]:
     """The slugs of the bundled topics whose bundled query (and category filter) the
-    paper matches; ``title`` and ``abstract`` already TeX-rendered."""
+    paper matches; ``title`` and ``abstract`` already TeX-rendered, ``words`` their
+    :func:`papertrack.learn.read`, if made already."""
     hints = _hints()
     if not hints.prefilter(title, abstract, authors):
         return ()
-    return hints.tagger(PaperText(title, abstract, authors, categories))
+    if words is None:
+        return hints.tagger(PaperText(title, abstract, authors, categories))
+    title_words, sentences = words
+    abstract_words = chain.from_iterable(sentences)
+    return hints.tagger(PaperText.of_words(title_words, abstract_words, authors, categories))
 
 
 def model_text(
@@ -625,6 +639,19 @@ def model_text(
 
     title, abstract = render_tex(title), render_tex(abstract)
     return title, abstract, default_hits(title, abstract, authors, categories)
+
+
+def model_words(
+    title: str, abstract: str, authors: Sequence[str] = (), categories: Sequence[str] = ()
+) -> tuple[list[str], list[list[str]], tuple[str, ...]]:
+    """:func:`model_text` with title and abstract :func:`papertrack.learn.read`, split
+    once for the queries and the models: (title words, sentences, hints)."""
+    from papertrack.learn import read
+    from papertrack.tex import render_tex
+
+    title, abstract = render_tex(title), render_tex(abstract)
+    words = read(title, abstract)
+    return (*words, default_hits(title, abstract, authors, categories, words))
 
 
 def model_features(
@@ -1124,27 +1151,35 @@ class Catalog:
         return self._decided(models.decide_text(title, abstract, hits), queried, hits)
 
     def tag_many(
-        self, papers: Sequence[tuple[str, str, Sequence[str], Sequence[str], str | None]]
+        self,
+        papers: Sequence[tuple[str, str, Sequence[str], Sequence[str], str | None]],
+        words_out: list[Words] | None = None,
     ) -> list[tuple[str, ...]]:
         """:meth:`tag_fields` of each of ``papers`` (its arguments, a tuple a paper),
         the models' scores made for all of them at once (:meth:`ModelSet.decide_many`):
-        for a chunk of a bulk import."""
+        for a chunk of a bulk import. Each paper's rendered title and abstract are
+        split into words once, and, when the catalog has models, those words
+        (:func:`papertrack.learn.read`) are added to ``words_out`` for the
+        paper's search index row (:func:`papertrack.fulltext.index_row`)."""
+        from papertrack.learn import read
         from papertrack.tex import render_tex
 
         models = self.model_set
         if models is None or not papers:
             return [self.tag_fields(*paper) for paper in papers]
-        read = []
+        made = []
         for title, abstract, authors, categories, _ in papers:
             title, abstract = render_tex(title), render_tex(abstract)
             queried = self._queried(title, abstract, authors, categories)
-            read.append(
-                (title, abstract, default_hits(title, abstract, authors, categories), queried)
-            )
-        fired = models.decide_many([(title, abstract, hits) for title, abstract, hits, _ in read])
+            title_words, sentences = words = read(title, abstract)
+            if words_out is not None:
+                words_out.append(words)
+            hits = default_hits(title, abstract, authors, categories, words)
+            made.append((title_words, sentences, hits, queried))
+        fired = models.decide_many([(title, sentences, hits) for title, sentences, hits, _ in made])
         return [
-            self.settled(self._decided(made, queried, hits), paper[4])
-            for (_, _, hits, queried), made, paper in zip(read, fired, papers, strict=True)
+            self.settled(self._decided(decided, queried, hits), paper[4])
+            for (_, _, hits, queried), decided, paper in zip(made, fired, papers, strict=True)
         ]
 
     def _queried(

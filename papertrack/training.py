@@ -742,9 +742,9 @@ def train_matrix(papers: Sequence[Labelled]) -> tuple[Matrix, learn.FeatureIds]:
 
 def _word_runs(_: None, papers: Sequence[Labelled]) -> Any:
     from papertrack.learn import word_runs
-    from papertrack.topics import model_text
+    from papertrack.topics import model_words
 
-    return word_runs(model_text(p.title, p.abstract, (), p.categories) for p in papers)
+    return word_runs(model_words(p.title, p.abstract, (), p.categories) for p in papers)
 
 
 def fit_default(topic: Any, labelled: Sequence[Labelled], train: TrainSet | None = None) -> Choice:

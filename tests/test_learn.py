@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papertrack.learn import FORMAT, ModelSet, TopicModel, features, prf, units
+from papertrack.learn import FORMAT, ModelSet, TopicModel, features, prf, read_all, units
 from tests.synthetic import INDICATIVE, Corpus, corpus, cross_validated
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -402,8 +402,10 @@ def test_decide_text_decides_as_features_and_decide(
         (title, abstract, hints),
         ("", "", []),
     ]
-    assert models.decide_many(batch)[3] == expected
-    assert models.decide_many(batch) == [models.decide(features(*paper)) for paper in batch]
+    assert models.decide_many(read_all(batch))[3] == expected
+    assert models.decide_many(read_all(batch)) == [
+        models.decide(features(*paper)) for paper in batch
+    ]
 
 
 def test_decide_many_sums_weights_beyond_32_bits_exactly() -> None:
@@ -416,8 +418,10 @@ def test_decide_many_sums_weights_beyond_32_bits_exactly() -> None:
         }
     )
     batch = [("agents", "cafe", []), ("agents", "", []), ("", "cafe", []), ("", "", [])]
-    assert models.decide_many(batch) == [models.decide(features(*paper)) for paper in batch]
-    assert models.decide_many(batch) == [{"small"}, {"big", "small"}, set(), set()]
+    assert models.decide_many(read_all(batch)) == [
+        models.decide(features(*paper)) for paper in batch
+    ]
+    assert models.decide_many(read_all(batch)) == [{"small"}, {"big", "small"}, set(), set()]
 
 
 def test_the_finder_finds_the_weighed_features_of_real_papers() -> None:
@@ -449,7 +453,7 @@ def test_the_finder_finds_the_weighed_features_of_real_papers() -> None:
     many = [
         d
         for i in range(0, len(batch), 500)
-        for d in models.decide_many([paper for paper, _ in batch[i : i + 500]])
+        for d in models.decide_many(read_all(paper for paper, _ in batch[i : i + 500]))
     ]
     assert many == [decided for _, decided in batch]
     # Both ways of splitting an abstract were used, and the models did fire.

@@ -14,12 +14,22 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from papertrack import paths, training
-from papertrack.learn import features
+from papertrack.fulltext import index_row
+from papertrack.learn import features, read
 from papertrack.paths import default_topics_file
 from papertrack.tex import render_tex
-from papertrack.topics import Catalog, PaperText, decided, default_hits
+from papertrack.topics import (
+    Catalog,
+    PaperText,
+    decided,
+    default_hits,
+    model_text,
+    model_words,
+)
 
 LABELLED = list(itertools.islice(training.load_labelled(paths.labels_file()), 0, 12850, 43))
 
@@ -138,3 +148,40 @@ def test_tag_text_reads_bundled_queries_from_the_shared_pass_as_each_topic_alone
             and t.matches(PaperText(paper.title, paper.abstract, (), paper.categories))
         )
         assert catalog.tag_text(text) == alone, paper.arxiv_id
+
+
+def check_split_once(title: str, abstract: str) -> None:
+    """Title and abstract split into words once (as ingest and a retag split them) are
+    read as each reader splitting them itself reads them: the queries, the models
+    and the search index row."""
+    authors, categories = ["Ann O'Neil", "B. Ü"], ["cs.AI", "cs.CL"]
+    rendered = render_tex(title), render_tex(abstract)
+    words = read(*rendered)
+    flat = itertools.chain.from_iterable(words[1])
+    alone = PaperText(*rendered, authors, categories)
+    shared = PaperText.of_words(words[0], flat, authors, categories)
+    for name in ("text_set", "text_str", "title_set", "title_str", "categories", "author_str"):
+        assert getattr(shared, name) == getattr(alone, name), name
+    assert index_row(title, abstract, authors, categories, words) == index_row(
+        title, abstract, authors, categories
+    )
+    made = model_words(title, abstract, authors, categories)
+    text = model_text(title, abstract, authors, categories)
+    assert made == (*words, text[2])
+    assert made[2] == default_hits(*rendered, authors, categories)
+
+
+def test_real_text_split_once_is_read_as_each_reader_splits_it() -> None:
+    for paper in LABELLED:
+        check_split_once(paper.title, paper.abstract)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="aAzé ß1.?!\n$\\{}^_-~|\u200b", max_size=40),
+    st.text(alphabet="aAzé ß1.?!\n$\\{}^_-~|\u200b", max_size=80),
+)
+def test_any_text_split_once_is_read_as_each_reader_splits_it(title: str, abstract: str) -> None:
+    # TeX ($, \\, braces), carets that join, sentence ends, accents, zero-width spaces.
+    check_split_once(title, abstract)
+    check_split_once(f"$\\textbf{{A}}$gent {title}", f"We train M$^3$ agents. {abstract}")

@@ -254,8 +254,9 @@ def test_the_train_matrix_is_the_matrix_of_each_papers_feature_names(
     # gives, on papers it was not made from as well (words it lacks).
     other = training.load_labelled(paths.labels_file())[-300:]
     texts = [model_text(p.title, p.abstract, (), p.categories) for p in [*papers[:300], *other]]
-    from_names = learn.FeatureIds(list(made.names)).ids(texts)
-    assert all((a == b).all() for a, b in zip(table.ids(texts), from_names, strict=True))
+    read = learn.read_all(texts)
+    from_names = learn.FeatureIds(list(made.names)).ids(read)
+    assert all((a == b).all() for a, b in zip(table.ids(read), from_names, strict=True))
     assert table.size == len(made.names) and len(from_names[1]) > 300 * 250
 
 
@@ -266,14 +267,15 @@ def test_the_vocabulary_of_any_text_is_its_feature_names(
 ) -> None:
     names, rows, ids = learn.vocabulary(papers)
     for cut in range(len(papers) + 1):  # read in two parts, put together: the same
-        parts = [learn.word_runs(papers[:cut]), learn.word_runs(papers[cut:])]
+        read = learn.read_all(papers)
+        parts = [learn.word_runs(read[:cut]), learn.word_runs(read[cut:])]
         apart = learn.vocabulary_of(parts)
         assert apart[0] == names and apart[1].tolist() == rows.tolist()
         assert apart[2].tolist() == ids.tolist()
         # Its table finds those ids again, as the table read from the names does.
-        found = apart[3].ids(papers)
+        found = apart[3].ids(read)
         assert found[0].tolist() == rows.tolist() and found[1].tolist() == ids.tolist()
-        swapped = [(abstract, title, hints) for title, abstract, hints in papers]
+        swapped = learn.read_all((abstract, title, hints) for title, abstract, hints in papers)
         mine, theirs = apart[3].ids(swapped), learn.FeatureIds(names).ids(swapped)
         assert mine[0].tolist() == theirs[0].tolist() and mine[1].tolist() == theirs[1].tolist()
     made = [learn.features(*paper) for paper in papers]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from papertrack import paths, training, vectors
 from papertrack.fulltext import TextIndex
-from papertrack.learn import features
+from papertrack.learn import features, read_all
 from papertrack.storage import PAPERS_TABLE, AtomicJSONStorage
 from papertrack.store import Store, record_fields
 from papertrack.topics import Catalog, model_text
@@ -418,7 +418,7 @@ def test_ids_from_text_in_batches_are_the_ids_of_each_papers_feature_names(
     words = vocabulary(sample)
     docs = [doc for _, week in weeks(sample) for doc in week]
     texts = [model_text(*record_fields(doc)) for doc in docs]
-    rows, ids = words.table.ids(texts)
+    rows, ids = words.table.ids(read_all(texts))
     assert len(ids) > 200 * len(docs)  # hundreds of features a paper
     bounds = rows.searchsorted(range(len(texts) + 1)).tolist()
     made = [ids[bounds[n] : bounds[n + 1]].tolist() for n in range(len(texts))]
@@ -436,7 +436,7 @@ def test_ids_from_text_match_feature_names_for_any_text_and_vocabulary(
     every = sorted({name for p in papers for name in features(*p)})
     names = sorted(random.Random(seed).sample(every, len(every) // 2))
     found = vectors.Vocabulary("k", names)
-    rows, ids = found.table.ids(papers)
+    rows, ids = found.table.ids(read_all(papers))
     for n, paper in enumerate(papers):
         assert ids[rows == n].tolist() == found.encode(features(*paper))
 
