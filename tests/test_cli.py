@@ -219,6 +219,14 @@ def test_latest_table_shows_the_topic_page() -> None:
     assert "cs.AI" in result.stdout
     # authors as "A, B, C +N"
     assert re.search(r"\w+, [^,\n│]+, [^,\n│]+ \+\d+", result.stdout)
+    # All of them (fewer than -n) say nothing more; fewer rows than "(N)" say they
+    # are the newest of N.
+    assert 2 < count < 20
+    assert "The newest" not in result.stdout and result.stdout.rstrip().endswith("┘")
+    some = run("latest", "llm-agent-training", "-n", "2").stdout
+    assert some.rstrip().endswith(f"The newest 2 of {count} (-n sets how many).")
+    cards = run("latest", "llm-agent-training", "-n", "2", "--abstract").stdout
+    assert cards.rstrip().endswith(f"The newest 2 of {count} (-n sets how many).")
 
 
 def test_latest_header_says_what_its_count_covers_under_filters() -> None:
@@ -230,6 +238,11 @@ def test_latest_header_says_what_its_count_covers_under_filters() -> None:
     assert result.exit_code == 0
     header = f"LLM Agent Training — latest papers in cs.CL (of {len(whole)} in the topic)"
     assert header in " ".join(result.stdout.split())
+    assert "The newest" not in result.stdout  # fewer than -n: all that match
+    # As many as -n of an uncounted filter: there may be more, not "of N".
+    cut = run("latest", "llm-agent-training", "-c", "cs.CL", "-n", str(len(only))).stdout
+    more = f"The newest {len(only)} that match; there may be more (-n sets how many)."
+    assert cut.rstrip().endswith(more)
     since = run("latest", "llm-agent-training", "--since", "2025-08-20", "-c", "cs.CL")
     assert "latest papers since 2025-08-20 in cs.CL" in " ".join(since.stdout.split())
     # A --since that leaves nothing names the newest stored paper (a stopped fetch).
@@ -257,6 +270,7 @@ def test_latest_header_says_what_its_count_covers_under_filters() -> None:
     alone = run("latest", "--since", day, "-n", "3")
     header = f"latest papers since {day}: {len(dated)} of {len(every_paper)} stored"
     assert header in " ".join(alone.stdout.split())
+    assert alone.stdout.rstrip().endswith(f"The newest 3 of {len(dated)} (-n sets how many).")
 
 
 def test_latest_abstract_cards_show_the_abstract() -> None:

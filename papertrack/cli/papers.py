@@ -48,7 +48,7 @@ from papertrack.cli.common import (
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
 from papertrack.models import paper_filter
-from papertrack.text import counted, visible
+from papertrack.text import counted, newest_of, visible
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -441,16 +441,23 @@ def latest(
             match=unsaved.matches_fields if unsaved else None,
             within=store.candidates(unsaved.node) if unsaved else None,
         )
-        header, name = _latest_header(store, chosen, query, start, category or [])
+        header, name, total = _latest_header(store, chosen, query, start, category or [])
         names = {t.slug: t.name for t in catalog.topics}
 
         def table() -> Any:
+            from rich.console import Group
+            from rich.text import Text
+
             from papertrack import render
 
             shown = render.led_by(papers, slug)
+            view: Any
             if abstract:
-                return render.paper_cards(shown, header, names)
-            return render.papers_table(shown, header, names, out().width)
+                view = render.paper_cards(shown, header, names)
+            else:
+                view = render.papers_table(shown, header, names, out().width)
+            more = _more_latest(len(papers), limit, total)
+            return Group(view, Text(more, style="dim")) if more else view
 
         emit_papers(papers, fmt, table)
         if not papers:
@@ -567,8 +574,9 @@ def _latest_header(
     query: str | None,
     since: datetime | None = None,
     categories: Sequence[str] = (),
-) -> tuple[str, str]:
-    """The table's header, and what the papers are of (for messages).
+) -> tuple[str, str, int | None]:
+    """The table's header, what the papers are of (for messages), and how many
+    papers the rows are the newest of, where the index's counts say (None: unknown).
 
     The count is the topic's stored papers, as the index keeps it, and with --since
     from a day's start those dated since then, which the index's counts per day
@@ -585,21 +593,32 @@ def _latest_header(
         if categories:
             filters.append("in " + ", ".join(categories))
         if not filters:
-            return f"{name} — latest papers ({count:,})", name
+            return f"{name} — latest papers ({count:,})", name, count
         whole = "in the topic" if chosen else "stored"
         if day and since == datetime(day.year, day.month, day.day, tzinfo=UTC) and not categories:
             dated = count - store.count_through(slug, day - timedelta(days=1))
-            return f"{name} — latest papers since {day}: {dated:,} of {count:,} {whole}", name
+            header = f"{name} — latest papers since {day}: {dated:,} of {count:,} {whole}"
+            return header, name, dated
         # The count is not of the rows: "(148 in all)" above 74 rows of cs.CL read
         # as a count of them.
-        return f"{name} — latest papers {' '.join(filters)} (of {count:,} {whole})", name
+        return f"{name} — latest papers {' '.join(filters)} (of {count:,} {whole})", name, None
     # Counting every match would read the whole store: the header gives none. The
     # query is shown as typed, not in quotes of the header's own, which made
     # 'world model*' (two words) read as the phrase "world model*".
     flat = " ".join(query.split())
     scope = f"{chosen.name}, query:" if chosen else "Query:"
     where = f" in {chosen.name}" if chosen else ""
-    return f"{scope} {flat} — latest papers", f"the query {flat}{where}"
+    return f"{scope} {flat} — latest papers", f"the query {flat}{where}", None
+
+
+def _more_latest(shown: int, limit: int, total: int | None) -> str:
+    """What `latest` says under its rows when they are not all there is: "Latest
+    papers (147)" over 20 rows read as the whole list."""
+    if total is not None:
+        return newest_of(shown, total)
+    if shown and shown == limit:  # the count is not known: only that more may match
+        return f"The newest {shown:,} that match; there may be more (-n sets how many)."
+    return ""
 
 
 def _nothing_latest(store: Store, name: str, given: Sequence[str], query: str | None) -> str:
