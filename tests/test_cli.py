@@ -909,6 +909,19 @@ def test_a_log_file_that_is_a_pipe_nobody_reads_never_hangs(
     assert f"Warning: could not write the log {fifo}: it is a pipe nothing reads." in done.stderr
 
 
+def test_a_log_file_of_a_user_with_no_home_is_said_once(isolated_home: Path) -> None:
+    """`--log-file '~nosuchuser/cron.log'` logged nothing and said nothing of it."""
+    ingest(LISTING)
+    named = "~papertrack-no-such-user/cron.log"
+    done = run("--log-file", named, "ingest", str(LISTING), str(LISTING))
+    assert done.exit_code == 0
+    assert done.stderr.count("Warning: could not write the log") == 1
+    assert (
+        f"Warning: could not write the log {named}: ~papertrack-no-such-user names no "
+        "user's home. Name another with --log-file or PAPERTRACK_LOG_FILE.\n"
+    ) in done.stderr
+
+
 def test_every_command_is_mapped_to_the_module_main_imports_for_it() -> None:
     import typer.main
 

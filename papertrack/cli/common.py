@@ -458,6 +458,16 @@ def log(message: str) -> Path | None:
 
     path = logfile.log_path(state.log_file)
     if path is None:
+        if state.log_file and not state.log_failed:
+            # A named log whose ~user has no home: skipped without a word, as an
+            # unwritable one was.
+            state.log_failed = True
+            typer.echo(
+                f"Warning: could not write the log {visible(state.log_file)}: "
+                f"{visible(state.log_file.split('/')[0])} names no user's home. Name "
+                "another with --log-file or PAPERTRACK_LOG_FILE.",
+                err=True,
+            )
         return None
     try:
         logfile.write(path, message, state.command, rotate=not state.log_file)
