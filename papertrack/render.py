@@ -434,6 +434,8 @@ def _bracket(n: int, rows: list[int], m: Momentum, counted: bool = True) -> str:
 
 #: The fewest cells the longest bar is drawn in before the chart gives up words.
 SHORTEST_BAR = 8
+#: The fewest cells of the longest bar of a compact chart on a narrow console.
+NARROWEST_BAR = 3
 
 
 def chart_fit(m: Momentum, console_width: int) -> tuple[int, bool, bool]:
@@ -441,7 +443,8 @@ def chart_fit(m: Momentum, console_width: int) -> tuple[int, bool, bool]:
     ``console_width`` wide: the fullest chart whose labels, counts and bracket fit
     whole beside a bar of at least :data:`SHORTEST_BAR` cells (40 at most), first
     with the bracket's count of its first bar ("from May 30: 12 of 82"), then
-    without, then compact (see :func:`momentum_chart`).
+    without, then compact (see :func:`momentum_chart`), whose bar is shorter still
+    where the console is too narrow (down to :data:`NARROWEST_BAR` cells).
 
     Measured on the chart itself: widths guessed for "Week of Apr 6" left a chart
     across New Year ("Week of Dec 22, 2025") no room, and its counts were dropped
@@ -457,8 +460,12 @@ def chart_fit(m: Momentum, console_width: int) -> tuple[int, bool, bool]:
         marks = max(map(cell_len, brackets), default=0)
         # Three gaps of two cells between the four columns (padding (0, 1), no edges).
         room = console_width - words - counts - marks - 6
-        if room >= SHORTEST_BAR or compact:
-            return max(SHORTEST_BAR, min(40, room)), compact, with_count
+        if room >= SHORTEST_BAR:
+            return min(40, room), compact, with_count
+        if compact:
+            # A shorter bar, not cut labels: at 20 columns "Apr …" named no week, and
+            # the bracket of the last four weeks was gone.
+            return max(NARROWEST_BAR, room), compact, with_count
     raise AssertionError("unreachable: the compact chart is always taken")
 
 

@@ -239,7 +239,7 @@ def test_a_width_too_large_to_lay_out_draws_at_the_widest(monkeypatch: pytest.Mo
     assert len(lines) > 5 and max(len(line) for line in lines) <= MAX_WIDTH
 
 
-@pytest.mark.parametrize("width", ["40", "59"])
+@pytest.mark.parametrize("width", ["26", "40", "59"])
 def test_a_narrow_momentum_chart_keeps_every_week_and_count(
     width: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -257,6 +257,31 @@ def test_a_narrow_momentum_chart_keeps_every_week_and_count(
         count = "no data" if week["count"] is None else f"{week['count']:,}"
         line = rf"^(?:Week of )?{re.escape(label)} +(?:[^\d\s]+ +)?{count}\b"
         assert re.search(line, shown.stdout, re.M), (label, count)
+
+
+@pytest.mark.parametrize("width", [18, 20, 21])
+def test_a_chart_narrower_than_its_compact_words_draws_a_shorter_bar(width: int) -> None:
+    """At 20 columns every label was cut to "Apr …" and the bracket of the last four
+    weeks was gone: the bar kept 8 cells."""
+    from rich.console import Console
+
+    from papertrack.momentum import measure
+    from papertrack.render import momentum_block
+
+    as_of = date(2026, 6, 26)
+    monday = as_of - timedelta(days=as_of.weekday())
+    days = {(monday - timedelta(weeks=k)).isoformat(): [100] * 7 for k in range(12)}
+    topic = {week: [(k + day) % 3 for day in range(7)] for k, week in enumerate(sorted(days))}
+    result = measure(topic, days, as_of=as_of, topic="t", name="Topic")
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(momentum_block(result, "Topic", console_width=width))
+    shown = console.export_text()
+    assert max(len(line) for line in shown.splitlines()) <= width
+    assert "…" not in shown
+    for week in result.weeks:
+        label = f"{week.start:%b} {week.start.day}"
+        assert re.search(rf"^{re.escape(label)} +\S+ +{week.count:,}\b", shown, re.M), label
+    assert re.search(r"\d +┐ *$", shown, re.M) and re.search(r"\d +┘ *$", shown, re.M), shown
 
 
 @pytest.mark.parametrize("width", [40, 50, 60, 70, 80, 92, 100, 110, 120, 160])
