@@ -239,10 +239,13 @@ def test_latest_header_says_what_its_count_covers_under_filters() -> None:
     header = f"LLM Agent Training — latest papers in cs.CL (of {len(whole)} in the topic)"
     assert header in " ".join(result.stdout.split())
     assert "The newest" not in result.stdout  # fewer than -n: all that match
-    # As many as -n of an uncounted filter: there may be more, not "of N".
-    cut = run("latest", "llm-agent-training", "-c", "cs.CL", "-n", str(len(only))).stdout
-    more = f"The newest {len(only)} that match; there may be more (-n sets how many)."
+    exact = run("latest", "llm-agent-training", "-c", "cs.CL", "-n", str(len(only))).stdout
+    assert "The newest" not in exact  # as many as -n: all that match
+    # Fewer than match, of a filter the index does not count: not "of N".
+    cut = run("latest", "llm-agent-training", "-c", "cs.CL", "-n", str(len(only) - 1)).stdout
+    more = f"The newest {len(only) - 1} of those that match (-n sets how many)."
     assert cut.rstrip().endswith(more)
+    assert len(json.loads(run("latest", "-c", "cs.CL", "-n", "2", "--json").stdout)) == 2
     since = run("latest", "llm-agent-training", "--since", "2025-08-20", "-c", "cs.CL")
     assert "latest papers since 2025-08-20 in cs.CL" in " ".join(since.stdout.split())
     # A --since that leaves nothing names the newest stored paper (a stopped fetch).

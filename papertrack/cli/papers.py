@@ -435,12 +435,14 @@ def latest(
         slug = chosen.slug if chosen else None
         papers = store.latest(
             slug,
-            limit=limit,
+            limit=limit + 1,  # one more: whether more match than are shown
             since=start,
             keep=paper_filter(category or []),
             match=unsaved.matches_fields if unsaved else None,
             within=store.candidates(unsaved.node) if unsaved else None,
         )
+        more = len(papers) > limit
+        papers = papers[:limit]
         header, name, total = _latest_header(store, chosen, query, start, category or [])
         names = {t.slug: t.name for t in catalog.topics}
 
@@ -456,8 +458,8 @@ def latest(
                 view = render.paper_cards(shown, header, names)
             else:
                 view = render.papers_table(shown, header, names, out().width)
-            more = _more_latest(len(papers), limit, total)
-            return Group(view, Text(more, style="dim")) if more else view
+            said = _more_latest(len(papers), total, more)
+            return Group(view, Text(said, style="dim")) if said else view
 
         emit_papers(papers, fmt, table)
         if not papers:
@@ -611,13 +613,14 @@ def _latest_header(
     return f"{scope} {flat} — latest papers", f"the query {flat}{where}", None
 
 
-def _more_latest(shown: int, limit: int, total: int | None) -> str:
+def _more_latest(shown: int, total: int | None, more: bool) -> str:
     """What `latest` says under its rows when they are not all there is: "Latest
-    papers (147)" over 20 rows read as the whole list."""
+    papers (147)" over 20 rows read as the whole list. ``total``: how many there
+    are, where the index counts them; ``more``: whether more match than are shown."""
     if total is not None:
         return newest_of(shown, total)
-    if shown and shown == limit:  # the count is not known: only that more may match
-        return f"The newest {shown:,} that match; there may be more (-n sets how many)."
+    if shown and more:  # matches of --category or --query are not counted
+        return f"The newest {shown:,} of those that match (-n sets how many)."
     return ""
 
 
