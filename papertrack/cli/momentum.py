@@ -249,6 +249,16 @@ def trending(
         int,
         typer.Option("--min", help="Hide topics with fewer papers than this in the last window."),
     ] = 0,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            min=1,
+            help="Show only the N fastest growing topics (default: all).",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOpt = Format.table,
     as_json: JsonOpt = False,
 ) -> None:
@@ -262,6 +272,7 @@ def trending(
     \b
         papertrack trending
         papertrack trending --min 20 --window 2
+        papertrack trending -n 5
         papertrack trending --as-of 2026-06-26 --format csv > trending.csv
     """
     from papertrack import momentum as core
@@ -276,7 +287,8 @@ def trending(
         fresh_tags(store, catalog)
         day = as_of_day(store, as_of, window, weeks)
         measured = core.rank(measure_topic(store, t, day, window, weeks) for t in catalog.topics)
-        results = [m for m in measured if m.current.count >= min_count]
+        kept = [m for m in measured if m.current.count >= min_count]
+        results = kept[:limit] if limit is not None else kept
         rows = [
             {"rank": n, **m.to_dict(), "sparkline": core.sparkline([w.count for w in m.weeks])}
             for n, m in enumerate(results, start=1)
@@ -302,13 +314,16 @@ def trending(
             say(EMPTY_STORE)
         elif not results:
             say(f"No topic has {min_count:,} or more papers in the window. Lower --min.")
-        elif len(results) < len(measured):
-            # Said: 12 of the 20 topics read as all there are.
-            hidden = len(measured) - len(results)
-            say(
-                f"{counted(hidden, 'topic')} with fewer than {min_count:,} papers in the "
-                f"window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
-            )
+        else:
+            if len(kept) < len(measured):
+                # Said: 12 of the 20 topics read as all there are.
+                hidden = len(measured) - len(kept)
+                say(
+                    f"{counted(hidden, 'topic')} with fewer than {min_count:,} papers in the "
+                    f"window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
+                )
+            if len(results) < len(kept):
+                say(f"The top {len(results):,} of {len(kept):,} topics (-n sets how many).")
 
 
 # --------------------------------------------------------------------------- topic page
