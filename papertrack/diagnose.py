@@ -23,7 +23,14 @@ from typing import Any, Literal
 from papertrack.errors import PapertrackError
 from papertrack.matching import Matcher, PaperText, compile_query
 from papertrack.models import Paper, Progress
-from papertrack.momentum import DEFAULT_WINDOW, count_days, day_counts, measure, papers_through
+from papertrack.momentum import (
+    DEFAULT_WINDOW,
+    WeekBucket,
+    count_days,
+    day_counts,
+    measure,
+    papers_through,
+)
 from papertrack.query import And, Category, Node, Not, Or, Term, query_terms
 from papertrack.store import ALL, Store
 from papertrack.text import shorten
@@ -34,7 +41,6 @@ __all__ = [
     "TermHit",
     "TopicExplanation",
     "Trial",
-    "WeekCount",
     "explain",
     "explain_topic",
     "recent_count",
@@ -59,31 +65,6 @@ def recent_count(store: Store, slug: str | None, as_of: date, days: int = RECENT
 
 
 @dataclass(frozen=True)
-class WeekCount:
-    """One ISO week (Monday, UTC): papers matching, and all stored papers, up to ``as_of``."""
-
-    start: date
-    count: int
-    total: int
-    #: The as-of day's own week on its Monday or Tuesday, no paper in yet after a
-    #: week with papers: zero so far, not a gap (:func:`papertrack.momentum.empty_so_far`).
-    so_far_empty: bool = False
-
-    @property
-    def no_data(self) -> bool:
-        """A week the store holds no paper of: "no data", never zero (as in momentum)."""
-        return self.total == 0 and not self.so_far_empty
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "week_start": self.start.isoformat(),
-            "count": None if self.no_data else self.count,
-            "total": self.total,
-            "no_data": self.no_data,
-        }
-
-
-@dataclass(frozen=True)
 class Trial:
     """What a definition matches in the store. ``saved`` is false for an ad-hoc query."""
 
@@ -95,7 +76,8 @@ class Trial:
     #: Matches in the :data:`RECENT_DAYS` to :attr:`as_of`; None when the store holds
     #: no paper of those days ("no data", as ``topics list`` and momentum say).
     recent: int | None
-    weeks: tuple[WeekCount, ...]
+    #: As momentum counts them: "no data" (count None), zero so far, the week so far.
+    weeks: tuple[WeekBucket, ...]
     sample: tuple[Paper, ...]
     seed: int
     #: Matches, total and sample counted only papers dated up to :attr:`as_of`
@@ -187,7 +169,6 @@ def try_topic(
     measured = measure(
         day_counts(per_day), all_days, as_of=as_of, window=DEFAULT_WINDOW, weeks=weeks
     )
-    series = [WeekCount(w.start, w.count or 0, w.total, w.so_far_empty) for w in measured.weeks]
     recent = measured.current.count if measured.current.total else None
     chosen.sort(key=lambda p: (p.paper_date.isoformat() if p.paper_date else "", p.arxiv_id))
     return Trial(
@@ -197,7 +178,7 @@ def try_topic(
         matches=matches,
         total=papers_through(all_days, as_of) if until_as_of else store.count(),
         recent=recent,
-        weeks=tuple(series),
+        weeks=measured.weeks,
         sample=tuple(reversed(chosen)),
         seed=seed,
         dated_to_as_of=until_as_of,

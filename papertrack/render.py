@@ -825,10 +825,10 @@ def trial_view(trial: Trial, title: str) -> Group:
     weeks.add_column("Share", justify="right")
     for week in trial.weeks:
         shown = shown_day(week.start)
-        if (trial.as_of - week.start).days < 6:
+        if not week.complete:
             # A week of two days read as a collapse: momentum and trending say so too.
             shown += " (so far)"
-        if week.no_data:
+        if week.count is None:  # no data
             weeks.add_row(shown, Text("no data", style="dim italic"), "0", "–")
             continue
         part = format_share(week.count / week.total, short=True) if week.total else "–"
