@@ -550,11 +550,14 @@ def _collect(
     # so one topic tells: the digest has no --as-of to end its windows at the newest
     # paper, as momentum's note says to, so it measures as of that day, and says so
     # ("As of Dec 4:").
+    probed = day
     probe = measure_topic(store, topics[0], day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
     if probe.unlisted_days and probe.newest_day is not None:
         day = probe.newest_day
     measured = {
-        t.slug: measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
+        t.slug: probe  # measured already, as of the same day
+        if t is topics[0] and day == probed
+        else measure_topic(store, t, day, momentum.DEFAULT_WINDOW, momentum.DEFAULT_WEEKS)
         for t in topics
     }
     # With its cautions ("No data for 26 of the 28 days …"): a digest's "down 53%"
