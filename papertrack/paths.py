@@ -140,7 +140,7 @@ def fetch_pace_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     value = env.get("PAPERTRACK_FETCH_LOCK_DIR")
     if value:
-        return Path(value).expanduser()
+        return _expanded(value, "PAPERTRACK_FETCH_LOCK_DIR")
     import tempfile
 
     user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")

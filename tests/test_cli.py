@@ -923,6 +923,13 @@ def test_a_log_file_of_a_user_with_no_home_is_said_once(isolated_home: Path) -> 
         f"Warning: could not write the log {named}: ~papertrack-no-such-user names no "
         "user's home. Name another with --log-file or PAPERTRACK_LOG_FILE.\n"
     ) in done.stderr
+    # A command writing a file checks it is not the log: that check failed with a
+    # traceback (RuntimeError: Could not determine home directory), and wrote nothing.
+    out = isolated_home / "out.json"
+    wrote = run("--log-file", named, "export", "-f", "json", "-o", str(out))
+    assert wrote.exit_code == 0, wrote.stderr
+    assert len(json.loads(out.read_text(encoding="utf-8"))) == 86
+    assert "Traceback" not in wrote.stderr and "Wrote 86 papers to" in wrote.stderr
 
 
 def test_every_command_is_mapped_to_the_module_main_imports_for_it() -> None:

@@ -1141,6 +1141,15 @@ def test_a_fetch_lock_folder_that_cannot_be_made_names_its_variable(
     monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", str(blocker))
     result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"))
     error_line(result, 1, f"{blocker} is a file, not a folder", "PAPERTRACK_FETCH_LOCK_DIR")
+    # A ~user with no home: "papertrack failed unexpectedly (RuntimeError ...)".
+    monkeypatch.setenv("PAPERTRACK_FETCH_LOCK_DIR", "~papertrack-no-such-user/locks")
+    result = run("fetch", "-c", "cs.AI", "--listing-url", httpserver.url_for("/rss"))
+    error_line(
+        result,
+        1,
+        "PAPERTRACK_FETCH_LOCK_DIR '~papertrack-no-such-user/locks' starts with a ~user",
+        "Write the path in full",
+    )
 
 
 @pytest.mark.parametrize(

@@ -681,9 +681,12 @@ def output_path(text: str | None, *, folder: bool = False) -> Path | None:
                 f"{visible(text)} is {said}, which papertrack keeps: writing there would "
                 f"damage it. Name a {kind} elsewhere"
             )
+    from papertrack import logfile
     from papertrack.files import writes_into
 
-    log_file = Path(os.path.realpath(Path(state.log_file).expanduser())) if state.log_file else None
+    # None for a ~user with no home (warned of once, when a message is logged).
+    named = logfile.log_path(state.log_file) if state.log_file else None
+    log_file = Path(os.path.realpath(named)) if named else None
     # A device or a pipe is written into, never replaced: /dev/null may be both.
     own_log = target == log_file and not writes_into(output)
     if own_log or paths.is_own_file(target):
