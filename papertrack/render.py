@@ -398,9 +398,15 @@ def _chart_words(m: Momentum, compact: bool, counted: bool) -> tuple[list[str], 
     return labels, brackets
 
 
+#: What a week the store holds no paper of shows in place of its bar.
+NO_DATA = "no data"
+
+
 def _bar_cells(week: WeekBucket, top: int, width: int) -> tuple[Text, Text]:
     if week.count is None:
-        return Text("no data", style="dim italic"), Text("")
+        # A bar narrower than the words (a console under 22 columns): a dash, as the
+        # sentence above the chart says which days have no data.
+        return Text(NO_DATA if width >= len(NO_DATA) else "–", style="dim italic"), Text("")
     cells = Text(bar(week.count, top, width), style="bold cyan" if week.current else "cyan")
     return cells, Text(f"{week.count:,}")
 

@@ -272,6 +272,7 @@ def test_a_chart_narrower_than_its_compact_words_draws_a_shorter_bar(width: int)
     monday = as_of - timedelta(days=as_of.weekday())
     days = {(monday - timedelta(weeks=k)).isoformat(): [100] * 7 for k in range(12)}
     topic = {week: [(k + day) % 3 for day in range(7)] for k, week in enumerate(sorted(days))}
+    del days[(monday - timedelta(weeks=9)).isoformat()]  # a week with no data
     result = measure(topic, days, as_of=as_of, topic="t", name="Topic")
     console = Console(width=width, record=True, file=io.StringIO())
     console.print(momentum_block(result, "Topic", console_width=width))
@@ -280,7 +281,9 @@ def test_a_chart_narrower_than_its_compact_words_draws_a_shorter_bar(width: int)
     assert "…" not in shown
     for week in result.weeks:
         label = f"{week.start:%b} {week.start.day}"
-        assert re.search(rf"^{re.escape(label)} +\S+ +{week.count:,}\b", shown, re.M), label
+        count = "(?:–|no data)" if week.count is None else rf"\S+ +{week.count:,}\b"
+        assert re.search(rf"^{re.escape(label)} +{count}", shown, re.M), label
+    assert sum(week.count is None for week in result.weeks) == 1
     assert re.search(r"\d +┐ *$", shown, re.M) and re.search(r"\d +┘ *$", shown, re.M), shown
 
 
