@@ -433,9 +433,12 @@ def latest(
         if query is not None:
             note_query_store(store, query)
         slug = chosen.slug if chosen else None
+        header, name, total = _latest_header(store, chosen, query, start, category or [])
         papers = store.latest(
             slug,
-            limit=limit + 1,  # one more: whether more match than are shown
+            # Where the index does not count the matches, one more: whether more
+            # match than are shown.
+            limit=limit + (total is None),
             since=start,
             keep=paper_filter(category or []),
             match=unsaved.matches_fields if unsaved else None,
@@ -443,7 +446,6 @@ def latest(
         )
         more = len(papers) > limit
         papers = papers[:limit]
-        header, name, total = _latest_header(store, chosen, query, start, category or [])
         names = {t.slug: t.name for t in catalog.topics}
 
         def table() -> Any:
