@@ -243,7 +243,7 @@ def topics_list(
     """
     with errors():
         fmt = pick_format(fmt, as_json)
-        day = as_of_date(as_of)
+        as_of_date(as_of)  # a bad --as-of is refused before the catalog loads
         catalog = load_catalog()
         store = counted_store(catalog)
         day = counted_day(store, as_of)
@@ -291,7 +291,7 @@ def topics_show(
     from papertrack.topics import Catalog
 
     with errors():
-        day = as_of_date(as_of)
+        as_of_date(as_of)  # a bad --as-of is refused before the catalog loads
         catalog = load_catalog()
         chosen = catalog.find(topic)
         store = counted_store(catalog)

@@ -138,7 +138,7 @@ def topics_test(
     from papertrack.diagnose import try_topic
 
     with errors():
-        day = as_of_date(as_of)
+        as_of_date(as_of)  # a bad --as-of is refused before the catalog loads
         catalog = load_catalog()
         topic, saved = _definition(catalog, definition, category or [])
         store = counted_store(catalog) if saved else open_store()
