@@ -149,6 +149,10 @@ class FetchSettings:
                 )
 
 
+#: Submission days from the first to the last, both included.
+Span = tuple[date, date]
+
+
 @dataclass
 class FetchProgress:
     """One step of a fetch, for progress bars: a stored page, or a retry about to wait."""
@@ -177,7 +181,7 @@ class FetchReport:
     resumed_at: int | None = None  # pages already done by an earlier run
     #: The submission days an API fetch asked for: its range's, and the windows a
     #: stopped run left (:func:`_resume_plan`).
-    asked: list[tuple[date, date]] = field(default_factory=list)
+    asked: list[Span] = field(default_factory=list)
     #: The latest time the server's answers gave (their ``Date`` header).
     server_time: datetime | None = None
     note: str | None = None
@@ -898,7 +902,7 @@ def _coverage_key(category: str) -> str:
     return f"api days {category}"
 
 
-def _coverage(known: dict[str, Any], category: str) -> tuple[date | None, list[tuple[date, date]]]:
+def _coverage(known: dict[str, Any], category: str) -> tuple[date | None, list[Span]]:
     """The day API fetches of ``category`` began to be followed, and the submission
     days they brought for sure since, as sorted spans (:func:`_note_coverage`); a
     damaged record is none."""
@@ -921,7 +925,7 @@ def _coverage(known: dict[str, Any], category: str) -> tuple[date | None, list[t
 
 
 def _note_coverage(
-    home: Path, categories: Sequence[str], asked: Sequence[tuple[date, date]], through: date
+    home: Path, categories: Sequence[str], asked: Sequence[Span], through: date
 ) -> None:
     """Add the submission days a whole API fetch brought for sure to each of
     ``categories``' coverage: of each span it asked for, the days up to
@@ -955,9 +959,9 @@ def _note_coverage(
             StateFile(home / paths.FETCH_LISTINGS).update(record, _state_lock(home), indent=1)
 
 
-def _union(spans: Sequence[tuple[date, date]]) -> list[tuple[date, date]]:
+def _union(spans: Sequence[Span]) -> list[Span]:
     """``spans`` merged where they overlap or touch, sorted."""
-    merged: list[tuple[date, date]] = []
+    merged: list[Span] = []
     for low, high in sorted(spans):
         if merged and low <= merged[-1][1] + timedelta(days=1):
             merged[-1] = (merged[-1][0], max(merged[-1][1], high))
@@ -1295,9 +1299,6 @@ def _valid_state(state: dict[str, Any] | None) -> bool:
     except (TypeError, ValueError):
         return False
     return True
-
-
-Span = tuple[date, date]
 
 
 def _subtract(spans: list[Span], cut: list[Span]) -> list[Span]:

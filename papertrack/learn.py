@@ -441,7 +441,7 @@ class _Runs:
         title_rows: list[int] = []
         named: list[str] = []
         named_rows: list[int] = []
-        for row, (title_words, abstract, hints) in enumerate(papers):
+        for row, (title_words, abstract_sentences, hints) in enumerate(papers):
             start = len(flat)
             numbers = list(map(get, title_words))
             flat += numbers
@@ -452,7 +452,7 @@ class _Runs:
             mask = _mask(title_words, zip(title_words, title_words[1:], strict=False))
             if mask:
                 extra += _mask_features("tc:", mask)
-            for words in abstract:
+            for words in abstract_sentences:
                 flat += map(get, words)
                 flat.append(-1)
                 mask = _mask(words, zip(words, words[1:], strict=False))

@@ -701,8 +701,7 @@ class VectorTagger:
         from papertrack.learn import row_bounds
         from papertrack.topics import model_words
 
-        table = self.vocabulary.table
-        row_of, ids = table.ids(model_words(*fields) for _, _, fields in batch)
+        row_of, ids = self.vocabulary.table.ids(model_words(*fields) for _, _, fields in batch)
         count = len(batch)
         starts = row_bounds(row_of, count)
         raw = differences(ids, starts).astype(_WORD).tobytes()
