@@ -1180,12 +1180,22 @@ def test_a_query_topic_taught_a_few_papers_holds_them_and_stays_its_query(stored
     # one paper does not widen a query the user wrote.
     assert set(after) == (set(before) | {DATARUS}) - {CHAIN_OF_AGENTS}
     assert "+1 paper tagged, 1 untagged" in taught.stderr
+    assert f"{len(after)} stored papers in the topic now." in taught.stderr
     assert run("ingest", str(LISTING)).exit_code == 0  # a later ingest keeps them
     assert set(tagged("agent-chains")) == set(after)
     # Made with --like and a query, the examples do widen it ("more like these").
     liked = run("topics", "add", "Chains Like", "--query", "title:chain*", "--like", DATARUS)
     assert liked.exit_code == 0, liked.stderr
     assert "It decides by either." in liked.stderr
+
+
+def test_a_topic_left_with_one_paper_says_one_paper(stored: Path) -> None:
+    assert run("topics", "add", "Agent Chains", "--query", "title:chain*").exit_code == 0
+    before = tagged("agent-chains")
+    assert len(before) == 2 and CHAIN_OF_AGENTS in before
+    taught = run("topics", "teach", "agent-chains", "--not", CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    assert "+0 papers tagged, 1 untagged; 1 stored paper in the topic now." in taught.stderr
 
 
 def test_topics_show_reports_a_default_models_cross_validated_figures(stored: Path) -> None:

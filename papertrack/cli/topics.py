@@ -1342,14 +1342,14 @@ def _say_topic_changes(
     now = store.count(slug)
     lines = [
         f"+{gained:,} paper{'s' if gained != 1 else ''} tagged, {lost:,} untagged; "
-        f"{now:,} stored papers in the topic now."
+        f"{counted(now, 'stored paper')} in the topic now."
     ]
     if change is None and before is not None:
         # Another command took the store lock first and retagged for the new model:
         # "+0 papers tagged, 0 untagged" read as a teach that changed nothing.
         lines = [
             "Another papertrack command retagged the stored papers for it first: "
-            f"{before:,} stored papers in the topic before, {now:,} now."
+            f"{counted(before, 'stored paper')} in the topic before, {now:,} now."
         ]
     if change:
         for label, papers, count in (
