@@ -955,10 +955,14 @@ def test_search_says_when_more_papers_match_than_it_shows(sample_home: Path) -> 
     assert len(every) > 20
     table = run("search", "grpo")
     assert table.exit_code == 0, table.stderr
-    assert f"Showing 20 of the {len(every):,} papers that match: -n N shows more." in table.stderr
+    # Under the rows, as latest and topic say it.
+    last = table.stdout.rstrip().splitlines()[-1]
+    assert last == f"The first 20 of the {len(every):,} papers that match (-n sets how many)."
     # A scan that stopped early (no title can hit: newest first) knows only that more match.
     robots = run("search", "category:cs.RO")
-    assert "Showing 20 papers, and more match: -n N shows more." in robots.stderr
-    # Not with all of them shown, and not into a script's JSON run.
-    assert "Showing" not in run("search", "grpo", "-n", "5000").stderr
-    assert "Showing" not in run("search", "grpo", "--json").stderr
+    said = "The first 20 of those that match (-n sets how many)."
+    assert robots.stdout.rstrip().splitlines()[-1] == said
+    # Not with all of them shown, and not into a script's JSON.
+    assert "that match" not in run("search", "grpo", "-n", "5000").stdout
+    assert "that match" not in run("search", "grpo", "--json").stdout
+    assert not run("search", "grpo").stderr

@@ -40,7 +40,7 @@ from papertrack.cli.common import (
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
-from papertrack.text import counted, visible
+from papertrack.text import visible
 
 if TYPE_CHECKING:
     from papertrack.models import Paper
@@ -178,19 +178,17 @@ def search(
         header = f"{scope}search: {' '.join(query.split())}"
 
         def table() -> Any:
+            from rich.console import Group
+            from rich.text import Text
+
             from papertrack import render
 
             names = {t.slug: t.name for t in catalog.topics}
-            return render.papers_table(found.papers, header, names, common.out().width)
+            view = render.papers_table(found.papers, header, names, common.out().width)
+            said = _more_found(len(found.papers), found.seen, found.complete)
+            return Group(view, Text(said, style="dim")) if said else view
 
         emit_papers(found.papers, fmt, table)
-        shown = len(found.papers)
-        if shown and fmt is Format.table and (found.seen > shown or not found.complete):
-            # 20 rows, and nothing said of the 1,521 papers that match.
-            if found.complete:
-                say(f"Showing {shown:,} of the {found.seen:,} papers that match: -n N shows more.")
-            else:  # the scan stopped where older weeks could not rank higher
-                say(f"Showing {counted(shown, 'paper')}, and more match: -n N shows more.")
         if not found.papers:
             where = f"the papers of {chosen.name}" if chosen else "the store"
             if common.store_is_empty(store):
@@ -457,6 +455,18 @@ def export(
                 f"feed ({MAX_FEED_BYTES // (1024 * 1024)} MB). To move papers between "
                 "stores, export with -f jsonl"
             )
+
+
+def _more_found(shown: int, seen: int, complete: bool) -> str:
+    """What `search` says under its rows when more match than they show, in the words
+    `latest` uses: 20 rows, and nothing said of the 1,521 papers that match, read as
+    all of them. A scan that stopped early (older weeks could not rank higher) knows
+    only that more match, not how many."""
+    if not shown or (complete and seen <= shown):
+        return ""
+    if complete:
+        return f"The first {shown:,} of the {seen:,} papers that match (-n sets how many)."
+    return f"The first {shown:,} of those that match (-n sets how many)."
 
 
 _ONE_WORD = (
