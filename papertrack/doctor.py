@@ -204,8 +204,8 @@ def _with_unreported_losses(store: Store, checkup: Checkup) -> Checkup:
             Problem(
                 relative_name(store, files[0]),
                 "unreported-loss",
-                f"names {len(lost):,} papers an interrupted repair lost and did not report "
-                f"({visible(name_some(sorted(lost)))})",
+                f"names {counted(len(lost), 'paper')} an interrupted repair lost and did not "
+                f"report ({visible(name_some(sorted(lost)))})",
                 "Run 'papertrack doctor --repair' to report them, then ingest or fetch them again",
             )
         )

@@ -385,7 +385,7 @@ class _Snapshot:
             self.report.skipped += len(self.broken)
             self.report.error = (
                 f"could not read {self.source} to its end ({self.read_error}); kept the "
-                f"{self.report.papers:,} papers before that point"
+                f"{counted(self.report.papers, 'paper')} before that point"
                 + (f" and skipped {broken}" if broken else "")
                 + ". Check that the file is whole: download it again if it was cut short"
             )

@@ -1327,7 +1327,7 @@ def _moved(store: Store, slug: str, gained: int, lost: int) -> str:
     now = store.count(slug)
     before = now - gained + lost
     if before > 0 and (2 * now >= 3 * before or 3 * now <= 2 * before):
-        said += f" ({before:,} papers to {now:,}, {100 * (now - before) / before:+.0f}%)"
+        said += f" ({counted(before, 'paper')} to {now:,}, {100 * (now - before) / before:+.0f}%)"
     return said
 
 

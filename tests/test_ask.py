@@ -488,6 +488,12 @@ def test_papers_matching_only_by_title_are_listed_with_a_note(
     assert done.exit_code == 0, done.stderr
     assert "No abstract sentence of the 2 papers in the store" in done.stderr
     assert "2601.00011" in done.stdout and "2601.00012" in done.stdout
+    # One paper is one paper: "of the 1 papers ... that match" read as a slip.
+    one = " ".join(run("ask", "warehouse").stderr.split())
+    assert (
+        "No abstract sentence of the paper in the store that matches the question holds its "
+        "words: listed is that paper."
+    ) in one
     markdown = run("ask", "quokka", "--format", "markdown")
     assert "[Quokka planners](https://arxiv.org/abs/2601.00012)" in markdown.stdout
 

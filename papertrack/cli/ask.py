@@ -290,10 +290,13 @@ def ask(
         if not answer.sentences:
             # The papers hold the words in their titles only, or have no abstract:
             # there is no sentence to quote, but the papers are still the answer.
+            n = len(answer.considered)
+            papers = "the paper" if n == 1 else f"the {n:,} papers"
             say(
-                f"No abstract sentence of the {len(answer.considered):,} papers {scope} that "
-                "match the question holds its words: listed are those papers. Try other "
-                "words, or 'papertrack show ID' to read one."
+                f"No abstract sentence of {papers} {scope} that {'matches' if n == 1 else 'match'} "
+                f"the question holds its words: listed {'is' if n == 1 else 'are'} "
+                f"{'that paper' if n == 1 else 'those papers'}. Try other words, or "
+                "'papertrack show ID' to read one."
             )
         _emit(answer, pick_format(fmt, as_json), names)
 
@@ -336,13 +339,13 @@ def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -
             + (newest_paper_note(store) if since is not None else "")
         )
     elif not answer.people:
-        counted = (
+        none_stands = (
             f"No author has two or more of the {answer.counted:,} papers counted"
             if answer.counted > 1
             else "Only one paper was counted"
         )
         say(
-            f"{counted}, so none stands out: listed are the papers. Ask about something "
+            f"{none_stands}, so none stands out: listed are the papers. Ask about something "
             "broader, or an earlier --since."
         )
     elif not answer.affiliations and asks_places(answer.question):
@@ -368,9 +371,10 @@ def _counted(answer: Answer, names: dict[str, str]) -> str:
         if answer.capped and n >= PEOPLE_POOL:
             return f"the {papers} that best match {asked}"
         of = f" (of the {PEOPLE_POOL} the index ranks best)" if answer.capped else ""
-        return f"the {papers} that match {asked}{of}"
+        return f"the {papers} that {'matches' if n == 1 else 'match'} {asked}{of}"
     newest = " newest" if answer.capped else ""
-    return f"the {n:,}{newest} papers of {names.get(str(answer.topic), answer.topic)}"
+    topic = names.get(str(answer.topic), answer.topic)
+    return f"the one paper of {topic}" if n == 1 else f"the {n:,}{newest} papers of {topic}"
 
 
 def _names(paper: Paper) -> str:

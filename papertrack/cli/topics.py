@@ -1287,8 +1287,8 @@ def _say_swing(
     )
     change = round(100 * (now - before) / before)
     say(
-        f"Note: the topic went from {before:,} papers to {now:,} ({change:+d}%). Look over "
-        f"the papers above; {back}."
+        f"Note: the topic went from {counted(before, 'paper')} to {now:,} ({change:+d}%). "
+        f"Look over the papers above; {back}."
     )
 
 
@@ -1321,7 +1321,7 @@ def _say_against(
         return
     say(
         f"Note: teaching papers {what} left the topic {'smaller' if what == 'in' else 'larger'} "
-        f"({before:,} papers to {now:,}): a model moves its threshold with its examples. "
+        f"({counted(before, 'paper')} to {now:,}): a model moves its threshold with its examples. "
         f"Look over the {'untagged' if what == 'in' else 'newly tagged'} papers above; "
         f"'papertrack topics teach {slug} --unteach {' '.join(ids)}' takes "
         f"{'it' if len(ids) == 1 else 'them'} back."
