@@ -818,11 +818,17 @@ def test_trending_orders_topics_and_min_hides(store_dir: Path) -> None:
     # -n: the fastest growing N, in the same order, with their ranks, and said.
     top = run(*db, "trending", "--as-of", "2026-09-27", "-n", "2", "--json")
     assert json.loads(top.stdout) == rows[:2]
-    assert f"The top 2 of {len(rows)} topics (-n sets how many)." in top.stderr
+    assert "The top" not in top.stdout + top.stderr  # a script's JSON, alone
+    # In a table, said under the rows, as latest and search say theirs.
+    two = run(*db, "trending", "--as-of", "2026-09-27", "-n", "2")
+    said = f"The top 2 of {len(rows)} topics (-n sets how many)."
+    assert two.stdout.rstrip().splitlines()[-1] == said and not two.stderr
     both = run(*db, "trending", "--as-of", "2026-09-27", "--min", "1", "-n", "1", "-f", "csv")
     assert [line.split(",")[1] for line in both.stdout.splitlines()[1:]] == [order[0]]
-    assert "The top 1 of 3 topics" in both.stderr and "left out (--min 1)" in both.stderr
-    assert "The top" not in run(*db, "trending", "--as-of", "2026-09-27", "-n", "99").stderr
+    assert "left out (--min 1)" in both.stderr
+    one = run(*db, "trending", "--as-of", "2026-09-27", "--min", "1", "-n", "1")
+    assert "The top 1 of 3 topics" in one.stdout and "left out (--min 1)" in one.stderr
+    assert "The top" not in run(*db, "trending", "--as-of", "2026-09-27", "-n", "99").stdout
 
     table = run(*db, "trending", "--as-of", "2026-09-27")
     assert table.exit_code == 0

@@ -295,6 +295,9 @@ def trending(
         ]
 
         def table() -> Any:
+            from rich.console import Group
+            from rich.text import Text
+
             from papertrack import render
 
             title = (
@@ -302,7 +305,11 @@ def trending(
                 f"{shown_day(day)} against the {core.window_phrase(window, last=False)} "
                 "before"
             )
-            return render.trending_table(results, title, out().width)
+            view = render.trending_table(results, title, out().width)
+            if len(results) < len(kept):  # under the rows, as latest and search say it
+                said = f"The top {len(results):,} of {len(kept):,} topics (-n sets how many)."
+                return Group(view, Text(said, style="dim"))
+            return view
 
         if fmt.value == "csv":
             rows = [
@@ -322,8 +329,6 @@ def trending(
                     f"{counted(hidden, 'topic')} with fewer than {min_count:,} papers in the "
                     f"window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
                 )
-            if len(results) < len(kept):
-                say(f"The top {len(results):,} of {len(kept):,} topics (-n sets how many).")
 
 
 # --------------------------------------------------------------------------- topic page
