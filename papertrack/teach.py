@@ -1,11 +1,13 @@
 """Teaching topics: the examples a user taught, the models fitted to them, and what
 decides whether a teach refits a model or keeps it.
 
-``papertrack topics teach`` and ``topics add --like`` (papertrack/cli/topics.py)
-word what happens; this module holds the rules and the files they read and write:
-``examples.json`` in the data home and ``models/<slug>.json``, whose ``meta`` keeps
-``pinned`` (the taught decisions), ``unfitted`` (pinned since the fit), ``copy_of``
-(a pinned copy of a shipped model), ``definition`` and ``taught`` (see :func:`pin`).
+``papertrack topics teach`` and ``topics add --like`` word what happens
+(papertrack/cli/topics_teach.py, papertrack/cli/topics.py, and what the two share in
+papertrack/cli/teaching.py); this module holds the rules and the files they read and
+write: ``examples.json`` in the data home and ``models/<slug>.json``, whose ``meta``
+keeps ``pinned`` (the taught decisions), ``unfitted`` (pinned since the fit),
+``copy_of`` (a pinned copy of a shipped model), ``definition`` and ``taught`` (see
+:func:`pin`).
 """
 
 from __future__ import annotations

@@ -2240,7 +2240,7 @@ def test_a_teach_that_swings_a_topics_size_says_so(
 ) -> None:
     """Three more examples took a topic made from five from 223 papers to 605, mostly off
     its theme, and the counts alone did not say so."""
-    from papertrack.cli.topics import _say_swing
+    from papertrack.cli.topics_teach import _say_swing
     from papertrack.writer import Retagged
 
     class Counted:
@@ -2293,7 +2293,7 @@ def test_a_teach_that_moves_the_topic_against_what_was_taught_says_so(
 ) -> None:
     """Two right examples more took a topic made from examples from 180 papers to
     130, every one of the 50 on its theme, and the report read as a success."""
-    from papertrack.cli.topics import _say_against
+    from papertrack.cli.topics_teach import _say_against
     from papertrack.store import Store
     from papertrack.writer import Retagged
 
@@ -2362,7 +2362,7 @@ def test_add_like_and_forget_stopped_say_what_they_left(
     """Stopped during its fit, `topics add --like` said only "Everything written
     before the interruption is kept"; `--forget` stopped in its retag did not say
     the tags catch up, as a teach does."""
-    import papertrack.cli.topics as cli_topics
+    import papertrack.cli.topics_teach as cli_teach
     from papertrack import training
 
     def stopped(*args: object, **kwargs: object) -> None:
@@ -2380,7 +2380,7 @@ def test_add_like_and_forget_stopped_say_what_they_left(
     assert not (stored / "models" / "agent-chains.json").exists()
     assert run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS).exit_code == 0
     with monkeypatch.context() as patch:
-        patch.setattr(cli_topics, "_retag", stopped)
+        patch.setattr(cli_teach, "_retag", stopped)
         forgot = run("topics", "teach", "llm-agent-training", "--forget")
     assert forgot.exit_code == 130
     assert "Forgot the 1 example taught to" in forgot.stderr
@@ -2393,14 +2393,14 @@ def test_a_teach_stopped_in_its_retag_and_run_again_says_what_moved(
 ) -> None:
     """Run again after Ctrl-C in its retag, a teach said "nothing changed" while it
     retagged the topic first: what the teach moved was said nowhere but the log."""
-    import papertrack.cli.topics as cli_topics
+    import papertrack.cli.topics_teach as cli_teach
 
     def interrupted(*args: object) -> None:
         raise KeyboardInterrupt
 
     before = set(tagged("llm-agent-training"))
     with monkeypatch.context() as patch:
-        patch.setattr(cli_topics, "_retag", interrupted)
+        patch.setattr(cli_teach, "_retag", interrupted)
         cut = run("topics", "teach", "llm-agent-training", "--not", CHAIN_OF_AGENTS)
     assert cut.exit_code == 130
     assert "tags catch up with it on the next command" in cut.stderr
@@ -2434,16 +2434,16 @@ def test_a_teach_whose_retag_another_command_did_first_says_so(
     """Another command (a reader, a fetch's batch) may take the store lock between
     the teach's refit and its retag, and retag for the new model first: the teach
     then said "+0 papers tagged, 0 untagged", a teach that changed nothing."""
-    from papertrack.cli import topics as cli_topics
+    from papertrack.cli import topics_teach as cli_teach
     from papertrack.cli.common import load_catalog
 
-    real = cli_topics._retag
+    real = cli_teach._retag
 
     def another_command_first(store: Store, catalog: Any, pins: Any = None) -> Any:
         store.refresh(load_catalog())  # the other process, with the new model
         return real(store, catalog, pins)
 
-    monkeypatch.setattr(cli_topics, "_retag", another_command_first)
+    monkeypatch.setattr(cli_teach, "_retag", another_command_first)
     before = tagged("llm-agent-training")
     outside = first_not_in(before)
     result = run("topics", "teach", "llm-agent-training", outside, "--not", CHAIN_OF_AGENTS)
