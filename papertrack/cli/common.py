@@ -273,6 +273,19 @@ QuietOpt = Annotated[
     ),
 ]
 
+#: ``-o FILE`` of the commands that write a document (export, digest): see :func:`output_path`.
+OutputOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="<file>",
+        help="Write to this file instead of standard output (- for standard output): "
+        "a file is replaced atomically, keeping its permissions; a pipe or a device "
+        "(/dev/stdout) is written into.",
+    ),
+]
+
 
 class ViewFormat(StrEnum):
     """Formats of the single-answer views (momentum, topic page, topic details)."""

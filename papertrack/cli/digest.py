@@ -17,6 +17,7 @@ from papertrack.cli.common import (
     EXIT_CODES,
     JsonOnlyOpt,
     JsonOpt,
+    OutputOpt,
     QuietOpt,
     app,
     complete_followed,
@@ -281,17 +282,7 @@ def digest(
         bool,
         typer.Option("--empty-ok", help="Print an empty digest when there is nothing new."),
     ] = False,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="<file>",
-            help="Write to this file instead of standard output (- for standard output): "
-            "a file is replaced atomically, keeping its permissions; a pipe or a device "
-            "(/dev/stdout) is written into.",
-        ),
-    ] = None,
+    output: OutputOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Show the new papers of every followed topic since the last digest.

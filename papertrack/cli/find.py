@@ -18,6 +18,7 @@ from papertrack.cli.common import (
     FormatOpt,
     JsonOnlyOpt,
     JsonOpt,
+    OutputOpt,
     ReadSinceOpt,
     SinceOpt,
     ViewFormat,
@@ -304,17 +305,7 @@ def export(
         str | None,
         typer.Option("--query", help="Only papers matching this query.", show_default=False),
     ] = None,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="<file>",
-            help="Write to this file instead of standard output (- for standard output): "
-            "a file is replaced atomically, keeping its permissions; a pipe or a device "
-            "(/dev/stdout) is written into.",
-        ),
-    ] = None,
+    output: OutputOpt = None,
     feed_url: Annotated[
         str | None,
         typer.Option(
