@@ -200,13 +200,15 @@ def _with_unreported_losses(store: Store, checkup: Checkup) -> Checkup:
     files, lost = pending_losses(store)
     lost -= set(checkup.placed)
     if files and lost:
+        them = "it" if len(lost) == 1 else "them"
         checkup.problems.append(
             Problem(
                 relative_name(store, files[0]),
                 "unreported-loss",
                 f"names {counted(len(lost), 'paper')} an interrupted repair lost and did not "
                 f"report ({visible(name_some(sorted(lost)))})",
-                "Run 'papertrack doctor --repair' to report them, then ingest or fetch them again",
+                f"Run 'papertrack doctor --repair' to report {them}, then ingest or fetch {them} "
+                "again",
             )
         )
     return checkup

@@ -174,6 +174,10 @@ def search(
                 and (chosen is None or chosen.slug in paper.tags)
             ):
                 others = [p for p in found.papers if p.arxiv_id != paper.arxiv_id]
+                if len(others) == len(found.papers) and not unsaved.matches_fields(
+                    paper.title, paper.abstract, paper.authors, paper.categories
+                ):
+                    found.seen += 1  # in the answer, though its text does not name it
                 found.papers = [paper, *others][:limit]
         scope = f"{chosen.name}: " if chosen else ""
         header = f"{scope}search: {' '.join(query.split())}"
@@ -449,15 +453,18 @@ def export(
 
 
 def _more_found(shown: int, seen: int, complete: bool) -> str:
-    """What `search` says under its rows when more match than they show, in the words
-    `latest` uses: 20 rows, and nothing said of the 1,521 papers that match, read as
-    all of them. A scan that stopped early (older weeks could not rank higher) knows
-    only that more match, not how many."""
+    """What `search` says under its rows when they may not be all that match, in the
+    words `latest` uses: 20 rows, and nothing said of the 1,521 papers that match,
+    read as all of them. A scan that stopped early (older weeks could not rank
+    higher) did not count the matches: it knows more match only when it saw more
+    than it shows, and otherwise that older weeks may hold some."""
     if not shown or (complete and seen <= shown):
         return ""
     if complete:
         return f"The first {shown:,} of the {seen:,} papers that match (-n sets how many)."
-    return f"The first {shown:,} of those that match (-n sets how many)."
+    if seen > shown:
+        return f"The first {shown:,} of those that match (-n sets how many)."
+    return f"The first {shown:,} that match; older weeks may hold more (-n sets how many)."
 
 
 _ONE_WORD = (
