@@ -1,6 +1,6 @@
-"""Commands about topics: the `topics` group (list, show, add, remove); `topics teach`
-is in :mod:`papertrack.cli.topics_teach`, `topics test` and `explain` in
-:mod:`papertrack.cli.topics_try`."""
+"""Commands about topics: the `topics` group (list, show, add, remove). `topics teach`
+is written in :mod:`papertrack.cli.topics_teach` and registered here; `topics test`
+and `explain` are in :mod:`papertrack.cli.topics_try`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import typer
 
 from papertrack import paths, teach
 from papertrack.categories import check_categories
+from papertrack.cli import topics_teach
 from papertrack.cli.common import (
     EXIT_CODES,
     AsOfOpt,
@@ -770,6 +771,13 @@ def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
         say("\n".join([f"The newest{besides}:", *map(paper_line, newest)]))
 
 
+# Registered here, between add and remove, so that `topics --help` lists it there
+# whichever module is imported first.
+topics_app.command("teach", epilog=EXIT_CODES, cls=many_values("--not", "--unteach"))(
+    topics_teach.topics_teach
+)
+
+
 @topics_app.command("remove", epilog=EXIT_CODES)
 def topics_remove(
     topic: Annotated[
@@ -871,6 +879,6 @@ def topics_remove(
         say(message + (f"\n{again}" if again else ""))
 
 
-# `topics teach`, `topics test` and `topics explain` live in modules of their own;
-# importing them registers them.
-from papertrack.cli import topics_teach, topics_try  # noqa: E402, F401
+# `topics test` and `topics explain` live in a module of their own; importing it
+# registers them.
+from papertrack.cli import topics_try  # noqa: E402, F401

@@ -11,14 +11,12 @@ import typer
 
 from papertrack import paths, teach
 from papertrack.cli.common import (
-    EXIT_CODES,
     busy,
     complete_topic,
     errors,
     fresh_tags,
     load_catalog,
     log,
-    many_values,
     note_other_version,
     open_store,
     say,
@@ -35,7 +33,6 @@ from papertrack.cli.teaching import (
     teach_command,
     teaching_lock,
 )
-from papertrack.cli.topics import topics_app
 from papertrack.errors import PapertrackError, UsageError
 from papertrack.files import all_or_nothing
 from papertrack.text import counted, quoted
@@ -475,7 +472,6 @@ def _say_topic_changes(
     say("\n".join(lines))
 
 
-@topics_app.command("teach", epilog=EXIT_CODES, cls=many_values("--not", "--unteach"))
 def topics_teach(
     topic: Annotated[
         str,
