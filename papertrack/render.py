@@ -654,7 +654,10 @@ def topic_page(
             else f"{safe(name)} {format_share(overlap)} ({n:,})"
             for name, n, overlap in related
         )
-        head = "Related topics" + (
+        # Counted in the chart's weeks, as the site says: under "Latest papers (497)",
+        # "25% (220)" read as of every stored paper, where 407 are in both.
+        weeks = len(m.weeks)
+        head = f"Related topics in the {f'{weeks} weeks' if weeks != 1 else 'week'} charted" + (
             " (papers in both, of those in either)"
             if any(r[2] is not None for r in related)
             else ""

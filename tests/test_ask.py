@@ -377,7 +377,11 @@ def test_the_topic_page_ends_with_related_topics_and_the_ask_line(store: Store) 
     assert lines[-1].startswith("Ask: papertrack ask llm-agent-training")
     # Ranked by overlap, and shown by it: "67 shared" before "98 shared" read as out of order.
     related = " ".join(" ".join(lines[-5:]).split())
-    assert "Related topics (papers in both, of those in either): " in related
+    # Counted in the chart's weeks, and said to be: under "Latest papers (N)" the
+    # counts read as of every stored paper.
+    weeks = len(data["momentum"]["weeks"])
+    head = f"Related topics in the {weeks} weeks charted (papers in both, of those in either): "
+    assert head in related
     from papertrack.momentum import format_share
 
     for r in want:

@@ -235,7 +235,11 @@ SinceOpt = Annotated[
     typer.Option(
         "--since",
         "-s",
-        help="Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago'.",
+        help=(
+            "Only papers dated on or after: 2026-08-01, 'Aug 1 2026', '3 weeks ago' (counted "
+            "from today, as a cron job wants, even on a store that stopped growing, where "
+            "latest and search count back from its newest paper)."
+        ),
         show_default=False,
     ),
 ]
