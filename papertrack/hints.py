@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from papertrack.text import visible
+from papertrack.text import counted, visible
 
 if TYPE_CHECKING:
     from papertrack.fulltext import TextIndex
@@ -65,6 +65,8 @@ def no_match_hint(store: Store, query: str) -> str:
         return FEWER_WORDS
     unknown = []
     held: dict[str, int] = {}  # author words: papers holding each
+    # Words in no title or abstract: papers whose author names hold each.
+    as_author: dict[str, int] = {}
     try:
         for field in fields:
             asked = [word for where, word in words if where == field]
@@ -73,6 +75,12 @@ def no_match_hint(store: Store, query: str) -> str:
                 unknown += [(field, word) for word in asked if not counts.get(word)]
                 if field == "author":
                     held = counts
+        # A name searched as a plain word ("Schölkopf"): in no title or abstract, but in
+        # 42 papers' author names, and the hint said to check its spelling.
+        plain = [word for field, word in unknown if field == "text"]
+        if plain:
+            _, counts = text.document_frequency(plain, "author")
+            as_author = {word: n for word, n in counts.items() if n}
     except IndexDamaged as exc:
         store.text_index_broke(exc)
         return FEWER_WORDS
@@ -89,6 +97,13 @@ def no_match_hint(store: Store, query: str) -> str:
                 f"with them in that order: try the rarest alone (author:{rarest})."
             )
         return FEWER_WORDS
+    if as_author:
+        word = max(as_author, key=lambda w: (as_author[w], w))
+        return (
+            f"{visible(word)!r} is in no stored title or abstract, but in the author names of "
+            f"{counted(as_author[word], 'paper')}: write author:{visible(word)} "
+            "to search names."
+        )
     named = " or ".join(f"{visible(w)!r} ({fields[field]})" for field, w in unknown[:NAMED_WORDS])
     if len(unknown) > NAMED_WORDS:
         # A query of 3,000 unknown words printed a line of 100 KB.

@@ -158,7 +158,17 @@ def test_search_formats_and_empty(small: Path) -> None:
     assert run("search", "zebra  crossing*").stdout.startswith("search: zebra crossing*")
     empty = run("search", "okapi", "--json")
     assert empty.exit_code == 0 and empty.stdout == "[]\n"
-    assert "No papers in the store match. Check the spelling" in empty.stderr
+    assert "No papers in the store match. No stored paper holds 'okapi'" in empty.stderr
+    # A name searched as a plain word is in no title or abstract, but in authors' names:
+    # "check the spelling" sent the user the wrong way.
+    name = run("search", "Lovelace")
+    assert name.exit_code == 0 and not name.stdout
+    said = " ".join(name.stderr.split())
+    assert said == (
+        "No papers in the store match. 'lovelace' is in no stored title or abstract, but in "
+        "the author names of 5 papers: write author:lovelace to search names."
+    )
+    assert len(ids(run("search", "author:lovelace", "--json"))) == 5
     two = run("search", "okapi zebra", "--json")
     assert "No papers in the store match. No stored paper holds 'okapi'" in two.stderr
     apart = run("search", "robots again", "--json")
@@ -929,11 +939,13 @@ def test_a_query_that_matches_nothing_names_the_words_no_paper_holds(small: Path
         said = "No stored paper holds 'crosings' (title or abstract): check the spelling"
         assert said in result.stderr, args
     # Looked for where its term looks: "again" is in abstracts only, and an author's
-    # name in no title or abstract.
+    # name in no title or abstract, where author: finds it.
     titled = run("search", "zebra title:again")
     assert "No stored paper holds 'again' (title): check the spelling" in titled.stderr
     named = run("search", "zebra lovelace")
-    assert "No stored paper holds 'lovelace' (title or abstract)" in named.stderr
+    assert "'lovelace' is in no stored title or abstract, but in the author names of" in (
+        " ".join(named.stderr.split())
+    )
     # An author's name misspelt, or its words the other way round, says which.
     misspelt = run("search", 'author:"Ada Lovelac"')
     assert "No stored paper holds 'lovelac' (author names)" in misspelt.stderr

@@ -210,13 +210,8 @@ def search(
                     "Ingest a feed that lists it ('papertrack fetch' or 'papertrack ingest "
                     "FILE'), or check the id."
                 )
-            elif len(query.split()) == 1:
-                # "Words side by side must all match" made no sense for one word.
-                say(f"No papers in {where} match. {_ONE_WORD}")
             else:
-                from papertrack.hints import no_match_hint
-
-                say(f"No papers in {where} match. {no_match_hint(store, query)}")
+                _say_no_match(store, query, chosen)
 
 
 # --------------------------------------------------------------------------- export
