@@ -390,7 +390,10 @@ def _chart_words(m: Momentum, compact: bool, counted: bool) -> tuple[list[str], 
     labels, brackets = [], []
     for n, week in enumerate(m.weeks):
         label = week_label(week.start, m.as_of)
-        bracket = _bracket(n, current, m, counted) + ("" if week.complete else " so far")
+        bracket = _bracket(n, current, m, counted)
+        if not week.complete:
+            # A chart of one bracketed week said "◀ last four weeks, from May 30 so far".
+            bracket += " (this week so far)" if ", from " in bracket else " so far"
         if compact:
             label, bracket = label.removeprefix("Week of "), bracket[:1]
         labels.append(label)

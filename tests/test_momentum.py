@@ -716,6 +716,11 @@ def test_momentum_table_sentence_chart_and_footer(store_dir: Path) -> None:
     assert re.search(r"█ +21 +│$", lines["Week of Sep 21"].rstrip())
     # Mon - Wed only: 9 of 21 is 17.1 of 40 cells
     assert re.search(r" █{17}▏ +9 +┘ so far$", lines["Week of Sep 28"].rstrip())
+    # A chart of the one week so far: its bracket's first day and "so far" stay apart.
+    args = ("momentum", "Large Language Models", "--as-of", "2026-09-30", "--weeks", "1")
+    one = run("--db", str(store_dir), *args)
+    (row,) = [line for line in one.stdout.splitlines() if line.startswith("Week of")]
+    assert row.rstrip().endswith("◀ last four weeks, from Sep 3 (this week so far)"), row
     assert "┐ last four weeks" in lines["Week of Aug 31"]
     # The first bracketed bar counts days before the window: how many of its papers
     # the window counts is said, so the bracket adds up to the sentence.
