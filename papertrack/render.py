@@ -88,6 +88,12 @@ def led_by(papers: Sequence[Paper], slug: str | None) -> list[Paper]:
     ]
 
 
+def with_note(view: RenderableType, note: str) -> RenderableType:
+    """``view`` with ``note`` dim under it, when there is one: what `latest`, `search`
+    and `trending` say of rows that are not all there is ("The newest 20 of 147")."""
+    return Group(view, Text(note, style="dim")) if note else view
+
+
 def papers_table(
     papers: Sequence[Paper], title: str, tag_names: Mapping[str, str], width: int | None = None
 ) -> Table:
@@ -645,9 +651,8 @@ def topic_page(
             Text(""),
         )
     )
-    parts.append(papers if papers is not None else Text(safe(latest_title), style="bold"))
-    if shown_of:
-        parts.append(Text(shown_of, style="dim"))
+    listed = papers if papers is not None else Text(safe(latest_title), style="bold")
+    parts.append(with_note(listed, shown_of))
     if related:
         # Ranked by overlap, so that is what is shown: "67 shared" before "98 shared"
         # read as a list out of order.
@@ -659,8 +664,8 @@ def topic_page(
         )
         # Counted in the chart's weeks, as the site says: under "Latest papers (497)",
         # "25% (220)" read as of every stored paper, where 407 are in both.
-        weeks = len(m.weeks)
-        head = f"Related topics in the {f'{weeks} weeks' if weeks != 1 else 'week'} charted" + (
+        span = "week" if len(m.weeks) == 1 else f"{len(m.weeks)} weeks"
+        head = f"Related topics in the {span} charted" + (
             " (papers in both, of those in either)"
             if any(r[2] is not None for r in related)
             else ""

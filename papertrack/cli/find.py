@@ -183,15 +183,13 @@ def search(
         header = f"{scope}search: {' '.join(query.split())}"
 
         def table() -> Any:
-            from rich.console import Group
-            from rich.text import Text
-
             from papertrack import render
 
             names = {t.slug: t.name for t in catalog.topics}
             view = render.papers_table(found.papers, header, names, common.out().width)
-            said = _more_found(len(found.papers), found.seen, found.complete)
-            return Group(view, Text(said, style="dim")) if said else view
+            return render.with_note(
+                view, _more_found(len(found.papers), found.seen, found.complete)
+            )
 
         emit_papers(found.papers, fmt, table)
         if not found.papers:

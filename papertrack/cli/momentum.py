@@ -295,9 +295,6 @@ def trending(
         ]
 
         def table() -> Any:
-            from rich.console import Group
-            from rich.text import Text
-
             from papertrack import render
 
             title = (
@@ -306,10 +303,11 @@ def trending(
                 "before"
             )
             view = render.trending_table(results, title, out().width)
-            if len(results) < len(kept):  # under the rows, as latest and search say it
-                said = f"The top {len(results):,} of {len(kept):,} topics (-n sets how many)."
-                return Group(view, Text(said, style="dim"))
-            return view
+            if len(results) == len(kept):
+                return view
+            # Under the rows, as latest and search say it.
+            said = f"The top {len(results):,} of {len(kept):,} topics (-n sets how many)."
+            return render.with_note(view, said)
 
         if fmt.value == "csv":
             rows = [
@@ -321,14 +319,13 @@ def trending(
             say(EMPTY_STORE)
         elif not results:
             say(f"No topic has {min_count:,} or more papers in the window. Lower --min.")
-        else:
-            if len(kept) < len(measured):
-                # Said: 12 of the 20 topics read as all there are.
-                hidden = len(measured) - len(kept)
-                say(
-                    f"{counted(hidden, 'topic')} with fewer than {min_count:,} papers in the "
-                    f"window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
-                )
+        elif len(kept) < len(measured):
+            # Said: 12 of the 20 topics read as all there are.
+            hidden = len(measured) - len(kept)
+            say(
+                f"{counted(hidden, 'topic')} with fewer than {min_count:,} papers in the "
+                f"window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
+            )
 
 
 # --------------------------------------------------------------------------- topic page

@@ -449,9 +449,6 @@ def latest(
         names = {t.slug: t.name for t in catalog.topics}
 
         def table() -> Any:
-            from rich.console import Group
-            from rich.text import Text
-
             from papertrack import render
 
             shown = render.led_by(papers, slug)
@@ -460,8 +457,7 @@ def latest(
                 view = render.paper_cards(shown, header, names)
             else:
                 view = render.papers_table(shown, header, names, out().width)
-            said = _more_latest(len(papers), total, more)
-            return Group(view, Text(said, style="dim")) if said else view
+            return render.with_note(view, _more_latest(len(papers), total, more))
 
         emit_papers(papers, fmt, table)
         if not papers:
