@@ -8,6 +8,7 @@ learned model. The catalog is the default topics file plus the user's own.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import os
@@ -152,15 +153,13 @@ class Topic:
     def __post_init__(self) -> None:
         categories = tuple(self.categories)
         # A topic made from examples alone ("more like these") has a model and no query.
-        node = Or(()) if not self.query.strip() and self.model_file else parse_query(self.query)
-        category_node = category_filter(categories, f"topic {quoted(self.name)}")
-        membership = node if category_node is None else And((category_node, node))
-        digest = hashlib.sha256(f"{MATCHER_VERSION}\n{membership}".encode()).hexdigest()
+        alone = not self.query.strip() and bool(self.model_file)
+        node, membership, fingerprint = _definition(self.query, categories, self.name, alone)
         object.__setattr__(self, "categories", categories)
         object.__setattr__(self, "implies", tuple(self.implies))
         object.__setattr__(self, "node", node)
         object.__setattr__(self, "membership", membership)
-        object.__setattr__(self, "_fingerprint", digest[:12])
+        object.__setattr__(self, "_fingerprint", fingerprint)
 
     def matches(self, text: PaperText | Paper) -> bool:
         """Whether the paper belongs to this topic."""
@@ -262,10 +261,7 @@ class Topic:
         """:attr:`model`, read once, with the file's own error when it cannot be
         (one of :data:`_MODEL_ERRORS`)."""
         if self._model is None:
-            from papertrack.learn import TopicModel
-
-            data = json.loads(Path(self.model_file).read_bytes())
-            object.__setattr__(self, "_model", TopicModel.from_json(data))
+            object.__setattr__(self, "_model", _read_model(Path(self.model_file)))
         return self._model
 
     @property
@@ -286,6 +282,26 @@ class Topic:
         if self.decide not in ("query", "both"):
             return False
         return not (self.model_file and self.model.meta.get("pinned"))
+
+
+@functools.lru_cache(maxsize=512)
+def _definition(
+    query: str, categories: tuple[str, ...], name: str, examples_alone: bool
+) -> tuple[Node, Node, str]:
+    """A topic's parsed query, its membership (categories and query) and the short
+    hash of that; a :class:`~papertrack.query.QuerySyntaxError` or
+    :class:`~papertrack.errors.TopicsFileError` (not kept) if they cannot be read.
+
+    Kept for the process, as the trees are never changed: a command parses each
+    query once either way, but a process that loads many catalogs (the Python API
+    in a long-lived program, the test suite) parsed the bundled ~20,000
+    characters of queries each time, about 0.05 s a catalog.
+    """
+    node = Or(()) if examples_alone else parse_query(query)
+    category_node = category_filter(categories, f"topic {quoted(name)}")
+    membership = node if category_node is None else And((category_node, node))
+    digest = hashlib.sha256(f"{MATCHER_VERSION}\n{membership}".encode()).hexdigest()
+    return node, membership, digest[:12]
 
 
 _TOPIC_KEYS = frozenset(
@@ -466,6 +482,50 @@ def _on_its_line(message: str, query: str, column: int | None) -> str:
 
 #: What reading a model file that is not a model raises.
 _MODEL_ERRORS = (OSError, ValueError, TypeError, KeyError, AttributeError)
+
+#: Models this process read, by a digest of their file's bytes (the newest
+#: :data:`_KEPT` of them), and the model sets made of them. A command reads each
+#: model once either way; a process that makes many catalogs (the Python API in a
+#: long-lived program, the test suite) read and merged the same 20 files each
+#: time, about 0.2 s a catalog. Keyed by the bytes, not the file's time and size:
+#: a teach that rewrites a model within one tick of the clock is still seen.
+#: Loaded models are never changed in place (a teach writes a new file), so one
+#: object serves every catalog.
+_KEPT = 64
+_MODELS_READ: dict[bytes, Any] = {}
+_MODEL_SETS: dict[tuple[tuple[str, int], ...], tuple[Any, list[Any]]] = {}
+
+
+def _read_model(path: Path) -> Any:
+    """The :class:`papertrack.learn.TopicModel` in ``path`` (one of
+    :data:`_MODEL_ERRORS` if it cannot be read)."""
+    from papertrack.learn import TopicModel
+
+    data = path.read_bytes()
+    key = hashlib.blake2b(data, digest_size=16).digest()
+    model = _MODELS_READ.pop(key, None)
+    if model is None:
+        model = TopicModel.from_json(json.loads(data))
+    _MODELS_READ[key] = model  # the newest last
+    while len(_MODELS_READ) > _KEPT:
+        del _MODELS_READ[next(iter(_MODELS_READ))]
+    return model
+
+
+def _model_set(models: Mapping[str, Any]) -> Any:
+    """A :class:`papertrack.learn.ModelSet` of ``models``, made once for the same models
+    (the same objects: see :data:`_MODELS_READ`)."""
+    from papertrack.learn import ModelSet
+
+    key = tuple((slug, id(model)) for slug, model in models.items())
+    found = _MODEL_SETS.pop(key, None)
+    if found is None:
+        # The models are kept beside it, so no id in the key is another object's.
+        found = (ModelSet(models), list(models.values()))
+    _MODEL_SETS[key] = found
+    while len(_MODEL_SETS) > 4:
+        del _MODEL_SETS[next(iter(_MODEL_SETS))]
+    return found[0]
 
 
 def model_digest(path: str | Path) -> str:
@@ -1058,10 +1118,8 @@ class Catalog:
     def model_set(self) -> Any:
         """A :class:`papertrack.learn.ModelSet` of every topic that has a model (or None)."""
         if self._models is None:
-            from papertrack.learn import ModelSet
-
             models = {t.slug: t.model for t in self.topics if t.decide != "query"}
-            self._models = ModelSet(models) if models else False
+            self._models = _model_set(models) if models else False
         return self._models or None
 
     @property

@@ -1040,3 +1040,43 @@ implies = ["computer-vision"]
         write(user, f'[[topic]]\nname = "Robot RL"\nquery = "robot"\nimplies = {bad}\n')
         with pytest.raises(UsageError, match="implies must be a list of other topics' slugs"):
             Catalog.load(default_topics_file(), user)
+
+
+def test_a_model_file_rewritten_at_once_is_read_anew_and_a_damaged_one_is_an_error(
+    tmp_path: Path,
+) -> None:
+    """A process keeps the models and queries it read (the Python API and the tests
+    load many catalogs): a model file rewritten with other bytes of the same size,
+    as fast as a teach can, is read anew, and a damaged one still names its file."""
+    import dataclasses
+    import json
+
+    from papertrack.topics import Catalog
+
+    topic = Catalog.default().by_slug("gui-agents")
+    assert topic is not None and topic.model_file
+    data = json.loads(Path(topic.model_file).read_text(encoding="utf-8"))
+    path = tmp_path / "model.json"
+
+    def catalog_with(threshold: float) -> Catalog:
+        data["threshold"] = threshold
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return Catalog([dataclasses.replace(topic, model_file=str(path))])
+
+    first = catalog_with(1.25)
+    assert first.topics[0].model.threshold == 1.25
+    size = path.stat().st_size
+    second = catalog_with(1.75)  # the same size, within the clock's tick
+    assert path.stat().st_size == size
+    assert second.topics[0].model.threshold == 1.75
+    assert second.model_set is not first.model_set
+    again = catalog_with(1.25)
+    assert again.model_set is first.model_set  # the same models: merged once
+    path.write_text(path.read_text(encoding="utf-8")[:-20], encoding="utf-8")
+    broken = Catalog([dataclasses.replace(topic, model_file=str(path))])
+    with pytest.raises(PapertrackError, match="cannot be read"):
+        _ = broken.topics[0].model
+    # A query is parsed once, but an error in one is raised every time.
+    for _ in range(2):
+        with pytest.raises(QuerySyntaxError):
+            dataclasses.replace(topic, query="agent AND (gui")
