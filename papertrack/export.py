@@ -100,6 +100,31 @@ def find_paper(store: Store, text: str) -> Paper | None:
     return paper or store.get(resolve_id(text, stored=True))  # an error names the text as given
 
 
+def find_papers(store: Store, texts: Iterable[str], *, lenient: bool = False) -> dict[str, Paper]:
+    """:func:`find_paper` of each of ``texts``, by the text as given (those the store
+    lacks are left out), each week file read once (:meth:`Store.get_many`).
+
+    Raises:
+        UsageError: the first of ``texts`` that the store lacks and that is neither a
+            stored id nor an arXiv identifier (``lenient``: left out as well).
+    """
+    texts = list(dict.fromkeys(texts))
+    keys = {text: text.strip() for text in texts}
+    direct = store.get_many(key for key in keys.values() if len(key) <= MAX_ID_CHARS)
+    found = {text: direct[key] for text, key in keys.items() if key in direct}
+    resolved: dict[str, str] = {}
+    for text in texts:
+        if text not in found:
+            try:
+                resolved[text] = resolve_id(text, stored=True)
+            except UsageError:
+                if not lenient:
+                    raise
+    stored = store.get_many(resolved.values())
+    found.update((text, stored[key]) for text, key in resolved.items() if key in stored)
+    return found
+
+
 def no_such_paper(text: str) -> PapertrackError:
     """The error for a paper ``text`` names that the store lacks (exit 1).
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from papertrack import paths
-from papertrack.errors import PapertrackError, UsageError
+from papertrack.errors import PapertrackError
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -255,14 +255,7 @@ def unfitted(topic: Topic, taught: Mapping[str, bool]) -> list[str]:
 def stored_papers(store: Store, ids: list[str]) -> list[Any]:
     """The stored papers of ``ids``, skipping those not in the store (an id kept in
     examples.json that is no id at all, edited by hand, names no stored paper)."""
-    from papertrack.export import find_paper
+    from papertrack.export import find_papers
 
-    found = []
-    for pid in ids:
-        try:
-            paper = find_paper(store, pid)
-        except UsageError:
-            paper = None
-        if paper is not None:
-            found.append(paper)
-    return found
+    found = find_papers(store, ids, lenient=True)
+    return [found[pid] for pid in ids if pid in found]

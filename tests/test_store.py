@@ -279,6 +279,33 @@ def test_latest_is_newest_first_and_reads_only_what_it_needs(
     assert store.latest("vision") == []
 
 
+def test_many_papers_are_found_with_each_week_file_read_once(
+    store: Store, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A teach looks up every example of its topic: one week file read per id made
+    a teach of a topic with 500 examples take half a minute."""
+    from papertrack import store as store_module
+
+    papers = [paper(f"2508.{n:05d}", f"2025-08-{n:02d}") for n in range(1, 29)]
+    with store.writer(catalog) as w:
+        w.upsert(papers)
+    reads: list[Path] = []
+    read = store_module.week_records
+
+    def counted(path: Path) -> dict[str, dict[str, object]]:
+        reads.append(path)
+        return read(path)
+
+    monkeypatch.setattr(store_module, "week_records", counted)
+    odd = [f"2508.{n:05d}" for n in range(1, 29, 2)]
+    found = store.get_many([*odd, "2508.99999", "2508.00003"])  # one not stored, one twice
+    weeks = {store.partition_path(week) for week in store.weeks()}
+    assert len(weeks) == 5 and sorted(reads) == sorted(weeks)  # each once
+    monkeypatch.setattr(store_module, "week_records", read)
+    assert sorted(found) == odd
+    assert all(found[pid] == store.get(pid) for pid in odd)
+
+
 def test_undated_entries_are_kept_and_sorted_last(store: Store, catalog: Catalog) -> None:
     with store.writer(catalog) as w:
         w.upsert([paper("https://blog.example/post-1", None), paper("2508.00001", "2025-08-04")])

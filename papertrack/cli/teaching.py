@@ -122,17 +122,12 @@ def examples_count(count: int) -> str:
 
 def taught_papers(store: Store, ids: list[str]) -> dict[str, Any]:
     """The stored papers named by ``ids`` (any id form), by the id as given."""
-    from papertrack.export import find_paper
+    from papertrack.export import find_papers
 
-    found: dict[str, Any] = {}
-    missing: list[str] = []
-    for given in ids:
-        paper = find_paper(store, given)
-        if paper is None:
-            if given not in missing:  # named twice, said once
-                missing.append(given)
-        else:
-            found[given] = paper
+    stored = find_papers(store, ids)
+    found = {given: stored[given] for given in ids if given in stored}
+    # Named twice, said once.
+    missing = [given for given in dict.fromkeys(ids) if given not in stored]
     if missing:
         # Not a usage error: the ids are well formed, the store lacks them (exit 1,
         # as for show and explain). All of them at once: one a run made the user
