@@ -2255,6 +2255,18 @@ def test_a_teach_that_swings_a_topics_size_says_so(
     else:
         assert f"Note: the topic {said} Look over the papers above;" in " ".join(err.split())
         assert "topics teach diffusion-robots --unteach ID..." in err
+        # The examples this teach fitted on are named: the biggest moves got the vaguest
+        # advice, where a smaller one against what was taught named them.
+        changes = {"diffusion-robots": Retagged(gained, lost)}
+        _say_swing("diffusion-robots", changes, Counted(), None, ["2606.00001", "2606.00002"])  # type: ignore[arg-type]
+        named = " ".join(capsys.readouterr().err.split())
+        assert named.endswith(
+            "'papertrack topics teach diffusion-robots --unteach 2606.00001 2606.00002' "
+            "takes them back."
+        )
+        many = [f"2606.{n:05d}" for n in range(11)]
+        _say_swing("diffusion-robots", changes, Counted(), None, many)  # type: ignore[arg-type]
+        assert "--unteach ID...' takes back an example" in capsys.readouterr().err
 
 
 def test_teaching_what_was_taught_already_changes_nothing_and_says_so(stored: Path) -> None:

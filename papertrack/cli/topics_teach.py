@@ -3,7 +3,7 @@ command says what changed (and, with --unteach or --forget, takes examples back)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -371,23 +371,39 @@ def _swung(before: int, now: int) -> bool:
     return before >= 10 and (2 * now >= 3 * before or 3 * now <= 2 * before)
 
 
+#: A note names up to this many examples to unteach (more: "ID...").
+_UNDO_NAMED = 10
+
+
 def _say_swing(
-    slug: str, changes: dict[str, Retagged], store: Store, undo: dict[str, bool] | None = None
+    slug: str,
+    changes: dict[str, Retagged],
+    store: Store,
+    undo: dict[str, bool] | None = None,
+    taught_now: Sequence[str] = (),
 ) -> None:
     """A word when a teach swung the topic's size (:func:`_swung`): a topic made from a few
     examples moves its threshold with each one (223 papers became 605, mostly off
     its theme, on three more examples), and the counts alone did not say so.
     ``undo``: the examples this teach forgot, as they were taught (the command that
-    takes the teach back teaches them again)."""
+    takes the teach back teaches them again); ``taught_now``: those it taught, and
+    those pinned since the last fit, which its refit fitted on (unteaching them
+    takes it back)."""
     sizes = _sizes(slug, changes, store)
     if sizes is None or not _swung(*sizes):
         return
     before, now = sizes
-    back = (
-        f"'{teach_command(slug, undo)}' teaches again what this forgot"
-        if undo
-        else f"'papertrack topics teach {slug} --unteach ID...' takes back an example"
-    )
+    if undo:
+        back = f"'{teach_command(slug, undo)}' teaches again what this forgot"
+    elif 0 < len(taught_now) <= _UNDO_NAMED:
+        # The biggest moves got the vaguest advice ("--unteach ID..."), where a
+        # smaller one against what was taught named the ids.
+        them = "it" if len(taught_now) == 1 else "them"
+        back = (
+            f"'papertrack topics teach {slug} --unteach {' '.join(taught_now)}' takes {them} back"
+        )
+    else:
+        back = f"'papertrack topics teach {slug} --unteach ID...' takes back an example"
     change = round(100 * (now - before) / before)
     say(
         f"Note: the topic went from {counted(before, 'paper')} to {now:,} ({change:+d}%). "
@@ -849,12 +865,16 @@ def topics_teach(
                 named_ids,
                 count_before,
             )
-            _say_swing(
-                chosen.slug, changes, store, {a: earlier[a] for a in forgotten if a in earlier}
-            )
             # Taught before without a refit, and fitted on in this one: taken back too.
             back_in = sorted(now_in | {a for a in unfitted if taught.get(a)})
             back_out = sorted(now_out | {a for a in unfitted if taught.get(a) is False})
+            _say_swing(
+                chosen.slug,
+                changes,
+                store,
+                {a: earlier[a] for a in forgotten if a in earlier},
+                back_in + back_out,
+            )
             _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten,
                          back=(back_in, back_out))  # fmt: skip
             if choice is not None and choice.model.meta.get("like"):
