@@ -108,6 +108,12 @@ def is_current(topic: Topic) -> bool:
     if not taught_model(topic):
         return True
     meta = topic.model.meta
+    if meta.get("definition") not in (None, topic.definition):
+        # Taught to a definition topics.toml no longer gives (edited by hand): a teach
+        # fits it to this one. Counted current, a default put back as bundled went on
+        # deciding by the query of the topic that had replaced it, and teaching its
+        # examples again said "nothing more to teach".
+        return False
     shipped = shipped_model(topic.slug)
     if meta.get("copy_of") and shipped is not None:
         # A pinned copy of the shipped model (a teach of papers already so): current

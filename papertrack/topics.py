@@ -662,6 +662,46 @@ def bundled_membership(slug: str) -> Any:
     return _hints().memberships.get(slug)
 
 
+def _redefined(topic: Topic, meta: Mapping[str, Any]) -> str:
+    """The warning for a topic whose definition in topics.toml is not the one its taught
+    model (``meta``) was taught to (edited by hand); "" when none is due.
+
+    Only a model that decides alone makes the query shown no part of what decides
+    (1,780 papers where the new query matched 710). A topic deciding with its query
+    (its taught papers pinned, or a model of examples beside it) decides by the new
+    query: saying the earlier one still did was false, and its advice ("--replace
+    --query") deleted a model made with --like. A default put back as bundled
+    decides by its query, as the topic that replaced it did, and not by its shipped
+    model. A teach of any example fits the model to the definition of now
+    (:func:`papertrack.teach.is_current`).
+    """
+    name = quoted(topic.name)
+    pinned = meta.get("pinned")
+    example = next(iter(pinned), "ID") if isinstance(pinned, dict) else "ID"
+    refit = (
+        f"'papertrack topics teach {topic.slug} {visible(str(example))}' (an example taught "
+        "before) fits it again with your examples"
+    )
+    if str(meta.get("decide") or "model") == "model":
+        if meta.get("like"):
+            return (
+                f"the model of {name}, made from your examples, decides alone still, "
+                f"not with the definition topics.toml gives it now. {refit}"
+            )
+        return (
+            f"the model taught to {name} was taught to its earlier query or categories, "
+            "and decides still, not the definition topics.toml gives it now. 'papertrack "
+            f"topics add {name} --replace --query ...' redefines it and keeps your "
+            f"examples; 'papertrack topics teach {topic.slug} --forget' drops them"
+        )
+    if topic.source == "default" and as_bundled(topic) and topic.model_file:
+        return (
+            f"{name} decides by its query and the papers taught to it, as the topic you "
+            f"defined in its place did, and not by its shipped model. {refit}"
+        )
+    return ""
+
+
 def as_bundled(topic: Topic) -> bool:
     """Whether ``topic`` decides membership as the bundled topic of its slug does (same
     query, same category filter): the shipped labels and the ``"q:"`` features hold
@@ -1296,16 +1336,9 @@ class Catalog:
                 if problem is None:
                     meta = taught_topic.model.meta
                     if meta.get("definition") not in (None, topic.definition):
-                        # topics.toml edited by hand: the query shown was not what
-                        # decided (1,780 papers where the new query matched 710).
-                        warnings.append(
-                            f"the model taught to {quoted(topic.name)} was taught to its "
-                            "earlier query or categories, and decides still, not the "
-                            "definition topics.toml gives it now. 'papertrack topics add "
-                            f"{quoted(topic.name)} --replace --query ...' redefines it and "
-                            "keeps your examples; 'papertrack topics teach "
-                            f"{topic.slug} --forget' drops them"
-                        )
+                        redefined = _redefined(topic, meta)
+                        if redefined:
+                            warnings.append(redefined)
                     copied = meta.get("copy_of")
                     if copied and topic.model_file and copied != model_digest(topic.model_file):
                         # Papers taught that the topic already decided so pin a copy of

@@ -345,6 +345,71 @@ def test_a_taught_topic_redefined_by_hand_says_its_model_still_decides(stored: P
     assert "was taught to its earlier" not in run("topics", "show", "llm-agent-training").stderr
 
 
+def test_a_default_put_back_after_a_topic_in_its_place_is_told_how_to_get_its_model(
+    stored: Path,
+) -> None:
+    """Found walking through teaching: a default replaced in topics.toml, redefined as
+    the warning advised, then put back by deleting the entry, decided by its query,
+    its shipped model gone, while the warning said the model still decided; and
+    teaching it its examples again said "nothing more to teach"."""
+    assert (
+        run("topics", "teach", "gui-agents", COMPUTER_RL, "--not", CHAIN_OF_AGENTS).exit_code == 0
+    )
+    toml = stored / "topics.toml"
+    toml.write_text(
+        '[[topic]]\nname = "GUI Agents"\nslug = "gui-agents"\nquery = "title:gui"\n',
+        encoding="utf-8",
+    )
+    assert "decides still" in run("topics", "show", "gui-agents").stderr
+    redefined = run("topics", "add", "GUI Agents", "--replace", "--query", "title:gui")
+    assert redefined.exit_code == 0, redefined.stderr
+    toml.unlink()
+    shown = run("topics", "show", "gui-agents", "--json")
+    assert json.loads(shown.stdout)["decide"] == "query"
+    warning = " ".join(shown.stderr.split())
+    assert (
+        "Warning: 'GUI Agents' decides by its query and the papers taught to it, as the topic "
+        "you defined in its place did, and not by its shipped model. 'papertrack topics teach "
+        f"gui-agents {CHAIN_OF_AGENTS}' (an example taught before) fits it again with your "
+        "examples. "
+    ) in warning
+    assert "decides still" not in warning
+    again = run("topics", "teach", "gui-agents", COMPUTER_RL)
+    assert again.exit_code == 0, again.stderr
+    assert "refit its model" in again.stderr and "nothing more to teach" not in again.stderr
+    after = run("topics", "show", "gui-agents", "--json")
+    assert json.loads(after.stdout)["decide"] == "model" and "Warning" not in after.stderr
+    assert COMPUTER_RL in tagged("gui-agents") and CHAIN_OF_AGENTS not in tagged("gui-agents")
+
+
+def test_a_topic_of_examples_and_a_query_edited_by_hand_decides_by_the_new_query(
+    stored: Path,
+) -> None:
+    """Its query edited in topics.toml, a topic made with --like and --query was said to
+    decide still by the earlier one (it did not), and the advice given deleted its model."""
+    made = run(
+        "topics", "add", "Agent Likes", "--like", CHAIN_OF_AGENTS, COMPUTER_RL,
+        "--query", "agent*", "--decide", "both",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    before = tagged("agent-likes")
+    toml = stored / "topics.toml"
+    text = toml.read_text(encoding="utf-8")
+    assert "query = 'agent*'" in text or 'query = "agent*"' in text
+    toml.write_text(
+        text.replace("'agent*'", "'title:agent*'").replace('"agent*"', '"title:agent*"'),
+        encoding="utf-8",
+    )
+    shown = run("topics", "show", "agent-likes")
+    assert shown.exit_code == 0 and "Warning" not in shown.stderr, shown.stderr
+    narrowed = tagged("agent-likes")
+    assert set(narrowed) < set(before)  # the new query decides, with the model
+    titles = {
+        p["arxiv_id"]: p["title"] for p in json.loads(run("latest", "--json", "-n", "500").stdout)
+    }
+    assert all("agent" in titles[pid].lower() for pid in narrowed)
+
+
 def test_an_already_so_paper_named_twice_is_said_once_and_a_query_topic_has_no_model(
     stored: Path,
 ) -> None:

@@ -848,7 +848,7 @@ def load_catalog(*, storing: bool = False) -> Catalog:
 
     catalog = Catalog.for_storing() if storing else Catalog.of_home()
     for warning in catalog.warnings:
-        say(f"Warning: {warning}")
+        say(f"Warning: {warning}{'' if warning.endswith(('.', '?', '!')) else '.'}")
     return catalog
 
 
