@@ -251,11 +251,17 @@ def checkup_of(store: Store, progress: Progress | None = None) -> Checkup:
     _check_index(store, checkup, papers, unreadable)
     _check_text_index(store, checkup, unreadable)
     for stray in store.temp_files():
+        # Left by a writer that was killed (kill -9, the OOM killer): the file it was
+        # replacing is whole, and the next writer deletes the leftover. Called damage,
+        # it failed a cron health check after every such kill, until the next ingest.
         checkup.problems.append(
             Problem(
                 relative_name(store, stray),
                 "temp-file",
                 "is a temp file left by an interrupted write",
+                "The next command that writes to the store deletes it, or 'papertrack "
+                "doctor --repair' does it now",
+                pending=True,
             )
         )
     if store.lock_path.is_dir():
