@@ -350,6 +350,7 @@ def digest(
         lock = None if dry_run else Lock(lock_file(), lock_timeout(), "the digest lock")
         if lock is not None:
             lock.acquire()
+            _clear_killed_marks(state_file())
         try:
             now = datetime.now(UTC)  # after any wait for the lock
             state = core.load_state(state_file())
@@ -432,12 +433,14 @@ def digest(
             # A file is written (to a temp file beside it) before the mark is saved, and
             # both are put in place together: a digest that cannot be written (no such
             # folder, a full disk) marks nothing, and one that is written is marked.
-            # Into a stream (stdout, a pipe, a device) the mark is saved first: one that
-            # cannot be saved stops the digest before anyone reads it, so the next run
-            # shows the same papers, never a repeat of a delivered one. A write that then
-            # fails (a full disk under `> file`, a closed stdout) puts the old mark back,
-            # so those papers are not lost; so does a reader that stops early (`| head`,
-            # a mail command that dies): what it did not read comes again next time.
+            # Into a stream (stdout, a pipe, a device) the new mark is written to its
+            # temp file first: one that cannot be written stops the digest before anyone
+            # reads it. It is put in place once the digest is written: a kill -9 (the
+            # OOM killer, `timeout -s KILL`) while a slow reader took it had marked
+            # 1,613 papers shown with 296 delivered. A write that fails (a full disk
+            # under `> file`, a closed stdout) marks nothing, so those papers are not
+            # lost; nor does a reader that stops early (`| head`, a mail command that
+            # dies): what it did not read comes again next time.
             into = target is None or writes_into(target)
             before = None if dry_run or not into else read_if_there(state_file())
             whole = True
@@ -447,21 +450,19 @@ def digest(
                         whole = write_output(target, data)
                     if not dry_run:
                         core.save_state(state_file(), state.after(result, store.newest_day(), kept))
-                if target is None:
-                    sys.stdout.write(text)
-                    sys.stdout.flush()
-                elif into:
-                    whole = write_output(target, data)
-                    if not whole and not dry_run:  # its reader stopped before the end
-                        _restore(state_file(), before)
+                    if target is None:
+                        sys.stdout.write(text)
+                        sys.stdout.flush()
+                    elif into:
+                        whole = write_output(target, data)
+                if into and not whole and not dry_run:  # its reader stopped before the end
+                    _restore(state_file(), before)
                 if not whole:
                     _log_unread(dry_run)
             except (OSError, PapertrackError, KeyboardInterrupt) as exc:
                 # Ctrl-C, SIGTERM or SIGHUP (cron's timeout, a shutdown) while a slow
-                # reader took the digest: 804 papers were marked shown, 25 delivered.
-                # (A file is all or nothing: its mark was never saved alone.)
-                if into and not dry_run:
-                    _restore(state_file(), before)
+                # reader took the digest (804 papers were once marked shown, 25
+                # delivered): the new mark was never put in place.
                 if isinstance(exc, BrokenPipeError):
                     _log_unread(dry_run)
                 raise
@@ -501,6 +502,18 @@ def _log_unread(dry_run: bool) -> None:
         if not dry_run
         else "The dry run's reader stopped before its end"
     )
+
+
+def _clear_killed_marks(path: Path) -> None:
+    """Delete the temp files of the mark ``path`` that killed digests left (a mark is
+    written to one before the digest, and put in place after it; the digest lock is
+    held, so no live digest is writing one)."""
+    from papertrack.files import temp_files
+
+    for stray in temp_files(path.parent):
+        if stray.name.startswith(f".{path.name}."):
+            with contextlib.suppress(OSError):
+                stray.unlink()
 
 
 def _restore(path: Path, data: bytes | None) -> None:
