@@ -483,6 +483,27 @@ def test_an_export_whose_query_matches_nothing_says_so_and_why(small: Path, tmp_
     assert "side by side" not in one.stderr
 
 
+def test_an_export_of_a_topic_with_no_papers_or_of_an_empty_store_says_so(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A cron job writing a topic's .bib got an empty file, and nothing said why."""
+    empty = run("export", "-f", "json")
+    assert empty.exit_code == 0 and empty.stdout == "[]\n"
+    assert empty.stderr.startswith("No papers in the store yet. Run 'papertrack ingest FILE'")
+    ingest(LISTING)
+    assert run("export", "-f", "json", "-t", "terminal-agents").stdout == "[]\n"  # none there
+    none = run("export", "-f", "bibtex", "-t", "terminal-agents")
+    assert none.exit_code == 0 and none.stdout == ""
+    said = "No papers of 'Terminal Agents' in the store yet. Ingest feeds of its categories."
+    assert none.stderr.strip() == said
+    target = tmp_path / "terminal.bib"
+    written = run("export", "-f", "bibtex", "-t", "terminal-agents", "-o", str(target))
+    assert written.stderr.splitlines() == [f"Wrote 0 papers to {target}.", said]
+    # With papers, nothing more is said on stdout's side.
+    some = run("export", "-f", "bibtex", "-t", "llm-agent-training")
+    assert some.stdout.startswith("@") and "in the store yet" not in some.stderr
+
+
 def test_an_atom_export_larger_than_papertrack_reads_back_says_so(
     small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,6 +14,7 @@ import typer
 from papertrack.cli import common
 from papertrack.cli.common import (
     EXIT_CODES,
+    NO_PAPERS_YET,
     Format,
     FormatOpt,
     JsonOnlyOpt,
@@ -38,10 +39,11 @@ from papertrack.cli.common import (
     pick_format,
     say,
     since_on_store,
+    store_is_empty,
 )
 from papertrack.cli.output import emit_json
 from papertrack.errors import UsageError
-from papertrack.text import visible
+from papertrack.text import quoted, visible
 
 if TYPE_CHECKING:
     from papertrack.models import Paper
@@ -285,6 +287,15 @@ def _export_snapshot(
         raise
 
 
+def _say_none_stored(store: Store, topic: Topic | None) -> None:
+    """What an export of no paper says, neither --since nor --query given: a cron job
+    that writes a topic's .bib got an empty file, and nothing on stderr said why."""
+    if store_is_empty(store):
+        say(NO_PAPERS_YET)
+    elif topic is not None:
+        say(f"No papers of {quoted(topic.name)} in the store yet. Ingest feeds of its categories.")
+
+
 @app.command(epilog=EXIT_CODES)
 def export(
     fmt: Annotated[
@@ -411,6 +422,8 @@ def export(
                     )
                 elif count == 0 and query is not None:
                     _say_no_match(store, query, chosen)
+                elif count == 0:
+                    _say_none_stored(store, chosen)
                 return
             # Collected first, then written in one atomic replace: a reader of the
             # file (a feed reader polling it) never sees half an export.
@@ -436,6 +449,8 @@ def export(
 
         if count == 0 and start is None and query is not None:
             _say_no_match(store, query, chosen)
+        elif count == 0 and start is None:
+            _say_none_stored(store, chosen)
         elif fmt is ExportFormat.atom and target.stat().st_size > MAX_FEED_BYTES:
             # Read back whole, an XML feed is refused over the limit.
             say(
