@@ -50,7 +50,6 @@ def write(path: Path, message: str, writer: str, *, rotate: bool) -> None:
     message = visible(message, keep_lines=True)
     # Split at "\n" alone: splitlines also breaks at characters visible() keeps.
     lines = "".join(f"{stamp} [{writer}] {line}\n" for line in message.rstrip("\n").split("\n"))
-    path.parent.mkdir(parents=True, exist_ok=True)
     if rotate:
         _rotate(path)
     # Not blocking: a --log-file that is a pipe nobody reads (mkfifo) hung the

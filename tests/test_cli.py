@@ -809,6 +809,7 @@ def test_messages_and_errors_are_logged(isolated_home: Path, tmp_path: Path) -> 
     assert any("Error: no such file: missing.xml" in line for line in log)
     assert all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \[", line) for line in log)
     other = tmp_path / "logs" / "cron.log"
+    other.parent.mkdir()  # papertrack makes no folder for a log named
     run("--log-file", str(other), "ingest", "missing.xml")
     assert "Error: no such file" in other.read_text(encoding="utf-8")
 
@@ -855,6 +856,18 @@ def test_a_log_that_cannot_be_written_is_said_once(isolated_home: Path) -> None:
     )
     failed = run("ingest", "missing.xml")
     assert failed.stderr.count("Warning: could not write the log") == 1
+
+
+def test_a_log_named_in_a_folder_that_is_not_there_makes_no_folder(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A mistyped PAPERTRACK_LOG_FILE made every folder of its path (as root,
+    /nonexistent/dir/), and no warning said the log went somewhere unexpected."""
+    named = tmp_path / "no-such" / "dir" / "cron.log"
+    done = run("ingest", "-q", str(LISTING), env={"PAPERTRACK_LOG_FILE": str(named)})
+    assert done.exit_code == 0
+    assert done.stderr.startswith(f"Warning: could not write the log {named}: No such file")
+    assert not (tmp_path / "no-such").exists()
 
 
 def test_a_data_home_no_one_may_write_logs_nothing_and_says_nothing_of_it(
