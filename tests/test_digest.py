@@ -12,7 +12,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import pytest
-from helpers import ingest, run
+from helpers import error_line, ingest, run
 from typer.testing import CliRunner
 
 from papertrack.cli import app
@@ -1473,3 +1473,15 @@ def test_a_followed_topic_whose_entry_has_a_slip_is_skipped_not_gone(
     assert "unfollow" not in shown.stderr
     topics.write_text(good, "utf-8")
     assert json.loads(run("following", "--json").stdout)[0]["missing"] is False
+
+
+def test_a_data_home_that_is_a_file_is_said_to_be_one(tmp_path: Path) -> None:
+    """PAPERTRACK_HOME naming a file: digest said "Not a directory. Check its
+    permissions", a fix that fixes nothing."""
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n", encoding="utf-8")
+    for command in (["digest"], ["following"]):
+        result = run(*command, env={"PAPERTRACK_HOME": str(afile)})
+        line = error_line(result, 1, "Not a directory", "A file stands where a folder")
+        assert "permissions" not in line
+    assert afile.read_text(encoding="utf-8") == "mine\n"
