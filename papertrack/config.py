@@ -66,9 +66,9 @@ def load(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not UTF-8 text. Save it as UTF-8") from None
     except OSError as exc:
-        from papertrack.files import os_fix
+        from papertrack.files import home_fix
 
-        raise UsageError(f"could not read {path}: {exc.strerror or exc}. {os_fix(exc)}") from exc
+        raise UsageError(f"could not read {path}: {exc.strerror or exc}. {home_fix(exc)}") from exc
     try:
         config = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:

@@ -73,10 +73,10 @@ def _read(path: Path) -> Any:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        from papertrack.files import os_fix
+        from papertrack.files import home_fix
 
         raise PapertrackError(
-            f"could not read {path}: {exc.strerror or exc}. {os_fix(exc)}"
+            f"could not read {path}: {exc.strerror or exc}. {home_fix(exc)}"
         ) from None
     try:
         data = json.loads(raw)

@@ -321,6 +321,19 @@ def os_fix(exc: OSError, *, writing: bool = False) -> str:
     return "Check that the disk has space and the directory is writable"
 
 
+def home_fix(exc: OSError) -> str:
+    """:func:`os_fix` for a read of a file of the data home, which PAPERTRACK_HOME
+    may have put below a file."""
+    import errno
+
+    if exc.errno == errno.ENOTDIR:
+        return (
+            "A file stands where a folder of that path belongs: move it away, or point "
+            "PAPERTRACK_HOME at a folder"
+        )
+    return os_fix(exc)
+
+
 def remove_file(path: Path) -> None:
     """Remove ``path`` (a week file left empty); inside :func:`all_or_nothing`, at its end."""
     if _staged is not None:
