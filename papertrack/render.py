@@ -712,6 +712,12 @@ def _taught_line(taught: Mapping[str, list[str]]) -> str:
     return "; ".join(parts) + (" (--json lists them all)" if cut else "")
 
 
+def _was_taught(info: Mapping[str, Any]) -> bool:
+    """Whether a topic card's topic has papers taught to it."""
+    taught = info.get("taught") or {}
+    return bool(taught.get("in") or taught.get("out"))
+
+
 def topic_card(info: Mapping[str, Any]) -> Group:
     """`topics show`: a topic's definition and its counts."""
     head = Text(safe(info["name"]), style="bold")
@@ -774,6 +780,15 @@ def topic_card(info: Mapping[str, Any]) -> Group:
                 f"{test['f1']:.2f} (95% interval {test['f1_low']:.2f}-{test['f1_high']:.2f}) "
                 f"on {test['papers']:,} labelled papers never fitted on, {test['labelled']:,} "
                 "of them in: its tags as shipped, implications included"
+            ),
+        )
+    elif "test_split" in info and info.get("source") == "default" and _was_taught(info):
+        # The line went with the first teach, and nothing said why.
+        grid.add_row(
+            "test split",
+            Text(
+                "measured for the shipped model, which the model taught to it replaced: "
+                "the cross-validated figures above are this one's"
             ),
         )
     taught = info.get("taught") or {}
