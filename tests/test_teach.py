@@ -1436,7 +1436,8 @@ def test_a_teach_that_cannot_retag_says_what_it_did_keep(stored: Path) -> None:
     error_line(
         result,
         1,
-        "the model of LLM Agent Training is refit and your examples are kept, but the "
+        "the model of LLM Agent Training is refit and the examples are saved as this teach "
+        "left them, but the "
         "stored papers could not be retagged: store file",
         "doctor --repair",
     )
@@ -2543,3 +2544,78 @@ def test_a_long_list_of_examples_says_where_they_are_all_listed() -> None:
     line = _taught_line({"in": ins, "out": ["2605.00001"]})
     assert line.endswith("and 3 more; 1 out: 2605.00001 (--json lists them all)"), line
     assert "--json" not in _taught_line({"in": ins[:TAUGHT_SHOWN], "out": []})
+
+
+def test_papers_besides_those_taught_are_told_apart_when_the_threshold_stays() -> None:
+    """Ten papers besides the two taught moved at a threshold unchanged at +0.60, and
+    the teach said why only when the threshold moved."""
+    from papertrack.cli.topics_teach import _others_moved
+    from papertrack.models import Paper
+    from papertrack.writer import Retagged
+
+    named = {"2606.21740v2": Paper(arxiv_id="2606.21740", title="t")}
+    assert not _others_moved(None, named)
+    assert not _others_moved(Retagged(1, 0, gained_ids=["2606.21740"]), named)
+    assert _others_moved(Retagged(1, 1, gained_ids=["2606.21740"], lost_ids=["2606.1"]), named)
+    assert _others_moved(Retagged(1, 0, gained_ids=["2606.00001"]), {})
+
+
+def test_a_paper_taught_against_papertracks_label_is_said(stored: Path, tmp_path: Path) -> None:
+    """Found walking through teaching: a labelled paper taught into a topic its label
+    has it out of changed the refit's examples (12,865 out became 12,864) without
+    a word."""
+    import gzip
+    from html import escape
+
+    from papertrack import paths
+    from papertrack.training import TRAIN
+
+    rows = [json.loads(line) for line in gzip.open(paths.labels_file(), "rt", encoding="utf-8")]
+    out = next(r for r in rows if r["split"] == TRAIN and "gui-agents" not in r["labels"])
+    inside = next(r for r in rows if r["split"] == TRAIN and "gui-agents" in r["labels"])
+    items = "".join(
+        f"<item><title>{escape(r['title'])}</title>"
+        f"<link>https://arxiv.org/abs/{r['arxiv_id']}</link>"
+        f"<guid>oai:arXiv.org:{r['arxiv_id']}v1</guid>"
+        f"<description>{escape(r['abstract'])}</description>"
+        "<pubDate>Mon, 05 Jan 2026 00:00:00 GMT</pubDate></item>"
+        for r in (out, inside)
+    )
+    feed = tmp_path / "labelled.xml"
+    feed.write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
+        f"<link>https://example.org</link><description>d</description>{items}</channel></rss>",
+        encoding="utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    taught = run("topics", "teach", "gui-agents", out["arxiv_id"], "--not", CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    assert (
+        f"Note: papertrack's labelled papers have {out['arxiv_id']} the other way for GUI "
+        "Agents; the refit learns from your decision instead."
+    ) in " ".join(taught.stderr.split())
+    # Taught as labelled, nothing is said of it.
+    agrees = run("topics", "teach", "gui-agents", inside["arxiv_id"])
+    assert agrees.exit_code == 0, agrees.stderr
+    assert "labelled papers have" not in agrees.stderr
+
+
+def test_show_says_why_a_taught_default_has_no_test_split_figures(stored: Path) -> None:
+    """The line of test-split figures went with the first teach, and nothing said why."""
+    before = " ".join(run("topics", "show", "gui-agents").stdout.split())
+    assert "test split precision " in before
+    assert (
+        run("topics", "teach", "gui-agents", COMPUTER_RL, "--not", CHAIN_OF_AGENTS).exit_code == 0
+    )
+    after = run("topics", "show", "gui-agents")
+    shown = " ".join(after.stdout.split())
+    assert (
+        "test split measured for the shipped model, which the model taught to it replaced: "
+        "the cross-validated figures above are this one's"
+    ) in shown
+    assert json.loads(run("topics", "show", "gui-agents", "--json").stdout)["test_split"] is None
+    # Forgotten, the shipped model's figures are its own again.
+    assert run("topics", "teach", "gui-agents", "--forget").exit_code == 0
+    assert "test split precision " in " ".join(
+        run("topics", "show", "gui-agents").stdout.split()
+    )

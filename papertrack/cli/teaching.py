@@ -4,7 +4,7 @@ refit, and what they say of a topic's model and its papers."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from papertrack import paths, teach
@@ -153,13 +153,16 @@ def refit(
     like: bool | None = None,
     rule: str = "",
     save: bool = True,
+    new: Iterable[str] = (),
 ) -> Any:
     """Fit ``topic``'s model from the shipped labels plus ``taught``; write it (unless
     not ``save``: the caller writes it with the examples); return it.
 
     ``like``: the topic was made from examples (``topics add --like``); None: as
     its model says (False for a topic without a model of its own yet), and so is
-    ``rule`` then (``add --like --query --decide both`` stays "both").
+    ``rule`` then (``add --like --query --decide both`` stays "both"). ``new``: the
+    papers this teach named, of which those papertrack's labels have the other way
+    are said.
     """
     from papertrack import training
 
@@ -173,9 +176,36 @@ def refit(
         choice = training.teach(
             topic, taught, texts, labelled, like=like, folder=store.vectors_dir, rule=rule
         )
+    _say_against_labels(topic, {pid: taught[pid] for pid in new if pid in taught}, labelled)
     if save:
         training.save_model(choice.model, paths.user_model_file(topic.slug))
     return choice
+
+
+def _say_against_labels(topic: Topic, named: Mapping[str, bool], labelled: Sequence[Any]) -> None:
+    """A word for the papers taught otherwise than papertrack's labels have them: the
+    refit learns the user's decision instead, and a count of examples one off was
+    all that showed it."""
+    from papertrack.topics import as_bundled
+    from papertrack.training import TRAIN
+
+    if not named or not as_bundled(topic):
+        return
+    against = sorted(
+        paper.arxiv_id
+        for paper in labelled
+        if paper.split == TRAIN
+        and paper.arxiv_id in named
+        and (topic.slug in paper.labels) is not named[paper.arxiv_id]
+    )
+    if against:
+        shown = ", ".join(against[:5]) + (
+            f" and {len(against) - 5} more" if len(against) > 5 else ""
+        )
+        say(
+            f"Note: papertrack's labelled papers have {shown} the other way for {topic.name}; "
+            "the refit learns from your decision instead."
+        )
 
 
 def implied_move(topic: Topic, gained: int, lost: int, now: int) -> str:

@@ -353,6 +353,14 @@ def _say_changes(
             say(implied_move(topic, change.gained, change.lost, store.count(topic.slug)))
 
 
+def _others_moved(moved: Retagged | None, named: Mapping[str, Any]) -> bool:
+    """Whether a retag moved papers besides those this teach named."""
+    if moved is None:
+        return False
+    taught = {paper.arxiv_id for paper in named.values()}
+    return any(pid not in taught for pid in (*moved.gained_ids, *moved.lost_ids))
+
+
 def _sizes(slug: str, changes: dict[str, Retagged], store: Store) -> tuple[int, int] | None:
     """How many stored papers ``slug`` held before a retag, and holds now (None: the
     retag did not touch it)."""
@@ -728,7 +736,15 @@ def topics_teach(
                 if chosen.decide != "query":
                     cut_before = training.model_threshold(chosen)
                 try:
-                    choice = refit(store, chosen, taught, known, save=False)
+                    given_now = [*(ids or []), *(out_ids or [])]
+                    choice = refit(
+                        store,
+                        chosen,
+                        taught,
+                        known,
+                        save=False,
+                        new={named[pid].arxiv_id for pid in given_now},
+                    )
                 except KeyboardInterrupt:
                     say("Nothing was taught: the examples and the model are as they were.")
                     raise
@@ -764,19 +780,25 @@ def topics_teach(
                         )
                         pins = PinsMoved(catalog, chosen.slug, moved)
             refreshed = load_catalog()
+            # "Your examples are kept" read oddly after an --unteach, and "refit" after
+            # a teach that kept the model.
+            saved = (
+                f"the model of {chosen.name} is refit and the examples are saved"
+                if choice is not None
+                else f"the examples of {chosen.name} are saved"
+            ) + " as this teach left them"
             try:
                 changes = _retag(store, refreshed, pins)
             except KeyboardInterrupt:
                 say(
-                    "The model is refit and your examples are kept; the stored papers' "
-                    "tags catch up with it on the next command."
+                    f"{saved[0].upper()}{saved[1:]}; the stored papers' tags catch up with it "
+                    "on the next command."
                 )
                 raise
             except PapertrackError as exc:
                 # (A damaged week file.) What is done is said, not only what failed.
                 said = PapertrackError(
-                    f"the model of {chosen.name} is refit and your examples are kept, but "
-                    f"the stored papers could not be retagged: {str(exc).rstrip('.')}"
+                    f"{saved}, but the stored papers could not be retagged: {str(exc).rstrip('.')}"
                 )
                 said.exit_code = exc.exit_code
                 raise said from exc
@@ -853,6 +875,14 @@ def topics_teach(
                         f"The refit model's threshold is {cut:+.2f} (it was {cut_before:+.2f}); "
                         "papers near it moved with the refit ('papertrack topics explain ID "
                         f"{chosen.slug}' shows a paper's score)."
+                    )
+                elif choice.decide != "query" and _others_moved(changes.get(chosen.slug), named):
+                    # Ten papers besides the two taught moved at an unchanged +0.60, and
+                    # nothing said why.
+                    say(
+                        f"The refit model's threshold stays {cut:+.2f}; its weights moved with "
+                        "the examples, and papers near the threshold with them ('papertrack "
+                        f"topics explain ID {chosen.slug}' shows a paper's score)."
                     )
             size_before = count_before
             if refreshed.fingerprints().get(chosen.slug) == catalog.fingerprints().get(chosen.slug):
