@@ -2616,6 +2616,4 @@ def test_show_says_why_a_taught_default_has_no_test_split_figures(stored: Path) 
     assert json.loads(run("topics", "show", "gui-agents", "--json").stdout)["test_split"] is None
     # Forgotten, the shipped model's figures are its own again.
     assert run("topics", "teach", "gui-agents", "--forget").exit_code == 0
-    assert "test split precision " in " ".join(
-        run("topics", "show", "gui-agents").stdout.split()
-    )
+    assert "test split precision " in " ".join(run("topics", "show", "gui-agents").stdout.split())
