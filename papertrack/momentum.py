@@ -612,7 +612,12 @@ def describe(m: Momentum) -> str:
         else:
             text += f", {'up' if rate_now > rate_before else 'down'} less than 1% on {earlier}"
     else:
-        text += f", {'up' if pct > 0 else 'down'} {abs(pct)}% on {earlier}"
+        # Counts compare per day of data. Where the counts themselves point the other
+        # way ("76 papers ..., up 17%" with 79 before, in fewer days), the sentence
+        # said what its own numbers seemed to deny, and only a note below said why.
+        contrary = (pct > 0) is not (now.count > before.count)
+        per_day = " per day of data" if contrary else ""
+        text += f", {'up' if pct > 0 else 'down'} {abs(pct)}%{per_day} on {earlier}"
     text += "."
     if m.share is not None:
         share = format_share(m.share)

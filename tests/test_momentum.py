@@ -984,3 +984,29 @@ def test_a_digest_of_a_store_behind_measures_momentum_as_the_other_views_do(
     assert section["momentum"]["current"] == page["current"] > 0
     # Said as of which day: "the last four weeks" read as the four weeks to today.
     assert section["momentum_text"].startswith(f"As of Jun 26, 2026: {page['summary']}")
+
+
+def test_a_rate_that_rises_while_the_count_falls_is_said_per_day_of_data() -> None:
+    """'76 papers in the last four weeks, up 17% on the four weeks before' with 79 in
+    them: the windows compare per day of data, and the last one had five days fewer;
+    only a note below said so."""
+    topic = merged(  # a week without any paper (Sep 7-13) in the last four weeks
+        spread(D(2026, 8, 31), D(2026, 9, 6), 26),
+        spread(D(2026, 9, 14), SUNDAY, 50),
+        spread(D(2026, 8, 3), D(2026, 8, 30), 79),
+    )
+    store = merged(topic, spread(D(2026, 6, 1), D(2026, 8, 2), 500))
+    result = m.measure(days(topic), days(store), as_of=SUNDAY, topic="t", name="T")
+    assert result.current.covered_days == 21 and result.previous.covered_days == 28
+    assert m.describe(result).startswith(
+        "76 papers in the last four weeks, up 28% per day of data on the four weeks before."
+    )
+    # Counts that point the same way as the rates need no word.
+    same = merged(
+        spread(D(2026, 8, 31), D(2026, 9, 6), 40),
+        spread(D(2026, 9, 14), SUNDAY, 50),
+        spread(D(2026, 8, 3), D(2026, 8, 30), 79),
+    )
+    both = m.measure(days(same), days(same), as_of=SUNDAY, topic="t", name="T")
+    assert both.current.covered_days == 21
+    assert ", up 52% on the four weeks before." in m.describe(both)
