@@ -463,6 +463,14 @@ def test_a_read_only_store_is_read_with_its_tags_when_the_topics_changed(home: P
     assert len(json.loads(shown.stdout)) == 3
     assert "is read-only, so its papers keep the tags they were given" in shown.stderr
     assert "zebras" in shown.stderr and "gui-agents" in shown.stderr  # hidden ones too
+    # A topic its papers could not be tagged with is not sent to ingest them again.
+    none = _read_only_run(store, ["latest", "zebras"])
+    assert none.returncode == 0, none.stderr
+    assert none.stderr.strip().endswith(
+        "No papers are tagged Zebras yet: the store is read-only, so its papers wait for a "
+        "command that can write it to tag them."
+    )
+    assert "Ingest feeds" not in none.stderr
     assert snapshot(store) == before
 
 

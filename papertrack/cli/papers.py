@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from papertrack.ingest import ByteProgress
     from papertrack.models import IngestReport, SourceReport
     from papertrack.store import Store, StoreStats
-    from papertrack.topics import Topic
+    from papertrack.topics import Catalog, Topic
 
 # --------------------------------------------------------------------------- ingest
 
@@ -195,8 +196,6 @@ def ingest(
         papertrack ingest --sample
         papertrack ingest --json listing.xml | jq .new
     """
-    import os
-
     from papertrack.ingest import IngestOptions
     from papertrack.ingest import ingest as run_ingest
 
@@ -462,7 +461,8 @@ def latest(
         emit_papers(papers, fmt, table)
         if not papers:
             given = [o for o, v in (("--since", since), ("--category", category)) if v]
-            say(_nothing_latest(store, name, given, query))
+            untagged = slug is not None and _left_untagged(store, catalog, slug)
+            say(_nothing_latest(store, name, given, query, untagged=untagged))
 
 
 # --------------------------------------------------------------------------- path
@@ -622,11 +622,29 @@ def _more_latest(shown: int, total: int | None, more: bool) -> str:
     return ""
 
 
-def _nothing_latest(store: Store, name: str, given: Sequence[str], query: str | None) -> str:
+def _left_untagged(store: Store, catalog: Catalog, slug: str) -> bool:
+    """Whether the topic ``slug`` is one the stored tags are not current for, in a store
+    this process cannot write (so they stay so: :func:`fresh_tags` has said it)."""
+    if os.access(store.path, os.W_OK):
+        return False
+    return slug in store.index().changed_topics(catalog.fingerprints())
+
+
+def _nothing_latest(
+    store: Store, name: str, given: Sequence[str], query: str | None, *, untagged: bool = False
+) -> str:
     """What to say when `latest` has no paper to show, and what to try; ``given``:
-    the filter options given (``--since``, ``--category``)."""
+    the filter options given (``--since``, ``--category``); ``untagged``: the topic's
+    papers cannot be tagged, the store being read-only."""
     if store_is_empty(store):
         return NO_PAPERS_YET
+    if untagged:
+        # "Ingest feeds of its categories" sent the user to fetch papers the store
+        # held already, untagged.
+        return (
+            f"No papers are tagged {name} yet: the store is read-only, so its papers wait "
+            "for a command that can write it to tag them."
+        )
     if given:
         of = "No stored papers" if name == "All papers" else f"No papers of {name}"
         newest = newest_paper_note(store)
