@@ -691,7 +691,8 @@ def _redefined(topic: Topic, meta: Mapping[str, Any]) -> str:
         return (
             f"the model taught to {name} was taught to its earlier query or categories, "
             "and decides still, not the definition topics.toml gives it now. 'papertrack "
-            f"topics add {name} --replace --query ...' redefines it and keeps your "
+            f'topics add "{visible(topic.name)}" --replace --query ...\' redefines it and '
+            "keeps your "
             f"examples; 'papertrack topics teach {topic.slug} --forget' drops them"
         )
     if topic.source == "default" and as_bundled(topic) and topic.model_file:
