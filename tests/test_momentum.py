@@ -966,6 +966,17 @@ def test_a_store_more_than_a_week_behind_is_measured_at_its_newest_paper(
     counted = momentum_json(store, "large-language-models")
     if shifted:  # one paper a day, every day: four full weeks against four full weeks
         assert (counted["current"], counted["previous"], counted["change_pct"]) == (28, 28, 0)
+    # A span given to --as-of counts back from the same day: '1 week ago' from today
+    # on a store months behind showed every week as "no data".
+    for command in (["momentum", "large-language-models"], ["trending"], ["topics"]):
+        result = run("--db", str(store), *command, "--json", "--as-of", "1 week ago")
+        assert result.exit_code == 0, result.stderr
+        data = json.loads(result.stdout)
+        first = data if isinstance(data, dict) else data[0]
+        anchor = newest if shifted else m.today()
+        assert first["as_of"] == (anchor - timedelta(days=7)).isoformat(), command
+        noted = "--as-of '1 week ago' counts back from it" in result.stderr
+        assert noted is shifted, (command, result.stderr)
 
 
 def test_a_digest_of_a_store_behind_measures_momentum_as_the_other_views_do(

@@ -306,7 +306,8 @@ AsOfOpt = Annotated[
     typer.Option(
         "--as-of",
         help="Count up to this day (UTC; default today, or the newest paper's day when it is "
-        "more than a week old): 2026-09-30, 'Sep 30 2026', '1 week ago'.",
+        "more than a week old): 2026-09-30, 'Sep 30 2026', '1 week ago' (counted back from "
+        "that day too).",
         show_default=False,
     ),
 ]

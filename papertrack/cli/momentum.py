@@ -26,6 +26,7 @@ from papertrack.cli.common import (
     out,
     pick_format,
     say,
+    span_on_store,
 )
 from papertrack.cli.output import emit, emit_json
 from papertrack.dates import shown_day
@@ -136,6 +137,21 @@ def as_of_day(
     day = parse_as_of(as_of, window, weeks, fixed=fixed)
     if as_of is None:
         return behind_store_day(store, day, quiet)
+    found = span_on_store(as_of, store)
+    if found is not None:
+        # '3 weeks ago' counted from today on a store whose newest paper is months
+        # old showed every week as "no data" while the papers listed were June's;
+        # --since counts such a span back from the newest paper, and so does this.
+        newest, moved = found
+        counted = moved.astimezone(UTC).date()
+        parse_as_of(counted.isoformat(), window, weeks, fixed=fixed)
+        if not quiet:
+            say(
+                f"Note: the newest paper in the store is from {shown_day(newest)}, more "
+                f"than a week ago: --as-of {as_of.strip()!r} counts back from it, to "
+                f"{shown_day(counted)}. Fetch new papers, or give --as-of a date."
+            )
+        return counted
     from papertrack.momentum import today
 
     if day > today() and not quiet:
