@@ -1017,7 +1017,7 @@ class ModelSet:
 
         if self._table is None:
             names = sorted(self._rows)
-            self._table = FeatureIds(names)
+            table = FeatureIds(names)
             rows_of = np.fromiter(
                 map(self._rows.__getitem__, names), dtype=np.int64, count=len(names)
             )
@@ -1025,11 +1025,15 @@ class ModelSet:
             # far below 2**31 units): half the bytes to gather, summed in int64.
             by_id = self._matrix[rows_of]
             small = np.abs(by_id).max(initial=0) < 2**31
-            self._by_id = by_id.astype(np.int32) if small else by_id
-        rows, ids = self._table.ids(papers)
+            # Both, or neither: one set is shared by every catalog of a process
+            # (papertrack.topics keeps it), and a thread that saw the table before its
+            # weights were set failed in another thread's ingest.
+            self._by_id, self._table = (by_id.astype(np.int32) if small else by_id), table
+        table, by_id = self._table, self._by_id
+        rows, ids = table.ids(papers)
         # Each paper's sum of its features' weight rows (integers: exact): 9 µs a
         # paper of real text, against 35 µs for running sums of the int64 rows.
-        totals = weight_sums(self._by_id, rows, ids, len(papers))
+        totals = weight_sums(by_id, rows, ids, len(papers))
         totals += self._bias_row
         slugs = self._slugs
         fires = totals >= self._threshold_row

@@ -787,8 +787,8 @@ def topic_card(info: Mapping[str, Any]) -> Group:
         grid.add_row(
             "test split",
             Text(
-                "measured for the shipped model, which the model taught to it replaced: "
-                "the cross-validated figures above are this one's"
+                "measured for the topic as shipped, before papers were taught to it: the "
+                "cross-validated figures above are its model's now"
             ),
         )
     taught = info.get("taught") or {}

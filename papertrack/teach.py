@@ -103,16 +103,15 @@ def is_current(topic: Topic) -> bool:
     one taught since the taught models kept what they were made by (an older one is
     refit when taught, whatever it is taught)."""
     from papertrack.learn import FEATURE_SET
-    from papertrack.topics import model_digest
+    from papertrack.topics import model_digest, put_back
 
     if not taught_model(topic):
         return True
     meta = topic.model.meta
-    if meta.get("definition") not in (None, topic.definition):
-        # Taught to a definition topics.toml no longer gives (edited by hand): a teach
-        # fits it to this one. Counted current, a default put back as bundled went on
-        # deciding by the query of the topic that had replaced it, and teaching its
-        # examples again said "nothing more to teach".
+    if put_back(topic, meta):
+        # Counted current, a default put back as bundled went on deciding by the query
+        # of the topic that had replaced it, and teaching its examples again said
+        # "nothing more to teach".
         return False
     shipped = shipped_model(topic.slug)
     if meta.get("copy_of") and shipped is not None:

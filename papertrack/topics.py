@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import os
+import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -494,6 +495,8 @@ _MODEL_ERRORS = (OSError, ValueError, TypeError, KeyError, AttributeError)
 _KEPT = 64
 _MODELS_READ: dict[bytes, Any] = {}
 _MODEL_SETS: dict[tuple[tuple[str, int], ...], tuple[Any, list[Any]]] = {}
+#: Held while either is read or changed: threads of the Python API share them.
+_KEEPING = threading.Lock()
 
 
 def _read_model(path: Path) -> Any:
@@ -503,12 +506,14 @@ def _read_model(path: Path) -> Any:
 
     data = path.read_bytes()
     key = hashlib.blake2b(data, digest_size=16).digest()
-    model = _MODELS_READ.pop(key, None)
+    with _KEEPING:
+        model = _MODELS_READ.pop(key, None)
     if model is None:
         model = TopicModel.from_json(json.loads(data))
-    _MODELS_READ[key] = model  # the newest last
-    while len(_MODELS_READ) > _KEPT:
-        del _MODELS_READ[next(iter(_MODELS_READ))]
+    with _KEEPING:
+        _MODELS_READ[key] = model  # the newest last
+        while len(_MODELS_READ) > _KEPT:
+            del _MODELS_READ[next(iter(_MODELS_READ))]
     return model
 
 
@@ -518,13 +523,15 @@ def _model_set(models: Mapping[str, Any]) -> Any:
     from papertrack.learn import ModelSet
 
     key = tuple((slug, id(model)) for slug, model in models.items())
-    found = _MODEL_SETS.pop(key, None)
+    with _KEEPING:
+        found = _MODEL_SETS.pop(key, None)
     if found is None:
         # The models are kept beside it, so no id in the key is another object's.
         found = (ModelSet(models), list(models.values()))
-    _MODEL_SETS[key] = found
-    while len(_MODEL_SETS) > 4:
-        del _MODEL_SETS[next(iter(_MODEL_SETS))]
+    with _KEEPING:
+        _MODEL_SETS[key] = found
+        while len(_MODEL_SETS) > 4:
+            del _MODEL_SETS[next(iter(_MODEL_SETS))]
     return found[0]
 
 
@@ -662,6 +669,20 @@ def bundled_membership(slug: str) -> Any:
     return _hints().memberships.get(slug)
 
 
+def put_back(topic: Topic, meta: Mapping[str, Any]) -> bool:
+    """Whether ``topic`` is a default as bundled whose taught model (``meta``) is the one
+    a topic defined in its place left: a query topic's, its taught papers pinned,
+    taught to another definition. It then decides by the query with those pins, not
+    by its shipped model, until a teach fits it again (:func:`papertrack.teach.is_current`).
+    """
+    return (
+        topic.source == "default"
+        and as_bundled(topic)
+        and str(meta.get("decide") or "model") == "query"
+        and meta.get("definition") not in (None, topic.definition)
+    )
+
+
 def _redefined(topic: Topic, meta: Mapping[str, Any]) -> str:
     """The warning for a topic whose definition in topics.toml is not the one its taught
     model (``meta``) was taught to (edited by hand); "" when none is due.
@@ -671,36 +692,45 @@ def _redefined(topic: Topic, meta: Mapping[str, Any]) -> str:
     (its taught papers pinned, or a model of examples beside it) decides by the new
     query: saying the earlier one still did was false, and its advice ("--replace
     --query") deleted a model made with --like. A default put back as bundled
-    decides by its query, as the topic that replaced it did, and not by its shipped
-    model. A teach of any example fits the model to the definition of now
-    (:func:`papertrack.teach.is_current`).
+    (:func:`put_back`) decides by its query, as the topic that replaced it did, and
+    not by its shipped model. A default as bundled whose model decides alone is
+    told nothing: only a new papertrack's matcher changes its definition.
     """
     name = quoted(topic.name)
-    pinned = meta.get("pinned")
-    example = next(iter(pinned), "ID") if isinstance(pinned, dict) else "ID"
-    refit = (
-        f"'papertrack topics teach {topic.slug} {visible(str(example))}' (an example taught "
-        "before) fits it again with your examples"
-    )
-    if str(meta.get("decide") or "model") == "model":
-        if meta.get("like"):
-            return (
-                f"the model of {name}, made from your examples, decides alone still, "
-                f"not with the definition topics.toml gives it now. {refit}"
-            )
-        return (
-            f"the model taught to {name} was taught to its earlier query or categories, "
-            "and decides still, not the definition topics.toml gives it now. 'papertrack "
-            f'topics add "{visible(topic.name)}" --replace --query ...\' redefines it and '
-            "keeps your "
-            f"examples; 'papertrack topics teach {topic.slug} --forget' drops them"
-        )
-    if topic.source == "default" and as_bundled(topic) and topic.model_file:
+    rule = str(meta.get("decide") or "model")
+    if put_back(topic, meta):
+        pinned = meta.get("pinned")
+        taught = dict(pinned) if isinstance(pinned, dict) else {}
+        # An example as it was taught: the command teaches it so again (one taught out,
+        # named bare, was taught in).
+        example = next((pid for pid, inside in taught.items() if inside), None)
+        if example is not None:
+            again = visible(str(example))
+        else:
+            out = next(iter(taught), None)
+            again = "ID" if out is None else f"--not {visible(str(out))}"
         return (
             f"{name} decides by its query and the papers taught to it, as the topic you "
-            f"defined in its place did, and not by its shipped model. {refit}"
+            "defined in its place did, and not by its shipped model. 'papertrack topics "
+            f"teach {topic.slug} {again}' (an example as taught before) fits it again with "
+            "your examples"
         )
-    return ""
+    if rule != "model" or (topic.source == "default" and as_bundled(topic)):
+        return ""
+    if meta.get("like"):
+        if not topic.query.strip():
+            return ""
+        return (
+            f"the model of {name}, made from your examples, decides alone still, not with "
+            "the query topics.toml gives it now; teaching it a paper it misses fits it "
+            "again with both"
+        )
+    return (
+        f"the model taught to {name} was taught to its earlier query or categories, "
+        "and decides still, not the definition topics.toml gives it now. 'papertrack "
+        f'topics add "{visible(topic.name)}" --replace --query ...\' redefines it and '
+        f"keeps your examples; 'papertrack topics teach {topic.slug} --forget' drops them"
+    )
 
 
 def as_bundled(topic: Topic) -> bool:

@@ -370,7 +370,7 @@ def test_a_default_put_back_after_a_topic_in_its_place_is_told_how_to_get_its_mo
     assert (
         "Warning: 'GUI Agents' decides by its query and the papers taught to it, as the topic "
         "you defined in its place did, and not by its shipped model. 'papertrack topics teach "
-        f"gui-agents {CHAIN_OF_AGENTS}' (an example taught before) fits it again with your "
+        f"gui-agents {COMPUTER_RL}' (an example as taught before) fits it again with your "
         "examples. "
     ) in warning
     assert "decides still" not in warning
@@ -2610,10 +2610,33 @@ def test_show_says_why_a_taught_default_has_no_test_split_figures(stored: Path) 
     after = run("topics", "show", "gui-agents")
     shown = " ".join(after.stdout.split())
     assert (
-        "test split measured for the shipped model, which the model taught to it replaced: "
-        "the cross-validated figures above are this one's"
+        "test split measured for the topic as shipped, before papers were taught to it: the "
+        "cross-validated figures above are its model's now"
     ) in shown
     assert json.loads(run("topics", "show", "gui-agents", "--json").stdout)["test_split"] is None
     # Forgotten, the shipped model's figures are its own again.
     assert run("topics", "teach", "gui-agents", "--forget").exit_code == 0
     assert "test split precision " in " ".join(run("topics", "show", "gui-agents").stdout.split())
+
+
+def test_a_model_taught_under_another_matcher_is_neither_warned_of_nor_refit_for_it(
+    stored: Path,
+) -> None:
+    """A topic's definition hashes the matcher's version too: counting every taught
+    model whose recorded definition differs as stale would refit a topic of examples
+    for papers taught out after an upgrade, and warn of a topics.toml never edited."""
+    made = run("topics", "add", "Chain Likes", "--like", CHAIN_OF_AGENTS, COMPUTER_RL)
+    assert made.exit_code == 0, made.stderr
+    taught = run("topics", "teach", "gui-agents", COMPUTER_RL, "--not", CHAIN_OF_AGENTS)
+    assert taught.exit_code == 0, taught.stderr
+    for slug in ("chain-likes", "gui-agents"):  # as an older matcher would have hashed it
+        path = stored / "models" / f"{slug}.json"
+        model = json.loads(path.read_text(encoding="utf-8"))
+        model["meta"]["definition"] = "0123456789ab"
+        path.write_text(json.dumps(model), encoding="utf-8")
+        shown = run("topics", "show", slug)
+        assert shown.exit_code == 0 and "Warning" not in shown.stderr, shown.stderr
+    outside = first_not_in(tagged("chain-likes"))
+    kept = run("topics", "teach", "chain-likes", "--not", outside)
+    assert kept.exit_code == 0, kept.stderr
+    assert "its model is kept" in kept.stderr and "refit" not in kept.stderr.split(".")[0]

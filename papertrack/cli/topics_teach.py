@@ -876,7 +876,11 @@ def topics_teach(
                         "papers near it moved with the refit ('papertrack topics explain ID "
                         f"{chosen.slug}' shows a paper's score)."
                     )
-                elif choice.decide != "query" and _others_moved(changes.get(chosen.slug), named):
+                elif (
+                    cut_before is not None
+                    and choice.decide != "query"
+                    and _others_moved(changes.get(chosen.slug), named)
+                ):
                     # Ten papers besides the two taught moved at an unchanged +0.60, and
                     # nothing said why.
                     say(
