@@ -427,6 +427,8 @@ def test_digest_into_a_pipe_whose_reader_is_gone_is_not_reported_written_or_mark
         os.close(out)
         assert unread.returncode == 0, unread.stderr
         assert "Zebra" in run("digest", "--dry-run").stdout, args
+        # The new mark was dropped with its group, never put in place and back.
+        assert list(isolated_home.glob(".digest-state.json.*")) == []
         # Not an error, so not on stderr; but the log says what became of it.
         logged = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
         said = "The digest's reader stopped before its end: nothing is marked as shown"

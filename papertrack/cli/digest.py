@@ -312,7 +312,6 @@ def digest(
         Lock,
         all_or_nothing,
         is_stdout,
-        read_if_there,
         write_output,
         writes_into,
     )
@@ -442,10 +441,9 @@ def digest(
             # lost; nor does a reader that stops early (`| head`, a mail command that
             # dies): what it did not read comes again next time.
             into = target is None or writes_into(target)
-            before = None if dry_run or not into else read_if_there(state_file())
             whole = True
             try:
-                with all_or_nothing():
+                with contextlib.suppress(_Unread), all_or_nothing():
                     if target is not None and not into:
                         whole = write_output(target, data)
                     if not dry_run:
@@ -455,8 +453,11 @@ def digest(
                         sys.stdout.flush()
                     elif into:
                         whole = write_output(target, data)
-                if into and not whole and not dry_run:  # its reader stopped before the end
-                    _restore(state_file(), before)
+                        if not whole:
+                            # Its reader stopped before the end (-o /dev/stdout, a FIFO):
+                            # the new mark is dropped with the group, never put in place
+                            # (put in place, then back, a SIGTERM between the two kept it).
+                            raise _Unread
                 if not whole:
                     _log_unread(dry_run)
             except (OSError, PapertrackError, KeyboardInterrupt) as exc:
@@ -516,17 +517,8 @@ def _clear_killed_marks(path: Path) -> None:
                 stray.unlink()
 
 
-def _restore(path: Path, data: bytes | None) -> None:
-    """Put the digest's mark back as it was (``data``; None: there was none), with
-    signals held: a second Ctrl-C or SIGTERM (cron's timeout, then a shutdown) comes
-    after it."""
-    from papertrack.files import signals_held, write_atomic
-
-    with signals_held():
-        if data is None:
-            path.unlink(missing_ok=True)
-        else:
-            write_atomic(path, data)
+class _Unread(Exception):  # noqa: N818 - a signal inside the digest, not an error
+    """The digest's reader stopped before its end: its mark is not to be put in place."""
 
 
 def _collect(
