@@ -867,6 +867,7 @@ def test_a_log_named_in_a_folder_that_is_not_there_makes_no_folder(
     done = run("ingest", "-q", str(LISTING), env={"PAPERTRACK_LOG_FILE": str(named)})
     assert done.exit_code == 0
     assert done.stderr.startswith(f"Warning: could not write the log {named}: No such file")
+    assert "Create its folder, or name another with --log-file" in done.stderr
     assert not (tmp_path / "no-such").exists()
 
 

@@ -505,9 +505,12 @@ def log(message: str) -> Path | None:
             state.log_failed = True
 
             why = "it is a pipe nothing reads" if exc.errno == errno.ENXIO else exc.strerror
+            # A folder that is not there is made by no one (papertrack makes none for
+            # a log named): "make it writable" was no fix for it.
+            fix = "Create its folder" if exc.errno == errno.ENOENT else "Make it writable"
             typer.echo(
                 f"Warning: could not write the log {visible(str(path))}: "
-                f"{why or exc}. Make it writable, or name another with "
+                f"{why or exc}. {fix}, or name another with "
                 "--log-file or PAPERTRACK_LOG_FILE.",
                 err=True,
             )
