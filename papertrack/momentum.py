@@ -612,11 +612,12 @@ def describe(m: Momentum) -> str:
         else:
             text += f", {'up' if rate_now > rate_before else 'down'} less than 1% on {earlier}"
     else:
-        # Counts compare per day of data. Where the counts themselves point the other
-        # way ("76 papers ..., up 17%" with 79 before, in fewer days), the sentence
-        # said what its own numbers seemed to deny, and only a note below said why.
-        contrary = (pct > 0) is not (now.count > before.count)
-        per_day = " per day of data" if contrary else ""
+        # Counts compare per day of data. Where the windows hold different days of
+        # data, the sentence says so: "76 papers ..., up 17%" with 79 before (in more
+        # days), or "58 papers ..., down 2%" with 79, read as figures that denied
+        # their own counts, and only a note below said why.
+        uneven = now.covered_days != before.covered_days
+        per_day = " per day of data" if uneven else ""
         text += f", {'up' if pct > 0 else 'down'} {abs(pct)}%{per_day} on {earlier}"
     text += "."
     if m.share is not None:

@@ -342,7 +342,9 @@ def test_partly_covered_windows_compare_papers_per_day_of_data() -> None:
     assert (result.current.covered_days, result.previous.covered_days) == (28, 14)
     assert result.to_dict()["coverage"] == {"current": 1.0, "previous": 0.5}
     assert result.change_pct == 100  # 40 per 28 days against 10 per 14 days, not +300%
-    assert m.describe(result).startswith("40 papers in the last four weeks, up 100% on the")
+    assert m.describe(result).startswith(
+        "40 papers in the last four weeks, up 100% per day of data on the"
+    )
     assert m.notes(result) == [
         "No data for 14 of the 28 days of the four weeks before: "
         "the change compares papers per day of data."
@@ -997,7 +999,7 @@ def test_a_digest_of_a_store_behind_measures_momentum_as_the_other_views_do(
     assert section["momentum_text"].startswith(f"As of Jun 26, 2026: {page['summary']}")
 
 
-def test_a_rate_that_rises_while_the_count_falls_is_said_per_day_of_data() -> None:
+def test_a_change_between_windows_of_unlike_days_of_data_says_it_is_per_day() -> None:
     """'76 papers in the last four weeks, up 17% on the four weeks before' with 79 in
     them: the windows compare per day of data, and the last one had five days fewer;
     only a note below said so."""
@@ -1012,7 +1014,8 @@ def test_a_rate_that_rises_while_the_count_falls_is_said_per_day_of_data() -> No
     assert m.describe(result).startswith(
         "76 papers in the last four weeks, up 28% per day of data on the four weeks before."
     )
-    # Counts that point the same way as the rates need no word.
+    # Counts that point the same way as the rates are still compared per day, and say so
+    # ("58 papers, down 2%" with 79 before read as a sum gone wrong).
     same = merged(
         spread(D(2026, 8, 31), D(2026, 9, 6), 40),
         spread(D(2026, 9, 14), SUNDAY, 50),
@@ -1020,4 +1023,8 @@ def test_a_rate_that_rises_while_the_count_falls_is_said_per_day_of_data() -> No
     )
     both = m.measure(days(same), days(same), as_of=SUNDAY, topic="t", name="T")
     assert both.current.covered_days == 21
-    assert ", up 52% on the four weeks before." in m.describe(both)
+    assert ", up 52% per day of data on the four weeks before." in m.describe(both)
+    # Windows with the same days of data compare their counts, and say nothing more.
+    even = m.measure(days(topic), days(merged(topic, store)), as_of=SUNDAY - timedelta(days=28),
+                     topic="t", name="T")  # fmt: skip
+    assert "per day of data" not in m.describe(even)
