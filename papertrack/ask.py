@@ -377,6 +377,9 @@ class Answer:
     #: What the question names that no paper quoted holds (:func:`unmatched`; of the
     #: papers considered when no sentence is quoted).
     unmatched: list[str] = field(default_factory=list)
+    #: The question's words when each is in a paper quoted but no paper quoted holds
+    #: them all (:func:`apart`).
+    apart: list[str] = field(default_factory=list)
     #: A question about people (:func:`answer_who`): the authors and affiliations
     #: with the most of the ``counted`` papers, and the words they were found by.
     who: bool = False
@@ -400,6 +403,7 @@ class Answer:
             "topic": self.topic,
             "answer": [{"text": s.text, "cite": s.cite} for s in self.sentences],
             "unmatched": self.unmatched,
+            "apart": self.apart,
         }
         if self.who:
 
@@ -554,6 +558,8 @@ def answer_question(
     common = {w for w in words if found and counts.get(w, 0) >= _COMMON * total}
     common -= _written_as_names(question)
     answer.unmatched = unmatched(question, quoted, common)
+    if not answer.unmatched and answer.papers:
+        answer.apart = apart(question, quoted, common)
     return answer
 
 
@@ -881,6 +887,40 @@ def unmatched(
         if not any(any(_form_of(word, stem, w) for w in held) for held in texts):
             missing.append(word)
     return list(dict.fromkeys(missing))  # a name asked twice is said once
+
+
+#: A question of more words than this is not checked for papers holding them all:
+#: few papers hold every word of a long question, and it is no sign of a poor answer.
+APART_WORDS = 4
+
+
+def apart(
+    question: str, quoted: Sequence[Ranked], common: AbstractSet[str] = frozenset()
+) -> list[str]:
+    """The question's words (but the ``common`` ones) when 2 to :data:`APART_WORDS` of
+    them are each in a paper ``quoted`` and no one paper holds them all: the answer
+    then joins papers on each part ("quantum zebras" was answered from a paper on
+    zebra brain decoding and one on quantum computing, without a word)."""
+    from papertrack.query import tokenize
+
+    words = [
+        w
+        for w in dict.fromkeys(question_words(question))
+        if w not in common and not w.isdigit() and len(w) >= 3
+    ]
+    if not 2 <= len(words) <= APART_WORDS:
+        return []
+    texts = [
+        _with_spelled_out({*tokenize(r.paper.title), *tokenize(r.paper.abstract)}) for r in quoted
+    ]
+    stems = {w: _stem(w) for w in words}
+
+    def holds(text: set[str], word: str) -> bool:
+        return any(_form_of(word, stems[word], t) for t in text)
+
+    if any(all(holds(text, w) for w in words) for text in texts):
+        return []
+    return words
 
 
 _GLUED_NUMBER = re.compile(r"[a-z]+\d+[a-z0-9]*")

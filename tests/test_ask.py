@@ -296,6 +296,7 @@ def test_bad_questions_and_topics(store: Store) -> None:
         "topic": None,
         "answer": [],
         "unmatched": [],
+        "apart": [],
         "papers": [],
     }
 
@@ -1114,3 +1115,53 @@ def test_a_question_about_a_topic_that_holds_no_paper_says_so(sample_home: Path)
     said = " ".join(asked.stderr.split())
     assert "No stored paper is in Zebras yet" in said
     assert "an earlier --since" not in said
+
+
+def test_an_answer_that_joins_papers_on_each_part_of_the_question_says_so(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """'quantum zebras' was answered from a paper on zebra brain decoding and one on
+    quantum computing, as if one paper spoke to both."""
+    lines = [
+        kaggle_line(
+            "2508.00001",
+            "Decoding zebra finch song from neural recordings",
+            abstract="We decode the songs of zebra finches from recordings of their brains. "
+            "Our decoder reaches high accuracy on held-out birds.",
+        ),
+        kaggle_line(
+            "2508.00002",
+            "Error correction for quantum computers",
+            abstract="We propose a quantum error-correcting code. It lowers the error rate "
+            "of quantum computers by half.",
+        ),
+        kaggle_line(
+            "2508.00003",
+            "Quantum sensing of zebra stripes",
+            abstract="We measure the stripes of zebras with quantum sensors. The zebra "
+            "stripes reflect light in ways quantum sensing can read.",
+        ),
+    ]
+    others = [  # so that neither word is common (in 1% of the papers or more)
+        kaggle_line(f"2508.{n:05d}", f"Graph networks {n}", abstract=f"We study graphs {n}.")
+        for n in range(10, 210)
+    ]
+    feed = tmp_path / "papers.jsonl"
+    feed.write_text("\n".join(lines[:2] + others) + "\n", encoding="utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    joined = run("ask", "quantum zebras")
+    assert joined.exit_code == 0, joined.stderr
+    assert (
+        "Note: no paper the answer quotes holds all of 'quantum' and 'zebras': it joins "
+        "papers on each part, which may not answer the question together."
+    ) in " ".join(joined.stderr.split())
+    assert json.loads(run("ask", "quantum zebras", "--json").stdout)["apart"] == [
+        "quantum",
+        "zebras",
+    ]
+    # One paper about both: nothing to say.
+    feed.write_text(lines[2] + "\n", encoding="utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    together = run("ask", "quantum zebras")
+    assert together.exit_code == 0 and "holds all of" not in together.stderr
+    assert json.loads(run("ask", "quantum zebras", "--json").stdout)["apart"] == []

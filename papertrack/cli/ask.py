@@ -278,6 +278,13 @@ def ask(
                     f"they were chosen by the few that are{by} and may miss the question. "
                     "The stored papers are in English: ask in English, or in other words."
                 )
+        if answer.apart:
+            said = [repr(visible(w)) for w in answer.apart]
+            shown = f"{', '.join(said[:-1])} and {said[-1]}"
+            say(
+                f"Note: no paper the answer quotes holds all of {shown}: it joins papers "
+                "on each part, which may not answer the question together."
+            )
         if context or llm:
             # Numbered as the answer numbers them, so [2] is the same paper in both.
             pack = context_pack(question, answer.numbered(), _names)
