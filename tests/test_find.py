@@ -1062,3 +1062,38 @@ def test_search_says_when_more_papers_match_than_it_shows(sample_home: Path) -> 
     assert "that match" not in run("search", "grpo", "-n", "5000").stdout
     assert "that match" not in run("search", "grpo", "--json").stdout
     assert not run("search", "grpo").stderr
+
+
+def test_a_query_that_starts_with_a_short_options_letter_is_told_to_go_after_dashes(
+    isolated_home: Path,
+) -> None:
+    """'-survey' is the query language's NOT, but the shell's rules read it as -s
+    (--since) with 'urvey' glued on: "can't read --since 'urvey'", or, with more
+    words in the one argument, "Missing argument 'QUERY'", and no way out said."""
+    import subprocess
+    import sys
+
+    def said(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "papertrack", *args], capture_output=True, text=True
+        )
+        assert done.returncode == 2, done.stderr
+        (line,) = done.stderr.splitlines()
+        return line
+
+    assert said("search", "-survey title:agent").startswith(
+        "Error: Missing argument 'QUERY'. If '-survey title:agent' is part of the query, put "
+        "it after '--': papertrack search -- '-survey title:agent'."
+    )
+    glued = said("search", "-survey", "agent")
+    assert glued.startswith("Error: can't read --since 'urvey' as a date.")
+    assert glued.endswith(
+        "If '-survey' is part of the query, put it after '--': papertrack search -- -survey agent"
+    )
+    asked = said("ask", "gui-agents", "-survey papers?")
+    assert asked.endswith(
+        "If '-survey papers?' is part of the question, put it after '--': papertrack ask "
+        "gui-agents -- '-survey papers?'"
+    )
+    # Another command's usage error is not told of queries.
+    assert "part of the" not in said("latest", "-n", "x")

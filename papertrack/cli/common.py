@@ -117,6 +117,10 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         # `papertrack latest --db DIR`: the app's own options go before the command.
         where = command if ctx is not None else "COMMAND"
         fix = f"{option} goes before the command: papertrack {option} VALUE {where}"
+    if takes_query and type(error).__name__ != "NoSuchOption":
+        hint = dash_query_hint()
+        if hint:
+            fix = f"{hint.strip()}. {fix}"
     # "Did you mean 'latest'?" ends a sentence already.
     end = "" if message.endswith(("?", "!")) else "."
     print(f"Error: {message}{end} {fix}.", file=sys.stderr if file is None else file)
@@ -544,6 +548,38 @@ def complete_followed(incomplete: str) -> list[str]:
     return [slug for slug in slugs if slug.startswith(typed)]
 
 
+#: The commands whose query (or question) is an argument, which a word of the query
+#: language's NOT ('-survey') may start.
+_QUERY_COMMANDS = frozenset({"search", "ask", "topics test"})
+
+
+def dash_query_hint() -> str:
+    """For a usage error of a command that takes a query: the way to give a query that
+    starts with '-', when the command line holds such a word ("" when not). The shell's
+    rules read '-survey' as -s with 'urvey' glued on ("can't read --since 'urvey'"),
+    and '-survey title:agent' left the query missing."""
+    import shlex
+
+    if state.command not in _QUERY_COMMANDS:
+        return ""
+    args = sys.argv[1:]
+    if "--" in args:
+        args = args[: args.index("--")]
+    at = next(
+        (i for i, a in enumerate(args) if len(a) > 2 and a[0] == "-" and a[1].isalpha()), None
+    )
+    if at is None:
+        return ""
+    # As typed, with '--' before that word: the words before it (a topic to ask, the
+    # command's name) stay where they were.
+    typed = [*args[:at], "--", *args[at:]]
+    noun = "question" if state.command == "ask" else "query"
+    return (
+        f" If {visible(args[at])!r} is part of the {noun}, put it after '--': papertrack "
+        f"{visible(shlex.join(typed))}"
+    )
+
+
 @contextlib.contextmanager
 def errors(
     interrupted: str = "Everything written before the interruption is kept.",
@@ -560,6 +596,8 @@ def errors(
             message += "."
         for warning in dict.fromkeys(exc.warnings):
             say(f"Warning: {warning}")
+        if exc.exit_code == 2:
+            message += dash_query_hint()
         say(f"Error: {message}")
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt as stop:
