@@ -81,7 +81,14 @@ def ask(
         ),
     ] = None,
     limit: Annotated[
-        int, typer.Option("--limit", "-n", min=1, max=50, help="How many papers to draw on.")
+        int,
+        typer.Option(
+            "--limit",
+            "-n",
+            min=1,
+            max=50,
+            help="How many papers to draw on; the answer quotes at most 5 sentences of them.",
+        ),
     ] = 8,
     fmt: Annotated[
         AskFormat, typer.Option("--format", "-f", help="text, markdown or json.")
