@@ -720,7 +720,13 @@ class Store:
                 week = shards.get(arxiv_id)
                 if week is not None:
                     within.setdefault(week, set()).add(arxiv_id)
-        found = {paper.arxiv_id: paper for paper in self.papers_within(within)} if within else {}
+        # The weeks named alone: listing every week file (papers_within) also failed
+        # on a week file gone that holds none of these papers, where get() does not.
+        found = {
+            paper.arxiv_id: paper
+            for week, wanted in within.items()
+            for paper in self._search_partition(week, None, None, wanted)
+        }
         for arxiv_id in ids:
             if arxiv_id not in found:
                 # Not where the id map says, or no id map: get() knows where else to look.
