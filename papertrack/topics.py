@@ -506,15 +506,7 @@ def _read_model(path: Path) -> Any:
 
     data = path.read_bytes()
     key = hashlib.blake2b(data, digest_size=16).digest()
-    with _KEEPING:
-        model = _MODELS_READ.pop(key, None)
-    if model is None:
-        model = TopicModel.from_json(json.loads(data))
-    with _KEEPING:
-        _MODELS_READ[key] = model  # the newest last
-        while len(_MODELS_READ) > _KEPT:
-            del _MODELS_READ[next(iter(_MODELS_READ))]
-    return model
+    return _kept(_MODELS_READ, key, lambda: TopicModel.from_json(json.loads(data)), _KEPT)
 
 
 def _model_set(models: Mapping[str, Any]) -> Any:
@@ -523,16 +515,23 @@ def _model_set(models: Mapping[str, Any]) -> Any:
     from papertrack.learn import ModelSet
 
     key = tuple((slug, id(model)) for slug, model in models.items())
-    with _KEEPING:
-        found = _MODEL_SETS.pop(key, None)
-    if found is None:
-        # The models are kept beside it, so no id in the key is another object's.
-        found = (ModelSet(models), list(models.values()))
-    with _KEEPING:
-        _MODEL_SETS[key] = found
-        while len(_MODEL_SETS) > 4:
-            del _MODEL_SETS[next(iter(_MODEL_SETS))]
+    # The models are kept beside it, so no id in the key is another object's.
+    found = _kept(_MODEL_SETS, key, lambda: (ModelSet(models), list(models.values())), 4)
     return found[0]
+
+
+def _kept(cache: dict[Any, Any], key: Any, make: Callable[[], Any], most: int) -> Any:
+    """``cache[key]``, made by ``make`` (outside the lock: a slow make holds no other
+    thread) when it is not there; the newest ``most`` entries are kept."""
+    with _KEEPING:
+        found = cache.pop(key, None)
+    if found is None:
+        found = make()
+    with _KEEPING:
+        cache[key] = found  # the newest last
+        while len(cache) > most:
+            del cache[next(iter(cache))]
+    return found
 
 
 def model_digest(path: str | Path) -> str:
