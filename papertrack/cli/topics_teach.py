@@ -594,8 +594,9 @@ def topics_teach(
             named = taught_papers(store, given)
             for pid in given:
                 note_other_version(pid, named[pid], "teaching")
-            both = {named[pid].arxiv_id for pid in ids or []}
-            both &= {named[pid].arxiv_id for pid in out_ids or []}
+            now_in = {named[pid].arxiv_id for pid in ids or []}
+            now_out = {named[pid].arxiv_id for pid in out_ids or []}
+            both = now_in & now_out
             if both:
                 raise UsageError(f"{sorted(both)[0]} is named both in and --not. Name it once")
             taught = {} if forget else dict(examples.get(chosen.slug, {}))
@@ -736,15 +737,7 @@ def topics_teach(
                 if chosen.decide != "query":
                     cut_before = training.model_threshold(chosen)
                 try:
-                    given_now = [*(ids or []), *(out_ids or [])]
-                    choice = refit(
-                        store,
-                        chosen,
-                        taught,
-                        known,
-                        save=False,
-                        new={named[pid].arxiv_id for pid in given_now},
-                    )
+                    choice = refit(store, chosen, taught, known, save=False, new=named_ids)
                 except KeyboardInterrupt:
                     say("Nothing was taught: the examples and the model are as they were.")
                     raise
@@ -802,8 +795,6 @@ def topics_teach(
                 )
                 said.exit_code = exc.exit_code
                 raise said from exc
-            now_in = {named[pid].arxiv_id for pid in ids or []}
-            now_out = {named[pid].arxiv_id for pid in out_ids or []}
             n_in = sum(taught.values())
             # What this run taught, then every example kept, when earlier teaches
             # left some: "2 papers in and 2 out" after teaching one of each read as
