@@ -101,6 +101,12 @@ def question_words(question: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+def asked_words(question: str) -> list[str]:
+    """:func:`question_words` that can say what a paper is about: three letters or more,
+    and not a number alone."""
+    return [w for w in question_words(question) if len(w) >= 3 and not w.isdigit()]
+
+
 def _stem(word: str) -> str:
     """A crude common prefix of a word's forms (agents, agentic -> agent), for prefix lookup."""
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s"):
@@ -880,11 +886,11 @@ def unmatched(
         named.update(words)
         if not any(_names(run, "".join(words)) for run in runs):
             missing.append(match.group())
-    for word in question_words(question):
-        if word in named or word in common or word.isdigit() or len(word) < 3:
+    for word in asked_words(question):
+        if word in named or word in common:
             continue
         stem = _stem(word)
-        if not any(any(_form_of(word, stem, w) for w in held) for held in texts):
+        if not any(_holds(held, word, stem) for held in texts):
             missing.append(word)
     return list(dict.fromkeys(missing))  # a name asked twice is said once
 
@@ -903,24 +909,21 @@ def apart(
     zebra brain decoding and one on quantum computing, without a word)."""
     from papertrack.query import tokenize
 
-    words = [
-        w
-        for w in dict.fromkeys(question_words(question))
-        if w not in common and not w.isdigit() and len(w) >= 3
-    ]
+    words = [w for w in asked_words(question) if w not in common]
     if not 2 <= len(words) <= APART_WORDS:
         return []
     texts = [
         _with_spelled_out({*tokenize(r.paper.title), *tokenize(r.paper.abstract)}) for r in quoted
     ]
     stems = {w: _stem(w) for w in words}
-
-    def holds(text: set[str], word: str) -> bool:
-        return any(_form_of(word, stems[word], t) for t in text)
-
-    if any(all(holds(text, w) for w in words) for text in texts):
+    if any(all(_holds(text, w, stems[w]) for w in words) for text in texts):
         return []
     return words
+
+
+def _holds(text: AbstractSet[str], word: str, stem: str) -> bool:
+    """Whether the words ``text`` hold ``word`` (of stem ``stem``) in any form."""
+    return any(_form_of(word, stem, w) for w in text)
 
 
 _GLUED_NUMBER = re.compile(r"[a-z]+\d+[a-z0-9]*")

@@ -136,6 +136,7 @@ def ask(
     """
     from papertrack.ask import (
         answer_question,
+        asked_words,
         asks_new,
         asks_who,
         check_question,
@@ -273,7 +274,7 @@ def ask(
                 f"Note: {papers} {shown}: the answer does not speak to "
                 f"{'it' if len(answer.unmatched) == 1 else 'them'}."
             )
-            asked = [w for w in question_words(question) if len(w) >= 3 and not w.isdigit()]
+            asked = asked_words(question)
             missed = set(answer.unmatched)
             if len(missed) >= 3 and len(missed) >= 0.6 * len(asked):
                 # "Wie werden Agenten ... trainiert?" was answered from papers on WIE
