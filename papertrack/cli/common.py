@@ -409,6 +409,12 @@ NO_PAPERS_YET = (
 )
 
 
+def none_of_topic(name: str) -> str:
+    """What a command that lists a topic's papers says when it has none (the store
+    holding papers): ``name`` as the command shows it."""
+    return f"No papers of {name} in the store yet. Ingest feeds of its categories."
+
+
 def store_is_empty(store: Store) -> bool:
     """Whether ``store`` holds no paper (or was never written)."""
     return not store.exists() or store.count() == 0

@@ -32,6 +32,7 @@ from papertrack.cli.common import (
     fresh_tags,
     load_catalog,
     newest_paper_note,
+    none_of_topic,
     note_operator_words,
     note_query_store,
     open_store,
@@ -293,7 +294,7 @@ def _say_none_stored(store: Store, topic: Topic | None) -> None:
     if store_is_empty(store):
         say(NO_PAPERS_YET)
     elif topic is not None:
-        say(f"No papers of {quoted(topic.name)} in the store yet. Ingest feeds of its categories.")
+        say(none_of_topic(quoted(topic.name)))
 
 
 @app.command(epilog=EXIT_CODES)

@@ -35,6 +35,7 @@ from papertrack.cli.common import (
     log,
     newest_paper_note,
     no_blank_category,
+    none_of_topic,
     note_operator_words,
     note_query_store,
     note_topic_store,
@@ -654,4 +655,4 @@ def _nothing_latest(
         from papertrack.hints import no_match_hint
 
         return f"No papers match {name}. {no_match_hint(store, query)}"
-    return f"No papers of {name} in the store yet. Ingest feeds of its categories."
+    return none_of_topic(name)
