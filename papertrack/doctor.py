@@ -27,7 +27,7 @@ from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of
 from papertrack.models import Paper, Progress, mend_record
 from papertrack.storage import PAPERS_TABLE, shape_problem, week_problem
 from papertrack.store import Store, UnlistedFolder, id_shard
-from papertrack.text import counted, visible
+from papertrack.text import MAX_NAMED, counted, name_some, visible
 
 if TYPE_CHECKING:
     from papertrack.salvage import RepairReport, Salvage, repair_store, salvage_records
@@ -57,8 +57,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-#: At most this many ids are named in one line of a report.
-MAX_NAMED = 10
 FIX = "Run 'papertrack doctor --repair'"
 #: What finishes what an interrupted write left: not damage, so no "Run --repair".
 _DIRTY_FIX = (
@@ -142,12 +140,6 @@ class Checkup:
             "problems": [p.to_dict() for p in self.damage],
             "pending": [p.to_dict() for p in self.problems if p.pending],
         }
-
-
-def name_some(ids: list[str], limit: int = MAX_NAMED) -> str:
-    """``a, b, c`` or ``a, b, … and 7 more``: a list of ids short enough for one line."""
-    named = ", ".join(ids[:limit])
-    return f"{named} and {len(ids) - limit:,} more" if len(ids) > limit else named
 
 
 # --------------------------------------------------------------------------- check

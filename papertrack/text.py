@@ -295,6 +295,16 @@ def counted(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
+#: At most this many ids are named in one line of a report (:func:`name_some`).
+MAX_NAMED = 10
+
+
+def name_some(ids: Sequence[str], limit: int = MAX_NAMED) -> str:
+    """``a, b, c`` or ``a, b, … and 7 more``: a list of ids short enough for one line."""
+    named = ", ".join(ids[:limit])
+    return f"{named} and {len(ids) - limit:,} more" if len(ids) > limit else named
+
+
 def quoted(name: str) -> str:
     """``name`` in single quotes as written, for a message: ``repr`` doubled every
     backslash and put a name holding an apostrophe in double quotes. Without its

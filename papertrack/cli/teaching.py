@@ -11,7 +11,7 @@ from papertrack import paths, teach
 from papertrack.cli.common import busy, say
 from papertrack.errors import PapertrackError
 from papertrack.files import lock_timeout
-from papertrack.text import counted
+from papertrack.text import counted, name_some
 
 if TYPE_CHECKING:
     from papertrack.store import Store
@@ -199,12 +199,9 @@ def _say_against_labels(topic: Topic, named: Mapping[str, bool], labelled: Seque
         and (topic.slug in paper.labels) is not named[paper.arxiv_id]
     )
     if against:
-        shown = ", ".join(against[:5]) + (
-            f" and {len(against) - 5} more" if len(against) > 5 else ""
-        )
         say(
-            f"Note: papertrack's labelled papers have {shown} the other way for {topic.name}; "
-            "the refit learns from your decision instead."
+            f"Note: papertrack's labelled papers have {name_some(against, 5)} the other way "
+            f"for {topic.name}; the refit learns from your decision instead."
         )
 
 
