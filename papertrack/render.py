@@ -791,9 +791,8 @@ def topic_card(info: Mapping[str, Any]) -> Group:
                 "cross-validated figures above are its model's now"
             ),
         )
-    taught = info.get("taught") or {}
-    if taught.get("in") or taught.get("out"):
-        grid.add_row("taught", Text(safe(_taught_line(taught))))
+    if _was_taught(info):
+        grid.add_row("taught", Text(safe(_taught_line(info["taught"]))))
     if info.get("implies"):
         grid.add_row("implies", Text(safe(", ".join(info["implies"]))))
     if info.get("implied_by"):
