@@ -280,6 +280,34 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="papertrack-parent-watch", daemon=True).start()
 
 
+#: What the resource tracker of a killed ingest would warn about (see _quiet_tracker).
+_TRACKER_WARNING = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _quiet_tracker() -> None:
+    """Start multiprocessing's resource tracker with its leak warning off.
+
+    Spawned workers share named semaphores (the pool's queues), which the tracker,
+    a process of its own, unlinks when the ingest that made them is gone. After a
+    ``kill -9`` of ingest it did so and printed a Python ``UserWarning`` ("There
+    appear to be 5 leaked semaphore objects to clean up at shutdown") on the
+    command's stderr: a traceback-like line in cron mail about nothing the user
+    can act on. The tracker reads warning filters from its environment when it
+    starts, so it is started here, once, with that one warning ignored.
+    """
+    from multiprocessing import resource_tracker
+
+    before = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = f"{before},{_TRACKER_WARNING}" if before else _TRACKER_WARNING
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PYTHONWARNINGS"]
+        else:
+            os.environ["PYTHONWARNINGS"] = before
+
+
 def _work(numbers: list[int], lines: list[bytes]) -> _Prepared:
     assert _WORKER is not None, "worker not started"
     return _WORKER(numbers, lines)
@@ -482,6 +510,7 @@ class _Snapshot:
         ]
         # spawn, not fork: a forked worker would inherit the store lock and hold it
         # after a killed parent; spawned ones hold nothing of the parent's.
+        _quiet_tracker()
         return ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),

@@ -732,6 +732,9 @@ def _children(pid: int) -> set[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_workers_end_with_a_killed_ingest(tmp_path: Path) -> None:
+    """The workers of a ``kill -9``-ed ingest end, and multiprocessing's resource
+    tracker, which cleans up after them, says nothing on the command's stderr (it
+    printed a "leaked semaphore objects" UserWarning into cron mail)."""
     feed = snapshot(tmp_path / "snap.jsonl", synthetic=2800)
     child = (
         "import sys, papertrack.ingest as ingest\n"
@@ -743,26 +746,48 @@ def test_workers_end_with_a_killed_ingest(tmp_path: Path) -> None:
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
     args = [sys.executable, "-c", child, "--db", str(tmp_path / "s"), "ingest", "-j", "2"]
-    proc = subprocess.Popen([*args, str(feed)], env=env, stderr=subprocess.DEVNULL)
+    err = tmp_path / "stderr"
+    env.pop("PYTHONWARNINGS", None)
+    with err.open("wb") as sink:
+        proc = subprocess.Popen([*args, str(feed)], env=env, stderr=sink)
     deadline = time.monotonic() + 60
     workers: set[int] = set()
+    tracker: set[int] = set()
     while len(workers) < 2 and time.monotonic() < deadline:
-        workers = {
-            pid
-            for pid in _children(proc.pid)
-            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
-        }
+        children = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _children(proc.pid)}
+        workers = {pid for pid, line in children.items() if b"spawn_main" in line}
+        tracker = {pid for pid, line in children.items() if b"resource_tracker" in line}
         time.sleep(0.02)
     assert len(workers) == 2, "the workers never started"
+    assert tracker, "no resource tracker: the check of its warning below would pass idly"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 10
-    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+    while (
+        any(Path(f"/proc/{pid}").exists() for pid in workers | tracker)
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.05)
     alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
     for pid in alive:  # do not leave them behind even when the test fails
         os.kill(pid, signal.SIGKILL)
     assert not alive, "workers outlived the killed ingest"
+    assert not any(Path(f"/proc/{pid}").exists() for pid in tracker)
+    assert "Warning" not in err.read_text(), err.read_text()
+
+
+@pytest.mark.parametrize("before", [None, "default"])
+def test_quieting_the_tracker_leaves_the_environment_as_it_was(
+    before: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from papertrack.snapshot import _quiet_tracker
+
+    if before is None:
+        monkeypatch.delenv("PYTHONWARNINGS", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONWARNINGS", before)
+    _quiet_tracker()
+    assert os.environ.get("PYTHONWARNINGS") == before
 
 
 def test_a_category_that_matches_nothing_gets_a_hint(tmp_path: Path) -> None:
