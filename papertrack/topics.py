@@ -1125,11 +1125,17 @@ class Catalog:
                 "Run 'papertrack topics' to list them."
             )
         scored: list[tuple[float, int, Topic]] = []
+        typed = set(slug.split("-"))
         for index, topic in enumerate(self.topics):
             score = max(
                 _similarity(slug, topic.slug), _similarity(key.casefold(), topic.name.casefold())
             )
-            if score >= 0.6:
+            if typed <= set(topic.slug.split("-")):
+                # A word of a topic's name: "vision", "rag", "benchmarks".
+                score = max(score, 0.9)
+            # At 0.6, a removed "llm-watermarking" suggested LLM Agent Training (0.65)
+            # and "agent-memory" Agentic RL (0.64): letters in common, not a slip.
+            if score >= 0.68:
                 scored.append((-score, index, topic))
         scored.sort(key=lambda item: (item[0], item[1]))
         message = f"no topic named {quoted(key)}."

@@ -525,9 +525,21 @@ def test_find_unknown_topic_suggests_close_names(catalog: Catalog) -> None:
         catalog.find("llm-agnt")
     message = str(caught.value)
     assert message.startswith(
-        "no topic named 'llm-agnt'. Did you mean: LLM Agent Training (llm-agent-training), "
+        "no topic named 'llm-agnt'. Did you mean: LLM Agent Training (llm-agent-training)"
     )
     assert message.endswith("? Run 'papertrack topics' to list them.")
+    # A word of a topic's name; several topics have it.
+    with pytest.raises(UnknownTopicError) as caught:
+        catalog.find("vision")
+    assert "Did you mean: Computer Vision (computer-vision)?" in str(caught.value)
+    with pytest.raises(UnknownTopicError) as caught:
+        catalog.find("rl")
+    assert str(caught.value).count("(rl-for-") == 2
+    # Letters in common are not a slip: a removed topic of the user's own.
+    for far in ("llm-watermarking", "agent-memory"):
+        with pytest.raises(UnknownTopicError) as caught:
+            catalog.find(far)
+        assert "Did you mean" not in str(caught.value)
     with pytest.raises(UnknownTopicError) as caught:
         catalog.find("quantum chromodynamics")
     assert str(caught.value) == (
