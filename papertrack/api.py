@@ -30,7 +30,7 @@ store this process cannot write is read with the tags it has, with a
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -505,13 +505,16 @@ def ask_question(
     topic: str | Topic | None = None,
     since: datetime | date | None = None,
     papers: int = 8,
+    as_of: datetime | date | None = None,
 ) -> Answer:
     """The answer ``papertrack ask`` gives (without ``--context`` or ``--llm``): the
     best sentences of the best papers, each cited; for a question about people
     ("who works on GUI agents?") the authors with the most of the papers that match
     (``answer.who``); for one about what is new, from the papers of the four weeks
-    to the newest stored one unless ``since`` is given. Query fields in the question
-    (``author:lecun``) are read as plain words (see :func:`papertrack.ask.respond`)."""
+    to the newest stored one (or to ``as_of``) unless ``since`` is given. With
+    ``as_of`` (a datetime counts as its day in UTC), papers dated after that day are
+    left out. Query fields in the question (``author:lecun``) are read as plain
+    words (see :func:`papertrack.ask.respond`)."""
     from papertrack.ask import check_question, respond, without_fields
 
     store = _checked(store)
@@ -524,4 +527,9 @@ def ask_question(
     # Checked before the store is brought up to date: "?" waited for the lock.
     check_question(without_fields(question)[0], topic=slug is not None)
     _current(store, topics)
-    return respond(store, " ".join(question.split()), topic=slug, since=start, papers=papers)
+    day = _day(as_of)
+    # The end of that day (none for the calendar's last: every paper is before it).
+    until = None if day is None or day == date.max else _moment(day + timedelta(days=1))
+    return respond(
+        store, " ".join(question.split()), topic=slug, since=start, papers=papers, until=until
+    )

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from papertrack.models import Paper, paper_date_key
@@ -173,8 +173,10 @@ def rank_papers(
     since: datetime | None = None,
     limit: int = 8,
     progress: Callable[[int, int], None] | None = None,
+    until: datetime | None = None,
 ) -> list[Ranked]:
-    """The ``limit`` stored papers that best answer ``question`` (of ``topic``, since ``since``)."""
+    """The ``limit`` stored papers that best answer ``question`` (of ``topic``, dated
+    since ``since`` and before ``until``)."""
     words = question_words(question)
     if not words:
         return []
@@ -184,14 +186,16 @@ def rank_papers(
     ranked = None
     if text is not None:
         try:
-            ranked = _index_rank(store, text.ranked(_fts_terms(words)), topic, since, limit)
+            ranked = _index_rank(
+                store, text.ranked(_fts_terms(words)), topic, (since, until), limit
+            )
         except IndexDamaged as exc:
             store.text_index_broke(exc)
         finally:
             text.close()
     if ranked is None:
         # Scored here with each word's count: best first, then the newest.
-        ranked = _scan_rank(store, words, topic, since)
+        ranked = _scan_rank(store, words, topic, (since, until))
         ranked.sort(key=lambda r: (round(r.score, 3), *paper_date_key(r.paper)))
     else:
         # Best first; among papers the index scores alike (to 3 decimals), the ones
@@ -202,6 +206,20 @@ def rank_papers(
         )
     ranked.reverse()
     return ranked[:limit]
+
+
+def _before(until: datetime | None) -> Callable[[Paper], bool] | None:
+    """A ``keep`` for :meth:`Store.latest`: the papers dated before ``until`` (None: all)."""
+    if until is None:
+        return None
+    return lambda paper: paper.dated_before(until)
+
+
+def _dated(paper: Paper, dates: tuple[datetime | None, datetime | None]) -> bool:
+    """Whether ``paper`` is dated on or after the first of ``dates`` and before the
+    second (either None: no bound)."""
+    since, until = dates
+    return paper.dated_from(since) and paper.dated_before(until)
 
 
 def _depth(paper: Paper, stems: Sequence[str]) -> float:
@@ -228,21 +246,25 @@ def _index_rank(
     store: Store,
     groups: Iterable[list[tuple[str, str, float]]],
     topic: str | None,
-    since: datetime | None,
+    dates: tuple[datetime | None, datetime | None],
     limit: int,
 ) -> list[Ranked]:
     """The best papers of the index's groups of equal score (best first) that are of
-    ``topic`` and dated since ``since``: whole groups, until ``limit`` are found.
+    ``topic`` and dated within ``dates`` (since, before; :func:`_dated`): whole
+    groups, until ``limit`` are found.
 
     The topic and the date are known only from the papers themselves, so cutting
     the index's list first left a question about a topic with a few of its papers,
     or none. Papers are read in batches, each 4 times the last, so a week file is
-    read a few times at most; weeks before ``since``, and weeks the store's index
+    read a few times at most; weeks outside ``dates``, and weeks the store's index
     says hold no paper of ``topic``, are not read at all.
     """
     from papertrack.store import UNDATED, week_of
 
+    since, until = dates
     since_week = week_of(since) if since else None
+    # The week of the last moment before ``until``: later weeks hold no paper kept.
+    until_week = week_of(until - timedelta(microseconds=1)) if until else None
     held = store.topic_weeks(topic) if topic is not None else None
     ranked: list[Ranked] = []
     batch: list[tuple[str, str, float]] = []
@@ -261,7 +283,7 @@ def _index_rank(
                     of_topic[week] = {paper.arxiv_id: paper for paper in found}
             for pid, week, score in batch:
                 paper = of_topic[week].get(pid)
-                if paper is not None and paper.dated_from(since):
+                if paper is not None and _dated(paper, dates):
                     ranked.append(Ranked(paper, score))
             batch.clear()
             return
@@ -270,7 +292,7 @@ def _index_rank(
             within.setdefault(week, set()).add(pid)
         scores = {pid: score for pid, _, score in batch}
         for paper in store.papers_within(within):
-            if paper.dated_from(since):
+            if _dated(paper, dates):
                 ranked.append(Ranked(paper, scores[paper.arxiv_id]))
         batch.clear()
 
@@ -283,6 +305,8 @@ def _index_rank(
         for at, (pid, week, score) in enumerate(group):
             if since_week is not None and (week == UNDATED or week < since_week):
                 continue  # undated, or a week wholly before --since
+            if until_week is not None and (week == UNDATED or week > until_week):
+                continue  # undated, or a week wholly after --as-of
             if held is not None and week not in held:
                 continue  # no paper of the topic in that week
             batch.append((pid, week, score))
@@ -303,7 +327,10 @@ def _index_rank(
 
 
 def _scan_rank(
-    store: Store, words: Sequence[str], topic: str | None, since: datetime | None
+    store: Store,
+    words: Sequence[str],
+    topic: str | None,
+    dates: tuple[datetime | None, datetime | None],
 ) -> list[Ranked]:
     """BM25 computed here over every stored paper: for a store without a usable index."""
     from papertrack.query import tokenize
@@ -316,7 +343,7 @@ def _scan_rank(
     for _, paper in store.search(lambda *_: True):
         if topic is not None and topic not in paper.tags:
             continue
-        if not paper.dated_from(since):
+        if not _dated(paper, dates):
             continue
         scanned += 1
         title = tokenize(paper.title)
@@ -489,10 +516,12 @@ def answer_question(
     sentences: int = 5,
     progress: Callable[[int, int], None] | None = None,
     new: bool = False,
+    until: datetime | None = None,
 ) -> Answer:
     """The answer to ``question``: the best ``sentences`` of the best ``papers``, cited.
     ``new`` (a question about what is new: :func:`asks_new`) favours the sentences that
-    say what a paper brings ("we propose ...") over those that set the scene."""
+    say what a paper brings ("we propose ...") over those that set the scene. Papers
+    are those dated since ``since`` and before ``until``."""
     from papertrack.query import tokenize
 
     answer = Answer(question, topic)
@@ -500,11 +529,11 @@ def answer_question(
     if not words and new and topic is not None:
         # "what's new?" asked of a topic names nothing else: its newest papers, and
         # what each brings.
-        latest = store.latest(topic, limit=papers, since=since)
+        latest = store.latest(topic, limit=papers, since=since, keep=_before(until))
         answer.considered = [Ranked(p, 0.0) for p in latest]
     else:
         answer.considered = rank_papers(
-            store, question, topic=topic, since=since, limit=papers, progress=progress
+            store, question, topic=topic, since=since, limit=papers, progress=progress, until=until
         )
     if not answer.considered:
         return answer
@@ -640,16 +669,20 @@ def without_fields(question: str) -> tuple[str, str | None]:
     return " ".join(_FIELD.sub(r"\2", question).split()) or question, field.group(0)
 
 
-def new_since(store: Store) -> datetime | None:
+def new_since(store: Store, until: datetime | None = None) -> datetime | None:
     """Where a question about what is new (:func:`asks_new`) starts: :data:`NEW_DAYS`
-    days up to the newest stored paper (None: no dated paper). "what is new in GUI
-    Agents?", which the topic page offers, drew on papers of nine months back."""
-    from datetime import UTC, timedelta
+    days up to the newest stored paper, or to the day before ``until`` when that is
+    earlier (None: no dated paper). "what is new in GUI Agents?", which the topic
+    page offers, drew on papers of nine months back."""
+    from datetime import UTC
 
     newest = store.newest_day()
     if newest is None:
         return None
-    first = newest - timedelta(days=NEW_DAYS - 1)
+    if until is not None:
+        newest = min(newest, (until - timedelta(microseconds=1)).astimezone(UTC).date())
+    # (An --as-of in the calendar's first days starts at its first.)
+    first = max(newest, date.min + timedelta(days=NEW_DAYS - 1)) - timedelta(days=NEW_DAYS - 1)
     return datetime(first.year, first.month, first.day, tzinfo=UTC)
 
 
@@ -700,6 +733,7 @@ def respond(
     since: datetime | None = None,
     papers: int = 8,
     progress: Callable[[int, int], None] | None = None,
+    until: datetime | None = None,
 ) -> Answer:
     """What ``papertrack ask`` answers ``question`` with (as :func:`answer_question`,
     after :func:`without_fields`): a question about people (:func:`asks_who`) with
@@ -713,17 +747,30 @@ def respond(
     check_question(question, topic=topic is not None)
     new, people = asks_new(question), asks_who(question)
     if new and since is None:
-        since = new_since(store)
+        since = new_since(store, until)
     if people:
         who = answer_who(
-            store, question, topic=topic, since=since, papers=papers, progress=progress
+            store,
+            question,
+            topic=topic,
+            since=since,
+            papers=papers,
+            progress=progress,
+            until=until,
         )
         if who.counted or not who.about:
             return who
         # No paper holds every word ("who wrote about GRPO?" before "wrote" was
         # known as asking): answered as any question, from the nearest papers.
     return answer_question(
-        store, question, topic=topic, since=since, papers=papers, progress=progress, new=new
+        store,
+        question,
+        topic=topic,
+        since=since,
+        papers=papers,
+        progress=progress,
+        new=new,
+        until=until,
     )
 
 
@@ -771,6 +818,7 @@ def answer_who(
     since: datetime | None = None,
     papers: int = 8,
     progress: Callable[[int, int], None] | None = None,
+    until: datetime | None = None,
 ) -> Answer:
     """The answer to a question about people (:func:`asks_who`): the authors, and the
     affiliations, with the most papers among those counted, each cited.
@@ -792,7 +840,13 @@ def answer_who(
     answer.about = words
     if words:
         ranked = rank_papers(
-            store, " ".join(words), topic=topic, since=since, limit=PEOPLE_POOL, progress=progress
+            store,
+            " ".join(words),
+            topic=topic,
+            since=since,
+            limit=PEOPLE_POOL,
+            progress=progress,
+            until=until,
         )
         stems = [_stem(w) for w in words]
 
@@ -808,7 +862,10 @@ def answer_who(
         pool = [r for r in ranked if holds_all(r.paper)]
         answer.capped = len(ranked) >= PEOPLE_POOL
     elif topic is not None:
-        pool = [Ranked(p, 0.0) for p in store.latest(topic, limit=PEOPLE_POOL, since=since)]
+        pool = [
+            Ranked(p, 0.0)
+            for p in store.latest(topic, limit=PEOPLE_POOL, since=since, keep=_before(until))
+        ]
         answer.capped = len(pool) >= PEOPLE_POOL
     else:
         return answer

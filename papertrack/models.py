@@ -182,6 +182,12 @@ class Paper:
         date = self.paper_date
         return since is None or (date is not None and date >= since)
 
+    def dated_before(self, until: datetime | None) -> bool:
+        """Whether the paper is dated before ``until`` (any paper when None; an undated
+        one never otherwise): what ``ask --as-of`` keeps."""
+        date = self.paper_date
+        return until is None or (date is not None and date < until)
+
     @property
     def shown_title(self) -> str:
         """The title to show a reader: an entry without one (a generic feed's) by its id."""

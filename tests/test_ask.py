@@ -1165,3 +1165,70 @@ def test_an_answer_that_joins_papers_on_each_part_of_the_question_says_so(
     together = run("ask", "quantum zebras")
     assert together.exit_code == 0 and "holds all of" not in together.stderr
     assert json.loads(run("ask", "quantum zebras", "--json").stdout)["apart"] == []
+
+
+@pytest.mark.parametrize("fulltext", ["on", "off"])
+def test_as_of_answers_from_the_papers_dated_up_to_that_day(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fulltext: str
+) -> None:
+    """`topic --as-of DAY` shows the page as it stood that day, and its Ask line asked
+    about every stored paper, later ones included: ask --as-of leaves them out, with
+    the index and scanning without it, for questions, what is new and who."""
+    import datetime as dt
+
+    from papertrack import api
+
+    monkeypatch.setenv("PAPERTRACK_FULLTEXT", fulltext)
+    start = dt.date(2026, 3, 2)
+    lines = []
+    for week in range(10):  # one paper on agent training a week, and a filler
+        day = start + dt.timedelta(days=7 * week)
+        created = f"{day:%a}, {day.day} {day:%b %Y} 10:00:00 GMT"
+        for n, (title, abstract) in enumerate(
+            [
+                (f"Training LLM agents with RL, week {week}", "We train LLM agents with RL."),
+                (f"Zebra counts {week}", "We count zebras in photographs."),
+            ]
+        ):
+            lines.append(
+                kaggle_line(
+                    f"2603.{week:04d}{n}",
+                    title,
+                    abstract=abstract,
+                    authors="Ada Lovelace, Alan Turing",
+                    authors_parsed=[["Lovelace", "Ada", ""], ["Turing", "Alan", ""]],
+                    versions=[{"version": "v1", "created": created}],
+                )
+            )
+    feed = tmp_path / "weeks.jsonl"
+    feed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert run("ingest", str(feed)).exit_code == 0
+    as_of = "2026-04-01"
+
+    def dates(*args: str) -> list[str]:
+        return [p["paper_date"][:10] for p in asked(*args, "-n", "20")["papers"]]  # type: ignore[attr-defined]
+
+    question = "how are LLM agents trained with RL?"
+    assert max(dates(question)) > as_of  # later papers answer it too
+    kept = dates(question, "--as-of", as_of)
+    assert kept and max(kept) <= as_of  # (alike abstracts: one is quoted)
+    new = run("ask", "llm-agent-training", "what is new?", "--as-of", as_of, "-f", "json")
+    assert new.exit_code == 0, new.stderr
+    assert "28 days to --as-of, Mar 5 to Apr 1, 2026" in " ".join(new.stderr.split())
+    new_dates = [p["paper_date"][:10] for p in json.loads(new.stdout)["papers"]]
+    assert new_dates and all("2026-03-05" <= d <= as_of for d in new_dates)
+    who = dates("llm-agent-training", "who works on this?", "--as-of", as_of)
+    assert who and max(who) <= as_of
+    # The topic page's Ask line runs as printed and answers as of the page's day.
+    page = json.loads(run("topic", "llm-agent-training", "--as-of", as_of, "--json").stdout)
+    assert page["ask"].endswith(f" --as-of {as_of}")
+    args = shlex.split(page["ask"])[1:]
+    assert max(dates(*args[1:])) <= as_of
+    # The Python API gives the same papers.
+    answer = api.ask_question(
+        Store(isolated_home / "store"), question, as_of=dt.date(2026, 4, 1), papers=20
+    )
+    drawn = [r.paper.paper_date.date().isoformat() for r in answer.considered]  # type: ignore[union-attr]
+    assert len(drawn) == 5 and max(drawn) <= as_of  # Mar 2 to Mar 30
+    error_line(run("ask", question, "--since", "2026-05-01", "--as-of", as_of), 2, "--as-of")
+    error_line(run("ask", question, "--as-of", "someday"), 2, "--as-of")

@@ -24,6 +24,7 @@ from papertrack.cli.common import (
     pick_format,
     say,
     since_on_store,
+    span_on_store,
     store_is_empty,
 )
 from papertrack.cli.output import emit_json, emit_text
@@ -78,6 +79,18 @@ def ask(
                 "Only papers dated on or after: 2026-05-01, '8 weeks ago' (on a store "
                 "more than a week behind, '8 weeks ago' counts back from its newest paper)."
             ),
+        ),
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            help=(
+                "Answer as the store stood that day (UTC): papers dated later are left "
+                "out, and a question about what is new draws on the four weeks to it: "
+                "2026-06-26, 'Jun 26 2026'."
+            ),
+            show_default=False,
         ),
     ] = None,
     limit: Annotated[
@@ -216,31 +229,40 @@ def ask(
             from papertrack.dates import parse_date
 
             start = parse_date(since)
+        if as_of is not None:
+            from papertrack.dates import parse_date
+
+            parse_date(as_of, option="--as-of")  # refused before the store is read
         store = open_store()
         start = since_on_store(since, start, store)
+        until = _until(store, as_of)
+        if start is not None and until is not None and start >= until:
+            raise UsageError(
+                f"--since {since!r} is after --as-of {as_of!r}: no paper can be dated in "
+                "between. Give a --since before the --as-of day"
+            )
         fresh_tags(store, catalog)
         if new and start is None:
-            start = _new_since(store)
+            start = _new_since(store, until)
         scope = f"of {topic.name}" if topic else "in the store"
         slug = topic.slug if topic else None
         if context or llm:
             if people and topic is not None:
                 new = new or not question_words(question)  # "who works on this?": its newest
             answer = answer_question(
-                store, question, topic=slug, since=start, papers=limit, new=new
+                store, question, topic=slug, since=start, papers=limit, new=new, until=until
             )
         else:
             # "who works on GUI agents?" quoted sentences with the word "work" in them.
-            answer = respond(store, question, topic=slug, since=start, papers=limit)
+            answer = respond(store, question, topic=slug, since=start, papers=limit, until=until)
             if answer.who:
-                _say_who(answer, store, scope, start)
+                _say_who(answer, store, scope + _dated(start, until), start)
                 chosen = pick_format(fmt, as_json)
                 if answer.counted or chosen is AskFormat.json:  # a script gets its document
                     _emit(answer, chosen, {t.slug: t.name for t in catalog.topics})
                 return
         if not answer.considered:
-            if start is not None:
-                scope += f" dated {start.date().isoformat()} or later"
+            scope += _dated(start, until)
             empty_topic = topic is not None and store.exists() and not store.count(topic.slug)
             say(
                 NO_PAPERS_YET
@@ -252,6 +274,7 @@ def ask(
                 if empty_topic and topic is not None
                 else f"No paper {scope} matches the question's words. Try other words"
                 + (", an earlier --since" if start is not None else "")
+                + (", a later --as-of" if until is not None else "")
                 + ", or 'papertrack search' to see what is stored."
                 + (newest_paper_note(store) if start is not None else "")
             )
@@ -320,21 +343,64 @@ def ask(
 #: not read fields, and took "author" for a word of the question.
 
 
-def _new_since(store: Store) -> datetime | None:
+def _until(store: Store, as_of: str | None) -> datetime | None:
+    """The end (exclusive) of the day ``--as-of`` names, as topic and momentum read it
+    ('2 weeks ago' on a store more than a week behind counts back from its newest
+    paper, said on stderr); None without --as-of."""
+    from datetime import UTC, datetime, timedelta
+
+    from papertrack.dates import parse_date, shown_day
+
+    if as_of is None:
+        return None
+    day = parse_date(as_of, option="--as-of").astimezone(UTC).date()
+    found = span_on_store(as_of, store)
+    if found is not None:
+        newest, moved = found
+        day = moved.astimezone(UTC).date()
+        say(
+            f"Note: the newest paper in the store is from {shown_day(newest)}, more than "
+            f"a week ago: --as-of {as_of.strip()!r} counts back from it, to "
+            f"{shown_day(day)}. Fetch new papers, or give --as-of a date."
+        )
+    if day == day.max:
+        return None  # every paper is dated before the calendar's last day ends
+    after = day + timedelta(days=1)
+    return datetime(after.year, after.month, after.day, tzinfo=UTC)
+
+
+def _dated(since: datetime | None, until: datetime | None) -> str:
+    """' dated 2026-05-01 or later', ' dated 2026-06-26 or earlier', ' dated 2026-05-01
+    to 2026-06-26', or '' without bounds."""
+    from datetime import timedelta
+
+    last = (until - timedelta(days=1)).date().isoformat() if until is not None else None
+    if since is not None and last is not None:
+        return f" dated {since.date().isoformat()} to {last}"
+    if since is not None:
+        return f" dated {since.date().isoformat()} or later"
+    return f" dated {last} or earlier" if last is not None else ""
+
+
+def _new_since(store: Store, until: datetime | None = None) -> datetime | None:
     """:func:`papertrack.ask.new_since`, said on stderr."""
     from datetime import timedelta
 
     from papertrack.ask import NEW_DAYS, new_since
     from papertrack.dates import shown_span
 
-    start = new_since(store)
-    if start is None:
+    start = new_since(store, until)
+    newest = store.newest_day()
+    if start is None or newest is None:
         return None
-    first = start.date()
-    days = shown_span(first, first + timedelta(days=NEW_DAYS - 1), " to ")
+    first, to = start.date(), "the newest stored one"
+    last = first + timedelta(days=NEW_DAYS - 1)
+    if until is not None and (until - timedelta(days=1)).date() < newest:
+        to, last = "--as-of", (until - timedelta(days=1)).date()
+    days = shown_span(first, last, " to ")
     say(
         f"Note: a question about what is new draws on the papers of the {NEW_DAYS} days "
-        f"to the newest stored one, {days}. Give --since for others."
+        f"to {to}, {days}. Give --since for others."
     )
     return start
 
@@ -344,14 +410,12 @@ def _say_who(answer: Answer, store: Store, scope: str, since: datetime | None) -
     what nor a topic is refused by :func:`papertrack.ask.respond`)."""
     from papertrack.ask import asks_places
 
-    dated = f" dated {since.date().isoformat()} or later" if since is not None else ""
     if not answer.counted:
         # Only a topic's question with no other word gets here: the topic has no paper.
         say(
             NO_PAPERS_YET
             if store_is_empty(store)
-            else f"No paper {scope}{dated}."
-            + (newest_paper_note(store) if since is not None else "")
+            else f"No paper {scope}." + (newest_paper_note(store) if since is not None else "")
         )
     elif not answer.people:
         none_stands = (

@@ -388,6 +388,9 @@ def topic_page(
 
         # Quoted for a shell, so it runs when pasted whatever the name holds ("Bob's").
         ask = f"papertrack ask {chosen.slug} {shlex.quote(f'what is new in {chosen.name}?')}"
+        if as_of is not None:
+            # The page as it stood that day: so is the answer (papers of later days left out).
+            ask += f" --as-of {day.isoformat()}"
         from papertrack.cli.digest import is_followed
 
         # The page's "Follow this topic": the command, or that it is followed.
