@@ -128,6 +128,25 @@ def test_a_closed_or_full_stdout_is_one_error_line(sample_home: Path) -> None:
         assert done.stderr.decode().startswith("Error: could not write the output: No space")
 
 
+def test_a_closed_stderr_stops_nothing(isolated_home: Path) -> None:
+    """`ingest FEED 2>&-` and `fetch --days 1 2>&-` (a launcher that closes stderr)
+    raised on sys.stderr, which Python sets to None, before reading a byte: nothing
+    stored, exit 1, nothing said. The notes go nowhere; the log still has them."""
+    command = f'"$0" -m papertrack ingest {LISTING} 2>&- && "$0" -m papertrack stats --json 2>&-'
+    done = subprocess.run(["sh", "-c", command, sys.executable], capture_output=True)
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["papers"] == 86
+    # A fetch whose server refuses: its error is in the log, not lost with a traceback.
+    fetch = (
+        '"$0" -m papertrack fetch -c cs.AI --days 1 --api-url http://127.0.0.1:9/q --retries 0 2>&-'
+    )
+    done = subprocess.run(["sh", "-c", fetch, sys.executable], capture_output=True)
+    assert done.returncode == 1
+    log = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert "[fetch] Error: 127.0.0.1:9 refused the connection." in log
+    assert "unexpectedly" not in log
+
+
 def test_ingest_from_a_closed_or_twice_named_stdin_is_one_usage_error(isolated_home: Path) -> None:
     """`ingest - <&-` ended in "failed unexpectedly (AttributeError ...)"; `ingest - -`
     read the feed and then failed the run on an "empty" second read."""

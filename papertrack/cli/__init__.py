@@ -181,6 +181,29 @@ def _standard_output() -> None:
     )
 
 
+def _standard_error() -> None:
+    """Put /dev/null on fd 2 and a stream on it when papertrack started with stderr
+    closed (``2>&-``, a launcher that closes it).
+
+    Python then sets ``sys.stderr`` to None, and the first note or progress check
+    (``sys.stderr.isatty()``) raised: ``fetch --days 1`` and ``ingest`` stored
+    nothing and exited 1 with nothing said. Notes go nowhere now, as with
+    ``2>/dev/null``, the log still gets them, and no file papertrack opens takes fd 2.
+    """
+    if sys.stderr is not None:
+        return
+    try:
+        os.fstat(2)
+    except OSError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != 2:
+            os.dup2(null, 2)
+            os.close(null)
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True
+    )
+
+
 #: The signal that stopped the command, once one has (see :func:`_terminate`).
 _signalled: int | None = None
 
@@ -219,6 +242,7 @@ def main() -> None:
     if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
         signal.signal(signal.SIGHUP, _terminate)
     _standard_output()
+    _standard_error()
     for stream in (sys.stderr,):
         # A terminal that cannot show some character (PYTHONIOENCODING=ascii, a
         # Latin-1 locale) gets a replacement for it, never a UnicodeEncodeError.
