@@ -25,8 +25,11 @@ from papertrack.errors import UsageError
 #: What each kind of value may be: the Python types accepted, and how an error
 #: message says it.
 _CATEGORIES = ((list, str), 'a list of categories, e.g. ["cs.AI", "cs.CL"]')
-_API = ((str,), 'an http(s) address in quotes, e.g. "https://export.arxiv.org/api/query"')
-_LISTING = ((str,), 'an http(s) address in quotes, e.g. "https://rss.arxiv.org/atom"')
+#: What --api-url and --listing-url must be.
+API_WORDS = 'an http(s) address, e.g. "https://export.arxiv.org/api/query"'
+LISTING_WORDS = 'an http(s) address, e.g. "https://rss.arxiv.org/atom"'
+_API = ((str,), API_WORDS.replace("address,", "address in quotes,"))
+_LISTING = ((str,), LISTING_WORDS.replace("address,", "address in quotes,"))
 _PAGE = ((int,), "a whole number, e.g. 2000")
 _TRIES = ((int,), "a whole number, e.g. 5")
 _SECONDS = ((int, float), "a number of seconds, e.g. 3")
@@ -83,6 +86,37 @@ def load(path: Path) -> dict[str, Any]:
     return config
 
 
+def check_url(value: str, named: str, words: str) -> None:
+    """Refuse ``value`` unless it is an http(s) URL with a host that Python can split
+    (``named``: where it was given, e.g. "--listing-url"; ``words``: what it must be).
+
+    Checked before any request: "http://[::1/atom" (a bracket left open) ended in
+    "papertrack failed unexpectedly ... This is a bug", and "notaurl" failed at the
+    first request, as if the connection were at fault, with exit 1.
+
+    Raises:
+        UsageError: naming the value with any password hidden.
+    """
+    import urllib.parse
+
+    from papertrack.net import said_url
+
+    text = value.strip()
+    if not text:
+        raise UsageError(f"{named} is empty (an unset variable?). Give {words}")
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as exc:
+        raise UsageError(
+            f"{named} is not a valid URL: {said_url(text)} ({exc}). Give {words}"
+        ) from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"{named} is not an http(s) URL with a host: {said_url(text)}. Give {words}"
+        )
+
+
 def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
     """The ``[fetch]`` section, checked: key -> value."""
     section = config.get("fetch", {})
@@ -96,12 +130,10 @@ def fetch_defaults(config: dict[str, Any], path: Path) -> dict[str, Any]:
         types, words = kind
         if isinstance(value, bool) or not isinstance(value, types):
             raise UsageError(f"{key} in [fetch] of {path} has the wrong type: it must be {words}")
-        if key.endswith("_url") and not str(value).strip().lower().startswith(
-            ("http://", "https://")
-        ):
+        if key.endswith("_url"):
             # "" fell back to the default silently, and "ftp://x" failed at the first
             # request as if the network were at fault.
-            raise UsageError(f"{key} in [fetch] of {path} must be {words}")
+            check_url(str(value), f"{key} in [fetch] of {path}", words)
     section = dict(section)
     categories = section.get("categories")
     if isinstance(categories, str):

@@ -69,7 +69,8 @@ def without_password(url: str) -> str:
     try:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
-        return url
+        # Not a URL Python can split ("http://u:pw@[::1/api"), which an error names.
+        return _USERINFO.sub(r"\1:***@", url)
     if parts.password is not None:
         host = parts.netloc.rpartition("@")[2]
         parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
@@ -77,6 +78,10 @@ def without_password(url: str) -> str:
         parts = parts._replace(query=_SECRET_VALUE.sub(r"\g<1>***", parts.query))
     return urllib.parse.urlunsplit(parts)
 
+
+#: A user name and password at the start of a URL: "scheme://user" kept, the password
+#: (up to the last "@" before the path) hidden.
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*):[^/?#]*@")
 
 #: A query parameter whose value is a secret: its name, "=", and the value up to "&".
 _SECRET_VALUE = re.compile(
@@ -205,12 +210,19 @@ _QUERY_SAFE = _PATH_SAFE + "?[]"  # the API query keeps its brackets literal
 
 def _split(url: str, what: str = "") -> urllib.parse.SplitResult:
     """``url`` split, or a NetError when it cannot be (a port past 65535, a broken
-    IPv6 address), whether a user typed it or a server sent it as a redirect."""
+    IPv6 address), whether a user typed it or a server sent it as a redirect
+    (``what``: "it redirects to") or a proxy setting names it (``what``: the setting).
+    Its password is never said: a typo that breaks a mirror's or a proxy's URL put
+    the password in cron mail and the log."""
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises for a port out of range
     except ValueError as exc:
-        named = f"{what} {said(url)}, which is" if what else f"{said(url)} is"
+        shown = said_url(url)
+        if what.startswith("it "):
+            named = f"{what} {shown}, which is"
+        else:
+            named = f"{what} {shown} is" if what else f"{shown} is"
         raise NetError(f"{named} not a valid URL ({exc})", retryable=False) from None
     return parts
 
@@ -238,7 +250,14 @@ def proxy_for(parts: urllib.parse.SplitResult) -> urllib.parse.SplitResult | Non
     proxy = urllib.request.getproxies().get(parts.scheme)
     if not proxy or urllib.request.proxy_bypass(host):
         return None
-    return _split(proxy if "://" in proxy else f"http://{proxy}", f"the {parts.scheme}_proxy")
+    setting = f"the {parts.scheme}_proxy setting"
+    split = _split(proxy if "://" in proxy else f"http://{proxy}", setting)
+    if not split.hostname:
+        # 'http://user:pw@' named "the proxy None" in a resolver's error.
+        raise NetError(
+            f"{setting} {said_url(proxy)} names no host. Fix it, or unset it", retryable=False
+        )
+    return split
 
 
 def _connection(

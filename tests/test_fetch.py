@@ -1212,7 +1212,69 @@ def test_a_config_value_of_the_wrong_type_says_what_it_must_be(
         "a": "an http(s) address",
         "l": 'an http(s) address in quotes, e.g. "https://rss.arxiv.org/atom"',
     }
-    error_line(run("fetch"), 2, wanted, f"must be {kind[line[0]]}")
+    # A URL of the right type that is none: what to give.
+    said = "Give" if line.startswith("listing_url") else "must be"
+    error_line(run("fetch"), 2, wanted, f"{said} {kind[line[0]]}")
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://[::1/atom", "is not a valid URL: http://[::1/atom (Invalid IPv6 URL)"),
+        ("http://[zz]/atom", "is not a valid URL: http://[zz]/atom"),
+        ("http://u:pw@127.0.0.1:99999/a", "is not a valid URL: http://u:***@127.0.0.1:99999/a"),
+        ("http://u:pw@[::1/a", "is not a valid URL: http://u:***@[::1/a"),
+        ("notaurl", "is not an http(s) URL with a host: notaurl"),
+        ("file:///etc/passwd", "is not an http(s) URL with a host: file:///etc/passwd"),
+        ("", "is empty (an unset variable?)"),
+    ],
+)
+@pytest.mark.parametrize("option", ["--api-url", "--listing-url"])
+def test_a_url_option_that_is_no_http_url_is_refused_before_anything(
+    isolated_home: Path, option: str, url: str, said: str
+) -> None:
+    """A bracket left open in a mirror's address ended in "failed unexpectedly ... This
+    is a bug" (--listing-url); "notaurl" failed at the first request with exit 1, the
+    URL built from it quoted; a password in a URL that is none was said and logged in
+    clear; and an empty value (an unset $MIRROR in a cron line) meant arXiv itself."""
+    for args in (["fetch", "-c", "cs.AI"], ["fetch", "-c", "cs.AI", "--days", "1"]):
+        line = error_line(run(*args, option, url), 2, f"Error: {option} {said}", "Give an http")
+        assert "pw" not in line
+    assert not (isolated_home / "store").exists()  # refused before anything was made
+    log = isolated_home / "papertrack.log"
+    assert not log.exists() or "pw@" not in log.read_text(encoding="utf-8")
+
+
+def test_a_proxy_setting_is_said_without_its_password(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("https_proxy", "http://u:pw@[::1")
+    line = error_line(
+        run("fetch", "-c", "cs.AI", "--listing-url", "https://mirror.invalid/atom"), 1
+    )
+    assert line.startswith("Error: the https_proxy setting http://u:***@[::1 is not a valid URL")
+    monkeypatch.setenv("https_proxy", "http://u:pw@")
+    line = error_line(run("fetch", "-c", "cs.AI", "--listing-url", "https://m.invalid/atom"), 1)
+    assert "the https_proxy setting http://u:***@ names no host. Fix it, or unset it." in line
+    # A URL to ingest that is none: said masked twice, where the second was in clear.
+    monkeypatch.delenv("https_proxy")
+    result = run("ingest", "http://u:pw@127.0.0.1:99999/x.xml")
+    assert result.exit_code != 0
+    assert "u:***@127.0.0.1:99999" in result.stderr and "pw" not in result.stderr
+    log = isolated_home / "papertrack.log"
+    assert not log.exists() or "pw@" not in log.read_text(encoding="utf-8")
+
+
+def test_the_url_of_the_other_kind_of_fetch_alone_is_said_to_be_unused(
+    isolated_home: Path, httpserver: HTTPServer
+) -> None:
+    """`fetch --api-url MIRROR` fetched the listing from rss.arxiv.org with nothing said."""
+    url = httpserver.url_for("/nothing")
+    result = run("fetch", "-c", "cs.AI", "--api-url", url, "--retries", "0", "--timeout", "1")
+    assert "Note: --api-url is for --since, --days and --backfill" in result.stderr
+    result = run("fetch", "-c", "cs.AI", "--days", "1", "--listing-url", url, "--retries", "0")
+    assert "Note: --listing-url is for today's listing; --days pages through" in result.stderr
+    assert httpserver.log == []  # neither URL was asked anything
 
 
 @pytest.mark.parametrize("option", ["--api-url", "--listing-url"])
@@ -2410,3 +2472,12 @@ def test_fetch_json_gives_the_counts_on_stdout(httpserver: HTTPServer) -> None:
     assert quiet.exit_code == 0 and quiet.stderr == ""
     again = json.loads(quiet.stdout)
     assert (again["new"], again["unchanged"]) == (0, 86)
+
+
+def test_a_listing_fetch_that_fails_on_a_fresh_machine_is_logged(isolated_home: Path) -> None:
+    """The first nights of a new cron job: an API fetch's checkpoint made the data
+    home and its log, a listing fetch left no trace but its stderr."""
+    assert not isolated_home.exists()
+    run("fetch", "-c", "cs.AI", "--listing-url", "http://127.0.0.1:9/atom", "--retries", "0")
+    log = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
+    assert "[fetch] Error: 127.0.0.1:9 refused the connection." in log

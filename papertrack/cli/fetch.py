@@ -237,6 +237,14 @@ def fetch(
         chosen += ["--listing"] if listing else []
         if len(chosen) > 1:
             raise UsageError(f"{' and '.join(chosen)} exclude each other. Use one of them")
+        for option, given, kind in (
+            ("--api-url", api_url, config.API_WORDS),
+            ("--listing-url", listing_url, config.LISTING_WORDS),
+        ):
+            if given is not None:
+                config.check_url(given, option, kind)
+        if not quiet:
+            _say_unused_url(chosen, api_url, listing_url, conf)
         settings = FetchSettings(
             home=paths.home(),
             pace_dir=paths.fetch_pace_dir(),
@@ -251,6 +259,11 @@ def fetch(
         last = today()
         first = _first_day(last, since, days, backfill)
         store, catalog = open_store(create=True), load_catalog(storing=True)
+        # The data home is made now, as a writer's: the log lives in it, and a listing
+        # fetch that failed on a fresh machine (the first nights of a cron job) left
+        # no trace, where an API fetch's checkpoint made the home and logged it.
+        with contextlib.suppress(OSError):
+            settings.home.mkdir(parents=True, exist_ok=True)
 
         def upsert(papers: list[Paper]) -> UpsertResult:
             # One short store transaction per page: a concurrent ingest is not held up
@@ -321,6 +334,25 @@ def fetch_json(report: FetchReport, warnings: Sequence[str] = ()) -> dict[str, A
         "warnings": list(dict.fromkeys([*warnings, *report.warnings])),
         "notes": list(dict.fromkeys(report.notes)),
     }
+
+
+def _say_unused_url(
+    chosen: list[str], api_url: str | None, listing_url: str | None, conf: dict[str, Any]
+) -> None:
+    """Say so when the one URL given is for the other kind of fetch: `--api-url MIRROR`
+    alone fetched the listing from rss.arxiv.org, and a mirror's user hit the public
+    arXiv with nothing said (or was told of "a typo in the URL" of a host never typed)."""
+    ranged = any(name in chosen for name in ("--since", "--days", "--backfill"))
+    if not ranged and api_url is not None and listing_url is None and "listing_url" not in conf:
+        say(
+            f"Note: --api-url is for --since, --days and --backfill; today's listing comes "
+            f"from {_LISTING_URL}. Give --listing-url for a mirror's listing."
+        )
+    if ranged and listing_url is not None and api_url is None and "api_url" not in conf:
+        say(
+            f"Note: --listing-url is for today's listing; {chosen[0]} pages through "
+            f"{_API_URL}. Give --api-url for a mirror's API."
+        )
 
 
 def _categories(given: list[str] | None, conf: dict[str, Any], conf_path: Path) -> list[str]:
