@@ -431,9 +431,10 @@ class _Client:
                     # retry sooner than the backoff's first wait.
                     delay = min(max(exc.retry_after, base), MAX_BACKOFF)
                     if exc.retry_after > 86_400:  # 400 digits read "asked to wait inf s"
-                        reason += ", asked to wait more than a day: waiting at most"
+                        reason += ", asked to wait more than a day, longer than papertrack waits"
                     elif exc.retry_after > MAX_BACKOFF:
-                        reason += f", asked to wait {exc.retry_after:,.0f} s: waiting at most"
+                        asked = f"{exc.retry_after:,.0f} s"
+                        reason += f", asked to wait {asked}, longer than papertrack waits"
                 else:
                     # Exponential backoff with "equal jitter": half fixed, half random.
                     full = min(MAX_BACKOFF, max(base, 0.01) * 2**attempt)
@@ -451,7 +452,7 @@ class _Client:
             smaller = max(100, settings.page_size // 4)
             said = (
                 f"arXiv gave {reason}"
-                if reason.startswith("no ")
+                if reason.startswith("no ") or tries == 1
                 else f"arXiv kept sending {reason}"
             )
             raise FetchError(
@@ -483,8 +484,8 @@ class _Client:
                 "Eastern), or a later fetch names the day to fetch from the API"
             )
         raise FetchError(
-            f"arXiv kept answering {reason} for {label} after {tries} "
-            f"tr{'ies' if tries != 1 else 'y'}; {kept}"
+            f"arXiv {'kept answering' if tries != 1 else 'answered'} {reason} for {label} "
+            f"after {tries} tr{'ies' if tries != 1 else 'y'}; {kept}"
         )
 
 

@@ -239,6 +239,10 @@ def test_exhausted_retries_keep_earlier_pages_and_a_rerun_resumes(httpserver: HT
     assert "Traceback" not in result.stderr
     assert len(stored()) == 20
     assert api.starts() == [0, 10, 20, 20, 20]
+    # Tried once (--retries 0): answered, not "kept answering".
+    api.faults[20] = [status(503)]  # where the next run resumes
+    once = fetch_api(api.url, "--retries", "0")
+    error_line(once, 1, "Error: arXiv answered HTTP 503", "after 1 try")
     api.calls.clear()
     again = fetch_api(api.url)
     assert again.exit_code == 0, again.stderr
@@ -1507,7 +1511,7 @@ def test_a_retry_after_of_400_digits_is_said_as_more_than_a_day(
     api.faults[0] = [status(503, {"Retry-After": "9" * 400})]
     result = fetch_api(api.url)
     assert result.exit_code == 0, result.stderr
-    assert "asked to wait more than a day: waiting at most" in result.stderr
+    assert "asked to wait more than a day, longer than papertrack waits" in result.stderr
     assert "inf" not in result.stderr
 
 
