@@ -384,7 +384,53 @@ def bibtex_escape(text: str) -> str:
         return _LATEX_SPECIALS[char]
 
     text = _LATEX_RE.sub(escape, text)
-    return text if text.isascii() else text.translate(_pdftex_table())
+    if text.isascii():
+        return text
+    return _BEYOND_PDFTEX.sub(_accented, text.translate(_pdftex_table()))
+
+
+#: Letters pdfLaTeX's UTF-8 input does not set: beyond Latin-1 and Latin Extended-A.
+_BEYOND_PDFTEX = re.compile("[^\x00-\u017f]")
+
+#: The LaTeX accent command of each combining mark a letter may carry.
+_ACCENTS = {
+    "\u0300": "`",
+    "\u0301": "'",
+    "\u0302": "^",
+    "\u0303": "~",
+    "\u0304": "=",
+    "\u0306": "u",
+    "\u0307": ".",
+    "\u0308": '"',
+    "\u030a": "r",
+    "\u030b": "H",
+    "\u030c": "v",
+    "\u0323": "d",
+    "\u0327": "c",
+    "\u0328": "k",
+    "\u0331": "b",
+}
+
+
+def _accented(match: re.Match[str]) -> str:
+    """A Latin letter with accents pdfLaTeX has no UTF-8 for, as LaTeX accent
+    commands: "ȩ" (U+0229) is ``{\\c{e}}``, "ệ" ``{\\^{\\d{e}}}``. Two real authors'
+    names (Wałȩga, Tolúlọpé) stopped a pdfLaTeX build of the export ("Unicode
+    character ȩ (U+0229) not set up for use with LaTeX"). Anything else stays."""
+    import unicodedata
+
+    char = match.group()
+    decomposed = unicodedata.normalize("NFD", char)
+    base, marks = decomposed[0], decomposed[1:]
+    if not base.isascii() or not base.isalpha() or not marks:
+        return char
+    if any(mark not in _ACCENTS for mark in marks):
+        return char
+    text = base
+    for mark in marks:
+        command = _ACCENTS[mark]
+        text = f"\\{command}{{{text}}}"
+    return f"{{{text}}}"
 
 
 @functools.cache

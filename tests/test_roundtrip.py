@@ -314,6 +314,19 @@ def test_bibtex_writes_what_pdflatex_cannot_set_as_tex() -> None:
     assert all(ord(char) <= 0xFF for char in title)
 
 
+def test_bibtex_writes_accents_pdflatex_cannot_set_as_accent_commands() -> None:
+    """Two real authors of the 83,510 corpus papers (Wałȩga, Tolúlọpé) stopped a
+    pdfLaTeX build: "Unicode character ȩ (U+0229) not set up for use with LaTeX".
+    A Latin letter beyond what pdfLaTeX's UTF-8 input sets is written with accent
+    commands; Latin-1 and Latin Extended-A (ł, ă, ő), which it sets, stay."""
+    from papertrack.export import bibtex_escape
+
+    assert bibtex_escape("Przemysław Wałȩga") == r"Przemysław Wał{\c{e}}ga"
+    assert bibtex_escape("Tolúlọpé Ògúnrèmí") == r"Tolúl{\d{o}}pé Ògúnrèmí"
+    assert bibtex_escape("Nguyễn Văn Hoàng") == r"Nguy{\~{\^{e}}}n Văn Hoàng"
+    assert bibtex_escape("Erdős Pál, ǅ 日本") == "Erdős Pál, ǅ 日本"  # no accent command: kept
+
+
 def test_noncharacters_are_dropped_where_feed_text_is_read_and_written() -> None:
     """A noncharacter (U+FDD0, U+FFFE, U+1FFFE) is legal XML, so a feed can carry it; a
     .bib holding one was refused whole by biber, and JSON, CSV and HTML kept it."""
