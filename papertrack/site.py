@@ -620,9 +620,13 @@ def write_site(folder: Path, files: Mapping[str, bytes], *, lock_timeout: float)
         order = sorted(new - {"index.html"}, key=lambda n: (n.endswith(".html"), n))
         order += ["index.html"] if "index.html" in new else []
         fresh = [n for n in order if not (folder / n).exists()]
+        # A page new to a site already published takes the index's permissions: under
+        # cron's umask 077 a topic added later got 0600 beside 0644 pages, and the
+        # index linked to a page the web server refused (403).
+        sibling = _mode_of(folder / "index.html") if old else None
         for name in sorted(fresh, key=lambda n: n != "index.html"):  # the index's stub first
             if name.endswith(".html"):
-                write_atomic(folder / name, _stub(folder))
+                write_atomic(folder / name, _stub(folder), mode=sibling)
         for name in order:
             if name not in fresh and _same(folder / name, files[name]):
                 report.unchanged.append(name)
@@ -630,7 +634,8 @@ def write_site(folder: Path, files: Mapping[str, bytes], *, lock_timeout: float)
                 # A page rewritten keeps its permissions, as export -o and digest -o
                 # keep a file's: under cron's umask 077 a published 0644 page became
                 # 0600, and the web server answered 403.
-                write_atomic(folder / name, files[name], mode=_mode_of(folder / name))
+                mode = _mode_of(folder / name)
+                write_atomic(folder / name, files[name], mode=sibling if mode is None else mode)
                 report.written.append(name)
         # Pages leaving the site may link to each other: each becomes a stub before
         # any is removed, so a kill in between leaves no link to a missing page.

@@ -315,6 +315,32 @@ def test_a_rewritten_page_keeps_its_permissions(store_dir: Path, tmp_path: Path)
     assert rewritten and {oct(p.stat().st_mode & 0o777) for p in rewritten} == {"0o664"}
 
 
+def test_a_page_new_to_a_published_site_takes_the_index_permissions(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    """A topic added to a site later, under cron's umask 077: its page and feed were
+    0600 beside 0644 pages, and the index linked to a page the server refused (403)."""
+    import os
+
+    trending = cli_json(store_dir, "trending")
+    assert isinstance(trending, list)
+    one, two = trending[0]["topic"], trending[1]["topic"]
+    out = tmp_path / "site"
+    site(store_dir, out, "--topics", one)
+    (out / "index.html").chmod(0o644)
+    old = os.umask(0o077)
+    try:
+        site(store_dir, out, "--topics", f"{one},{two}")
+        (fresh := tmp_path / "fresh").mkdir()
+        site(store_dir, fresh, "--topics", one)  # a new site: the umask's, as ever
+    finally:
+        os.umask(old)
+    added = sorted(out.glob(f"{two}.*"))
+    assert [p.suffix for p in added] == [".html", ".xml"]
+    assert {oct(p.stat().st_mode & 0o777) for p in added} == {"0o644"}
+    assert oct((fresh / "index.html").stat().st_mode & 0o777) == "0o600"
+
+
 def test_topics_as_of_and_removed_pages(store_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     trending = cli_json(store_dir, "trending")
