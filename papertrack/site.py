@@ -322,6 +322,8 @@ def _momentum(m: core.Momentum, large: bool) -> dict[str, Any]:
             else ""
         ),
         "chart": _chart(m, large),
+        # A dashed bar only when a week is counted so far (an --as-of on a Sunday has none).
+        "so_far": any(not w.complete for w in m.weeks),
         # Where the bars stand: the chart's height less the room for week labels.
         "baseline": LARGE["top"] + LARGE["height"] if large else SMALL_HEIGHT,
     }
@@ -541,7 +543,9 @@ def _claim(folder: Path) -> set[str]:
         UsageError: ``folder`` is a file, has no parent folder, or holds files but no site.
     """
     if folder.exists() and not folder.is_dir():
-        raise UsageError(f"{folder} is a file. Name a folder for the site")
+        # /dev/stdout is a pipe or a terminal, not "a file".
+        what = "a file" if folder.is_file() else "no folder"
+        raise UsageError(f"{folder} is {what}. Name a folder for the site")
     if not folder.exists():
         if not folder.parent.is_dir():
             raise UsageError(

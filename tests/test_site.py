@@ -792,3 +792,28 @@ def test_a_non_arxiv_entry_links_to_its_own_page_in_any_scheme_case(
     assert wanted in page(out / "zebras.html").hrefs()
     entries = feedparser.parse((out / "zebras.xml").read_bytes()).entries
     assert [e.link for e in entries if e.title == "Zebra crossings"] == [wanted]
+
+
+def test_the_legend_names_a_dashed_bar_only_when_a_week_is_counted_so_far(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    """On a Sunday the last week is whole and no bar is dashed; the legend said one was."""
+    for day, dashed in (("2025-08-24", False), ("2025-08-20", True)):  # a Sunday, a Wednesday
+        out = tmp_path / day
+        site(store_dir, out, "--topics", "gui-agents", "--as-of", day)
+        page = (out / "gui-agents.html").read_text(encoding="utf-8")
+        legend = page[page.index('<p class="legend">') :].partition("</p>")[0]
+        assert ("a dashed bar: the week so far" in legend) is dashed, day
+        from papertrack.digest_html import PARTIAL_NOTE
+
+        assert (PARTIAL_NOTE in page.replace(legend, "")) is dashed, day  # the chart's own
+
+
+def test_a_site_into_what_is_no_folder_says_what_it_is(store_dir: Path, tmp_path: Path) -> None:
+    """`site -o /dev/stdout` was told "/dev/stdout is a file"."""
+    page = tmp_path / "page.html"
+    page.write_text("mine", encoding="utf-8")
+    for target, said in ((page, "is a file."), (Path(os.devnull), "is no folder.")):
+        result = run("--db", str(store_dir), "site", "-o", str(target))
+        error_line(result, 2, f"{target} {said} Name a folder for the site")
+    assert page.read_text(encoding="utf-8") == "mine"
