@@ -161,9 +161,23 @@ def legacy_authors(entry: Any) -> tuple[str, ...]:
     return present(name for name in (tex(n) for n in names) if not name.startswith("et al"))
 
 
+#: RSS's <author>: an e-mail address and the name in parentheses.
+_EMAIL_AND_NAME = re.compile(r"\s*[^\s@()]+@[^\s()]+\s*\(([^()]*)\)\s*")
+
+
 def generic_authors(entry: Any) -> tuple[str, ...]:
-    """Any other feed: feedparser's author names, HTML removed, no TeX decoding."""
+    """Any other feed: feedparser's author names, HTML removed, no TeX decoding.
+
+    RSS's one ``<author>editor@journal.science (Jane Doe)</author>`` is read here:
+    feedparser knows only top-level domains of 2 to 4 letters, and made that the
+    author "nce (Jane Doe", which the site, the digest and BibTeX then printed.
+    """
     names = [a.get("name") for a in field(entry, "authors") or ()]
+    raw = field(entry, "author")
+    if len(names) <= 1 and isinstance(raw, str):
+        both = _EMAIL_AND_NAME.fullmatch(raw)
+        if both is not None:
+            names = [both.group(1)]
     return present(clean_text(strip_html(n)) for n in names if isinstance(n, str))
 
 
