@@ -549,7 +549,10 @@ def _as_labelled(item: TopicExplanation, topic: Topic, arxiv_id: str) -> TopicEx
     if found is None:
         return item
     split, labels = found
-    fitted = split == TRAIN and "fitted_on" in model_meta(topic)
+    meta = model_meta(topic)
+    # A topic made from a few examples weighs only their words: the labelled papers
+    # are the background it is measured against, and their own words are no evidence.
+    fitted = split == TRAIN and "fitted_on" in meta and meta.get("kind") != "centroid"
     label = topic.slug in labels if as_bundled(topic) else None
     return replace(item, fitted_on=fitted, labelled=label)
 
@@ -570,12 +573,17 @@ def _labelled_papers() -> dict[str, tuple[str, frozenset[str]]]:
 def _fitted_on(topic: Topic, arxiv_id: str) -> bool:
     """Whether ``topic``'s model was fitted with the paper ``arxiv_id`` as an example:
     a model refit by a teach, not a copy of the shipped one with the paper pinned,
-    nor pinned to it since its last fit."""
+    nor pinned to it since its last fit. A paper taught out of a topic made from a
+    few examples is not: only the papers in it give that model its words, and
+    explain said a paper taught out had its "own words weigh in the score"."""
     from papertrack.teach import model_meta
 
     meta = model_meta(topic)
+    pinned = meta.get("pinned") or {}
+    if meta.get("kind") == "centroid" and pinned.get(arxiv_id) is False:
+        return False
     return (
         "copy_of" not in meta
-        and arxiv_id in (meta.get("pinned") or {})
+        and arxiv_id in pinned
         and arxiv_id not in (meta.get("unfitted") or [])
     )

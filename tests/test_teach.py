@@ -1952,12 +1952,21 @@ def test_explain_says_when_a_paper_is_one_the_model_learnt_from(sample_home: Pat
             assert f"one of the labelled papers its model was fitted on, {where}, so" in text
         else:
             assert "its figures are measured on (the test split" in text and where in text
-    # A topic of your own: fitted on them as background, with no label of its own.
+    # A topic of your own, made from a few examples: only their words weigh; the
+    # labelled papers are the background, and a paper taught out is too.
     made = run("topics", "add", "Agent Memory", "--like", *sorted(stored)[:2])
     assert made.exit_code == 0, made.stderr
     said = json.loads(run("topics", "explain", train.arxiv_id, "agent-memory", "--json").stdout)
     item = said["topics"][0] if "topics" in said else said
-    assert (item["fitted_on"], item["labelled"]) == (True, None)
+    assert (item["fitted_on"], item["labelled"]) == (False, None)
+    out = sorted(stored)[2]
+    assert run("topics", "teach", "agent-memory", "--not", out).exit_code == 0
+    shown = run("topics", "explain", out, "agent-memory")
+    assert "You taught it this paper is out of the topic" in " ".join(shown.stdout.split())
+    assert "own words weigh" not in shown.stdout
+    said = json.loads(run("topics", "explain", out, "agent-memory", "--json").stdout)
+    item = said["topics"][0] if "topics" in said else said
+    assert (item["taught"], item["fitted_on"]) == (False, False)
     # Not one of them: neither.
     other = next(iter(stored - {p.arxiv_id for p in labelled}))
     said = json.loads(run("topics", "explain", other, "gui-agents", "--json").stdout)
