@@ -27,8 +27,17 @@ def killed_writers_temp(path: Path) -> Path:
 def run(
     *args: str, input: bytes | str | None = None, env: dict[str, str | None] | None = None
 ) -> Result:
-    """``papertrack ARGS`` in this process, stdout and stderr kept apart."""
-    return CliRunner().invoke(app, list(args), input=input, env=env)
+    """``papertrack ARGS`` in this process, stdout and stderr kept apart; ``sys.argv``
+    is the command line meanwhile, as a console run has it (an error's fix may quote
+    it: a query starting with '-')."""
+    import sys
+
+    saved = sys.argv
+    sys.argv = ["papertrack", *args]
+    try:
+        return CliRunner().invoke(app, list(args), input=input, env=env)
+    finally:
+        sys.argv = saved
 
 
 def ok(*args: str) -> Result:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import time
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -1081,19 +1082,27 @@ def test_a_query_that_starts_with_a_short_options_letter_is_told_to_go_after_das
         (line,) = done.stderr.splitlines()
         return line
 
+    after = "put it after '--' (options before it): papertrack"
     assert said("search", "-survey title:agent").startswith(
-        "Error: Missing argument 'QUERY'. If '-survey title:agent' is part of the query, put "
-        "it after '--': papertrack search -- '-survey title:agent'."
+        "Error: Missing argument 'QUERY'. If '-survey title:agent' is part of the query, "
+        f"{after} search -- '-survey title:agent'."
     )
-    glued = said("search", "-survey", "agent")
+    # Two words of one query are one argument; options typed after it go before '--'
+    # (offered after it, '-n 3' became words of the query and the fix failed).
+    glued = said("search", "-survey", "agent", "-n", "3")
     assert glued.startswith("Error: can't read --since 'urvey' as a date.")
     assert glued.endswith(
-        "If '-survey' is part of the query, put it after '--': papertrack search -- -survey agent"
+        f"If '-survey' is part of the query, {after} search -n 3 -- '-survey agent'"
     )
-    asked = said("ask", "gui-agents", "-survey papers?")
+    asked = said("ask", "gui-agents", "-survey papers?", "-n", "2")
     assert asked.endswith(
-        "If '-survey papers?' is part of the question, put it after '--': papertrack ask "
-        "gui-agents -- '-survey papers?'"
+        f"If '-survey papers?' is part of the question, {after} ask -n 2 -- gui-agents "
+        "'-survey papers?'"
     )
+    # Each fix runs as offered.
+    for fix in (glued, asked):
+        offered = shlex.split(fix.rpartition(": papertrack ")[2])
+        done = subprocess.run([sys.executable, "-m", "papertrack", *offered], capture_output=True)
+        assert done.returncode == 0, (offered, done.stderr)
     # Another command's usage error is not told of queries.
     assert "part of the" not in said("latest", "-n", "x")

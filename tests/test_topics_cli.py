@@ -856,11 +856,16 @@ def test_a_query_starting_with_a_dash_and_an_empty_field_get_a_fix_that_works(
 ) -> None:
     from helpers import error_line
 
-    for command in (["search"], ["topics", "test"]):
+    for command, option in ((["search"], ["-n", "1"]), (["topics", "test"], ["--sample", "1"])):
         shown = " ".join(command)
         line = error_line(run(*command, "-agent"), 2, "No such option: -a")
-        assert f"goes after '--' (options before it): papertrack {shown} -- '-agent'" in line
+        fix = "If '-agent' is part of the query, put it after '--' (options before it): "
+        assert f"{fix}papertrack {shown} -- -agent." in line
         assert run(*command, "--", "-agent").exit_code == 0
+        # Options typed after the query go before '--' in the fix, which then runs.
+        line = error_line(run(*command, "-agent", *option), 2)
+        assert f"{fix}papertrack {shown} {' '.join(option)} -- -agent." in line
+        assert run(*command, *option, "--", "-agent").exit_code == 0
     # An option that is no query gets no word about queries.
     assert "goes after" not in run("latest", "-x").stderr
     line = error_line(run("search", "category:"), 2, "has no term after it")

@@ -89,7 +89,8 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
             f"show {name}' (how it is defined). {fix}"
         )
     takes_query = ctx is not None and any(
-        getattr(p, "param_type_name", "") == "argument" and p.name in ("query", "definition")
+        getattr(p, "param_type_name", "") == "argument"
+        and p.name in ("query", "definition", "words")
         for p in ctx.command.params
     )
     if (
@@ -109,8 +110,11 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
     ):
         # `search -agent`: a query's NOT, read by the shell's rules as an option (Click
         # names it -a). Said as a condition: `-n 1` is an option the command lacks.
+        hint = dash_query_hint(ctx)
         fix = (
-            f"If a query starts with '-', it goes after '--' (options before it): "
+            f"{hint.strip()}. {fix}"
+            if hint
+            else f"If a query starts with '-', it goes after '--' (options before it): "
             f"{ctx.command_path} -- '-agent'. " + fix
         )
     if type(error).__name__ == "NoSuchOption" and option in ("--db", "--log-file"):
@@ -118,7 +122,7 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         where = command if ctx is not None else "COMMAND"
         fix = f"{option} goes before the command: papertrack {option} VALUE {where}"
     if takes_query and type(error).__name__ != "NoSuchOption":
-        hint = dash_query_hint()
+        hint = dash_query_hint(ctx)
         if hint:
             fix = f"{hint.strip()}. {fix}"
     # "Did you mean 'latest'?" ends a sentence already.
@@ -166,12 +170,15 @@ _OTHER_OPTION = {
 }
 
 
-def _one_line_usage_errors() -> None:
-    # typer >= 0.26 carries its own copy of Click; earlier ones use Click itself.
+def _click() -> Any:
+    """Click as Typer runs it: typer >= 0.26 carries its own copy; earlier ones use Click."""
     from typer import core
 
-    click = getattr(core, "_click", None) or getattr(core, "click", None)
-    usage_error = getattr(getattr(click, "exceptions", None), "UsageError", None)
+    return getattr(core, "_click", None) or getattr(core, "click", None)
+
+
+def _one_line_usage_errors() -> None:
+    usage_error = getattr(getattr(_click(), "exceptions", None), "UsageError", None)
     if usage_error is not None:
         usage_error.show = _usage_error_line
 
@@ -559,11 +566,16 @@ def complete_followed(incomplete: str) -> list[str]:
 _QUERY_COMMANDS = frozenset({"search", "ask", "topics test"})
 
 
-def dash_query_hint() -> str:
+def dash_query_hint(ctx: Any = None) -> str:
     """For a usage error of a command that takes a query: the way to give a query that
     starts with '-', when the command line holds such a word ("" when not). The shell's
     rules read '-survey' as -s with 'urvey' glued on ("can't read --since 'urvey'"),
-    and '-survey title:agent' left the query missing."""
+    and '-survey title:agent' left the query missing.
+
+    The command offered has every option before '--' and the words of the query
+    after it: '-survey -n 3' was offered as 'search -- -survey -n 3', where -n 3
+    became two more words of the query and the command failed again.
+    """
     import shlex
 
     if state.command not in _QUERY_COMMANDS:
@@ -576,13 +588,46 @@ def dash_query_hint() -> str:
     )
     if at is None:
         return ""
-    # As typed, with '--' before that word: the words before it (a topic to ask, the
-    # command's name) stay where they were.
-    typed = [*args[:at], "--", *args[at:]]
+    if ctx is None:
+        import importlib
+
+        ctx = importlib.import_module(f"{_click().__name__}.globals").get_current_context(
+            silent=True
+        )
+    takes: dict[str, bool] = {}  # each option's names: whether it takes a value
+    for param in ctx.command.params if ctx is not None else ():
+        if getattr(param, "param_type_name", "") == "option":
+            for name in (*param.opts, *param.secondary_opts):
+                takes[name] = not param.is_flag and not param.count
+    # The words before the command's own (papertrack's options, 'topics test'), as typed.
+    words = state.command.split()
+    start = next((i + len(words) for i in range(len(args)) if args[i : i + len(words)] == words), 0)
+    options: list[str] = []
+    query: list[str] = []
+    i = start
+    while i < len(args):
+        arg = args[i]
+        name = arg.partition("=")[0]
+        if i != at and arg.startswith("-") and name in takes:
+            options.append(arg)
+            if takes[name] and "=" not in arg and i + 1 < len(args):
+                options.append(args[i + 1])
+                i += 1
+        else:
+            query.append(arg)
+        i += 1
+    one = any(
+        getattr(param, "param_type_name", "") == "argument" and param.nargs == 1
+        for param in (ctx.command.params if ctx is not None else ())
+    )
+    if one and len(query) > 1:
+        # A query is one argument: '-survey' 'agent*' typed as two words is one query.
+        query = [" ".join(query)]
+    typed = [*args[:start], *options, "--", *query]
     noun = "question" if state.command == "ask" else "query"
     return (
-        f" If {visible(args[at])!r} is part of the {noun}, put it after '--': papertrack "
-        f"{visible(shlex.join(typed))}"
+        f" If {visible(args[at])!r} is part of the {noun}, put it after '--' (options "
+        f"before it): papertrack {visible(shlex.join(typed))}"
     )
 
 
