@@ -580,6 +580,22 @@ def format_share(share: float, *, short: bool = False) -> str:
     return f"{pct:.1f}%"
 
 
+def format_shares(shares: Sequence[float]) -> list[str]:
+    """:func:`format_share` of each of a ranked list, with two decimals where two
+    different shares read alike: related topics ranked 9.28% then 9.27% showed as
+    "9.3% (76), … 9.3% (100)", which read as a list out of order."""
+    shown = [format_share(share) for share in shares]
+    alike = {
+        at
+        for at, (text, share) in enumerate(zip(shown, shares, strict=True))
+        if any(t == text and s != share for t, s in zip(shown, shares, strict=True))
+    }
+    return [
+        f"{100 * s:.2f}%" if at in alike else t
+        for at, (t, s) in enumerate(zip(shown, shares, strict=True))
+    ]
+
+
 def _span(window: Window) -> str:
     from papertrack.dates import shown_span
 

@@ -335,6 +335,7 @@ from papertrack.momentum import (  # noqa: E402
     describe,
     footer,
     format_share,
+    format_shares,
     notes,
     sparkline,
     window_phrase,
@@ -656,11 +657,10 @@ def topic_page(
     if related:
         # Ranked by overlap, so that is what is shown: "67 shared" before "98 shared"
         # read as a list out of order.
+        shares = format_shares([overlap or 0.0 for _, _, overlap in related])
         shown = ", ".join(
-            f"{safe(name)} ({n:,} shared)"
-            if overlap is None
-            else f"{safe(name)} {format_share(overlap)} ({n:,})"
-            for name, n, overlap in related
+            f"{safe(name)} ({n:,} shared)" if overlap is None else f"{safe(name)} {share} ({n:,})"
+            for (name, n, overlap), share in zip(related, shares, strict=True)
         )
         # Counted in the chart's weeks, as the site says: under "Latest papers (497)",
         # "25% (220)" read as of every stored paper, where 407 are in both.

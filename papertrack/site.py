@@ -370,13 +370,13 @@ def _topic_context(
                 "name": one_line(names.get(slug, slug)),
                 "href": pages.get(slug),
                 "shared": f"{count:,} shared paper{'' if count == 1 else 's'}"
-                + (
-                    f", {core.format_share(overlap)} of those in either"
-                    if overlap is not None
-                    else ""
-                ),
+                + (f", {share} of those in either" if overlap is not None else ""),
             }
-            for slug, count, overlap in topic.related
+            for (slug, count, overlap), share in zip(
+                topic.related,
+                core.format_shares([overlap or 0.0 for _, _, overlap in topic.related]),
+                strict=True,
+            )
         ],
         # Slugs are lower-case words and digits joined by '-': safe unquoted in a shell.
         "ask": f"papertrack ask {topic.slug} '…'",

@@ -383,10 +383,11 @@ def test_the_topic_page_ends_with_related_topics_and_the_ask_line(store: Store) 
     weeks = len(data["momentum"]["weeks"])
     head = f"Related topics in the {weeks} weeks charted (papers in both, of those in either): "
     assert head in related
-    from papertrack.momentum import format_share
+    from papertrack.momentum import format_shares
 
-    for r in want:
-        assert f"{names[r.slug]} {format_share(r.overlap)} ({r.shared:,})" in related  # type: ignore[arg-type]
+    shares = format_shares([r.overlap or 0.0 for r in want])
+    for r, share in zip(want, shares, strict=True):
+        assert f"{names[r.slug]} {share} ({r.shared:,})" in related
     # The page's "Follow this topic": the command, then that it is followed.
     assert lines[-2] == "Follow: papertrack follow llm-agent-training"
     assert (data["following"], data["follow"]) == (False, lines[-2].removeprefix("Follow: "))

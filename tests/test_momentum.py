@@ -187,6 +187,10 @@ def test_share_format() -> None:
     assert m.format_share(0.9999, short=True) == ">99%"
     # At the start of the sentence's second part it is written as a sentence starts.
     assert m.describe(example(2, 2, others=5000)).endswith(" Under 0.1% of all new papers.")
+    # A ranked list: two different shares that read alike get two decimals (related
+    # topics of 9.28% and 9.27% read "9.3% (76), 9.3% (100)", as out of order).
+    assert m.format_shares([0.3367, 0.092796, 0.092678, 0.05]) == ["34%", "9.28%", "9.27%", "5.0%"]
+    assert m.format_shares([0.05, 0.05]) == ["5.0%", "5.0%"]  # equal: alike, rightly
 
 
 def test_equal_papers_per_day_of_data_are_not_called_down() -> None:

@@ -339,8 +339,9 @@ def trending(
             # Said: 12 of the 20 topics read as all there are.
             hidden = len(measured) - len(kept)
             say(
-                f"{counted(hidden, 'topic')} with fewer than {min_count:,} papers in the "
-                f"window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
+                f"{counted(hidden, 'topic')} with "
+                + ("no paper" if min_count == 1 else f"fewer than {min_count:,} papers")
+                + f" in the window {'is' if hidden == 1 else 'are'} left out (--min {min_count})."
             )
 
 
