@@ -1032,3 +1032,13 @@ def test_a_change_between_windows_of_unlike_days_of_data_says_it_is_per_day() ->
     even = m.measure(days(topic), days(merged(topic, store)), as_of=SUNDAY - timedelta(days=28),
                      topic="t", name="T")  # fmt: skip
     assert "per day of data" not in m.describe(even)
+
+
+def test_trending_on_an_empty_store_says_so_and_shows_no_ranking(isolated_home: Path) -> None:
+    """A first `papertrack trending` showed 20 rows of "no data", numbered 1 to 20 as
+    if ranked; a script still gets every topic's row."""
+    table = run("trending")
+    assert table.exit_code == 0 and table.stdout == ""
+    assert table.stderr.startswith("No papers in the store yet. Run 'papertrack ingest FILE'")
+    rows = json.loads(run("trending", "--json").stdout)
+    assert len(rows) == 20 and all(r["current"] == 0 for r in rows)

@@ -330,8 +330,12 @@ def trending(
                 {**row, **{f"coverage_{w}": row["coverage"][w] for w in ("current", "previous")}}
                 for row in rows
             ]
-        emit(fmt.value, rows, table, columns=TRENDING_CSV)
-        if store.count() == 0:
+        empty = store.count() == 0
+        if not (empty and fmt.value == "table"):
+            # An empty store's table was 20 rows of "no data", numbered as if ranked;
+            # the hint below is all there is to say (data formats keep their rows).
+            emit(fmt.value, rows, table, columns=TRENDING_CSV)
+        if empty:
             say(EMPTY_STORE)
         elif not results:
             say(f"No topic has {min_count:,} or more papers in the window. Lower --min.")
