@@ -825,8 +825,13 @@ def query_lines(query: str) -> list[Text]:
     return [Text("  " + safe(line)) for line in query.strip("\n").splitlines()]
 
 
-def trial_view(trial: Trial, title: str) -> Group:
-    """`topics test`: matches, share of the store, matches per week and a sample of hits."""
+def trial_view(trial: Trial, title: str, width: int | None = None) -> Group:
+    """`topics test`: matches, share of the store, matches per week and a sample of hits.
+
+    Below :data:`NARROW_LIST` columns of ``width`` the weeks go without their year
+    and the sample without its dates: at 40 columns "Jun 22, 2026 (so far)" left
+    the counts "2…" and "7…", and the titles broke mid-word ("Empirica|l")."""
+    narrow = width is not None and width < NARROW_LIST
     # Two decimals, for telling queries apart; a share that rounds to none is not 0.
     share = (
         "–"
@@ -849,16 +854,22 @@ def trial_view(trial: Trial, title: str) -> Group:
         ),
         Text(""),
     ]
-    weeks = Table(title="Matches per week", title_justify="left")
+    so_far = any(not week.complete for week in trial.weeks)
+    weeks = Table(
+        title="Matches per week",
+        title_justify="left",
+        caption="* the week so far" if narrow and so_far else None,
+        caption_justify="left",
+    )
     weeks.add_column("Week of", no_wrap=True)
-    weeks.add_column("Matches", justify="right")
-    weeks.add_column("All papers", justify="right")
-    weeks.add_column("Share", justify="right")
+    weeks.add_column("Matches" if not narrow else "Hits", justify="right", no_wrap=True)
+    weeks.add_column("All papers" if not narrow else "All", justify="right", no_wrap=True)
+    weeks.add_column("Share", justify="right", no_wrap=True)
     for week in trial.weeks:
-        shown = shown_day(week.start)
+        shown = f"{week.start:%b} {week.start.day}" if narrow else shown_day(week.start)
         if not week.complete:
             # A week of two days read as a collapse: momentum and trending say so too.
-            shown += " (so far)"
+            shown += "*" if narrow else " (so far)"
         if week.count is None:  # no data
             weeks.add_row(shown, Text("no data", style="dim italic"), "0", "–")
             continue
@@ -870,15 +881,16 @@ def trial_view(trial: Trial, title: str) -> Group:
             title=f"Sample: {len(trial.sample):,} of {trial.matches:,} (--seed {trial.seed})",
             title_justify="left",
         )
-        sample.add_column("Date", no_wrap=True)
+        if not narrow:
+            sample.add_column("Date", no_wrap=True)
         sample.add_column("arXiv id", no_wrap=True, style="cyan")
         sample.add_column("Title", overflow="fold", style="bold")
         for paper in trial.sample:
-            sample.add_row(
-                format_date(paper.paper_date),
+            cells = [
                 Text(safe(paper.arxiv_id)),
                 Text(safe(clip(paper.shown_title, TITLE_CHARS))),
-            )
+            ]
+            sample.add_row(*([] if narrow else [format_date(paper.paper_date)]), *cells)
         parts.append(sample)
     return Group(*parts)
 

@@ -159,6 +159,34 @@ def test_narrow_lists_cut_no_number_and_leave_a_column_out(
     assert "Weeks" in wide.stdout and "Source" in run("topics", env={"COLUMNS": "80"}).stdout
 
 
+@pytest.mark.parametrize("width", ["40", "50", "79"])
+def test_a_narrow_topics_test_cuts_no_count_and_breaks_no_word(
+    width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 40 columns the weeks ("Aug 18, 2025 (so far)") left the counts "2…" and
+    "7…", and the sample's titles broke mid-word ("Empirica|l")."""
+    monkeypatch.setenv("COLUMNS", width)
+    shown = run("topics", "test", "agent*", "--sample", "5", "--as-of", "2025-08-20")
+    assert shown.exit_code == 0, shown.stderr
+    assert "…" not in shown.stdout
+    assert max(len(line) for line in shown.stdout.splitlines()) <= int(width)
+    assert "Aug 18* " in shown.stdout and "* the week so far" in shown.stdout
+    data = json.loads(run("topics", "test", "agent*", "--as-of", "2025-08-20", "--json").stdout)
+    last = data["weeks"][-1]
+    assert re.search(rf"│ Aug 18\* +│ +{last['count']:,} │ +{last['total']:,} │", shown.stdout)
+    # Every word on a title line of the sample is a whole word of a stored title.
+    stored = json.loads(run("latest", "-n", "1000", "--json").stdout)
+    words = {w for paper in stored for w in paper["title"].split()}
+    sample = shown.stdout.split("Sample:", 1)[1]
+    pieces = [
+        piece
+        for line in sample.splitlines()
+        if len(cells := line.split("│")) == 4
+        for piece in cells[2].split()
+    ]
+    assert pieces and set(pieces) <= words, set(pieces) - words
+
+
 @pytest.mark.parametrize("width", ["32", "40", "47", "59"])
 def test_a_slug_too_long_for_a_narrow_topics_list_breaks_after_a_hyphen(
     width: str, monkeypatch: pytest.MonkeyPatch

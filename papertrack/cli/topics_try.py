@@ -178,7 +178,8 @@ def topics_test(
             )
             if category:
                 title += f" in {', '.join(category)}"
-            out().print(render.trial_view(trial, title))
+            console = out()
+            console.print(render.trial_view(trial, title, console.width))
             figures = model.get("examples")
             if figures:
                 say(
