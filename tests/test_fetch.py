@@ -1270,15 +1270,25 @@ def test_a_proxy_setting_is_said_without_its_password(
 
 
 def test_the_url_of_the_other_kind_of_fetch_alone_is_said_to_be_unused(
-    isolated_home: Path, httpserver: HTTPServer
+    isolated_home: Path, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`fetch --api-url MIRROR` fetched the listing from rss.arxiv.org with nothing said."""
-    url = httpserver.url_for("/nothing")
-    result = run("fetch", "-c", "cs.AI", "--api-url", url, "--retries", "0", "--timeout", "1")
+    """`fetch --api-url MIRROR` fetched the listing from rss.arxiv.org with nothing said.
+    (arXiv's hosts are asked through a local "proxy" that refuses: no request leaves
+    this machine, and the proxy's log says which host was asked.)"""
+    monkeypatch.setenv("https_proxy", httpserver.url_for("/"))
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    url = "http://mirror.invalid/x"
+    options = ("--retries", "0", "--timeout", "5")
+    result = run("fetch", "-c", "cs.AI", "--api-url", url, *options)
     assert "Note: --api-url is for --since, --days and --backfill" in result.stderr
-    result = run("fetch", "-c", "cs.AI", "--days", "1", "--listing-url", url, "--retries", "0")
+    result = run("fetch", "-c", "cs.AI", "--days", "1", "--listing-url", url, *options)
     assert "Note: --listing-url is for today's listing; --days pages through" in result.stderr
-    assert httpserver.log == []  # neither URL was asked anything
+    asked = [entry[0] for entry in httpserver.log]
+    assert [(r.method, r.environ.get("REQUEST_URI")) for r in asked] == [
+        ("CONNECT", "rss.arxiv.org:443"),
+        ("CONNECT", "export.arxiv.org:443"),
+    ]
 
 
 @pytest.mark.parametrize("option", ["--api-url", "--listing-url"])
