@@ -1099,10 +1099,19 @@ def test_a_query_that_starts_with_a_short_options_letter_is_told_to_go_after_das
         f"If '-survey papers?' is part of the question, {after} ask -n 2 -- gui-agents "
         "'-survey papers?'"
     )
+    # A question typed without quotes is one question from its dash word on (offered
+    # as 'ask -- -survey agents', '-survey' was read as a topic); '-n3' is an option.
+    unquoted = said("ask", "-survey", "agents", "-n3")
+    assert unquoted.endswith(
+        f"If '-survey' is part of the question, {after} ask -n3 -- '-survey agents'"
+    )
     # Each fix runs as offered.
-    for fix in (glued, asked):
+    for fix in (glued, asked, unquoted):
         offered = shlex.split(fix.rpartition(": papertrack ")[2])
         done = subprocess.run([sys.executable, "-m", "papertrack", *offered], capture_output=True)
         assert done.returncode == 0, (offered, done.stderr)
-    # Another command's usage error is not told of queries.
+    # Another command's usage error is not told of queries; ask's question is plain
+    # words, so it is not told to put a category in it, nor of a dash it lacks.
     assert "part of the" not in said("latest", "-n", "x")
+    for line in (said("ask", "what", "-c", "cs.AI"), said("ask", "-x")):
+        assert line.startswith("Error: No such option:") and "query" not in line, line

@@ -88,11 +88,15 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
             f"For a topic, run 'papertrack topic {name}' (its page) or 'papertrack topics "
             f"show {name}' (how it is defined). {fix}"
         )
-    takes_query = ctx is not None and any(
-        getattr(p, "param_type_name", "") == "argument"
-        and p.name in ("query", "definition", "words")
-        for p in ctx.command.params
+    arguments = (
+        {p.name for p in ctx.command.params if getattr(p, "param_type_name", "") == "argument"}
+        if ctx is not None
+        else set()
     )
+    # A query of the topic language (search, topics test), or ask's question, whose
+    # words are plain words: told only of '--'.
+    takes_query = bool(arguments & {"query", "definition"})
+    takes_words = takes_query or "words" in arguments
     if (
         ctx is not None
         and takes_query
@@ -104,24 +108,25 @@ def _usage_error_line(error: Any, file: Any = None) -> None:
         fix = f"Put the category in the query: 'agent* AND category:cs.AI'. {fix}"
     elif (
         ctx is not None
-        and takes_query
+        and takes_words
         and type(error).__name__ == "NoSuchOption"
         and option[1:2] != "-"
     ):
         # `search -agent`: a query's NOT, read by the shell's rules as an option (Click
         # names it -a). Said as a condition: `-n 1` is an option the command lacks.
         hint = dash_query_hint(ctx)
-        fix = (
-            f"{hint.strip()}. {fix}"
-            if hint
-            else f"If a query starts with '-', it goes after '--' (options before it): "
-            f"{ctx.command_path} -- '-agent'. " + fix
-        )
+        if hint:
+            fix = f"{hint.strip()}. {fix}"
+        elif takes_query:
+            fix = (
+                f"If a query starts with '-', it goes after '--' (options before it): "
+                f"{ctx.command_path} -- '-agent'. " + fix
+            )
     if type(error).__name__ == "NoSuchOption" and option in ("--db", "--log-file"):
         # `papertrack latest --db DIR`: the app's own options go before the command.
         where = command if ctx is not None else "COMMAND"
         fix = f"{option} goes before the command: papertrack {option} VALUE {where}"
-    if takes_query and type(error).__name__ != "NoSuchOption":
+    if takes_words and type(error).__name__ != "NoSuchOption":
         hint = dash_query_hint(ctx)
         if hint:
             fix = f"{hint.strip()}. {fix}"
@@ -583,11 +588,6 @@ def dash_query_hint(ctx: Any = None) -> str:
     args = sys.argv[1:]
     if "--" in args:
         args = args[: args.index("--")]
-    at = next(
-        (i for i, a in enumerate(args) if len(a) > 2 and a[0] == "-" and a[1].isalpha()), None
-    )
-    if at is None:
-        return ""
     if ctx is None:
         import importlib
 
@@ -599,6 +599,29 @@ def dash_query_hint(ctx: Any = None) -> str:
         if getattr(param, "param_type_name", "") == "option":
             for name in (*param.opts, *param.secondary_opts):
                 takes[name] = not param.is_flag and not param.count
+
+    def option_of(arg: str) -> str | None:
+        """The option ``arg`` gives ('-n', '--limit=3', '-n3' with a number glued on).
+        A word glued on ('-survey', which Click reads as -s 'urvey') is taken for the
+        dash word the user meant."""
+        name = arg.partition("=")[0]
+        if name in takes:
+            return name
+        glued = arg[:2]
+        if arg[1:2] != "-" and takes.get(glued) and arg[2:].replace(".", "", 1).isdigit():
+            return glued
+        return None
+
+    at = next(
+        (
+            i
+            for i, a in enumerate(args)
+            if len(a) > 2 and a[0] == "-" and a[1].isalpha() and option_of(a) is None
+        ),
+        None,
+    )
+    if at is None:
+        return ""
     # The words before the command's own (papertrack's options, 'topics test'), as typed.
     words = state.command.split()
     start = next((i + len(words) for i in range(len(args)) if args[i : i + len(words)] == words), 0)
@@ -607,11 +630,11 @@ def dash_query_hint(ctx: Any = None) -> str:
     i = start
     while i < len(args):
         arg = args[i]
-        name = arg.partition("=")[0]
-        if i != at and arg.startswith("-") and name in takes:
+        name = option_of(arg) if i != at else None
+        if name is not None:
             options.append(arg)
-            if takes[name] and "=" not in arg and i + 1 < len(args):
-                options.append(args[i + 1])
+            if takes[name] and arg in (name,) and i + 1 < len(args):
+                options.append(args[i + 1])  # its value, the next word
                 i += 1
         else:
             query.append(arg)
@@ -620,9 +643,15 @@ def dash_query_hint(ctx: Any = None) -> str:
         getattr(param, "param_type_name", "") == "argument" and param.nargs == 1
         for param in (ctx.command.params if ctx is not None else ())
     )
-    if one and len(query) > 1:
+    first = next((n for n, word in enumerate(query) if word == args[at]), 0)
+    if one:
         # A query is one argument: '-survey' 'agent*' typed as two words is one query.
-        query = [" ".join(query)]
+        first = 0
+    if len(query) > first + 1:
+        # The words from the dash word on are one query or question: 'ask -survey
+        # agents' offered as 'ask -- -survey agents' read '-survey' as a topic. The
+        # words before it stay as they were (ask's topic).
+        query = [*query[:first], " ".join(query[first:])]
     typed = [*args[:start], *options, "--", *query]
     noun = "question" if state.command == "ask" else "query"
     return (
