@@ -103,7 +103,8 @@ def check_url(value: str, named: str, words: str) -> None:
 
     text = value.strip()
     if not text:
-        raise UsageError(f"{named} is empty (an unset variable?). Give {words}")
+        why = " (an unset variable?)" if named.startswith("--") else ""
+        raise UsageError(f"{named} is empty{why}. Give {words}")
     try:
         parts = urllib.parse.urlsplit(text)
         parts.port  # noqa: B018 - raises for a port out of range

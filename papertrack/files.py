@@ -240,7 +240,7 @@ def _write_into(path: Path, data: bytes | BinaryIO, fd: int | None = None) -> bo
     if fd in CLOSED_FDS:
         raise StoreError(
             f"could not write {path}: it was closed when papertrack started. Send it "
-            "somewhere: > FILE or | COMMAND"
+            + ("somewhere: 2> FILE" if fd == 2 else "somewhere: > FILE or | COMMAND")
         )
     try:
         if fd is None:

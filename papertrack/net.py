@@ -69,8 +69,10 @@ def without_password(url: str) -> str:
     try:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
-        # Not a URL Python can split ("http://u:pw@[::1/api"), which an error names.
-        return _USERINFO.sub(r"\1:***@", url)
+        # Not a URL Python can split ("http://u:pw@[::1/api?key=..."), which an error
+        # names: its password and its secret query values hidden all the same.
+        head, mark, query = _USERINFO.sub(r"\1:***@", url).partition("?")
+        return head + mark + _SECRET_VALUE.sub(r"\g<1>***", query)
     if parts.password is not None:
         host = parts.netloc.rpartition("@")[2]
         parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")

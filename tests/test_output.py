@@ -145,6 +145,12 @@ def test_a_closed_stderr_stops_nothing(isolated_home: Path) -> None:
     log = (isolated_home / "papertrack.log").read_text(encoding="utf-8")
     assert "[fetch] Error: 127.0.0.1:9 refused the connection." in log
     assert "unexpectedly" not in log
+    # -o /dev/stderr is not the /dev/null put there: refused, as -o /dev/stdout is.
+    export = '"$0" -m papertrack export -f json -o /dev/stderr 2>&-'
+    done = subprocess.run(["sh", "-c", export, sys.executable], capture_output=True)
+    assert done.returncode == 1
+    said = "could not write /dev/stderr: it was closed when papertrack started. Send it"
+    assert said in (isolated_home / "papertrack.log").read_text(encoding="utf-8")
 
 
 def test_ingest_from_a_closed_or_twice_named_stdin_is_one_usage_error(isolated_home: Path) -> None:

@@ -199,6 +199,9 @@ def _standard_error() -> None:
         if null != 2:
             os.dup2(null, 2)
             os.close(null)
+        from papertrack.files import CLOSED_FDS
+
+        CLOSED_FDS.add(2)  # -o /dev/stderr must not write into the /dev/null put there
     sys.stderr = io.TextIOWrapper(
         io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True
     )
