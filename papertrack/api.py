@@ -522,14 +522,19 @@ def ask_question(
     if not _text("question", question).strip():
         raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
     start = _moment(since)
+    day = _day(as_of)
+    # The end of that day (none for the calendar's last: every paper is before it).
+    until = None if day is None or day == date.max else _moment(day + timedelta(days=1))
+    if start is not None and until is not None and start >= until:
+        raise UsageError(
+            f"since {start.date()} is after as_of {day}: no paper can be dated in between. "
+            "Give a since on or before the as_of day"
+        )
     topics = _catalog()
     slug = _slug(topics, topic)
     # Checked before the store is brought up to date: "?" waited for the lock.
     check_question(without_fields(question)[0], topic=slug is not None)
     _current(store, topics)
-    day = _day(as_of)
-    # The end of that day (none for the calendar's last: every paper is before it).
-    until = None if day is None or day == date.max else _moment(day + timedelta(days=1))
     return respond(
         store, " ".join(question.split()), topic=slug, since=start, papers=papers, until=until
     )

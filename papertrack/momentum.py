@@ -581,19 +581,24 @@ def format_share(share: float, *, short: bool = False) -> str:
 
 
 def format_shares(shares: Sequence[float]) -> list[str]:
-    """:func:`format_share` of each of a ranked list, with two decimals where two
-    different shares read alike: related topics ranked 9.28% then 9.27% showed as
-    "9.3% (76), … 9.3% (100)", which read as a list out of order."""
-    shown = [format_share(share) for share in shares]
-    alike = {
-        at
-        for at, (text, share) in enumerate(zip(shown, shares, strict=True))
-        if any(t == text and s != share for t, s in zip(shown, shares, strict=True))
-    }
-    return [
-        f"{100 * s:.2f}%" if at in alike else t
-        for at, (t, s) in enumerate(zip(shown, shares, strict=True))
-    ]
+    """:func:`format_share` of each of a ranked list, with as many decimals as tell
+    two different shares apart (up to 4) where they read alike: related topics
+    ranked 9.28% then 9.27% showed as "9.3% (76), … 9.3% (100)", which read as a
+    list out of order. "under 0.1%" and "over 99%" stay as they are."""
+    base = [format_share(share) for share in shares]
+    shown = list(base)
+    for at, share in enumerate(shares):
+        if not base[at][0].isdigit():
+            continue
+        rivals = [s for t, s in zip(base, shares, strict=True) if t == base[at] and s != share]
+        for places in range(2, 5):
+            if rivals and all(
+                f"{100 * share:.{places}f}" != f"{100 * s:.{places}f}" for s in rivals
+            ):
+                break
+        if rivals:
+            shown[at] = f"{100 * share:.{places}f}%"
+    return shown
 
 
 def _span(window: Window) -> str:

@@ -1231,5 +1231,14 @@ def test_as_of_answers_from_the_papers_dated_up_to_that_day(
     )
     drawn = [r.paper.paper_date.date().isoformat() for r in answer.considered]  # type: ignore[union-attr]
     assert len(drawn) == 5 and max(drawn) <= as_of  # Mar 2 to Mar 30
+    from papertrack.errors import UsageError
+
+    with pytest.raises(UsageError, match="since 2026-05-01 is after as_of 2026-04-01"):
+        api.ask_question(
+            Store(isolated_home / "store"),
+            question,
+            since=dt.date(2026, 5, 1),
+            as_of=dt.date(2026, 4, 1),
+        )
     error_line(run("ask", question, "--since", "2026-05-01", "--as-of", as_of), 2, "--as-of")
     error_line(run("ask", question, "--as-of", "someday"), 2, "--as-of")

@@ -191,6 +191,10 @@ def test_share_format() -> None:
     # topics of 9.28% and 9.27% read "9.3% (76), 9.3% (100)", as out of order).
     assert m.format_shares([0.3367, 0.092796, 0.092678, 0.05]) == ["34%", "9.28%", "9.27%", "5.0%"]
     assert m.format_shares([0.05, 0.05]) == ["5.0%", "5.0%"]  # equal: alike, rightly
+    # As many decimals as tell them apart; a share too small to show stays as said.
+    assert m.format_shares([0.10001, 0.100004, 0.0004, 0.0003]) == [
+        "10.001%", "10.000%", "under 0.1%", "under 0.1%",
+    ]  # fmt: skip
 
 
 def test_equal_papers_per_day_of_data_are_not_called_down() -> None:

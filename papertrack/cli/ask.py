@@ -239,7 +239,7 @@ def ask(
         if start is not None and until is not None and start >= until:
             raise UsageError(
                 f"--since {since!r} is after --as-of {as_of!r}: no paper can be dated in "
-                "between. Give a --since before the --as-of day"
+                "between. Give a --since on or before the --as-of day"
             )
         fresh_tags(store, catalog)
         if new and start is None:
