@@ -214,6 +214,28 @@ def test_teach_notes_a_paper_taught_again_the_other_way_after_forget(stored: Pat
     assert json.loads(again.stdout)["taught"] == {"in": [CHAIN_OF_AGENTS], "out": []}
 
 
+def test_a_paper_taught_out_of_a_topic_another_of_its_topics_implies_is_pointed_there(
+    stored: Path,
+) -> None:
+    """Taught out of llm-agent-training while agentic-rl (which implies it) tags it: the
+    teaching holds, and the user is pointed at the topic that put it there, where
+    nothing was said of it."""
+    assert COMPUTER_RL in tagged("agentic-rl") and COMPUTER_RL in tagged("llm-agent-training")
+    result = run("topics", "teach", "llm-agent-training", "--not", COMPUTER_RL)
+    assert result.exit_code == 0, result.stderr
+    said = " ".join(result.stderr.split())
+    assert (
+        f"Note: {COMPUTER_RL} stays out of LLM Agent Training (llm-agent-training), as you "
+        "taught it, though it is in "
+    ) in said
+    assert "Agentic RL" in said and f"--not {COMPUTER_RL}'." in said
+    assert COMPUTER_RL not in tagged("llm-agent-training")
+    # Another paper, in no topic that implies it: no such word.
+    other = first_not_in(tagged("agentic-rl") + tagged("rl-for-llm-agents"))
+    quiet = run("topics", "teach", "llm-agent-training", "--not", other)
+    assert "stays out of" not in quiet.stderr
+
+
 def test_a_paper_taught_into_a_topic_and_out_of_one_it_implies_is_said_to_stay_out(
     stored: Path,
 ) -> None:

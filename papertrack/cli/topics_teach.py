@@ -128,23 +128,47 @@ def _forget(
         emit_json(_teach_json(chosen, store, changes, forgot=taught, model=back_to))
 
 
-def _say_against_implications(catalog: Catalog, ids: list[str]) -> None:
-    """A word for each paper of ``ids`` taught into a topic and out of one it implies:
-    the teaching holds, so it stays out of that one, where the user who taught it in
-    may have expected the implication to put it there too."""
+def _say_against_implications(catalog: Catalog, ids: list[str], store: Store | None = None) -> None:
+    """A word for each paper of ``ids`` taught out of a topic that another topic it is
+    in implies: the teaching holds, so it stays out, where the user may have expected
+    the implication to put it there, or may have meant to correct the other topic.
+    Taught into that other topic, or tagged so by it (read from ``store``): a paper
+    taught out of LLM tool use while RL for tool use held it said nothing of it."""
+    tags = (
+        {aid: set(p.tags) for aid, p in store.get_many(ids).items()}
+        if store is not None and ids
+        else {}
+    )
     for aid in ids:
         taught = catalog.pins.get(aid) or {}
         for below, inside in taught.items():
             if inside:
                 continue
             topic = catalog.by_slug(below)
+            if topic is None:
+                continue
             above = [s for s in catalog.implied_by(below) if taught.get(s)]
-            if above and topic is not None:
+            if above:
                 names = " and ".join(catalog.find(s).name for s in above)
                 say(
                     f"Note: {aid} stays out of {topic.name} ({below}), as you "
                     f"taught it, though {names} implies it "
                     f"('papertrack topics teach {below} --unteach {aid}' lets it in)."
+                )
+                continue
+            tagged = [
+                s
+                for s in catalog.implied_by(below)
+                if s in tags.get(aid, ()) and taught.get(s) is None
+            ]
+            if tagged:
+                first = catalog.find(tagged[0])
+                names = " and ".join(catalog.find(s).name for s in tagged)
+                verb = "implies" if len(tagged) == 1 else "imply"
+                say(
+                    f"Note: {aid} stays out of {topic.name} ({below}), as you taught it, "
+                    f"though it is in {names}, which {verb} it. If it is not in "
+                    f"{first.name} either: 'papertrack topics teach {first.slug} --not {aid}'."
                 )
 
 
@@ -851,7 +875,7 @@ def topics_teach(
                     now = "in" if taught[aid] else "out"
                     was = "out" if taught[aid] else "in"
                     say(f"Note: {aid} was taught {was} before; it is taught {now} now.")
-                _say_against_implications(refreshed, sorted(now_in | now_out))
+                _say_against_implications(refreshed, sorted(now_in | now_out), store)
             if choice is not None:
                 say_figures(choice)
                 cut = choice.model.threshold
