@@ -1183,6 +1183,11 @@ def test_a_topic_of_examples_and_a_query_may_take_only_what_both_take(stored: Pa
     taken = set(tagged("chains-both"))
     assert taken <= by_query | {DATARUS} and taken < set(tagged("chains-either"))
     assert DATARUS in taken  # taught in: decided as taught
+    # How many the query matches is said beside how many the topic takes: 'both'
+    # kept 151 of a query's 272, and nothing said the query took more.
+    said = f"{len(taken):,} stored papers are in it, of the {len(by_query):,} its query matches"
+    assert said in " ".join(both.stderr.split())
+    assert "its query matches" not in either.stderr
     # Taught again, it goes on deciding by both.
     more = first_not_in(tagged("chains-both"))
     again = run("topics", "teach", "chains-both", more)

@@ -760,7 +760,27 @@ def _added_message(edit: Any) -> tuple[str, Store | None]:
         # has, and those taught, too ("389 stored papers match" of a query 290 match).
         verb = "is in it" if count == 1 else "are in it"
         message += f". {counted(count, 'stored paper')} {verb}"
+        message += _of_query_matches(store, edit.catalog.by_slug(edit.slug))
     return message, store
+
+
+def _of_query_matches(store: Store, topic: Topic | None) -> str:
+    """For a topic that decides by its model and its query both: how many stored
+    papers its query matches, which the model narrows. Made from 4 papers on
+    speculative decoding with a query 272 papers match, "both" kept 151, 6 of 20 of
+    the others read plainly on topic, and nothing said the query took more."""
+    from papertrack.diagnose import try_topic
+    from papertrack.momentum import today
+    from papertrack.topics import Topic
+
+    if topic is None or topic.decide != "both" or not topic.query.strip():
+        return ""
+    query = Topic(name="Query", slug="query", query=topic.query, categories=topic.categories)
+    matches = try_topic(store, query, as_of=today(), saved=False, sample=0, weeks=1).matches
+    return (
+        f", of the {matches:,} its query matches: the model of your examples takes those "
+        "like them (see the others with 'papertrack topics test QUERY')"
+    )
 
 
 def _say_newest(store: Store, slug: str, examples: set[str]) -> None:
