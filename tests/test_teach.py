@@ -458,7 +458,8 @@ def test_teaching_what_the_topic_already_decides_says_so(stored: Path) -> None:
     assert f"{CHAIN_OF_AGENTS} was in LLM Agent Training and {outside} was out" in already
     assert already.endswith("They are kept as examples, so they stay so whatever the model "
                             "scores; the model is not refit for what it already decides, so "
-                            "no other paper moves.")  # fmt: skip
+                            "no other paper moves now (the next refit counts them as "
+                            "examples).")  # fmt: skip
     # Nothing to learn: the model is kept, with them pinned, and no other paper moves
     # (a refit for a paper a topic already left out moved 126 other tags).
     assert "its model is kept" in lines[1] and "no other paper moves" in already

@@ -336,7 +336,10 @@ def _already_said(
     decider = "its query matches" if topic.decide == "query" else "the model scores"
     said = f"Already so before this teach: {' and '.join(parts)}. {kept} whatever {decider}"
     if not refit:
-        said += "; the model is not refit for what it already decides, so no other paper moves"
+        said += (
+            "; the model is not refit for what it already decides, so no other paper "
+            "moves now (the next refit counts them as examples)"
+        )
     return said + "."
 
 
@@ -860,7 +863,8 @@ def topics_teach(
                     besides = ", nor for papers taught in that it already takes" if ids else ""
                     say(
                         "A topic made from examples is not refit for papers taught out"
-                        f"{besides}: they stay as taught, and no other paper moves."
+                        f"{besides}: they stay as taught, and no other paper moves now "
+                        "(the next refit counts them as examples)."
                     )
                 # The log names the papers, so what was taught can be looked back on.
                 _log_taught(
