@@ -389,8 +389,13 @@ def bibtex_escape(text: str) -> str:
     return _BEYOND_PDFTEX.sub(_accented, text.translate(_pdftex_table()))
 
 
-#: Letters pdfLaTeX's UTF-8 input does not set: beyond Latin-1 and Latin Extended-A.
-_BEYOND_PDFTEX = re.compile("[^\x00-\u017f]")
+#: Letters pdfLaTeX's UTF-8 input does not set: beyond Latin-1 and Latin Extended-A,
+#: or a letter with a combining mark written after it ("V̱", V and U+0331), with
+#: the marks that follow.
+_BEYOND_PDFTEX = re.compile("[^\x00-\u017f\u0300-\u036f][\u0300-\u036f]*|[A-Za-z][\u0300-\u036f]+")
+
+#: Accents set below a letter: an i or a j keeps its dot under them.
+_BELOW = frozenset("dckb")
 
 #: The LaTeX accent command of each combining mark a letter may carry.
 _ACCENTS = {
@@ -426,9 +431,10 @@ def _accented(match: re.Match[str]) -> str:
         return char
     if any(mark not in _ACCENTS for mark in marks):
         return char
-    text = base
-    for mark in marks:
-        command = _ACCENTS[mark]
+    commands = [_ACCENTS[mark] for mark in marks]
+    # "ǐ" is \v{\i}: \v{i} printed the dot and the caron both.
+    text = f"\\{base}" if base in "ij" and not _BELOW.issuperset(commands) else base
+    for command in commands:
         text = f"\\{command}{{{text}}}"
     return f"{{{text}}}"
 

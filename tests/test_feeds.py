@@ -757,6 +757,14 @@ def test_generic_rss_feed() -> None:
     # RSS's "e-mail (name)": feedparser reads a domain of 2-4 letters only, and made
     # this "ple (Ann", which every page and export printed.
     assert first.authors == ("Ann",)
+    for written, name in (
+        ("editor@journal.science", "editor@journal.science"),
+        ("a@b.science (Jane (JD) Doe)", "Jane (JD) Doe"),
+        ("Jane Doe (editor@journal.science)", "Jane Doe"),
+        ("Jo Roe", "Jo Roe"),
+    ):
+        one = data.replace(b"ann@lab.example (Ann)", written.encode())
+        assert parse_feed(one, "blog").papers[0].authors == (name,), written
     assert (arxiv.arxiv_id, arxiv.version) == ("2202.12139", 1)
     assert arxiv.pdf_url == "https://arxiv.org/pdf/2202.12139v1"
     assert (link_only.arxiv_id, link_only.authors) == ("https://lab.example/p/3", ("Jo Roe",))

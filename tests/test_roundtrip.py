@@ -325,6 +325,10 @@ def test_bibtex_writes_accents_pdflatex_cannot_set_as_accent_commands() -> None:
     assert bibtex_escape("Tolúlọpé Ògúnrèmí") == r"Tolúl{\d{o}}pé Ògúnrèmí"
     assert bibtex_escape("Nguyễn Văn Hoàng") == r"Nguy{\~{\^{e}}}n Văn Hoàng"
     assert bibtex_escape("Erdős Pál, ǅ 日本") == "Erdős Pál, ǅ 日本"  # no accent command: kept
+    # A mark written after its letter (U+0331: 2512.12576's abstract), and a dotless
+    # i under an accent above it (\\v{i} printed the dot and the caron both).
+    assert bibtex_escape("V\u0331ariational e\u0301") == r"{\b{V}}ariational {\'{e}}"
+    assert bibtex_escape("ǐ ị") == r"{\v{\i}} {\d{i}}"
 
 
 def test_noncharacters_are_dropped_where_feed_text_is_read_and_written() -> None:

@@ -161,8 +161,14 @@ def legacy_authors(entry: Any) -> tuple[str, ...]:
     return present(name for name in (tex(n) for n in names) if not name.startswith("et al"))
 
 
-#: RSS's <author>: an e-mail address and the name in parentheses.
-_EMAIL_AND_NAME = re.compile(r"\s*[^\s@()]+@[^\s()]+\s*\(([^()]*)\)\s*")
+#: An e-mail address, as RSS's <author> holds it.
+_ADDRESS = r"[^\s@()]+@[^\s()]+"
+#: RSS's <author>: "address (Name)", "Name (address)" or the address alone.
+_AUTHOR_FORMS = (
+    re.compile(rf"\s*{_ADDRESS}\s*\((.*)\)\s*"),
+    re.compile(rf"\s*(.*?)\s*\({_ADDRESS}\)\s*"),
+    re.compile(rf"\s*({_ADDRESS})\s*"),
+)
 
 
 def generic_authors(entry: Any) -> tuple[str, ...]:
@@ -175,9 +181,13 @@ def generic_authors(entry: Any) -> tuple[str, ...]:
     names = [a.get("name") for a in field(entry, "authors") or ()]
     raw = field(entry, "author")
     if len(names) <= 1 and isinstance(raw, str):
-        both = _EMAIL_AND_NAME.fullmatch(raw)
-        if both is not None:
-            names = [both.group(1)]
+        # "a@journal.science" alone was the author "nce", and "Jane (JD) Doe" in
+        # parentheses "nce (Jane (JD) Doe": the address is said as it is written.
+        for form in _AUTHOR_FORMS:
+            found = form.fullmatch(raw)
+            if found is not None and found.group(1).strip():
+                names = [found.group(1)]
+                break
     return present(clean_text(strip_html(n)) for n in names if isinstance(n, str))
 
 
