@@ -354,7 +354,12 @@ def _paper(paper: Paper, pages: Mapping[str, str], names: Mapping[str, str]) -> 
 
 
 def _topic_context(
-    topic: SiteTopic, pages: Mapping[str, str], names: Mapping[str, str], as_of: date
+    topic: SiteTopic,
+    pages: Mapping[str, str],
+    names: Mapping[str, str],
+    as_of: date,
+    *,
+    dated: bool = False,
 ) -> dict[str, Any]:
     return {
         "as_of": shown_day(as_of),
@@ -379,7 +384,7 @@ def _topic_context(
             )
         ],
         # Slugs are lower-case words and digits joined by '-': safe unquoted in a shell.
-        "ask": f"papertrack ask {topic.slug} '…'",
+        "ask": f"papertrack ask {topic.slug} '…'" + (f" --as-of {as_of}" if dated else ""),
     }
 
 
@@ -438,6 +443,7 @@ def render_site(
     *,
     names: Mapping[str, str],
     base_url: str = "",
+    dated: bool = False,
 ) -> dict[str, bytes]:
     """Every file of the site, {file name: bytes}: ``index.html``, and per topic a page and a feed.
 
@@ -446,6 +452,8 @@ def render_site(
             without a page is shown unlinked; one not in ``names`` is left out).
         base_url: where the site is published (``https://…/``), for absolute feed
             links; '' keeps them relative to the feed.
+        dated: the site is of a day asked for (``--as-of``): its pages' Ask line
+            asks as of that day, as the topic page's does.
     """
     from papertrack.digest_html import environment
 
@@ -456,7 +464,7 @@ def render_site(
     files: dict[str, bytes] = {}
     page = env.get_template("site_topic.html.j2")
     for topic in topics:
-        html = page.render(_topic_context(topic, pages, names, as_of))
+        html = page.render(_topic_context(topic, pages, names, as_of, dated=dated))
         files[page_name(topic.slug)] = html.encode("utf-8")
         files[feed_name(topic.slug)] = _feed(topic, as_of, base_url).encode("utf-8")
     every = {t.slug for t in topics} >= set(names)

@@ -808,6 +808,11 @@ def test_the_legend_names_a_dashed_bar_only_when_a_week_is_counted_so_far(
         from papertrack.digest_html import PARTIAL_NOTE
 
         assert (PARTIAL_NOTE in page.replace(legend, "")) is dashed, day  # the chart's own
+        # The page as of a day asked for asks as of it, as `topic --as-of` does.
+        assert f"papertrack ask gui-agents &#39;…&#39; --as-of {day}</code>" in page
+    site(store_dir, tmp_path / "today", "--topics", "gui-agents")
+    page = (tmp_path / "today" / "gui-agents.html").read_text(encoding="utf-8")
+    assert "papertrack ask gui-agents &#39;…&#39;</code>" in page
 
 
 def test_a_site_into_what_is_no_folder_says_what_it_is(store_dir: Path, tmp_path: Path) -> None:

@@ -122,7 +122,9 @@ def site(
             warn_if_stale(store, today())
         names = {t.slug: t.name for t in catalog.topics}
         gathered = core.gather(store, chosen, day, limit=limit, known=names)
-        files = core.render_site(gathered, day, names=names, base_url=base_url)
+        files = core.render_site(
+            gathered, day, names=names, base_url=base_url, dated=as_of is not None
+        )
         report = core.write_site(folder, files, lock_timeout=lock_timeout())
         if as_of is None and not quiet and day != today():
             say_behind(day)
