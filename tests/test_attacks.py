@@ -623,7 +623,7 @@ def test_an_invalid_url_typed_or_sent_as_a_redirect_is_one_error_line(
     result = run(
         "fetch", "-c", "cs.AI", "--listing-url", "http://127.0.0.1:99999", "--retries", "0"
     )
-    error_line(result, 1, "not a valid URL")
+    error_line(result, 2, "not a valid URL")  # typed: refused before any request
 
 
 def test_a_refused_connection_fails_at_once_and_says_so() -> None:

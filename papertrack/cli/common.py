@@ -633,7 +633,7 @@ def dash_query_hint(ctx: Any = None) -> str:
         name = option_of(arg) if i != at else None
         if name is not None:
             options.append(arg)
-            if takes[name] and arg in (name,) and i + 1 < len(args):
+            if takes[name] and arg == name and i + 1 < len(args):
                 options.append(args[i + 1])  # its value, the next word
                 i += 1
         else:
