@@ -1105,8 +1105,11 @@ def test_a_query_that_starts_with_a_short_options_letter_is_told_to_go_after_das
     assert unquoted.endswith(
         f"If '-survey' is part of the question, {after} ask -n3 -- '-survey agents'"
     )
+    # Words before the dash word that name no topic are the question's too.
+    worded = said("ask", "what", "is", "-survey", "about")
+    assert worded.endswith(f"{after} ask -- 'what is -survey about'")
     # Each fix runs as offered.
-    for fix in (glued, asked, unquoted):
+    for fix in (glued, asked, unquoted, worded):
         offered = shlex.split(fix.rpartition(": papertrack ")[2])
         done = subprocess.run([sys.executable, "-m", "papertrack", *offered], capture_output=True)
         assert done.returncode == 0, (offered, done.stderr)

@@ -230,6 +230,9 @@ def test_a_paper_taught_out_of_a_topic_another_of_its_topics_implies_is_pointed_
     ) in said
     assert "Agentic RL" in said and f"--not {COMPUTER_RL}'." in said
     assert COMPUTER_RL not in tagged("llm-agent-training")
+    # A later teach of the paper as to a topic no topic implies is not told of it again.
+    later = run("topics", "teach", "knowledge-distillation", "--not", COMPUTER_RL)
+    assert later.exit_code == 0 and "stays out of" not in later.stderr
     # Another paper, in no topic that implies it: no such word.
     other = first_not_in(tagged("agentic-rl") + tagged("rl-for-llm-agents"))
     quiet = run("topics", "teach", "llm-agent-training", "--not", other)
@@ -1186,7 +1189,11 @@ def test_a_topic_of_examples_and_a_query_may_take_only_what_both_take(stored: Pa
     assert DATARUS in taken  # taught in: decided as taught
     # How many the query matches is said beside how many the topic takes: 'both'
     # kept 151 of a query's 272, and nothing said the query took more.
-    said = f"{len(taken):,} stored papers are in it, of the {len(by_query):,} its query matches"
+    in_query = len(taken & by_query)
+    said = (
+        f"{len(taken):,} stored papers are in it; its query matches {len(by_query):,} stored "
+        f"papers, of which the model of your examples takes {in_query:,}."
+    )
     assert said in " ".join(both.stderr.split())
     assert "its query matches" not in either.stderr
     # Taught again, it goes on deciding by both.

@@ -643,14 +643,11 @@ def dash_query_hint(ctx: Any = None) -> str:
         getattr(param, "param_type_name", "") == "argument" and param.nargs == 1
         for param in (ctx.command.params if ctx is not None else ())
     )
-    first = next((n for n, word in enumerate(query) if word == args[at]), 0)
-    if one:
-        # A query is one argument: '-survey' 'agent*' typed as two words is one query.
-        first = 0
+    # A query is one argument: '-survey' 'agent*' typed as two words is one query.
+    # So is ask's question, typed in words ('ask what is -survey about' offered as
+    # 'ask -- what is ...' read 'what' as a topic), after a topic named first.
+    first = 1 if not one and query and _names_topic(query[0]) else 0
     if len(query) > first + 1:
-        # The words from the dash word on are one query or question: 'ask -survey
-        # agents' offered as 'ask -- -survey agents' read '-survey' as a topic. The
-        # words before it stay as they were (ask's topic).
         query = [*query[:first], " ".join(query[first:])]
     typed = [*args[:start], *options, "--", *query]
     noun = "question" if state.command == "ask" else "query"
@@ -658,6 +655,16 @@ def dash_query_hint(ctx: Any = None) -> str:
         f" If {visible(args[at])!r} is part of the {noun}, put it after '--' (options "
         f"before it): papertrack {visible(shlex.join(typed))}"
     )
+
+
+def _names_topic(word: str) -> bool:
+    """Whether ``word`` names a topic (ask's first word may): False when the topics
+    cannot be read either."""
+    try:
+        load_catalog().find(word)
+    except PapertrackError:
+        return False
+    return True
 
 
 @contextlib.contextmanager

@@ -66,8 +66,10 @@ def share_over(taken: int, total: int) -> str:
     return "just over 1%" if shown == f"{100 * BROAD_SHARE:.2f}%" else shown
 
 
-def say_breadth(store: Store | None, slug: str, name: str) -> None:
-    """A note when a topic made from examples takes a broad share of the store."""
+def say_breadth(store: Store | None, slug: str, name: str, *, narrowed: bool = False) -> None:
+    """A note when a topic made from examples takes a broad share of the store;
+    ``narrowed``: it decides by a query as well already (--decide both), which was
+    told to add one."""
     if store is None or not store.exists():
         return
     taken, total = store.count(slug), store.count()
@@ -86,9 +88,10 @@ def say_breadth(store: Store | None, slug: str, name: str) -> None:
         made += " --query QUERY --decide both --replace"
         if outs:
             made += f" && {teach_command(slug, outs)}"
+        which = "A narrower query" if narrowed else "A query"
         say(
             f"Note: it takes {taken:,} of the {total:,} stored papers "
-            f"({share_over(taken, total)}), broad for a topic made from examples. A query "
+            f"({share_over(taken, total)}), broad for a topic made from examples. {which} "
             f"its papers must also match narrows it: {made}. A paper taught --not stays "
             "out, and moves no other."
         )

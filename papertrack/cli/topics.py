@@ -531,7 +531,7 @@ def topics_add(
                 pinned = choice.model.meta.get("pinned") if choice is not None else None
                 _say_newest(store, edit.slug, set(pinned or {}))
                 if choice is not None:
-                    say_breadth(store, edit.slug, edit.name)
+                    say_breadth(store, edit.slug, edit.name, narrowed=choice.decide == "both")
 
 
 def _model_entry(slug: str) -> str:
@@ -766,20 +766,27 @@ def _added_message(edit: Any) -> tuple[str, Store | None]:
 
 def _of_query_matches(store: Store, topic: Topic | None) -> str:
     """For a topic that decides by its model and its query both: how many stored
-    papers its query matches, which the model narrows. Made from 4 papers on
-    speculative decoding with a query 272 papers match, "both" kept 151, 6 of 20 of
-    the others read plainly on topic, and nothing said the query took more."""
-    from papertrack.diagnose import try_topic
-    from papertrack.momentum import today
+    papers its query matches, and how many of those the topic takes. Made from 4
+    papers on speculative decoding with a query 272 papers match, "both" kept 151,
+    6 of 20 of the others read plainly on topic, and nothing said the query took
+    more. One pass over the papers the query may match (0.6 s for a narrow query,
+    3.7 s for 'agent* OR model*' on 83,510 papers)."""
     from papertrack.topics import Topic
 
     if topic is None or topic.decide != "both" or not topic.query.strip():
         return ""
     query = Topic(name="Query", slug="query", query=topic.query, categories=topic.categories)
-    matches = try_topic(store, query, as_of=today(), saved=False, sample=0, weeks=1).matches
+    within = store.candidates(query.membership) if query.narrowable else None
+    matched = taken = 0
+    for _, paper in store.search(query.matches_fields, within):
+        matched += 1
+        taken += topic.slug in paper.tags
+    if matched == 0:
+        return ""
+    # (The topic also holds the papers taught in, and those a topic implying it has.)
     return (
-        f", of the {matches:,} its query matches: the model of your examples takes those "
-        "like them (see the others with 'papertrack topics test QUERY')"
+        f"; its query matches {counted(matched, 'stored paper')}, of which the model of "
+        f"your examples takes {taken:,}"
     )
 
 

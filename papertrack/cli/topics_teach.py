@@ -128,12 +128,16 @@ def _forget(
         emit_json(_teach_json(chosen, store, changes, forgot=taught, model=back_to))
 
 
-def _say_against_implications(catalog: Catalog, ids: list[str], store: Store | None = None) -> None:
+def _say_against_implications(
+    catalog: Catalog, ids: list[str], slug: str, store: Store | None = None
+) -> None:
     """A word for each paper of ``ids`` taught out of a topic that another topic it is
     in implies: the teaching holds, so it stays out, where the user may have expected
     the implication to put it there, or may have meant to correct the other topic.
     Taught into that other topic, or tagged so by it (read from ``store``): a paper
-    taught out of LLM tool use while RL for tool use held it said nothing of it."""
+    taught out of LLM tool use while RL for tool use held it said nothing of it.
+    Only of the topic taught now (``slug``), taught out or taught in: the same note
+    came again at every later teach of the paper, into any topic."""
     tags = (
         {aid: set(p.tags) for aid, p in store.get_many(ids).items()}
         if store is not None and ids
@@ -148,6 +152,8 @@ def _say_against_implications(catalog: Catalog, ids: list[str], store: Store | N
             if topic is None:
                 continue
             above = [s for s in catalog.implied_by(below) if taught.get(s)]
+            if slug != below and slug not in above:
+                continue
             if above:
                 names = " and ".join(catalog.find(s).name for s in above)
                 say(
@@ -162,13 +168,14 @@ def _say_against_implications(catalog: Catalog, ids: list[str], store: Store | N
                 if s in tags.get(aid, ()) and taught.get(s) is None
             ]
             if tagged:
-                first = catalog.find(tagged[0])
                 names = " and ".join(catalog.find(s).name for s in tagged)
                 verb = "implies" if len(tagged) == 1 else "imply"
+                fixes = " and ".join(f"'papertrack topics teach {s} --not {aid}'" for s in tagged)
+                which = "that" if len(tagged) == 1 else "those"
                 say(
                     f"Note: {aid} stays out of {topic.name} ({below}), as you taught it, "
-                    f"though it is in {names}, which {verb} it. If it is not in "
-                    f"{first.name} either: 'papertrack topics teach {first.slug} --not {aid}'."
+                    f"though it is in {names}, which {verb} it. If it is not in {which} "
+                    f"either: {fixes}."
                 )
 
 
@@ -879,7 +886,7 @@ def topics_teach(
                     now = "in" if taught[aid] else "out"
                     was = "out" if taught[aid] else "in"
                     say(f"Note: {aid} was taught {was} before; it is taught {now} now.")
-                _say_against_implications(refreshed, sorted(now_in | now_out), store)
+                _say_against_implications(refreshed, sorted(now_in | now_out), chosen.slug, store)
             if choice is not None:
                 say_figures(choice)
                 cut = choice.model.threshold
@@ -931,7 +938,7 @@ def topics_teach(
             _say_against(chosen.slug, changes, store, sorted(now_in), sorted(now_out), forgotten,
                          back=(back_in, back_out))  # fmt: skip
             if choice is not None and choice.model.meta.get("like"):
-                say_breadth(store, chosen.slug, chosen.name)
+                say_breadth(store, chosen.slug, chosen.name, narrowed=choice.decide == "both")
             if as_json:
                 emit_json(
                     _teach_json(
