@@ -883,7 +883,14 @@ def trial_view(trial: Trial, title: str, width: int | None = None) -> Group:
         )
         if not narrow:
             sample.add_column("Date", no_wrap=True)
-        sample.add_column("arXiv id", no_wrap=True, style="cyan")
+        # A feed entry's id is its link: folded at a third of the width, or it left
+        # the title no room at all.
+        sample.add_column(
+            "arXiv id",
+            style="cyan",
+            overflow="fold",
+            max_width=max(12, (width or 80) // 3),
+        )
         sample.add_column("Title", overflow="fold", style="bold")
         for paper in trial.sample:
             cells = [

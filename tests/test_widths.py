@@ -497,3 +497,31 @@ def test_a_long_slug_of_your_own_folds_and_keeps_the_counts_in_the_table(
     wanted = [row["topic"] for row in json.loads(run("topics", "--json").stdout)]
     assert slugs == wanted  # each slug whole, read line after line
     assert len(wanted[-2]) == 75 and wanted[-1] == unbroken  # whole: not cut with "…"
+
+
+def test_a_feed_entry_in_a_topics_test_sample_keeps_its_title(tmp_path: Path) -> None:
+    """A feed entry's id is its link, which filled the id column and left its title
+    no room at all."""
+    link = "https://blog.example.org/2026/06/a-very-long-path/to/a/post-about-gui-agents"
+    feed = tmp_path / "blog.xml"
+    feed.write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>b</title>'
+        "<link>https://blog.example.org/</link><description>x</description>"
+        "<item><title>Zebra agents that learn from long horizon trajectories</title>"
+        f"<link>{link}</link><guid>{link}</guid><description>Zebra agents.</description>"
+        "<pubDate>Thu, 25 Jun 2026 10:00:00 GMT</pubDate></item></channel></rss>",
+        encoding="utf-8",
+    )
+    assert run("ingest", str(feed)).exit_code == 0
+    for width in ("40", "80"):
+        shown = run("topics", "test", "zebra", "--sample", "1", env={"COLUMNS": width})
+        assert shown.exit_code == 0, shown.stderr
+        sample = shown.stdout.split("Sample:", 1)[1]
+        title = " ".join(
+            cells[-2].strip() for line in sample.splitlines() if len(cells := line.split("│")) > 2
+        )
+        assert " ".join(title.split()) == "Zebra agents that learn from long horizon trajectories"
+        ids = "".join(
+            cells[-3].strip() for line in sample.splitlines() if len(cells := line.split("│")) > 2
+        )
+        assert ids == link  # folded, whole
