@@ -6,7 +6,7 @@ From Python::
     store = papertrack.open_store()
     papers = papertrack.latest_papers(store, "llm-agent-training", limit=5)
 
-The functions: open_store, load_catalog, ingest_files, latest_papers,
+The functions: open_store, load_catalog, refresh_tags, ingest_files, latest_papers,
 topic_momentum, trending_topics, search_papers, get_paper and ask_question (see
 ``help(papertrack.api)``); errors are PapertrackError. They are imported on first
 use, so that ``papertrack latest`` starts without them.
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; imported on first us
         latest_papers,
         load_catalog,
         open_store,
+        refresh_tags,
         search_papers,
         topic_momentum,
         trending_topics,
@@ -41,6 +42,7 @@ __all__ = [
     "latest_papers",
     "load_catalog",
     "open_store",
+    "refresh_tags",
     "search_papers",
     "topic_momentum",
     "trending_topics",

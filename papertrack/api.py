@@ -53,6 +53,7 @@ __all__ = [
     "latest_papers",
     "load_catalog",
     "open_store",
+    "refresh_tags",
     "search_papers",
     "topic_momentum",
     "trending_topics",
@@ -109,6 +110,15 @@ def load_catalog() -> Catalog:
     of topics.toml is skipped, as on the command line, and said in a warning
     (:mod:`warnings`) and in the catalog's ``warnings``."""
     return _catalog()
+
+
+def refresh_tags(store: Store) -> None:
+    """Bring ``store``'s tags up to date with the topics (topics.toml, taught models),
+    as every command and every other function here does first. For code that reads
+    the store through papertrack's modules (``papertrack.site.gather``, as
+    docs/site.md shows): a site built so after an edit of topics.toml published a
+    topic just added with no papers, where ``papertrack site`` showed 122."""
+    _current(_checked(store), _catalog())
 
 
 def _catalog(stacklevel: int = 3, *, storing: bool = False) -> Catalog:

@@ -535,3 +535,34 @@ def test_a_topic_object_unlike_the_catalogs_is_refused_not_answered_for_another(
         papertrack.latest_papers(store, other)
     with pytest.raises(PapertrackError, match="is not the catalog's"):
         papertrack.topic_momentum(store, other)
+
+
+def test_refresh_tags_brings_a_topic_just_added_to_the_site_built_from_python(
+    isolated_home: Path,
+) -> None:
+    """docs/site.md builds the site with papertrack.site.gather, which reads the tags as
+    stored: a topic just added to topics.toml got a page with no papers, where
+    `papertrack site` showed its papers. refresh_tags retags first."""
+    from datetime import date
+
+    import papertrack
+    from papertrack.site import gather
+
+    assert run("ingest", str(LISTING)).exit_code == 0
+    (isolated_home / "topics.toml").write_text(
+        "[[topic]]\nname = \"Agent Papers\"\nquery = 'agent*'\n", encoding="utf-8"
+    )
+    store = papertrack.open_store()
+    catalog = papertrack.load_catalog()
+    day = date(2025, 8, 20)
+
+    def shown() -> int:
+        (topic,) = [
+            t for t in gather(store, catalog.topics, day, limit=500) if t.slug == "agent-papers"
+        ]
+        return len(topic.papers)
+
+    assert shown() == 0  # tags as stored: the new topic is on no paper yet
+    papertrack.refresh_tags(store)
+    matched = json.loads(run("search", "agent*", "--json", "-n", "500").stdout)
+    assert shown() == len(matched) > 0
