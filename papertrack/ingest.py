@@ -106,6 +106,21 @@ def _fetch(url: str, timeout: float) -> IO[bytes]:
     return io.BufferedReader(response, buffer_size=1024 * 1024)
 
 
+class _OwnedGzip(gzip.GzipFile):
+    """A gzip file read from a file papertrack opened, which it closes when closed:
+    ``gzip.open(handle)`` leaves ``handle`` open, and every ingest of a .gz file
+    (the bundled sample's too) left a ResourceWarning in a Python API caller's output."""
+
+    def close(self) -> None:
+        inner = self.fileobj
+        try:
+            super().close()
+        finally:
+            closer = getattr(inner, "close", None)
+            if closer is not None:
+                closer()
+
+
 def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60.0) -> IO[bytes]:
     """A binary stream for a file path (plain or .gz), an http(s) URL, or '-' for stdin."""
     if source == "-":
@@ -151,7 +166,7 @@ def open_source(source: str, stdin: IO[bytes] | None = None, timeout: float = 60
             f"could not read {source}: {exc.strerror or exc}. Name a feed or snapshot file"
         ) from None
     if magic[:2] == GZIP_MAGIC:
-        return gzip.open(handle, "rb")  # type: ignore[return-value]
+        return _OwnedGzip(fileobj=handle, mode="rb")  # type: ignore[return-value]
     try:
         _refuse_packed(magic, source, source)
     except FeedError:

@@ -566,3 +566,23 @@ def test_refresh_tags_brings_a_topic_just_added_to_the_site_built_from_python(
     papertrack.refresh_tags(store)
     matched = json.loads(run("search", "agent*", "--json", "-n", "500").stdout)
     assert shown() == len(matched) > 0
+
+
+def test_ingesting_a_gz_file_leaves_no_file_open(isolated_home: Path, tmp_path: Path) -> None:
+    """gzip.open(handle) leaves the handle open: every ingest of a .gz file (the
+    bundled sample's too) left a ResourceWarning in an API caller's output."""
+    import gc
+    import gzip
+    import warnings
+
+    import papertrack
+
+    feed = tmp_path / "papers.jsonl.gz"
+    feed.write_bytes(gzip.compress((kaggle_line("2601.00001", "Agents") + "\n").encode()))
+    store = papertrack.open_store(create=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        papertrack.ingest_files(store, [feed])
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)], caught
+    assert papertrack.get_paper(store, "2601.00001") is not None
