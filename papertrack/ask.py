@@ -671,16 +671,17 @@ def without_fields(question: str) -> tuple[str, str | None]:
 
 def new_since(store: Store, until: datetime | None = None) -> datetime | None:
     """Where a question about what is new (:func:`asks_new`) starts: :data:`NEW_DAYS`
-    days up to the newest stored paper, or to the day before ``until`` when that is
-    earlier (None: no dated paper). "what is new in GUI Agents?", which the topic
-    page offers, drew on papers of nine months back."""
+    days up to the newest stored paper, or up to the day before ``until`` (an
+    --as-of: the topic page's window of that day, whatever the store holds) (None:
+    no dated paper). "what is new in GUI Agents?", which the topic page offers,
+    drew on papers of nine months back."""
     from datetime import UTC
 
     newest = store.newest_day()
     if newest is None:
         return None
     if until is not None:
-        newest = min(newest, (until - timedelta(microseconds=1)).astimezone(UTC).date())
+        newest = (until - timedelta(microseconds=1)).astimezone(UTC).date()
     # (An --as-of in the calendar's first days starts at its first.)
     first = max(newest, date.min + timedelta(days=NEW_DAYS - 1)) - timedelta(days=NEW_DAYS - 1)
     return datetime(first.year, first.month, first.day, tzinfo=UTC)

@@ -1241,4 +1241,12 @@ def test_as_of_answers_from_the_papers_dated_up_to_that_day(
             as_of=dt.date(2026, 4, 1),
         )
     error_line(run("ask", question, "--since", "2026-05-01", "--as-of", as_of), 2, "--as-of")
+    # A span of --since counts back from --as-of, as topic's relative --as-of does (it
+    # counted from the newest paper, May 4, and was refused as after --as-of).
+    spanned = dates(question, "--since", "2 weeks ago", "--as-of", as_of)
+    assert spanned and all("2026-03-18" <= d <= as_of for d in spanned)
+    # What is new, as of a day after the newest paper: the 28 days to that day, as the
+    # topic page of that day counts them, not moved back to the newest paper.
+    later = run("ask", "llm-agent-training", "what is new?", "--as-of", "2026-05-20")
+    assert "28 days to --as-of, Apr 23 to May 20, 2026" in " ".join(later.stderr.split())
     error_line(run("ask", question, "--as-of", "someday"), 2, "--as-of")

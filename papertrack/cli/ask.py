@@ -77,7 +77,8 @@ def ask(
             "-s",
             help=(
                 "Only papers dated on or after: 2026-05-01, '8 weeks ago' (on a store "
-                "more than a week behind, '8 weeks ago' counts back from its newest paper)."
+                "more than a week behind, '8 weeks ago' counts back from its newest paper; "
+                "with --as-of, from that day)."
             ),
         ),
     ] = None,
@@ -234,8 +235,11 @@ def ask(
 
             parse_date(as_of, option="--as-of")  # refused before the store is read
         store = open_store()
-        start = since_on_store(since, start, store)
         until = _until(store, as_of)
+        if until is not None and since is not None:
+            start = _since_as_of(since, until)
+        else:
+            start = since_on_store(since, start, store)
         if start is not None and until is not None and start >= until:
             raise UsageError(
                 f"--since {since!r} is after --as-of {as_of!r}: no paper can be dated in "
@@ -369,6 +373,18 @@ def _until(store: Store, as_of: str | None) -> datetime | None:
     return datetime(after.year, after.month, after.day, tzinfo=UTC)
 
 
+def _since_as_of(since: str, until: datetime) -> datetime:
+    """--since with --as-of: a span ('2 weeks ago') counts back from the --as-of day,
+    as topic, momentum and trending count a relative --as-of; it was counted from the
+    newest stored paper, and '--as-of 2026-03-01 --since "2 weeks ago"' was refused
+    as a --since after the --as-of."""
+    from datetime import timedelta
+
+    from papertrack.dates import parse_date
+
+    return parse_date(since, now=until - timedelta(days=1))
+
+
 def _dated(since: datetime | None, until: datetime | None) -> str:
     """' dated 2026-05-01 or later', ' dated 2026-06-26 or earlier', ' dated 2026-05-01
     to 2026-06-26', or '' without bounds."""
@@ -395,7 +411,7 @@ def _new_since(store: Store, until: datetime | None = None) -> datetime | None:
         return None
     first, to = start.date(), "the newest stored one"
     last = first + timedelta(days=NEW_DAYS - 1)
-    if until is not None and (until - timedelta(days=1)).date() < newest:
+    if until is not None:
         to, last = "--as-of", (until - timedelta(days=1)).date()
     days = shown_span(first, last, " to ")
     say(
