@@ -94,10 +94,20 @@ _PER_PAPER = 2
 
 
 def question_words(question: str) -> list[str]:
-    """The folded words of ``question`` that say what it is about, each once, in order."""
+    """The folded words of ``question`` that say what it is about, each once, in order.
+
+    A question about what is new (:func:`asks_new`) says so in words that are not
+    what it is about ("latest progress in GUI grounding"): those are left out, or
+    they drew on sentences of "task progress" and "advanced agents", and "latest"
+    was said to be in none of the papers quoted."""
     from papertrack.query import tokenize
 
-    words = [w for w in tokenize(question) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    news = _NEWS_WORDS if asks_new(question) else frozenset()
+    words = [
+        w
+        for w in tokenize(question)
+        if w not in STOPWORDS and w not in news and (len(w) > 1 or w.isdigit())
+    ]
     return list(dict.fromkeys(words))
 
 
@@ -648,6 +658,11 @@ _CONTRIBUTION = re.compile(
     re.IGNORECASE,
 )
 _CONTRIBUTES = 1.5
+#: The words a question about what is new says it with (:data:`_ASKS_NEW`).
+_NEWS_WORDS = frozenset(
+    "new newest latest recent work papers paper advances advance developments "
+    "development progress results result trends trend ideas idea findings finding".split()
+)
 
 
 #: A query field in a question ("author:lecun world models"): ask reads words.

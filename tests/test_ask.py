@@ -1250,3 +1250,14 @@ def test_as_of_answers_from_the_papers_dated_up_to_that_day(
     later = run("ask", "llm-agent-training", "what is new?", "--as-of", "2026-05-20")
     assert "28 days to --as-of, Apr 23 to May 20, 2026" in " ".join(later.stderr.split())
     error_line(run("ask", question, "--as-of", "someday"), 2, "--as-of")
+
+
+def test_a_question_about_what_is_new_is_about_its_other_words() -> None:
+    """'latest progress in GUI grounding' drew on sentences of "task progress" and
+    "advanced agents", and 'latest' was said to be in none of the papers quoted."""
+    assert question_words("latest progress in GUI grounding") == ["gui", "grounding"]
+    assert question_words("recent advances in agent memory") == ["agent", "memory"]
+    # Not a question about what is new: every word is what it is about.
+    assert question_words("progress rewards for web agents") == [
+        "progress", "rewards", "web", "agents",
+    ]  # fmt: skip
