@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from papertrack.models import Paper, paper_date_key
 
@@ -764,30 +764,25 @@ def respond(
     new, people = asks_new(question), asks_who(question)
     if new and since is None:
         since = new_since(store, until)
+    scope = _Scope(topic=topic, since=since, papers=papers, progress=progress, until=until)
     if people:
-        who = answer_who(
-            store,
-            question,
-            topic=topic,
-            since=since,
-            papers=papers,
-            progress=progress,
-            until=until,
-        )
+        who = answer_who(store, question, **scope)
         if who.counted or not who.about:
             return who
         # No paper holds every word ("who wrote about GRPO?" before "wrote" was
         # known as asking): answered as any question, from the nearest papers.
-    return answer_question(
-        store,
-        question,
-        topic=topic,
-        since=since,
-        papers=papers,
-        progress=progress,
-        new=new,
-        until=until,
-    )
+    return answer_question(store, question, **scope, new=new)
+
+
+class _Scope(TypedDict):
+    """What :func:`respond` answers from, as :func:`answer_who` and
+    :func:`answer_question` both take it."""
+
+    topic: str | None
+    since: datetime | None
+    papers: int
+    progress: Callable[[int, int], None] | None
+    until: datetime | None
 
 
 def asks_new(question: str) -> bool:
