@@ -494,18 +494,26 @@ def search_papers(
 def get_paper(store: Store, paper_id: str) -> Paper | None:
     """The stored paper ``paper_id`` names in any form ``papertrack show`` takes
     (2508.13167, 2508.13167v2, arXiv:2508.13167, an abs or pdf link, arXiv's DOI, or a
-    non-arXiv feed's own id); None when the store does not hold it.
+    non-arXiv feed's own id); None when the store does not hold it. A version the
+    store does not hold gives the stored one, with a warning (:mod:`warnings`).
 
     Raises:
         UsageError: ``paper_id`` is not an arXiv id.
     """
-    from papertrack.export import find_paper
+    import warnings
+
+    from papertrack.export import find_paper, other_version
 
     store = _checked(store)
     _text("paper_id", paper_id)
     topics = _catalog()
     _current(store, topics)
-    return find_paper(store, paper_id)
+    paper = find_paper(store, paper_id)
+    note = other_version(paper_id, paper, "returning") if paper is not None else None
+    if note is not None:
+        # As `show` says it: "…v9" returned v1 without a word.
+        warnings.warn(note, stacklevel=2)
+    return paper
 
 
 def ask_question(

@@ -85,6 +85,25 @@ def resolve_id(text: str, *, stored: bool = False) -> str:
 MAX_ID_CHARS = 2000
 
 
+def other_version(given: str, paper: Paper, doing: str) -> str | None:
+    """What to say when ``given`` names a version of ``paper`` the store does not hold
+    ("2606.18448v2 is not stored; showing the stored version (v1). …"), else None:
+    ``show`` says it on stderr, the Python API as a warning."""
+    from papertrack.ids import parse_paper_id
+
+    asked = parse_paper_id(given)
+    if asked is None or asked[1] is None or asked[1] == paper.version:
+        return None
+    stored = f"v{paper.version}" if paper.version else "no version named"
+    # An older version is never stored over a newer one: no ingest brings it.
+    how = (
+        "The store keeps a paper's newest version."
+        if paper.version and asked[1] < paper.version
+        else f"Ingest a feed that lists v{asked[1]} to store it."
+    )
+    return f"{asked[0]}v{asked[1]} is not stored; {doing} the stored version ({stored}). {how}"
+
+
 def find_paper(store: Store, text: str) -> Paper | None:
     """The stored paper ``text`` names, or None.
 

@@ -361,6 +361,13 @@ def test_what_the_commands_filter_by_the_api_does_too(isolated_home: Path) -> No
     assert papertrack.get_paper(store, "2601.99999") is None
     with pytest.raises(PapertrackError, match="is not an arXiv id"):
         papertrack.get_paper(store, "not an id")
+    # A version the store does not hold: the stored one, with the note `show` gives
+    # (it was returned without a word).
+    stored = f"v{paper.version}" if paper.version else "no version named"
+    with pytest.warns(UserWarning, match=rf"{paper.arxiv_id}v9 is not stored; returning"):
+        assert papertrack.get_paper(store, f"{paper.arxiv_id}v9") == paper
+    shown = run("show", f"{paper.arxiv_id}v9")
+    assert f"is not stored; showing the stored version ({stored})." in shown.stderr
 
 
 def test_trending_ranks_every_topic_as_the_command_does(isolated_home: Path) -> None:

@@ -858,20 +858,12 @@ def newest_paper_note(store: Store) -> str:
 
 def note_other_version(given: str, paper: Paper, doing: str) -> None:
     """Say so on stderr when ``given`` names a version of ``paper`` the store does not
-    hold: "Note: 2606.18448v2 is not stored; showing the stored version (v1)." """
-    from papertrack.ids import parse_paper_id
+    hold (:func:`papertrack.export.other_version`)."""
+    from papertrack.export import other_version
 
-    asked = parse_paper_id(given)
-    if asked is None or asked[1] is None or asked[1] == paper.version:
-        return
-    stored = f"v{paper.version}" if paper.version else "no version named"
-    # An older version is never stored over a newer one: no ingest brings it.
-    how = (
-        "The store keeps a paper's newest version."
-        if paper.version and asked[1] < paper.version
-        else f"Ingest a feed that lists v{asked[1]} to store it."
-    )
-    say(f"Note: {asked[0]}v{asked[1]} is not stored; {doing} the stored version ({stored}). {how}")
+    note = other_version(given, paper, doing)
+    if note is not None:
+        say(f"Note: {note}")
 
 
 def warn_if_stale(store: Store, today: date) -> date | None:
