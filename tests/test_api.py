@@ -593,3 +593,22 @@ def test_ingesting_a_gz_file_leaves_no_file_open(isolated_home: Path, tmp_path: 
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)], caught
     assert papertrack.get_paper(store, "2601.00001") is not None
+
+
+def test_a_query_read_otherwise_than_meant_is_warned_of(isolated_home: Path) -> None:
+    """The commands note a lowercase 'or' (a word to match) and a category no paper
+    has; the API said nothing: 'planning or reasoning' matched 481 papers where the
+    caller meant 18,935."""
+    import warnings
+
+    import papertrack
+
+    assert run("ingest", str(LISTING)).exit_code == 0
+    store = papertrack.open_store()
+    with pytest.warns(UserWarning, match="'or' in the query is a word to match"):
+        papertrack.search_papers(store, "planning or reasoning")
+    with pytest.warns(UserWarning, match="category:cs.xx can match no paper"):
+        papertrack.latest_papers(store, query="agent* AND category:cs.XX")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a query read as written: no word
+        papertrack.search_papers(store, "planning OR reasoning")
