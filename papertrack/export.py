@@ -21,7 +21,7 @@ from xml.etree import ElementTree as ET
 from papertrack.errors import PapertrackError, UsageError
 from papertrack.ids import abs_url, parse_paper_id, stored_arxiv_id
 from papertrack.models import Paper, Progress, paper_date_key, utc_text
-from papertrack.text import UNSHOWN_RE, is_web, json_text, web_url
+from papertrack.text import TEX_ACCENT_MARKS, UNSHOWN_RE, is_web, json_text, web_url
 
 if TYPE_CHECKING:
     from papertrack.matching import Matcher
@@ -416,24 +416,9 @@ _BEYOND_PDFTEX = re.compile("[^\x00-\u017f\u0300-\u036f][\u0300-\u036f]*|[A-Za-z
 #: Accents set below a letter: an i or a j keeps its dot under them.
 _BELOW = frozenset("dckb")
 
-#: The LaTeX accent command of each combining mark a letter may carry.
-_ACCENTS = {
-    "\u0300": "`",
-    "\u0301": "'",
-    "\u0302": "^",
-    "\u0303": "~",
-    "\u0304": "=",
-    "\u0306": "u",
-    "\u0307": ".",
-    "\u0308": '"',
-    "\u030a": "r",
-    "\u030b": "H",
-    "\u030c": "v",
-    "\u0323": "d",
-    "\u0327": "c",
-    "\u0328": "k",
-    "\u0331": "b",
-}
+#: The LaTeX accent command of each combining mark a letter may carry: the commands
+#: papertrack reads TeX accents from, the other way round.
+_ACCENTS = {mark: command for command, mark in TEX_ACCENT_MARKS.items()}
 
 
 def _accented(match: re.Match[str]) -> str:

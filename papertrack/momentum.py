@@ -588,16 +588,18 @@ def format_shares(shares: Sequence[float]) -> list[str]:
     base = [format_share(share) for share in shares]
     shown = list(base)
     for at, share in enumerate(shares):
-        if not base[at][0].isdigit():
-            continue
         rivals = [s for t, s in zip(base, shares, strict=True) if t == base[at] and s != share]
-        for places in range(2, 5):
-            if rivals and all(
-                f"{100 * share:.{places}f}" != f"{100 * s:.{places}f}" for s in rivals
-            ):
-                break
-        if rivals:
-            shown[at] = f"{100 * share:.{places}f}%"
+        if not rivals or not base[at][0].isdigit():
+            continue
+        places = next(
+            (
+                p
+                for p in (2, 3)
+                if all(f"{100 * share:.{p}f}" != f"{100 * s:.{p}f}" for s in rivals)
+            ),
+            4,
+        )
+        shown[at] = f"{100 * share:.{places}f}%"
     return shown
 
 

@@ -165,6 +165,9 @@ _LETTER_ACCENTS = {
     "d": "\u0323",  # dot below
     "b": "\u0331",  # macron below
 }
+#: The combining mark of each TeX accent command (``c`` for ``\c{e}``): what
+#: BibTeX export writes back as commands (:func:`papertrack.export.bibtex_escape`).
+TEX_ACCENT_MARKS = {**_SYMBOL_ACCENTS, **_LETTER_ACCENTS}
 # Letters that are commands of their own.
 _SPECIAL_LETTERS = {
     "ss": "ß",
