@@ -108,6 +108,15 @@ class Trial:
         }
 
 
+def query_papers(
+    store: Store, topic: Topic, progress: Progress | None = None
+) -> Iterator[tuple[str, Paper]]:
+    """(week, paper) of every stored paper ``topic``'s query and categories match, as
+    an unsaved topic matches them; the full-text index narrows the weeks read."""
+    within = store.candidates(topic.membership) if topic.narrowable else None
+    return store.search(topic.matches_fields, within, progress=progress)
+
+
 def try_topic(
     store: Store,
     topic: Topic,
@@ -145,9 +154,7 @@ def try_topic(
         # up to date): its rule, model, implications and taught papers, as stored.
         found = store.search(None, progress=progress, topic=topic.slug)
     else:
-        # The full-text index narrows a query.
-        within = store.candidates(topic.membership) if topic.narrowable else None
-        found = store.search(topic.matches_fields, within, progress=progress)
+        found = query_papers(store, topic, progress)
     for _week, paper in found:
         if keep is not None and not keep(paper):
             continue

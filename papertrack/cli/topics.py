@@ -771,14 +771,14 @@ def _of_query_matches(store: Store, topic: Topic | None) -> str:
     6 of 20 of the others read plainly on topic, and nothing said the query took
     more. One pass over the papers the query may match (0.6 s for a narrow query,
     3.7 s for 'agent* OR model*' on 83,510 papers)."""
+    from papertrack.diagnose import query_papers
     from papertrack.topics import Topic
 
     if topic is None or topic.decide != "both" or not topic.query.strip():
         return ""
     query = Topic(name="Query", slug="query", query=topic.query, categories=topic.categories)
-    within = store.candidates(query.membership) if query.narrowable else None
     matched = taken = 0
-    for _, paper in store.search(query.matches_fields, within):
+    for _, paper in query_papers(store, query):
         matched += 1
         taken += topic.slug in paper.tags
     if matched == 0:
