@@ -30,7 +30,7 @@ store this process cannot write is read with the tags it has, with a
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -549,7 +549,7 @@ def ask_question(
     ``as_of`` (a datetime counts as its day in UTC), papers dated after that day are
     left out. Query fields in the question (``author:lecun``) are read as plain
     words (see :func:`papertrack.ask.respond`)."""
-    from papertrack.ask import check_question, respond, without_fields
+    from papertrack.ask import check_question, day_end, respond, without_fields
 
     store = _checked(store)
     papers = _at_least("papers", papers)
@@ -557,8 +557,7 @@ def ask_question(
         raise UsageError("the question is empty. Ask something, e.g. 'how are agents trained?'")
     start = _moment(since)
     day = _day(as_of)
-    # The end of that day (none for the calendar's last: every paper is before it).
-    until = None if day is None or day == date.max else _moment(day + timedelta(days=1))
+    until = day_end(day) if day is not None else None
     if start is not None and until is not None and start >= until:
         raise UsageError(
             f"since {start.date()} is after as_of {day}: no paper can be dated in between. "

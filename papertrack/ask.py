@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from papertrack.models import Paper, paper_date_key
@@ -218,11 +218,19 @@ def rank_papers(
     return ranked[:limit]
 
 
-def _before(until: datetime | None) -> Callable[[Paper], bool] | None:
-    """A ``keep`` for :meth:`Store.latest`: the papers dated before ``until`` (None: all)."""
-    if until is None:
+def day_end(day: date) -> datetime | None:
+    """The moment ``day`` ends in UTC, the ``until`` of an --as-of ``day``: papers dated
+    before it are of that day or earlier (None for the calendar's last day, which
+    every paper is before)."""
+    if day == date.max:
         return None
-    return lambda paper: paper.dated_before(until)
+    after = day + timedelta(days=1)
+    return datetime(after.year, after.month, after.day, tzinfo=UTC)
+
+
+def last_day(until: datetime) -> date:
+    """The day an ``until`` (:func:`day_end`) ends: the --as-of day."""
+    return (until - timedelta(microseconds=1)).astimezone(UTC).date()
 
 
 def _dated(paper: Paper, dates: tuple[datetime | None, datetime | None]) -> bool:
@@ -269,12 +277,12 @@ def _index_rank(
     read a few times at most; weeks outside ``dates``, and weeks the store's index
     says hold no paper of ``topic``, are not read at all.
     """
+    from papertrack.index import week_before
     from papertrack.store import UNDATED, week_of
 
     since, until = dates
     since_week = week_of(since) if since else None
-    # The week of the last moment before ``until``: later weeks hold no paper kept.
-    until_week = week_of(until - timedelta(microseconds=1)) if until else None
+    until_week = week_before(until) if until else None
     held = store.topic_weeks(topic) if topic is not None else None
     ranked: list[Ranked] = []
     batch: list[tuple[str, str, float]] = []
@@ -539,7 +547,7 @@ def answer_question(
     if not words and new and topic is not None:
         # "what's new?" asked of a topic names nothing else: its newest papers, and
         # what each brings.
-        latest = store.latest(topic, limit=papers, since=since, keep=_before(until))
+        latest = store.latest(topic, limit=papers, since=since, until=until)
         answer.considered = [Ranked(p, 0.0) for p in latest]
     else:
         answer.considered = rank_papers(
@@ -690,13 +698,11 @@ def new_since(store: Store, until: datetime | None = None) -> datetime | None:
     --as-of: the topic page's window of that day, whatever the store holds) (None:
     no dated paper). "what is new in GUI Agents?", which the topic page offers,
     drew on papers of nine months back."""
-    from datetime import UTC
-
     newest = store.newest_day()
     if newest is None:
         return None
     if until is not None:
-        newest = (until - timedelta(microseconds=1)).astimezone(UTC).date()
+        newest = last_day(until)
     # (An --as-of in the calendar's first days starts at its first.)
     first = max(newest, date.min + timedelta(days=NEW_DAYS - 1)) - timedelta(days=NEW_DAYS - 1)
     return datetime(first.year, first.month, first.day, tzinfo=UTC)
@@ -874,8 +880,7 @@ def answer_who(
         answer.capped = len(ranked) >= PEOPLE_POOL
     elif topic is not None:
         pool = [
-            Ranked(p, 0.0)
-            for p in store.latest(topic, limit=PEOPLE_POOL, since=since, keep=_before(until))
+            Ranked(p, 0.0) for p in store.latest(topic, limit=PEOPLE_POOL, since=since, until=until)
         ]
         answer.capped = len(pool) >= PEOPLE_POOL
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from papertrack.errors import StoreError
@@ -35,6 +35,12 @@ def week_of(moment: datetime | None) -> str:
     if moment is None:
         return UNDATED
     return week_key(moment.astimezone(UTC).date())
+
+
+def week_before(until: datetime) -> str:
+    """The partition key of the last moment before ``until``: no later week holds a
+    paper dated before it."""
+    return week_of(until - timedelta(microseconds=1))
 
 
 def week_key(day: date) -> str:

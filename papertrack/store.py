@@ -53,7 +53,16 @@ from papertrack.files import (
     write_atomic,
 )
 from papertrack.ids import id_month
-from papertrack.index import ALL, SCHEMA, UNDATED, Index, week_of, week_sort_key, week_start
+from papertrack.index import (
+    ALL,
+    SCHEMA,
+    UNDATED,
+    Index,
+    week_before,
+    week_of,
+    week_sort_key,
+    week_start,
+)
 from papertrack.models import Paper, Progress, check_kinds, paper_date_key
 from papertrack.storage import PAPERS_TABLE, REPAIR_HINT, AtomicJSONStorage
 from papertrack.text import counted, visible
@@ -950,8 +959,10 @@ class Store:
         keep: Callable[[Paper], bool] | None = None,
         match: FieldMatcher | None = None,
         within: Candidates | None = None,
+        until: datetime | None = None,
     ) -> list[Paper]:
-        """Papers of ``topic`` (every paper when None), newest paper date first.
+        """Papers of ``topic`` (every paper when None), newest paper date first; dated
+        since ``since`` and before ``until`` when given (weeks after it are not read).
 
         Only the weeks the index says hold the topic are opened, newest first, and
         reading stops once ``limit`` papers are in hand: every older week holds only
@@ -961,15 +972,18 @@ class Store:
         """
         weeks = sorted(self.topic_weeks(topic or ALL), key=week_sort_key, reverse=True)
         since_week = week_of(since) if since else None
+        until_week = week_before(until) if until else None
         found: list[Paper] = []
         for week in weeks:
             if since_week is not None and (week == UNDATED or week < since_week):
                 break
+            if until_week is not None and (week == UNDATED or week > until_week):
+                continue
             if within is not None and week not in within:
                 continue
             ids = within.get(week) if within is not None else None
             for paper in self._search_partition(week, topic, match, ids):
-                if not paper.dated_from(since):
+                if not paper.dated_from(since) or not paper.dated_before(until):
                     continue
                 if keep is not None and not keep(paper):
                     continue

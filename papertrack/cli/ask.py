@@ -15,6 +15,7 @@ from papertrack.cli.common import (
     NO_PAPERS_YET,
     JsonOpt,
     app,
+    as_of_moved,
     errors,
     fresh_tags,
     load_catalog,
@@ -351,9 +352,10 @@ def _until(store: Store, as_of: str | None) -> datetime | None:
     """The end (exclusive) of the day ``--as-of`` names, as topic and momentum read it
     ('2 weeks ago' on a store more than a week behind counts back from its newest
     paper, said on stderr); None without --as-of."""
-    from datetime import UTC, datetime, timedelta
+    from datetime import UTC
 
-    from papertrack.dates import parse_date, shown_day
+    from papertrack.ask import day_end
+    from papertrack.dates import parse_date
 
     if as_of is None:
         return None
@@ -362,15 +364,8 @@ def _until(store: Store, as_of: str | None) -> datetime | None:
     if found is not None:
         newest, moved = found
         day = moved.astimezone(UTC).date()
-        say(
-            f"Note: the newest paper in the store is from {shown_day(newest)}, more than "
-            f"a week ago: --as-of {as_of.strip()!r} counts back from it, to "
-            f"{shown_day(day)}. Fetch new papers, or give --as-of a date."
-        )
-    if day == day.max:
-        return None  # every paper is dated before the calendar's last day ends
-    after = day + timedelta(days=1)
-    return datetime(after.year, after.month, after.day, tzinfo=UTC)
+        say(as_of_moved(as_of, newest, day))
+    return day_end(day)
 
 
 def _since_as_of(since: str, until: datetime) -> datetime:
@@ -388,9 +383,9 @@ def _since_as_of(since: str, until: datetime) -> datetime:
 def _dated(since: datetime | None, until: datetime | None) -> str:
     """' dated 2026-05-01 or later', ' dated 2026-06-26 or earlier', ' dated 2026-05-01
     to 2026-06-26', or '' without bounds."""
-    from datetime import timedelta
+    from papertrack.ask import last_day
 
-    last = (until - timedelta(days=1)).date().isoformat() if until is not None else None
+    last = last_day(until).isoformat() if until is not None else None
     if since is not None and last is not None:
         return f" dated {since.date().isoformat()} to {last}"
     if since is not None:
@@ -402,17 +397,16 @@ def _new_since(store: Store, until: datetime | None = None) -> datetime | None:
     """:func:`papertrack.ask.new_since`, said on stderr."""
     from datetime import timedelta
 
-    from papertrack.ask import NEW_DAYS, new_since
+    from papertrack.ask import NEW_DAYS, last_day, new_since
     from papertrack.dates import shown_span
 
     start = new_since(store, until)
-    newest = store.newest_day()
-    if start is None or newest is None:
+    if start is None:
         return None
     first, to = start.date(), "the newest stored one"
     last = first + timedelta(days=NEW_DAYS - 1)
     if until is not None:
-        to, last = "--as-of", (until - timedelta(days=1)).date()
+        to, last = "--as-of", last_day(until)
     days = shown_span(first, last, " to ")
     say(
         f"Note: a question about what is new draws on the papers of the {NEW_DAYS} days "

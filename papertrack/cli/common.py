@@ -930,6 +930,18 @@ def since_on_store(text: str | None, start: datetime | None, store: Store) -> da
     return moved
 
 
+def as_of_moved(text: str, newest: date, day: date) -> str:
+    """The note for an --as-of span (``text``) counted back from the newest paper's
+    day ``newest`` of a store behind, to ``day`` (:func:`span_on_store`)."""
+    from papertrack.dates import shown_day
+
+    return (
+        f"Note: the newest paper in the store is from {shown_day(newest)}, more than a "
+        f"week ago: --as-of {text.strip()!r} counts back from it, to {shown_day(day)}. "
+        "Fetch new papers, or give --as-of a date."
+    )
+
+
 def span_on_store(text: str, store: Store) -> tuple[date, datetime] | None:
     """The newest paper's day of a store more than a week behind, and the start the
     span ``text`` ('2 weeks ago', :func:`papertrack.dates.is_span`) gives counted

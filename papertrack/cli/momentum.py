@@ -16,6 +16,7 @@ from papertrack.cli.common import (
     ViewFormat,
     ViewFormatOpt,
     app,
+    as_of_moved,
     behind_store_day,
     complete_topic,
     errors,
@@ -146,11 +147,7 @@ def as_of_day(
         counted = moved.astimezone(UTC).date()
         parse_as_of(counted.isoformat(), window, weeks, fixed=fixed)
         if not quiet:
-            say(
-                f"Note: the newest paper in the store is from {shown_day(newest)}, more "
-                f"than a week ago: --as-of {as_of.strip()!r} counts back from it, to "
-                f"{shown_day(counted)}. Fetch new papers, or give --as-of a date."
-            )
+            say(as_of_moved(as_of, newest, counted))
         return counted
     from papertrack.momentum import today
 
